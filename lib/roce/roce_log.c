@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#include "roce_log.h"
+
+RTE_LOG_REGISTER_DEFAULT(roce_logtype, NOTICE);
+RTE_LOG_REGISTER_SUFFIX(roce_logtype_port, port, NOTICE);

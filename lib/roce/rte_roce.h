@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef RTE_ROCE_H
+#define RTE_ROCE_H
+
+/**
+ * @file
+ * librte_roce: a userspace RoCEv2 stack on DPDK poll-mode drivers.
+ *
+ * This umbrella header includes every public header of the library:
+ * - rte_roce_gid.h: GIDs, the 16-byte form of every IP address;
+ * - rte_roce_hdr.h: RoCEv2 wire headers and their accessors;
+ * - rte_roce_opcode.h: the IBTA opcode table;
+ * - rte_roce_pkt.h: the strict frame parser and the frame builder;
+ * - rte_roce_icrc.h: the invariant CRC (IBTA Annex A17);
+ * - rte_roce_pcap.h: pcap files, read and written;
+ * - rte_roce_port.h: ports over DPDK ethdevs, addresses, ARP/ND.
+ *
+ * Conventions, everywhere in the API:
+ * - constructors return NULL and set rte_errno;
+ * - control calls return 0 or a negative errno;
+ * - burst calls return a count.
+ */
+
+#include <rte_roce_gid.h>
+#include <rte_roce_hdr.h>
+#include <rte_roce_icrc.h>
+#include <rte_roce_opcode.h>
+#include <rte_roce_pcap.h>
+#include <rte_roce_pkt.h>
+#include <rte_roce_port.h>
+
+#endif /* RTE_ROCE_H */

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef ROCE_TEST_EAL_H
+#define ROCE_TEST_EAL_H
+
+/*
+ * EAL set-up shared by test programs. Tests run without hugepages and
+ * without shared files (--no-huge --no-shconf), so they need no root-made
+ * hugetlbfs, run side by side, and work under valgrind and sanitizers.
+ */
+
+#include <rte_mbuf.h>
+
+/* Data room of the test mbuf pool: a 4096-byte IB MTU frame plus headroom. */
+#define ROCE_TEST_MBUF_DATA_SIZE (RTE_PKTMBUF_HEADROOM + 4096 + 256)
+
+/*
+ * Initialise the EAL for a test program. extra_args is a NULL-terminated
+ * list of further EAL arguments (for example "--vdev", "net_memif0,..."),
+ * or NULL. Returns 0, or -1 after printing why.
+ */
+int roce_test_eal_init(const char *prog, const char *const *extra_args);
+
+/* The test mbuf pool (created on first use), or NULL after printing why. */
+struct rte_mempool *roce_test_mbuf_pool(void);
+
+#endif /* ROCE_TEST_EAL_H */
