@@ -123,7 +123,7 @@ pcap_read_file_hdr(struct rte_roce_pcap *p)
 	if ((p->swapped ? rte_bswap16(h.version_major) : h.version_major) !=
 	    ROCE_PCAP_VERSION_MAJOR || h.snaplen == 0)
 		return EINVAL;
-	/* The whole field: FCS-carrying variants (upper bits) are not Ethernet frames as we read them. */
+	/* The whole field: with FCS bits set (upper bits), frames end with an FCS. */
 	if (pcap_u32(p, h.linktype) != ROCE_PCAP_LINKTYPE_ETHERNET)
 		return ENOTSUP;
 	p->max_frame = RTE_MIN(pcap_u32(p, h.snaplen), (uint32_t)RTE_ROCE_PCAP_MAX_FRAME);

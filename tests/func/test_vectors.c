@@ -219,45 +219,52 @@ struct flip_counts {
 	unsigned int passed;	/* all where flip_may_pass() */
 };
 
+/* Flip byte k (from the IP header) of frame n by pattern, check it is caught, restore. */
+static int
+flip_one(uint8_t *frame, uint32_t len, unsigned int n, const struct rte_roce_pkt *orig,
+	 uint32_t k, uint8_t pattern, struct flip_counts *c)
+{
+	bool may_pass = flip_may_pass(orig, k, pattern);
+	enum rte_roce_drop_reason r;
+	struct rte_roce_pkt pkt;
+	int icrc = 0;
+
+	frame[orig->l3_off + k] ^= pattern;
+	r = rte_roce_pkt_parse(frame, len, VEC_MTU, &pkt);
+	if (r == RTE_ROCE_DROP_NONE)
+		icrc = rte_roce_icrc_check(frame + pkt.l3_off, pkt.icrc_off - pkt.l3_off);
+	frame[orig->l3_off + k] ^= pattern;
+	c->flips++;
+	c->by_parser += r != RTE_ROCE_DROP_NONE;
+	c->by_icrc += r == RTE_ROCE_DROP_NONE && icrc != 0;
+	c->passed += r == RTE_ROCE_DROP_NONE && icrc == 0;
+	ROCE_TEST_ASSERT(r != RTE_ROCE_DROP_NONE || icrc != 0 || may_pass,
+			 "frame %u (%s): byte %u of the IP packet ^ 0x%02x undetected",
+			 n, orig->info->name, k, pattern);
+	/* Masked fields, once the parser lets them through, must not fail the ICRC. */
+	ROCE_TEST_ASSERT(r != RTE_ROCE_DROP_NONE || icrc == 0 || !may_pass,
+			 "frame %u (%s): masked byte %u ^ 0x%02x fails the ICRC",
+			 n, orig->info->name, k, pattern);
+	return 0;
+}
+
 /* Flip every byte of the RoCE part of a frame, one at a time. */
 static int
 flip_frame(const uint8_t *frame, uint32_t len, unsigned int n, struct flip_counts *c)
 {
 	static uint8_t copy[VEC_FRAME_MAX];
-	struct rte_roce_pkt orig, pkt;
+	struct rte_roce_pkt orig;
 	enum rte_roce_drop_reason r;
 	unsigned int f;
-	uint32_t k, end;
-	bool caught;
+	uint32_t k;
 
 	memcpy(copy, frame, len);
 	r = rte_roce_pkt_parse(frame, len, VEC_MTU, &orig);
 	ROCE_TEST_ASSERT_EQ(r, RTE_ROCE_DROP_NONE, "frame %u", n);
-	end = orig.icrc_off + RTE_ROCE_ICRC_LEN;
-	for (k = 0; k < end - orig.l3_off; k++) {
-		for (f = 0; f < RTE_DIM(flips); f++) {
-			copy[orig.l3_off + k] ^= flips[f];
-			r = rte_roce_pkt_parse(copy, len, VEC_MTU, &pkt);
-			caught = r != RTE_ROCE_DROP_NONE ||
-				rte_roce_icrc_check(copy + pkt.l3_off, pkt.icrc_off - pkt.l3_off) != 0;
-			copy[orig.l3_off + k] ^= flips[f];
-			c->flips++;
-			if (r != RTE_ROCE_DROP_NONE)
-				c->by_parser++;
-			else if (caught)
-				c->by_icrc++;
-			else
-				c->passed++;
-			ROCE_TEST_ASSERT(caught || flip_may_pass(&orig, k, flips[f]),
-					 "frame %u (%s): byte %u of the IP packet ^ 0x%02x undetected",
-					 n, orig.info->name, k, flips[f]);
-			/* Masked fields, once the parser lets them through, must not fail the ICRC. */
-			ROCE_TEST_ASSERT(r != RTE_ROCE_DROP_NONE || !caught ||
-					 !flip_may_pass(&orig, k, flips[f]),
-					 "frame %u (%s): masked byte %u ^ 0x%02x fails the ICRC",
-					 n, orig.info->name, k, flips[f]);
-		}
-	}
+	for (k = 0; k < orig.icrc_off + RTE_ROCE_ICRC_LEN - orig.l3_off; k++)
+		for (f = 0; f < RTE_DIM(flips); f++)
+			if (flip_one(copy, len, n, &orig, k, flips[f], c) < 0)
+				return -1;
 	c->packets++;
 	return 0;
 }

@@ -271,7 +271,8 @@ test_long_packets(void)
 		pkt[0] = versions[v];
 		for (i = 0; i < RTE_DIM(lens); i++) {
 			store_icrc(pkt, lens[i], ref_icrc(pkt, lens[i]));
-			ROCE_TEST_ASSERT_EQ(rte_roce_icrc_calc(pkt, lens[i]), ref_icrc(pkt, lens[i]),
+			ROCE_TEST_ASSERT_EQ(rte_roce_icrc_calc(pkt, lens[i]),
+					    ref_icrc(pkt, lens[i]),
 					    "version byte %#x, len %u", versions[v], lens[i]);
 			ROCE_TEST_ASSERT_EQ(rte_roce_icrc_check(pkt, lens[i]), 0,
 					    "version byte %#x, len %u", versions[v], lens[i]);
@@ -360,7 +361,8 @@ test_bit_flips(void)
 		memcpy(pkt, vectors[i].l3, vectors[i].len);
 		for (off = 0; off < vectors[i].len; off++) {
 			for (bit = 0; bit < 8; bit++) {
-				want = ref_variant_bits(vectors[i].l3, off) & (1u << bit) ? 0 : -EBADMSG;
+				want = ref_variant_bits(vectors[i].l3, off) & (1u << bit) ?
+					0 : -EBADMSG;
 				pkt[off] ^= 1u << bit;
 				rc = rte_roce_icrc_check(pkt, len);
 				pkt[off] ^= 1u << bit;
@@ -399,7 +401,8 @@ check_variant_fields(const struct icrc_vector *v, const struct variant_field *fi
 					(values[val] & ~keep);
 			}
 			ROCE_TEST_ASSERT_EQ(rte_roce_icrc_check(pkt, len), 0,
-					    "%s: %s = 0x%02x", v->name, fields[f].name, values[val]);
+					    "%s: %s = 0x%02x", v->name, fields[f].name,
+					    values[val]);
 		}
 	}
 	return 0;

@@ -500,7 +500,8 @@ test_tshark_reads(void)
 		rte_roce_pcap_write(w, frame, lens[n], n * NSEC_PER_SEC + 123456789);
 	ROCE_TEST_ASSERT_EQ(rte_roce_pcap_close(w), 0, "close");
 	snprintf(cmd, sizeof(cmd),
-		 "'%s' -r '%s' -T fields -e frame.len -e frame.time_epoch 2>/dev/null", tshark, path);
+		 "'%s' -r '%s' -T fields -e frame.len -e frame.time_epoch 2>/dev/null",
+		 tshark, path);
 	out = popen(cmd, "r");
 	ROCE_TEST_ASSERT(out != NULL, "popen: %s", strerror(errno));
 	for (n = 0; fgets(line, sizeof(line), out) != NULL; n++) {
