@@ -54,7 +54,7 @@ void
 dump_summary_text(FILE *out, const char *path, const struct dump_stats *st)
 {
 	fprintf(out, "%s: %" PRIu64 " frames, %" PRIu64 " RoCEv2 (icrc ok %"
-		PRIu64 ", ICRC BAD %" PRIu64 ", malformed %" PRIu64 "), %"
+		PRIu64 ", icrc bad %" PRIu64 ", malformed %" PRIu64 "), %"
 		PRIu64 " non-RoCE",
 		path, st->frames, st->roce, st->icrc_ok, st->icrc_bad,
 		st->malformed, st->non_roce);
