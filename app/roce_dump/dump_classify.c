@@ -39,6 +39,20 @@ classify_l4(const uint8_t *frame, uint32_t len, uint32_t off,
 		df->cls = DUMP_CLASS_ROCE;
 }
 
+/* Records the IP layer, then looks at the L4 header at l4_off. */
+static void
+classify_ip(const uint8_t *frame, uint32_t len, uint32_t l4_off, int af,
+	    const void *src, const void *dst, uint8_t proto,
+	    struct dump_frame *df)
+{
+	df->cls = DUMP_CLASS_IP;
+	df->ipv6 = af == AF_INET6;
+	df->l4_proto = proto;
+	inet_ntop(af, src, df->src, sizeof(df->src));
+	inet_ntop(af, dst, df->dst, sizeof(df->dst));
+	classify_l4(frame, len, l4_off, df);
+}
+
 static void
 classify_ipv4(const uint8_t *frame, uint32_t len, uint32_t off,
 	      struct dump_frame *df)
@@ -48,11 +62,8 @@ classify_ipv4(const uint8_t *frame, uint32_t len, uint32_t off,
 	if (len - off < sizeof(ip))
 		return;
 	memcpy(&ip, frame + off, sizeof(ip));
-	df->cls = DUMP_CLASS_IP;
-	df->l4_proto = ip.next_proto_id;
-	inet_ntop(AF_INET, &ip.src_addr, df->src, sizeof(df->src));
-	inet_ntop(AF_INET, &ip.dst_addr, df->dst, sizeof(df->dst));
-	classify_l4(frame, len, off + rte_ipv4_hdr_len(&ip), df);
+	classify_ip(frame, len, off + rte_ipv4_hdr_len(&ip), AF_INET,
+		    &ip.src_addr, &ip.dst_addr, ip.next_proto_id, df);
 }
 
 static void
@@ -64,13 +75,9 @@ classify_ipv6(const uint8_t *frame, uint32_t len, uint32_t off,
 	if (len - off < sizeof(ip))
 		return;
 	memcpy(&ip, frame + off, sizeof(ip));
-	df->cls = DUMP_CLASS_IP;
-	df->ipv6 = true;
 	/* rxe sends no IPv6 extension headers (K:rxe_net.c prepare6). */
-	df->l4_proto = ip.proto;
-	inet_ntop(AF_INET6, ip.src_addr, df->src, sizeof(df->src));
-	inet_ntop(AF_INET6, ip.dst_addr, df->dst, sizeof(df->dst));
-	classify_l4(frame, len, off + sizeof(ip), df);
+	classify_ip(frame, len, off + sizeof(ip), AF_INET6, ip.src_addr,
+		    ip.dst_addr, ip.proto, df);
 }
 
 void

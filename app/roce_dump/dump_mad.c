@@ -2,10 +2,10 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <string.h>
 
-#include <rte_byteorder.h>
-#include <rte_common.h>
+#include <rte_roce_gid.h>
 
 #include "dump_mad.h"
 
@@ -53,8 +53,13 @@
 #define CM_REMOTE_COMM_ID	4
 #define CM_COMM_IDS_LEN		8
 
+/* QPNs and PSNs are 24-bit fields. */
+#define CM_FIELD24_LEN		3
 #define CM_PATH_MTU_SHIFT	4
-#define GID_LEN			16
+/* Path MTU codes 1-5 are 256-4096 bytes: 1 << (7 + code) (RC:verbs.h ibv_mtu). */
+#define CM_PATH_MTU_MIN		1
+#define CM_PATH_MTU_MAX		5
+#define CM_PATH_MTU_BASE_SHIFT	7
 
 static const char * const cm_attr_names[DUMP_CM_ATTR_MAX] = {
 	[DUMP_CM_REQ] = "REQ",
@@ -70,37 +75,15 @@ static const char * const cm_attr_names[DUMP_CM_ATTR_MAX] = {
 	[DUMP_CM_APR] = "APR",
 };
 
-static uint16_t
-get_be16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return rte_be_to_cpu_16(v);
-}
-
-static uint32_t
-get_be24(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-}
-
-static uint32_t
-get_be32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return rte_be_to_cpu_32(v);
-}
-
+/* A big-endian field of n bytes (n <= 8), at any alignment. */
 static uint64_t
-get_be64(const uint8_t *p)
+get_be(const uint8_t *p, unsigned int n)
 {
-	uint64_t v;
+	uint64_t v = 0;
 
-	memcpy(&v, p, sizeof(v));
-	return rte_be_to_cpu_64(v);
+	while (n-- > 0)
+		v = v << CHAR_BIT | *p++;
+	return v;
 }
 
 int
@@ -112,11 +95,11 @@ dump_mad_decode(const uint8_t *buf, uint32_t len, struct dump_mad *mad)
 	mad->mgmt_class = buf[MAD_OFF_MGMT_CLASS];
 	mad->class_version = buf[MAD_OFF_CLASS_VERSION];
 	mad->method = buf[MAD_OFF_METHOD];
-	mad->status = get_be16(buf + MAD_OFF_STATUS);
-	mad->class_specific = get_be16(buf + MAD_OFF_CLASS_SPECIFIC);
-	mad->tid = get_be64(buf + MAD_OFF_TID);
-	mad->attr_id = get_be16(buf + MAD_OFF_ATTR_ID);
-	mad->attr_mod = get_be32(buf + MAD_OFF_ATTR_MOD);
+	mad->status = get_be(buf + MAD_OFF_STATUS, sizeof(uint16_t));
+	mad->class_specific = get_be(buf + MAD_OFF_CLASS_SPECIFIC, sizeof(uint16_t));
+	mad->tid = get_be(buf + MAD_OFF_TID, sizeof(uint64_t));
+	mad->attr_id = get_be(buf + MAD_OFF_ATTR_ID, sizeof(uint16_t));
+	mad->attr_mod = get_be(buf + MAD_OFF_ATTR_MOD, sizeof(uint32_t));
 	mad->data = buf + DUMP_MAD_HDR_LEN;
 	mad->data_len = len - DUMP_MAD_HDR_LEN;
 	return 0;
@@ -153,29 +136,35 @@ dump_mad_print_brief(FILE *out, const struct dump_mad *mad)
 	fprintf(out, " tid 0x%016" PRIx64, mad->tid);
 }
 
+/* GIDs in text form: dotted IPv4 for the IPv4-mapped GIDs of RoCEv2. */
 static void
-print_gid(FILE *out, const char *label, const uint8_t *gid)
+print_gid(FILE *out, const char *label, const uint8_t *raw)
 {
-	unsigned int i;
+	union rte_roce_gid gid;
+	char text[RTE_ROCE_GID_STRLEN];
 
-	fprintf(out, " %s ", label);
-	for (i = 0; i < GID_LEN; i += 2)
-		fprintf(out, "%s%02x%02x", i == 0 ? "" : ":", gid[i], gid[i + 1]);
+	memcpy(&gid, raw, sizeof(gid));
+	if (rte_roce_gid_format(&gid, text, sizeof(text)) == 0)
+		fprintf(out, " %s %s", label, text);
 }
 
 /* rdma_cm's REQ: who connects to which service, with which QP and PSN. */
 static void
 print_cm_req(FILE *out, const uint8_t *d)
 {
-	fprintf(out, "\tCM REQ local_comm_id 0x%08x service_id 0x%016" PRIx64
-		" local_ca_guid 0x%016" PRIx64 "\n",
-		get_be32(d + CM_REQ_LOCAL_COMM_ID),
-		get_be64(d + CM_REQ_SERVICE_ID),
-		get_be64(d + CM_REQ_LOCAL_CA_GUID));
-	fprintf(out, "\tCM REQ local_qpn 0x%06x starting_psn 0x%06x path_mtu %u",
-		get_be24(d + CM_REQ_LOCAL_QPN),
-		get_be24(d + CM_REQ_STARTING_PSN),
-		d[CM_REQ_PATH_MTU] >> CM_PATH_MTU_SHIFT);
+	unsigned int mtu = d[CM_REQ_PATH_MTU] >> CM_PATH_MTU_SHIFT;
+
+	fprintf(out, "\tCM REQ local_comm_id 0x%08" PRIx64 " service_id 0x%016"
+		PRIx64 " local_ca_guid 0x%016" PRIx64 "\n",
+		get_be(d + CM_REQ_LOCAL_COMM_ID, sizeof(uint32_t)),
+		get_be(d + CM_REQ_SERVICE_ID, sizeof(uint64_t)),
+		get_be(d + CM_REQ_LOCAL_CA_GUID, sizeof(uint64_t)));
+	fprintf(out, "\tCM REQ local_qpn 0x%06" PRIx64 " starting_psn 0x%06"
+		PRIx64 " path_mtu %u",
+		get_be(d + CM_REQ_LOCAL_QPN, CM_FIELD24_LEN),
+		get_be(d + CM_REQ_STARTING_PSN, CM_FIELD24_LEN), mtu);
+	if (mtu >= CM_PATH_MTU_MIN && mtu <= CM_PATH_MTU_MAX)
+		fprintf(out, " (%u)", 1u << (CM_PATH_MTU_BASE_SHIFT + mtu));
 	print_gid(out, "sgid", d + CM_REQ_PRIMARY_LGID);
 	print_gid(out, "dgid", d + CM_REQ_PRIMARY_RGID);
 	fputc('\n', out);
@@ -184,14 +173,14 @@ print_cm_req(FILE *out, const uint8_t *d)
 static void
 print_cm_rep(FILE *out, const uint8_t *d)
 {
-	fprintf(out, "\tCM REP local_comm_id 0x%08x remote_comm_id 0x%08x"
-		" local_qpn 0x%06x starting_psn 0x%06x local_ca_guid 0x%016"
-		PRIx64 "\n",
-		get_be32(d + CM_REP_LOCAL_COMM_ID),
-		get_be32(d + CM_REP_REMOTE_COMM_ID),
-		get_be24(d + CM_REP_LOCAL_QPN),
-		get_be24(d + CM_REP_STARTING_PSN),
-		get_be64(d + CM_REP_LOCAL_CA_GUID));
+	fprintf(out, "\tCM REP local_comm_id 0x%08" PRIx64 " remote_comm_id 0x%08"
+		PRIx64 " local_qpn 0x%06" PRIx64 " starting_psn 0x%06" PRIx64
+		" local_ca_guid 0x%016" PRIx64 "\n",
+		get_be(d + CM_REP_LOCAL_COMM_ID, sizeof(uint32_t)),
+		get_be(d + CM_REP_REMOTE_COMM_ID, sizeof(uint32_t)),
+		get_be(d + CM_REP_LOCAL_QPN, CM_FIELD24_LEN),
+		get_be(d + CM_REP_STARTING_PSN, CM_FIELD24_LEN),
+		get_be(d + CM_REP_LOCAL_CA_GUID, sizeof(uint64_t)));
 }
 
 void
@@ -214,10 +203,13 @@ dump_mad_print_detail(FILE *out, const struct dump_mad *mad)
 		print_cm_rep(out, mad->data);
 	else if ((attr == DUMP_CM_SIDR_REQ || attr == DUMP_CM_SIDR_REP) &&
 		 mad->data_len >= CM_SIDR_MIN_LEN)
-		fprintf(out, "\tCM %s request_id 0x%08x\n",
-			dump_cm_attr_name(attr), get_be32(mad->data));
+		fprintf(out, "\tCM %s request_id 0x%08" PRIx64 "\n",
+			dump_cm_attr_name(attr),
+			get_be(mad->data, sizeof(uint32_t)));
 	else if (attr != DUMP_CM_ATTR_MAX && mad->data_len >= CM_COMM_IDS_LEN)
-		fprintf(out, "\tCM %s local_comm_id 0x%08x remote_comm_id 0x%08x\n",
-			dump_cm_attr_name(attr), get_be32(mad->data),
-			get_be32(mad->data + CM_REMOTE_COMM_ID));
+		fprintf(out, "\tCM %s local_comm_id 0x%08" PRIx64
+			" remote_comm_id 0x%08" PRIx64 "\n",
+			dump_cm_attr_name(attr),
+			get_be(mad->data, sizeof(uint32_t)),
+			get_be(mad->data + CM_REMOTE_COMM_ID, sizeof(uint32_t)));
 }

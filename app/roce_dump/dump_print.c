@@ -168,29 +168,27 @@ print_ext_fields(FILE *out, const struct rte_roce_pkt *pkt,
 static void
 print_bth_flags(FILE *out, const struct rte_roce_pkt *pkt)
 {
+	const struct {
+		bool set;
+		const char *name;
+	} flags[] = {
+		{ pkt->se, "SE" },
+		{ pkt->mig, "M" },
+		{ pkt->ackreq, "A" },
+		{ pkt->fecn, "FECN" },
+		{ pkt->becn, "BECN" },
+	};
 	const char *sep = " [";
+	unsigned int i;
 
-	if (!(pkt->se || pkt->mig || pkt->ackreq || pkt->fecn || pkt->becn))
-		return;
-	if (pkt->se) {
-		fprintf(out, "%sSE", sep);
+	for (i = 0; i < RTE_DIM(flags); i++) {
+		if (!flags[i].set)
+			continue;
+		fprintf(out, "%s%s", sep, flags[i].name);
 		sep = ",";
 	}
-	if (pkt->mig) {
-		fprintf(out, "%sM", sep);
-		sep = ",";
-	}
-	if (pkt->ackreq) {
-		fprintf(out, "%sA", sep);
-		sep = ",";
-	}
-	if (pkt->fecn) {
-		fprintf(out, "%sFECN", sep);
-		sep = ",";
-	}
-	if (pkt->becn)
-		fprintf(out, "%sBECN", sep);
-	fputc(']', out);
+	if (sep[0] == ',')
+		fputc(']', out);
 }
 
 static void
