@@ -75,7 +75,7 @@ extern "C" {
 #define RTE_ROCE_PSN_MASK	((UINT32_C(1) << RTE_ROCE_PSN_BITS) - 1)
 #define RTE_ROCE_QPN_MASK	UINT32_C(0x00ffffff)
 #define RTE_ROCE_MSN_MASK	UINT32_C(0x00ffffff)
-/** DestQP of every multicast packet (IBA 9.8.1). */
+/** DestQP of every multicast packet. */
 #define RTE_ROCE_MULTICAST_QPN	UINT32_C(0x00ffffff)
 /** @} */
 
@@ -104,7 +104,7 @@ rte_roce_psn_add(uint32_t psn, uint32_t n)
 
 /**
  * Compare two PSNs in the 24-bit circular space: a is "before" b when it is
- * less than 2^23 PSNs behind (IBA 9.7.1; same rule as rxe psn_compare()).
+ * less than 2^23 PSNs behind (K:rxe_verbs.h psn_compare()).
  *
  * @return
  *   Negative if a precedes b, 0 if equal, positive if a follows b.
@@ -116,7 +116,7 @@ rte_roce_psn_cmp(uint32_t a, uint32_t b)
 }
 
 /*
- * Base Transport Header (IBA 9.2; K:rxe_hdr.h).
+ * Base Transport Header (K:rxe_hdr.h; wire-facts.md section 2).
  */
 
 /** Base Transport Header, 12 bytes. */
@@ -290,7 +290,7 @@ rte_roce_bth_set(struct rte_roce_bth *bth, uint8_t opcode, uint8_t flags, uint16
 }
 
 /*
- * Extension headers (IBA 9.3; K:rxe_hdr.h, include/rdma/ib_pack.h).
+ * Extension headers (K:rxe_hdr.h, include/rdma/ib_pack.h).
  */
 
 /** RDMA Extended Transport Header: the remote buffer of a WRITE, READ or FLUSH. */
@@ -305,7 +305,7 @@ struct rte_roce_aeth {
 	rte_be32_t smsn;	/**< Syndrome (31:24), MSN (23:0). */
 } __rte_packed;
 
-/** @name AETH syndrome (IBA 9.7.5.1; K:rxe_hdr.h enum aeth_syndrome)
+/** @name AETH syndrome (K:rxe_hdr.h enum aeth_syndrome)
  * @{
  */
 #define RTE_ROCE_AETH_SYN_SHIFT		24
@@ -371,8 +371,8 @@ rte_roce_aeth_rnr_syndrome(uint8_t timer)
 }
 
 /**
- * Wait time of an RNR timer code (IBA table 45, "RNR NAK timer field
- * encodings"; rxe's rnrnak_usec[] has a typo, 61410, for code 25).
+ * Wait time of an RNR timer code (K:rxe_comp.c rnrnak_usec[], IB_RNR_TIMER_*;
+ * rxe's table has a typo, 61410, for code 25).
  *
  * @param code
  *   RNR timer code; only its five low bits are used.
@@ -428,7 +428,7 @@ struct rte_roce_ieth {
 	rte_be32_t rkey;	/**< R_Key to invalidate. */
 } __rte_packed;
 
-/** FLUSH Extended Transport Header (IBA A19.4.1). */
+/** FLUSH Extended Transport Header (IBA A19.4.1.1-2). */
 struct rte_roce_feth {
 	rte_be32_t bits;	/**< Selectivity (5:4), placement type (3:0); rest reserved. */
 } __rte_packed;

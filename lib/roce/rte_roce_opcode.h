@@ -7,8 +7,8 @@
  * @file
  * The IBTA opcode table of the RC, UC and UD transports, plus the CNP.
  *
- * One entry per defined opcode (values from include/rdma/ib_pack.h, layouts
- * from IBA 9.4 and K:rxe_opcode.c, FLUSH and ATOMIC_WRITE from IBA A19).
+ * One entry per defined opcode (values: K:include/rdma/ib_pack.h; layouts:
+ * K:rxe_opcode.c; FLUSH and ATOMIC_WRITE: IBA A19).
  * Each entry lists the extension headers that follow the BTH, in wire order;
  * their offsets and the total transport header length are derived from that
  * list when the table is compiled. RD (0x40-0x5F), XRC (0xA0-0xBF), vendor
@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-/** Opcodes with a table entry (IBA 9.2.1; K:include/rdma/ib_pack.h). */
+/** Opcodes with a table entry (K:include/rdma/ib_pack.h). */
 enum rte_roce_opcode {
 	RTE_ROCE_OP_RC_SEND_FIRST			= 0x00,
 	RTE_ROCE_OP_RC_SEND_MIDDLE			= 0x01,

@@ -75,9 +75,6 @@ enum rte_roce_udp_csum {
 /** Hop limit / TTL that rxe peers typically use (the default route's). */
 #define RTE_ROCE_DEFAULT_TTL	64
 
-/** Largest payload the builder accepts (IBA: a message is at most 2^31 bytes). */
-#define RTE_ROCE_PAYLOAD_MAX	(UINT32_C(1) << 31)
-
 /**
  * A RoCEv2 packet, decoded: every field in host byte order unless noted.
  *
@@ -253,8 +250,8 @@ rte_roce_pkt_frame_len(const struct rte_roce_pkt *pkt);
  *   The frame length, or:
  *   - -EINVAL: unknown opcode; IP version not 4 or 6; an IPv4 packet whose
  *     GIDs are not IPv4-mapped; a payload on an opcode without one, or not
- *     8 bytes on ATOMIC_WRITE; payload_len above RTE_ROCE_PAYLOAD_MAX or too
- *     large for the 16-bit IP/UDP lengths; payload NULL with payload_len > 0;
+ *     8 bytes on ATOMIC_WRITE; payload_len too large for the 16-bit IP and
+ *     UDP lengths (so any above 2^31 too); payload NULL with payload_len > 0;
  *     pkt or buf NULL; bad udp_csum_mode.
  *   - -ENOSPC: buf is smaller than the frame.
  */
