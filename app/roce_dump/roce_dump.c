@@ -24,7 +24,7 @@ static const char usage_text[] =
 	"Decode RoCEv2 frames of classic pcap files (Ethernet) and verify their ICRC.\n"
 	"\n"
 	"  -j, --json     one JSON summary object per file, one per line\n"
-	"  -v, --verbose  one line per header, MAD and CM detail (repeatable)\n"
+	"  -v, --verbose  one line per header, MAD and CM detail\n"
 	"  -h, --help     this help\n"
 	"\n"
 	"Exit status: 0 every RoCEv2 frame well formed with a good ICRC;\n"
