@@ -197,19 +197,32 @@ dump_mad_print_detail(FILE *out, const struct dump_mad *mad)
 		mad->status, mad->tid, mad->attr_id, mad->attr_mod);
 
 	/* Each field is printed only when the frame really carries it. */
-	if (attr == DUMP_CM_REQ && mad->data_len >= CM_REQ_MIN_LEN)
-		print_cm_req(out, mad->data);
-	else if (attr == DUMP_CM_REP && mad->data_len >= CM_REP_MIN_LEN)
-		print_cm_rep(out, mad->data);
-	else if ((attr == DUMP_CM_SIDR_REQ || attr == DUMP_CM_SIDR_REP) &&
-		 mad->data_len >= CM_SIDR_MIN_LEN)
-		fprintf(out, "\tCM %s request_id 0x%08" PRIx64 "\n",
-			dump_cm_attr_name(attr),
-			get_be(mad->data, sizeof(uint32_t)));
-	else if (attr != DUMP_CM_ATTR_MAX && mad->data_len >= CM_COMM_IDS_LEN)
-		fprintf(out, "\tCM %s local_comm_id 0x%08" PRIx64
-			" remote_comm_id 0x%08" PRIx64 "\n",
-			dump_cm_attr_name(attr),
-			get_be(mad->data, sizeof(uint32_t)),
-			get_be(mad->data + CM_REMOTE_COMM_ID, sizeof(uint32_t)));
+	switch (attr) {
+	case DUMP_CM_REQ:
+		if (mad->data_len >= CM_REQ_MIN_LEN)
+			print_cm_req(out, mad->data);
+		break;
+	case DUMP_CM_REP:
+		if (mad->data_len >= CM_REP_MIN_LEN)
+			print_cm_rep(out, mad->data);
+		break;
+	case DUMP_CM_SIDR_REQ:
+	case DUMP_CM_SIDR_REP:
+		if (mad->data_len >= CM_SIDR_MIN_LEN)
+			fprintf(out, "\tCM %s request_id 0x%08" PRIx64 "\n",
+				dump_cm_attr_name(attr),
+				get_be(mad->data, sizeof(uint32_t)));
+		break;
+	case DUMP_CM_ATTR_MAX:
+		break;
+	default:
+		if (mad->data_len >= CM_COMM_IDS_LEN)
+			fprintf(out, "\tCM %s local_comm_id 0x%08" PRIx64
+				" remote_comm_id 0x%08" PRIx64 "\n",
+				dump_cm_attr_name(attr),
+				get_be(mad->data, sizeof(uint32_t)),
+				get_be(mad->data + CM_REMOTE_COMM_ID,
+				       sizeof(uint32_t)));
+		break;
+	}
 }
