@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import types
+import zlib
 
 ROCEV2_PORT = 4791
 ETH_HLEN = 14
@@ -157,6 +158,99 @@ def first_roce(pcap):
         if bth is not None:
             return rec, bth
     raise AssertionError("no RoCEv2 frame in capture")
+
+
+# --------------------------------------------- synthetic frame builder ---
+# Written from wire-facts.md §1-§4, independently of librte_roce's builder.
+
+IPV4_HLEN = 20
+DEFAULT_PKEY = 0xFFFF
+
+
+def ipv4_checksum(hdr):
+    s = sum(struct.unpack("!10H", hdr))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return struct.pack("!H", ~s & 0xFFFF)
+
+
+def icrc(ip_udp_ib):
+    """ICRC of an IPv4 RoCEv2 packet (IBA A17.3.3; wire-facts.md §4)."""
+    m = bytearray(ip_udp_ib)
+    m[1] = 0xFF                                 # TOS
+    m[8] = 0xFF                                 # TTL
+    m[10:12] = b"\xff\xff"                      # header checksum
+    m[IPV4_HLEN + 6:IPV4_HLEN + 8] = b"\xff\xff"  # UDP checksum
+    m[IPV4_HLEN + UDP_HLEN + 4] = 0xFF          # FECN, BECN, resv6
+    return struct.pack("<I", zlib.crc32(b"\xff" * 8 + bytes(m)))
+
+
+def roce_frame(opcode, ext=b"", payload=b"", dqpn=0x11, psn=0x123456,
+               se=False, mig=False, ackreq=False, fecn=False, becn=False,
+               pkey=DEFAULT_PKEY):
+    """A whole IPv4 RoCEv2 frame with a correct ICRC."""
+    pad = -len(payload) % 4
+    bth = struct.pack("!BBHII", opcode,
+                      se << 7 | mig << 6 | pad << 4, pkey,
+                      fecn << 31 | becn << 30 | dqpn,
+                      ackreq << 31 | psn)
+    ib = bth + ext + payload + bytes(pad)
+    udp_len = UDP_HLEN + len(ib) + ICRC_LEN
+    udp = struct.pack("!HHHH", 0xC000, ROCEV2_PORT, udp_len, 0)
+    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, IPV4_HLEN + udp_len,
+                               1, 0x4000, 64, IPPROTO_UDP, 0,
+                               bytes([198, 18, 0, 1]), bytes([198, 18, 0, 2])))
+    ip[10:12] = ipv4_checksum(bytes(ip))
+    l3 = bytes(ip) + udp + ib
+    eth = bytes.fromhex("020000000002" "020000000001") + struct.pack("!H", ETHERTYPE_IPV4)
+    return eth + l3 + icrc(l3)
+
+
+def reth(va, rkey, length):
+    return struct.pack("!QII", va, rkey, length)
+
+
+def aeth(syndrome, msn):
+    return struct.pack("!I", syndrome << 24 | msn)
+
+
+# (frame, strings its text line must contain); opcodes absent from the
+# kernel captures, every AETH kind, every BTH flag.
+SYNTHETIC = [
+    (roce_frame(0x05, struct.pack("!I", 0x12345678), b"hello", se=True, ackreq=True),
+     ["RC_SEND_ONLY_WITH_IMMEDIATE", "[SE,A]", "imm 0x12345678", "payload 5"]),
+    (roce_frame(0x0B, reth(0x1000, 0xAB, 8) + struct.pack("!I", 0xCAFE), bytes(8)),
+     ["RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE", "va 0x1000 rkey 0x000000ab len 8", "imm 0x0000cafe"]),
+    (roce_frame(0x17, struct.pack("!I", 0x4242), b"inv!"),
+     ["RC_SEND_ONLY_WITH_INVALIDATE", "inv_rkey 0x00004242"]),
+    (roce_frame(0x1C, struct.pack("!I", 0x11) + reth(0x2000, 0x77, 64)),
+     ["RC_FLUSH", "placement 0x1 selectivity 1", "va 0x2000 rkey 0x00000077 len 64"]),
+    (roce_frame(0x1D, reth(0x3000, 0x88, 8), struct.pack("!Q", 7)),
+     ["RC_ATOMIC_WRITE", "len 8", "payload 8"]),
+    (roce_frame(0x13, struct.pack("!QIQQ", 0x4000, 0x99, 5, 3)),
+     ["RC_COMPARE_SWAP", "va 0x4000 rkey 0x00000099 swap_add 0x5 compare 0x3"]),
+    (roce_frame(0x12, aeth(0x1F, 9) + struct.pack("!Q", 0xFEED)),
+     ["RC_ATOMIC_ACKNOWLEDGE", "ACK credit 31 (none) msn 9", "orig 0xfeed"]),
+    (roce_frame(0x11, aeth(0x05, 1)), ["ACK credit 5 msn 1"]),
+    (roce_frame(0x11, aeth(0x20, 2)), ["RNR NAK timer 0 (655360 us) msn 2"]),
+    (roce_frame(0x11, aeth(0x2C, 2)), ["RNR NAK timer 12 (640 us)"]),
+    (roce_frame(0x11, aeth(0x60, 3)), ["NAK psn_sequence_error msn 3"]),
+    (roce_frame(0x11, aeth(0x61, 3)), ["NAK invalid_request"]),
+    (roce_frame(0x11, aeth(0x62, 3)), ["NAK remote_access_error"]),
+    (roce_frame(0x11, aeth(0x63, 3)), ["NAK remote_operational_error"]),
+    (roce_frame(0x11, aeth(0x64, 3)), ["NAK invalid_rd_request"]),
+    (roce_frame(0x11, aeth(0x45, 3)), ["reserved syndrome 0x45"]),
+    (roce_frame(0x65, struct.pack("!II", 0x11111111, 0x000033) + struct.pack("!I", 1), b"ud"),
+     ["UD_SEND_ONLY_WITH_IMMEDIATE", "qkey 0x11111111 srcqp 0x000033", "imm 0x00000001"]),
+    (roce_frame(0x81, bytes(16), dqpn=0xD2, psn=0, becn=True),
+     ["CNP qp 0x0000d2 psn 0x000000 [BECN]"]),
+    (roce_frame(0x24, payload=b"x" * 20, mig=True, fecn=True, pkey=0x8001),
+     ["UC_SEND_ONLY", "[M,FECN]", "pkey 0x8001", "payload 20"]),
+]
+SYNTHETIC_AETH = {"ack": 2, "rnr_nak": 2, "psn_sequence_error": 1,
+                  "invalid_request": 1, "remote_access_error": 1,
+                  "remote_operational_error": 1, "invalid_rd_request": 1,
+                  "reserved": 1}
 
 
 # ------------------------------------------------------------- helpers ---
@@ -537,6 +631,33 @@ def test_mutated_frames():
     rc_text, out, _ = run("-v", path)
     check(rc_text == rc, "text exit %d, JSON exit %d" % (rc_text, rc))
     check(len(frame_lines(out)) == o["frames"], "text lines != frames")
+
+
+def test_synthetic_opcodes():
+    """Every extension header, AETH kind and BTH flag, built here."""
+    pcap = Pcap(vector("atomic.pcap"))
+    pcap.records = [[1, i, len(f), bytearray(f)]
+                    for i, (f, _) in enumerate(SYNTHETIC)]
+    path = tmp("synthetic.pcap")
+    pcap.write(path)
+    c = independent_counts(pcap)
+    rc, objs, err = run_json(path)
+    o = objs[0]
+    check(rc == EXIT_OK, "exit %d, reasons %r, icrc_bad %d: %s"
+          % (rc, o.get("malformed_reasons"), o.get("icrc_bad"), err))
+    check(o["icrc_ok"] == len(SYNTHETIC), "icrc_ok %d" % o["icrc_ok"])
+    check(o["opcodes"] == c.opcodes, "opcodes %r" % o["opcodes"])
+    check(o["aeth"] == SYNTHETIC_AETH, "aeth %r" % o["aeth"])
+    rc, out, _ = run("-v", path)
+    lines = frame_lines(out)
+    check(len(lines) == len(SYNTHETIC), "%d frame lines" % len(lines))
+    for line, (_, want) in zip(lines, SYNTHETIC):
+        for w in want:
+            check(w in line, "%r not in %r" % (w, line))
+    text = out.decode()
+    for hdr in ("RETH", "AETH", "AtomicETH", "AtomicAckETH", "DETH", "ImmDt",
+                "IETH", "FETH"):
+        check("\t" + hdr + " " in text, "-v shows no %s line" % hdr)
 
 
 def test_usage():
