@@ -58,12 +58,18 @@ classify_ipv4(const uint8_t *frame, uint32_t len, uint32_t off,
 	      struct dump_frame *df)
 {
 	struct rte_ipv4_hdr ip;
+	uint32_t l4_off;
 
 	if (len - off < sizeof(ip))
 		return;
 	memcpy(&ip, frame + off, sizeof(ip));
-	classify_ip(frame, len, off + rte_ipv4_hdr_len(&ip), AF_INET,
-		    &ip.src_addr, &ip.dst_addr, ip.next_proto_id, df);
+	/* A later fragment starts with data, not with the L4 header. */
+	if (rte_be_to_cpu_16(ip.fragment_offset) & RTE_IPV4_HDR_OFFSET_MASK)
+		l4_off = len;
+	else
+		l4_off = off + rte_ipv4_hdr_len(&ip);
+	classify_ip(frame, len, l4_off, AF_INET, &ip.src_addr, &ip.dst_addr,
+		    ip.next_proto_id, df);
 }
 
 static void

@@ -31,6 +31,7 @@ ETHERTYPE_IPV4 = 0x0800
 ETHERTYPE_IPV6 = 0x86DD
 ETHERTYPE_ARP = 0x0806
 IPPROTO_UDP = 17
+IPV4_FRAG_OFFSET = 0x1FFF
 IPV6_HLEN = 40
 UDP_HLEN = 8
 BTH_LEN = 12
@@ -107,6 +108,8 @@ def bth_offset(frame):
     if et == ETHERTYPE_IPV4 and len(frame) >= off + 20:
         if frame[off + 9] != IPPROTO_UDP:
             return None
+        if struct.unpack("!H", frame[off + 6:off + 8])[0] & IPV4_FRAG_OFFSET:
+            return None                 # a later fragment: no UDP header
         udp = off + (frame[off] & 0x0F) * 4
     elif et == ETHERTYPE_IPV6 and len(frame) >= off + IPV6_HLEN:
         if frame[off + 6] != IPPROTO_UDP:
@@ -462,8 +465,12 @@ def test_non_roce_frames():
     _, l3 = l3_offset(dns)
     dns[l3 + 20 + 2:l3 + 20 + 4] = struct.pack("!H", 53)
     runt = bytes(6)
+    # A later IPv4 fragment whose data looks like UDP to 4791: not RoCE.
+    frag = bytearray(rec[3])
+    _, l3 = l3_offset(frag)
+    frag[l3 + 6:l3 + 8] = struct.pack("!H", 0x00B9)   # offset 185 * 8
     before = len(pcap.records)
-    for frame in (arp, dns, runt):
+    for frame in (arp, dns, runt, frag):
         pcap.records.append([1, 0, len(frame), bytearray(frame)])
     path = tmp("non_roce.pcap")
     pcap.write(path)
@@ -477,7 +484,7 @@ def test_non_roce_frames():
     check(o["malformed"] == 0, "non-RoCE frames counted malformed")
     rc, out, _ = run(path)
     lines = frame_lines(out)
-    check(len(lines) == before + 3, "not one line per non-RoCE frame")
+    check(len(lines) == before + 4, "not one line per non-RoCE frame")
     check(lines[before].startswith("%d " % (before + 1)) and "ARP" in lines[before],
           "ARP line %r" % lines[before])
 
@@ -667,6 +674,8 @@ def test_usage():
     check(rc == EXIT_OK and b"--json" in out, "--help: exit %d" % rc)
     rc, _, err = run()
     check(rc == EXIT_UNUSABLE and "usage" in err, "no file: exit %d" % rc)
+    rc, out, _ = run("-vj", vector("atomic.pcap"))
+    check(rc == EXIT_OK and json.loads(out)["roce"] > 0, "-vj: exit %d" % rc)
     rc, _, err = run("--bogus", vector("atomic.pcap"))
     check(rc == EXIT_UNUSABLE, "bad option: exit %d" % rc)
 
