@@ -51,18 +51,42 @@ open_error(int err)
 	}
 }
 
-/* Reads one capture; returns its exit status. */
-static enum dump_exit
-dump_file(const char *path, const struct dump_opts *opts, struct dump_json *js)
+/* Decodes every record; returns why the file is unusable, or NULL. */
+static const char *
+dump_records(struct rte_roce_pcap *pcap, const char *path,
+	     const struct dump_opts *opts, struct dump_stats *st)
 {
-	struct dump_stats *st;
-	struct rte_roce_pcap *pcap;
 	const uint8_t *frame;
 	uint32_t caplen, origlen;
 	uint64_t ts_ns;
 	const char *error = NULL;
-	enum dump_exit status;
 	int rc;
+
+	while ((rc = rte_roce_pcap_next(pcap, &frame, &caplen, &origlen,
+					&ts_ns)) == 1)
+		dump_frame(opts, st, st->frames + 1, ts_ns, frame, caplen,
+			   origlen);
+	if (rc < 0) {
+		error = "truncated or corrupt pcap record";
+		fprintf(stderr, "roce_dump: %s: %s after frame %" PRIu64 "\n",
+			path, error, st->frames);
+	}
+	rc = rte_roce_pcap_close(pcap);
+	if (rc < 0 && error == NULL) {
+		error = strerror(-rc);
+		fprintf(stderr, "roce_dump: %s: %s\n", path, error);
+	}
+	return error;
+}
+
+/* Reads one capture; returns its exit status. */
+static enum dump_exit
+dump_file(const char *path, const struct dump_opts *opts, struct dump_json *js)
+{
+	struct rte_roce_pcap *pcap;
+	struct dump_stats *st;
+	const char *error;
+	enum dump_exit status;
 
 	pcap = rte_roce_pcap_open(path);
 	if (pcap == NULL) {
@@ -79,23 +103,8 @@ dump_file(const char *path, const struct dump_opts *opts, struct dump_json *js)
 		rte_roce_pcap_close(pcap);
 		return DUMP_EXIT_UNUSABLE;
 	}
-	while ((rc = rte_roce_pcap_next(pcap, &frame, &caplen, &origlen,
-					&ts_ns)) == 1)
-		dump_frame(opts, st, st->frames + 1, ts_ns, frame, caplen,
-			   origlen);
-	status = dump_stats_exit(st);
-	if (rc < 0) {
-		error = "truncated or corrupt pcap record";
-		fprintf(stderr, "roce_dump: %s: %s after frame %" PRIu64 "\n",
-			path, error, st->frames);
-		status = DUMP_EXIT_UNUSABLE;
-	}
-	rc = rte_roce_pcap_close(pcap);
-	if (rc < 0 && error == NULL) {
-		error = strerror(-rc);
-		fprintf(stderr, "roce_dump: %s: %s\n", path, error);
-		status = DUMP_EXIT_UNUSABLE;
-	}
+	error = dump_records(pcap, path, opts, st);
+	status = error != NULL ? DUMP_EXIT_UNUSABLE : dump_stats_exit(st);
 	if (opts->json)
 		dump_summary_json(js, path, st, error);
 	else
