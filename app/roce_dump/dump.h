@@ -48,6 +48,8 @@ struct dump_frame {
 	bool has_ports;		/* UDP or TCP header present */
 	uint16_t sport;
 	uint16_t dport;
+	bool has_icmp_type;	/* ICMP or ICMPv6 header present */
+	uint8_t icmp_type;
 	char src[INET6_ADDRSTRLEN];
 	char dst[INET6_ADDRSTRLEN];
 };

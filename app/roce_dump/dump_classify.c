@@ -13,19 +13,27 @@
 #include <rte_ip.h>
 #include <rte_tcp.h>
 #include <rte_udp.h>
+#include <rte_roce_hdr.h>
 
 #include "dump.h"
 
-/* IANA: UDP port of RoCEv2 (IBA A17.2; K:rxe_net.c ROCE_V2_UDP_DPORT). */
-#define DUMP_ROCEV2_UDP_PORT	4791
-
-/* Reads the two ports common to the UDP and TCP headers, if they fit. */
+/*
+ * Reads the two ports common to the UDP and TCP headers, or the ICMP type,
+ * if they fit.
+ */
 static void
 classify_l4(const uint8_t *frame, uint32_t len, uint32_t off,
 	    struct dump_frame *df)
 {
 	struct rte_udp_hdr udp;
 
+	if (df->l4_proto == IPPROTO_ICMP || df->l4_proto == IPPROTO_ICMPV6) {
+		if (len > off) {
+			df->has_icmp_type = true;
+			df->icmp_type = frame[off];
+		}
+		return;
+	}
 	if (df->l4_proto != IPPROTO_UDP && df->l4_proto != IPPROTO_TCP)
 		return;
 	/* Ports sit at the same offsets in UDP and TCP (RFC 768, RFC 793). */
@@ -35,7 +43,7 @@ classify_l4(const uint8_t *frame, uint32_t len, uint32_t off,
 	df->has_ports = true;
 	df->sport = rte_be_to_cpu_16(udp.src_port);
 	df->dport = rte_be_to_cpu_16(udp.dst_port);
-	if (df->l4_proto == IPPROTO_UDP && df->dport == DUMP_ROCEV2_UDP_PORT)
+	if (df->l4_proto == IPPROTO_UDP && df->dport == RTE_ROCE_UDP_PORT)
 		df->cls = DUMP_CLASS_ROCE;
 }
 

@@ -4,15 +4,30 @@
 #include <string.h>
 
 #include <rte_byteorder.h>
+#include <rte_common.h>
 #include <rte_ether.h>
 #include <rte_roce_hdr.h>
-#include <rte_roce_icrc.h>
 
 #include "dump_print.h"
 
-/* ICMP protocol numbers, for the one-line summary of other IP frames. */
-#define DUMP_IPPROTO_ICMP	1
-#define DUMP_IPPROTO_ICMPV6	58
+/* ICMP messages worth a name next to RoCE: echo (ping) and IPv6 ND. */
+static const struct {
+	uint8_t proto;
+	uint8_t type;
+	const char *name;
+} icmp_names[] = {
+	{ IPPROTO_ICMP, 0, "echo reply" },		/* RFC 792 */
+	{ IPPROTO_ICMP, 3, "destination unreachable" },
+	{ IPPROTO_ICMP, 8, "echo request" },
+	{ IPPROTO_ICMPV6, 1, "destination unreachable" },	/* RFC 4443 */
+	{ IPPROTO_ICMPV6, 128, "echo request" },
+	{ IPPROTO_ICMPV6, 129, "echo reply" },
+	{ IPPROTO_ICMPV6, 133, "router solicitation" },	/* RFC 4861 */
+	{ IPPROTO_ICMPV6, 134, "router advertisement" },
+	{ IPPROTO_ICMPV6, 135, "neighbor solicitation" },
+	{ IPPROTO_ICMPV6, 136, "neighbor advertisement" },
+	{ IPPROTO_ICMPV6, 137, "redirect" },
+};
 
 static const char * const hdr_names[RTE_ROCE_HDR_MAX] = {
 	[RTE_ROCE_HDR_RETH] = "RETH",
@@ -52,13 +67,29 @@ l4_name(uint8_t proto)
 		return "UDP";
 	case IPPROTO_TCP:
 		return "TCP";
-	case DUMP_IPPROTO_ICMP:
+	case IPPROTO_ICMP:
 		return "ICMP";
-	case DUMP_IPPROTO_ICMPV6:
+	case IPPROTO_ICMPV6:
 		return "ICMPv6";
 	default:
 		return NULL;
 	}
+}
+
+/* " echo request", or " type 42" for the types without a name here. */
+static void
+print_icmp_type(FILE *out, const struct dump_frame *df)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(icmp_names); i++) {
+		if (icmp_names[i].proto == df->l4_proto &&
+		    icmp_names[i].type == df->icmp_type) {
+			fprintf(out, " %s", icmp_names[i].name);
+			return;
+		}
+	}
+	fprintf(out, " type %u", df->icmp_type);
 }
 
 void
@@ -74,6 +105,8 @@ dump_print_other(const struct dump_line *line, uint32_t caplen)
 			fprintf(line->out, " %s", name);
 		else
 			fprintf(line->out, " proto %u", df->l4_proto);
+		if (df->has_icmp_type)
+			print_icmp_type(line->out, df);
 	} else if (df->ether_type == RTE_ETHER_TYPE_ARP) {
 		fputs(" ARP", line->out);
 	} else {

@@ -469,8 +469,11 @@ def test_non_roce_frames():
     frag = bytearray(rec[3])
     _, l3 = l3_offset(frag)
     frag[l3 + 6:l3 + 8] = struct.pack("!H", 0x00B9)   # offset 185 * 8
+    ns = (mac + struct.pack("!H", ETHERTYPE_IPV6)
+          + struct.pack("!IHBB", 6 << 28, 24, 58, 255) + bytes(32)
+          + bytes([135, 0]) + bytes(22))
     before = len(pcap.records)
-    for frame in (arp, dns, runt, frag):
+    for frame in (arp, dns, runt, frag, ns):
         pcap.records.append([1, 0, len(frame), bytearray(frame)])
     path = tmp("non_roce.pcap")
     pcap.write(path)
@@ -484,7 +487,8 @@ def test_non_roce_frames():
     check(o["malformed"] == 0, "non-RoCE frames counted malformed")
     rc, out, _ = run(path)
     lines = frame_lines(out)
-    check(len(lines) == before + 4, "not one line per non-RoCE frame")
+    check(len(lines) == before + 5, "not one line per non-RoCE frame")
+    check("ICMPv6 neighbor solicitation" in lines[-1], "ND line %r" % lines[-1])
     check(lines[before].startswith("%d " % (before + 1)) and "ARP" in lines[before],
           "ARP line %r" % lines[before])
 
