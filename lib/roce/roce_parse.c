@@ -128,7 +128,7 @@ roce_udp_raw_cksum(const struct roce_parse *p)
 {
 	const struct roce_frame *f = p->frame;
 
-	if (f->flat != NULL)
+	if (f->m == NULL)
 		return rte_raw_cksum(f->flat + p->pkt->l4_off, p->l4_len);
 	/* The chain holds the whole segment: the IP length fits in pkt_len. */
 	return roce_cksum_mbuf(f->m, p->pkt->l4_off, p->l4_len);

@@ -130,8 +130,8 @@ test_init_defaults(void)
 
 	rte_roce_pkt_init(&pkt, RTE_ROCE_OP_RC_ACKNOWLEDGE);
 	pkt.src_mac.addr_bytes[0] = 0x02;
-	rte_roce_gid_from_ipv4(&pkt.sgid, RTE_BE32(RTE_IPV4(10, 0, 0, 1)));
-	rte_roce_gid_from_ipv4(&pkt.dgid, RTE_BE32(RTE_IPV4(10, 0, 0, 2)));
+	rte_roce_gid_from_ipv4(&pkt.sgid, RTE_BE32(UINT32_C(0x0a000001)));
+	rte_roce_gid_from_ipv4(&pkt.dgid, RTE_BE32(UINT32_C(0x0a000002)));
 	len = wire_test_build(&pkt, frame, sizeof(frame));
 	ROCE_TEST_ASSERT_EQ(len, 62, "smallest frame, an IPv4 ACK");
 	ROCE_TEST_ASSERT_EQ(frame[20], 0x40, "DF");

@@ -141,7 +141,30 @@ test_deth(void)
 	return 0;
 }
 
+static int
+test_grh_fill(void)
+{
+	uint8_t l3[RTE_ROCE_IPV6_LEN];
+	union rte_roce_grh grh;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(l3); i++)
+		l3[i] = 0x60 + i;
+	memset(&grh, 0xee, sizeof(grh));
+	rte_roce_grh_fill(&grh, l3, true);
+	ROCE_TEST_ASSERT(memcmp(grh.raw, l3, RTE_ROCE_IPV6_LEN) == 0, "IPv6 verbatim");
+	memset(&grh, 0xee, sizeof(grh));
+	l3[0] = 0x45;
+	rte_roce_grh_fill(&grh, l3, false);
+	for (i = 0; i < RTE_ROCE_GRH_IPV4_OFF; i++)
+		ROCE_TEST_ASSERT_EQ(grh.raw[i], 0, "byte %u zero", i);
+	ROCE_TEST_ASSERT(memcmp(grh.raw + RTE_ROCE_GRH_IPV4_OFF, l3, RTE_ROCE_IPV4_LEN) == 0,
+			 "IPv4 header at 20");
+	return 0;
+}
+
 static const struct roce_test_case cases[] = {
+	{ "grh_fill", test_grh_fill },
 	{ "psn_arithmetic", test_psn_arith },
 	{ "bth_cnp_sample", test_bth_cnp_sample },
 	{ "bth_set_get", test_bth_set_get },

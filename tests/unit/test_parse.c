@@ -285,6 +285,7 @@ test_drop_transport(void)
 	struct rte_roce_pkt p, got;
 	int len = good_frame(RTE_ROCE_OP_RC_SEND_ONLY, false, 20, &p);
 	uint8_t *bth = buf + p.bth_off;
+	unsigned int op;
 
 	ROCE_TEST_ASSERT(len > 0, "frame");
 	bth[1] |= 0x01;
@@ -296,6 +297,11 @@ test_drop_transport(void)
 	EXPECT(len, RTE_ROCE_DROP_OPCODE, "RD");
 	bth[0] = 0xa4;
 	EXPECT(len, RTE_ROCE_DROP_OPCODE, "XRC");
+	for (op = 0; op <= UINT8_MAX; op++) {
+		bth[0] = op;
+		if (rte_roce_opcode_info(op) == NULL)
+			EXPECT(len, RTE_ROCE_DROP_OPCODE, "opcode without an entry");
+	}
 	/* 20 bytes after the BTH: too short for AtomicETH (28) + ICRC. */
 	bth[0] = RTE_ROCE_OP_RC_COMPARE_SWAP;
 	EXPECT(len, RTE_ROCE_DROP_TRUNC_EXT, "AtomicETH cut");
@@ -339,6 +345,23 @@ test_accept_rules(void)
 	/* A zero-length READ_RESPONSE_ONLY: rxe's reply to FLUSH and ATOMIC_WRITE. */
 	len = good_frame(RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_ONLY, true, 0, &p);
 	ROCE_TEST_ASSERT(len > 0, "empty READ response");
+	return 0;
+}
+
+/* The ICRC is the caller's check: the parser accepts, rte_roce_icrc_check() refuses. */
+static int
+test_icrc_left_to_caller(void)
+{
+	struct rte_roce_pkt p, got;
+	int len = good_frame(RTE_ROCE_OP_UD_SEND_ONLY, true, 64, &p);
+
+	ROCE_TEST_ASSERT(len > 0, "frame");
+	ROCE_TEST_ASSERT_EQ(rte_roce_icrc_check(buf + p.l3_off, p.icrc_off - p.l3_off), 0, "good");
+	buf[p.payload_off + 7] ^= 0x80;
+	EXPECT(len, RTE_ROCE_DROP_NONE, "parser ignores the ICRC");
+	ROCE_TEST_ASSERT(rte_roce_icrc_check(buf + got.l3_off, got.icrc_off - got.l3_off) != 0,
+			 "caller's check fails: count as %s",
+			 rte_roce_drop_reason_name(RTE_ROCE_DROP_ICRC));
 	return 0;
 }
 
@@ -540,6 +563,7 @@ static const struct roce_test_case cases[] = {
 	{ "drop_udp", test_drop_udp },
 	{ "drop_transport", test_drop_transport },
 	{ "accept_padding_pkey_mig", test_accept_rules },
+	{ "icrc_left_to_caller", test_icrc_left_to_caller },
 	{ "drop_reason_names", test_drop_reason_names },
 	{ "truncation_every_length", test_truncation },
 	{ "random_corruption", test_random_corruption },

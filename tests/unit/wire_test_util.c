@@ -47,8 +47,8 @@ wire_test_pkt(struct rte_roce_pkt *pkt, uint8_t opcode, bool ipv6, bool vlan,
 		memcpy(pkt->sgid.raw, sip6, sizeof(sip6));
 		memcpy(pkt->dgid.raw, dip6, sizeof(dip6));
 	} else {
-		rte_roce_gid_from_ipv4(&pkt->sgid, RTE_BE32(RTE_IPV4(198, 18, 0, 1)));
-		rte_roce_gid_from_ipv4(&pkt->dgid, RTE_BE32(RTE_IPV4(198, 18, 0, 2)));
+		rte_roce_gid_from_ipv4(&pkt->sgid, RTE_BE32(UINT32_C(0xc6120001)));
+		rte_roce_gid_from_ipv4(&pkt->dgid, RTE_BE32(UINT32_C(0xc6120002)));
 	}
 	pkt->sport = 0xd872;
 	pkt->se = true;
