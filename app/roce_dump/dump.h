@@ -5,8 +5,8 @@
 
 /*
  * roce_dump internals: options, the classification of a captured frame, and
- * the counters kept per file. Text output lives in dump_print.c, the JSON
- * summary in dump_summary.c, MADs in dump_mad.c.
+ * the counters kept per file. Per-frame work lives in dump_frame.c, text
+ * output in dump_print.c, the summaries in dump_summary.c, MADs in dump_mad.c.
  */
 
 #include <stdbool.h>
@@ -39,7 +39,7 @@ enum dump_class {
 };
 
 /* Addresses and protocols of a frame, found without judging its validity. */
-struct dump_frame {
+struct dump_flow {
 	enum dump_class cls;
 	uint16_t ether_type;	/* after the VLAN tags */
 	unsigned int vlans;
@@ -88,8 +88,10 @@ struct dump_stats {
 	uint64_t drops[RTE_ROCE_DROP_REASON_MAX];
 };
 
+/* dump_classify.c */
+void dump_classify(const uint8_t *frame, uint32_t len, struct dump_flow *df);
+
 /* dump_frame.c */
-void dump_classify(const uint8_t *frame, uint32_t len, struct dump_frame *df);
 enum dump_aeth_kind dump_aeth_kind(uint8_t syndrome);
 const char *dump_aeth_kind_name(enum dump_aeth_kind kind);
 void dump_frame(const struct dump_opts *opts, struct dump_stats *st,

@@ -23,7 +23,7 @@
  */
 static void
 classify_l4(const uint8_t *frame, uint32_t len, uint32_t off,
-	    struct dump_frame *df)
+	    struct dump_flow *df)
 {
 	struct rte_udp_hdr udp;
 
@@ -51,7 +51,7 @@ classify_l4(const uint8_t *frame, uint32_t len, uint32_t off,
 static void
 classify_ip(const uint8_t *frame, uint32_t len, uint32_t l4_off, int af,
 	    const void *src, const void *dst, uint8_t proto,
-	    struct dump_frame *df)
+	    struct dump_flow *df)
 {
 	df->cls = DUMP_CLASS_IP;
 	df->ipv6 = af == AF_INET6;
@@ -63,7 +63,7 @@ classify_ip(const uint8_t *frame, uint32_t len, uint32_t l4_off, int af,
 
 static void
 classify_ipv4(const uint8_t *frame, uint32_t len, uint32_t off,
-	      struct dump_frame *df)
+	      struct dump_flow *df)
 {
 	struct rte_ipv4_hdr ip;
 	uint32_t l4_off;
@@ -82,7 +82,7 @@ classify_ipv4(const uint8_t *frame, uint32_t len, uint32_t off,
 
 static void
 classify_ipv6(const uint8_t *frame, uint32_t len, uint32_t off,
-	      struct dump_frame *df)
+	      struct dump_flow *df)
 {
 	struct rte_ipv6_hdr ip;
 
@@ -95,7 +95,7 @@ classify_ipv6(const uint8_t *frame, uint32_t len, uint32_t off,
 }
 
 void
-dump_classify(const uint8_t *frame, uint32_t len, struct dump_frame *df)
+dump_classify(const uint8_t *frame, uint32_t len, struct dump_flow *df)
 {
 	struct rte_ether_hdr eth;
 	struct rte_vlan_hdr vlan;

@@ -143,7 +143,7 @@ dump_frame(const struct dump_opts *opts, struct dump_stats *st,
 	   uint64_t index, uint64_t ts_ns, const uint8_t *frame,
 	   uint32_t caplen, uint32_t origlen)
 {
-	struct dump_frame df;
+	struct dump_flow df;
 	struct dump_line line = {
 		.out = stdout, .index = index, .ts_ns = ts_ns, .df = &df,
 	};

@@ -45,7 +45,7 @@ static const char * const hdr_names[RTE_ROCE_HDR_MAX] = {
 static void
 print_prefix(const struct dump_line *line)
 {
-	const struct dump_frame *df = line->df;
+	const struct dump_flow *df = line->df;
 
 	fprintf(line->out, "%" PRIu64 " %" PRIu64 ".%09" PRIu64, line->index,
 		line->ts_ns / NS_PER_S, line->ts_ns % NS_PER_S);
@@ -78,7 +78,7 @@ l4_name(uint8_t proto)
 
 /* " echo request", or " type 42" for the types without a name here. */
 static void
-print_icmp_type(FILE *out, const struct dump_frame *df)
+print_icmp_type(FILE *out, const struct dump_flow *df)
 {
 	unsigned int i;
 
@@ -95,7 +95,7 @@ print_icmp_type(FILE *out, const struct dump_frame *df)
 void
 dump_print_other(const struct dump_line *line, uint32_t caplen)
 {
-	const struct dump_frame *df = line->df;
+	const struct dump_flow *df = line->df;
 	const char *name;
 
 	print_prefix(line);

@@ -23,7 +23,7 @@ struct dump_line {
 	FILE *out;
 	uint64_t index;			/* 1-based, as in Wireshark */
 	uint64_t ts_ns;			/* capture time, ns since the epoch */
-	const struct dump_frame *df;
+	const struct dump_flow *df;
 };
 
 /* A frame that is not RoCEv2: one short line. */
