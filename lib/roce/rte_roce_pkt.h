@@ -11,8 +11,11 @@
  * rejects, with one reason per cause, anything that is not a well-formed
  * RoCEv2 packet this stack handles. rte_roce_pkt_build() does the reverse.
  * The decoded fields are enough to rebuild an accepted frame byte for byte
- * (up to the end of its ICRC, provided the ICRC was correct: the builder
- * always writes a correct one, and never writes Ethernet padding).
+ * (up to the end of its ICRC, provided the ICRC was correct and the pad
+ * bytes were zero: the builder always writes a correct ICRC and zero pad
+ * bytes, as rxe and hardware senders do, and never writes Ethernet padding).
+ * The parser accepts non-zero pad bytes: the ICRC covers them, and a
+ * receiver has no use for their value.
  *
  * The parser does not check the ICRC (use rte_roce_icrc_check*() on
  * [l3_off, icrc_off)), the P_Key, the Q_Key or anything else that depends on
