@@ -172,6 +172,43 @@ roce_port_dev_setup(struct rte_roce_port *port, const struct rte_roce_port_conf 
 	return 0;
 }
 
+/*
+ * Take the configured MAC, or the device's. Receiving for a MAC the device
+ * does not filter on needs promiscuous mode; IPv6 Neighbour Discovery needs
+ * the solicited-node groups, so all-multicast is asked for (best effort:
+ * virtual PMDs filter nothing anyway).
+ */
+static int
+roce_port_mac_setup(struct rte_roce_port *port, const struct rte_roce_port_conf *conf)
+{
+	uint16_t id = port->port_id;
+	int ret;
+
+	if (!rte_is_zero_ether_addr(&conf->mac)) {
+		if (!rte_is_unicast_ether_addr(&conf->mac)) {
+			ROCE_PORT_LOG(ERR, "port %u: configured MAC is not unicast", id);
+			return -EINVAL;
+		}
+		ret = rte_eth_dev_default_mac_addr_set(id, (struct rte_ether_addr *)(uintptr_t)&conf->mac);
+		if (ret == -ENOTSUP)
+			ret = rte_eth_promiscuous_enable(id);
+		if (ret != 0) {
+			ROCE_PORT_LOG(ERR, "port %u: cannot use the configured MAC: %s", id,
+				      rte_strerror(-ret));
+			return ret;
+		}
+		port->mac = conf->mac;
+	}
+	if (rte_is_zero_ether_addr(&port->mac)) {
+		ROCE_PORT_LOG(ERR, "port %u: no MAC address; set rte_roce_port_conf::mac", id);
+		return -EINVAL;
+	}
+	ret = rte_eth_allmulticast_enable(id);
+	if (ret != 0)
+		ROCE_PORT_LOG(DEBUG, "port %u: no all-multicast mode (%s)", id, rte_strerror(-ret));
+	return 0;
+}
+
 static int
 roce_port_init(struct rte_roce_port *port, const struct rte_roce_port_conf *conf)
 {
@@ -205,6 +242,8 @@ roce_port_init(struct rte_roce_port *port, const struct rte_roce_port_conf *conf
 	if (ret != 0)
 		return ret;
 	ret = roce_port_dev_setup(port, conf);
+	if (ret == 0)
+		ret = roce_port_mac_setup(port, conf);
 	if (ret != 0)
 		return ret;
 	port->ib_mtu = rte_roce_port_ib_mtu(port->mtu);

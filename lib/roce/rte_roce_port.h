@@ -58,6 +58,11 @@ struct rte_roce_port_conf {
 	uint16_t nb_rx_desc;       /**< RX ring size; 0 = the PMD's default */
 	uint16_t nb_tx_desc;       /**< TX ring size; 0 = the PMD's default */
 	uint16_t mtu;              /**< Ethernet MTU to set; 0 = keep the device's */
+	/**
+	 * MAC address to use; all-zero = the device's. A PMD that cannot
+	 * change its MAC (net_ring) is put in promiscuous mode instead.
+	 */
+	struct rte_ether_addr mac;
 	struct rte_mempool *pool;  /**< RX and control-frame mbufs; NULL = create one */
 	uint32_t neigh_entries;    /**< neighbour cache entries */
 	uint32_t neigh_timeout_ms; /**< reachable lifetime of a learnt neighbour */
@@ -153,8 +158,9 @@ int rte_roce_eal_init(int argc, char **argv);
  *   The configuration.
  * @return
  *   The port, or NULL with rte_errno set: EINVAL (conf NULL or a value out of
- *   range), ENODEV (no such ethdev), EBUSY (a port already runs on it),
- *   ENOTSUP (the PMD refuses to change the MTU), ENOMEM, or the errno of the
+ *   range, or no MAC address at all), ENODEV (no such ethdev), EBUSY (a port
+ *   already runs on it), ENOTSUP (the PMD refuses to change the MTU, or both
+ *   the MAC and promiscuous mode), ENOMEM, or the errno of the
  *   failing ethdev call. Failures are logged.
  */
 struct rte_roce_port *rte_roce_port_create(const struct rte_roce_port_conf *conf);
