@@ -35,9 +35,7 @@
 
 #include "roce_log.h"
 #include "roce_port_priv.h"
-
-/* RoCEv2 UDP destination port (IBTA A17.2; K:rxe_net.c ROCE_V2_UDP_DPORT). */
-#define ROCE_UDP_DPORT 4791
+#include "rte_roce_icrc.h"
 
 /* rxe reserves this much of the Ethernet MTU for headers (K:rxe_param.h RXE_MAX_HDR_LENGTH). */
 #define ROCE_RXE_MAX_HDR_LENGTH 80
@@ -555,16 +553,21 @@ roce_port_tx(struct rte_roce_port *port, struct rte_mbuf *m)
 
 /* ---- RX ---- */
 
-/*
- * The strict RoCEv2 checks: the wire parser and the ICRC. Until the wire
- * and icrc helpers land, only the classification of the caller applies.
- */
+/* The strict RoCEv2 checks: the wire parser at the port's IB MTU, then the ICRC. */
 static bool
 roce_port_rx_roce(struct rte_roce_port *port, struct rte_mbuf *m)
 {
-	RTE_SET_USED(port);
-	RTE_SET_USED(m);
-	return true;
+	enum rte_roce_drop_reason reason;
+	struct rte_roce_pkt pkt;
+
+	reason = rte_roce_pkt_parse_mbuf(m, port->ib_mtu, &pkt);
+	if (reason == RTE_ROCE_DROP_NONE &&
+	    rte_roce_icrc_check_mbuf(m, pkt.l3_off, pkt.icrc_off - pkt.l3_off) != 0)
+		reason = RTE_ROCE_DROP_ICRC;
+	if (reason == RTE_ROCE_DROP_NONE)
+		return true;
+	port->stats.roce_drops[reason]++;
+	return false;
 }
 
 static bool
@@ -578,7 +581,7 @@ roce_port_rx_udp(struct rte_roce_port *port, struct rte_mbuf *m, uint32_t l4_off
 		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_MALFORMED);
 		return false;
 	}
-	if (udp->dst_port != RTE_BE16(ROCE_UDP_DPORT)) {
+	if (udp->dst_port != RTE_BE16(RTE_ROCE_UDP_PORT)) {
 		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_UDP_PORT);
 		return false;
 	}

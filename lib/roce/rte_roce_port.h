@@ -33,6 +33,7 @@
 #include <rte_mempool.h>
 
 #include <rte_roce_gid.h>
+#include <rte_roce_pkt.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -99,7 +100,7 @@ enum rte_roce_port_drop {
 	RTE_ROCE_PORT_DROP_ND_NOT_FOR_US,  /**< valid NS for another address */
 	RTE_ROCE_PORT_DROP_ICMP_MALFORMED, /**< short ICMP or bad checksum */
 	RTE_ROCE_PORT_DROP_ICMP_TYPE,      /**< ICMP type the port does not handle */
-	RTE_ROCE_PORT_DROP_ROCE,           /**< rejected by the RoCE parser or ICRC check */
+	RTE_ROCE_PORT_DROP_ROCE,           /**< rejected by the RoCE parser or ICRC check: see roce_drops */
 	RTE_ROCE_PORT_DROP_NO_MBUF,        /**< no mbuf to build a reply in */
 	RTE_ROCE_PORT_DROP_TX_FULL,        /**< TX queue and backlog full */
 	RTE_ROCE_PORT_DROP_MAX             /**< number of reasons */
@@ -129,6 +130,12 @@ struct rte_roce_port_stats {
 	uint64_t neigh_expired;      /**< reachable entries aged out */
 	uint64_t neigh_queue_drops;  /**< queued frames freed: queue full or resolution failed */
 	uint64_t drops[RTE_ROCE_PORT_DROP_MAX]; /**< dropped frames, by reason */
+	/**
+	 * RoCEv2 frames for us that failed rte_roce_pkt_parse_mbuf() or the
+	 * ICRC check (RTE_ROCE_DROP_ICRC), by parser reason; they sum to
+	 * drops[RTE_ROCE_PORT_DROP_ROCE]. Names: rte_roce_drop_reason_name().
+	 */
+	uint64_t roce_drops[RTE_ROCE_DROP_REASON_MAX];
 };
 
 /**
