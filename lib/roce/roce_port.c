@@ -240,10 +240,13 @@ roce_port_init(struct rte_roce_port *port, const struct rte_roce_port_conf *conf
 	if (ret != 0)
 		return ret;
 	ret = roce_port_dev_setup(port, conf);
-	if (ret == 0)
-		ret = roce_port_mac_setup(port, conf);
 	if (ret != 0)
 		return ret;
+	ret = roce_port_mac_setup(port, conf);
+	if (ret != 0) {
+		rte_eth_dev_stop(port->port_id);
+		return ret;
+	}
 	port->ib_mtu = rte_roce_port_ib_mtu(port->mtu);
 	rte_roce_gid_from_mac(&port->gids[0].gid, &port->mac);
 	port->gids[0].prefix_len = 64;	/* fe80::/64 (RFC 4291 2.5.6) */
@@ -290,7 +293,6 @@ rte_roce_port_create(const struct rte_roce_port_conf *conf)
 	port->port_id = conf->port_id;
 	ret = roce_port_init(port, conf);
 	if (ret != 0) {
-		rte_eth_dev_stop(port->port_id);
 		roce_port_free(port);
 		rte_errno = -ret;
 		return NULL;
