@@ -10,6 +10,8 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include <rte_roce_pkt.h>
+
 #include "roce_test_eal.h"
 #include "roce_test_port.h"
 
@@ -18,6 +20,8 @@
 #define ROCE_TEST_RETRY_MS 5
 #define ROCE_TEST_TIMEOUT_MS 2000
 #define ROCE_TEST_MS_PER_S 1000
+#define ROCE_TEST_PAYLOAD_MAX 4096
+#define ROCE_TEST_UDP_SPORT 0xc000	/* rxe's range starts here (wire-facts 1.2) */
 
 int
 roce_test_pair_create(struct roce_test_pair *pair, const char *name)
@@ -163,5 +167,40 @@ roce_test_frame(const void *bytes, uint32_t len)
 		return NULL;
 	}
 	memcpy(data, bytes, len);
+	return m;
+}
+
+struct rte_mbuf *
+roce_test_send_only(const char *src, const char *dst, uint32_t qpn, uint32_t psn,
+		    uint32_t payload_len)
+{
+	static uint8_t payload[ROCE_TEST_PAYLOAD_MAX];
+	struct rte_roce_pkt pkt;
+	struct rte_mbuf *m;
+	unsigned int i;
+	int ret;
+
+	if (payload_len > sizeof(payload))
+		return NULL;
+	m = rte_pktmbuf_alloc(roce_test_mbuf_pool());
+	if (m == NULL)
+		return NULL;
+	for (i = 0; i < payload_len; i++)
+		payload[i] = (uint8_t)(i * 7);
+	rte_roce_pkt_init(&pkt, RTE_ROCE_OP_RC_SEND_ONLY);
+	rte_roce_gid_parse(src, &pkt.sgid);
+	rte_roce_gid_parse(dst, &pkt.dgid);
+	pkt.ip_version = rte_roce_gid_is_ipv4(&pkt.dgid) ? 4 : 6;
+	pkt.sport = ROCE_TEST_UDP_SPORT;
+	pkt.dqpn = qpn;
+	pkt.psn = psn;
+	pkt.ackreq = true;
+	pkt.payload_len = payload_len;
+	ret = rte_roce_pkt_build_mbuf(&pkt, payload, m);
+	if (ret < 0) {
+		printf("# rte_roce_pkt_build_mbuf: %s\n", strerror(-ret));
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
 	return m;
 }

@@ -49,6 +49,14 @@ int roce_test_resolve(struct rte_roce_port *a, struct rte_roce_port *b, const ch
 /* An mbuf of the test pool holding a copy of len bytes, or NULL after printing why. */
 struct rte_mbuf *roce_test_frame(const void *bytes, uint32_t len);
 
+/*
+ * An RC SEND_ONLY frame from src to dst (IPv4 or IPv6 text addresses) built
+ * with rte_roce_pkt_build_mbuf(): AckReq set, payload byte i = i * 7, MACs
+ * zero (rte_roce_port_send() fills them). NULL after printing why.
+ */
+struct rte_mbuf *roce_test_send_only(const char *src, const char *dst, uint32_t qpn,
+				     uint32_t psn, uint32_t payload_len);
+
 /* Milliseconds since an arbitrary origin, from the timer cycles. */
 uint64_t roce_test_ms(void);
 

@@ -520,35 +520,6 @@ test_not_for_us(void)
 
 /* ---- RoCEv2 ---- */
 
-/* An RC SEND_ONLY from A to B, built by the wire builder (L2 left to the port). */
-static struct rte_mbuf *
-roce_frame(const char *src, const char *dst, uint32_t payload_len)
-{
-	static uint8_t payload[FRAME_MAX];
-	struct rte_roce_pkt pkt;
-	struct rte_mbuf *m = rte_pktmbuf_alloc(roce_test_mbuf_pool());
-	unsigned int i;
-
-	if (m == NULL)
-		return NULL;
-	for (i = 0; i < payload_len; i++)
-		payload[i] = (uint8_t)(i * 7);
-	rte_roce_pkt_init(&pkt, RTE_ROCE_OP_RC_SEND_ONLY);
-	rte_roce_gid_parse(src, &pkt.sgid);
-	rte_roce_gid_parse(dst, &pkt.dgid);
-	pkt.ip_version = rte_roce_gid_is_ipv4(&pkt.dgid) ? 4 : 6;
-	pkt.sport = 0xc000;
-	pkt.dqpn = ROCE_QPN;
-	pkt.psn = ROCE_PSN;
-	pkt.ackreq = true;
-	pkt.payload_len = payload_len;
-	if (rte_roce_pkt_build_mbuf(&pkt, payload, m) < 0) {
-		rte_pktmbuf_free(m);
-		return NULL;
-	}
-	return m;
-}
-
 /* Send m from A to B through rte_roce_port_send() and return what B's poll hands back. */
 static uint16_t
 roce_a_to_b(struct rte_mbuf *m, const char *next_hop, struct rte_mbuf **pkts)
@@ -578,7 +549,8 @@ test_roce_a_to_b(void)
 
 	ROCE_TEST_ASSERT_EQ(setup(), 0, "setup");
 	for (i = 0; i < RTE_DIM(peers); i++) {
-		ROCE_TEST_ASSERT_EQ(roce_a_to_b(roce_frame(peers[i][0], peers[i][1], ROCE_PAYLOAD),
+		ROCE_TEST_ASSERT_EQ(roce_a_to_b(roce_test_send_only(peers[i][0], peers[i][1], ROCE_QPN, ROCE_PSN,
+								 ROCE_PAYLOAD),
 						peers[i][1], pkts), 1, "B got the %s frame",
 				    peers[i][1]);
 		ROCE_TEST_ASSERT_EQ(rte_roce_pkt_parse_mbuf(pkts[0], 1024, &pkt), RTE_ROCE_DROP_NONE,
@@ -602,18 +574,18 @@ test_roce_rejects(void)
 
 	ROCE_TEST_ASSERT_EQ(setup(), 0, "setup");
 	/* A flipped payload bit: the ICRC no longer matches. */
-	m = roce_frame("198.18.0.1", "198.18.0.2", ROCE_PAYLOAD);
+	m = roce_test_send_only("198.18.0.1", "198.18.0.2", ROCE_QPN, ROCE_PSN, ROCE_PAYLOAD);
 	ROCE_TEST_ASSERT(m != NULL, "frame");
 	*rte_pktmbuf_mtod_offset(m, uint8_t *, m->pkt_len - 10) ^= 0x10;
 	ROCE_TEST_ASSERT_EQ(roce_a_to_b(m, "198.18.0.2", pkts), 0, "bad ICRC not delivered");
 	/* TVer 1 (rxe drops it, K:rxe_recv.c). */
-	m = roce_frame("198.18.0.1", "198.18.0.2", ROCE_PAYLOAD);
+	m = roce_test_send_only("198.18.0.1", "198.18.0.2", ROCE_QPN, ROCE_PSN, ROCE_PAYLOAD);
 	ROCE_TEST_ASSERT(m != NULL, "frame");
 	bth = rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN + 20 + 8);
 	bth[1] |= 1;
 	ROCE_TEST_ASSERT_EQ(roce_a_to_b(m, "198.18.0.2", pkts), 0, "TVer 1 not delivered");
 	/* Payload above the port's IB MTU (1024 at Ethernet MTU 1500). */
-	m = roce_frame("198.18.0.1", "198.18.0.2", 2 * 1024);
+	m = roce_test_send_only("198.18.0.1", "198.18.0.2", ROCE_QPN, ROCE_PSN, 2 * 1024);
 	ROCE_TEST_ASSERT(m != NULL, "frame");
 	ROCE_TEST_ASSERT_EQ(roce_a_to_b(m, "198.18.0.2", pkts), 0, "oversized not delivered");
 	s = stats_b();
@@ -626,7 +598,7 @@ test_roce_rejects(void)
 	ROCE_TEST_ASSERT_EQ(s.drops[RTE_ROCE_PORT_DROP_ROCE], 3, "sum of the RoCE drops");
 	ROCE_TEST_ASSERT_EQ(s.rx_roce_packets, 0, "nothing delivered");
 	/* To another of B's IPs it is not: a RoCE frame for 198.18.0.3 via B's MAC. */
-	m = roce_frame("198.18.0.1", "198.18.0.3", ROCE_PAYLOAD);
+	m = roce_test_send_only("198.18.0.1", "198.18.0.3", ROCE_QPN, ROCE_PSN, ROCE_PAYLOAD);
 	ROCE_TEST_ASSERT(m != NULL, "frame");
 	ROCE_TEST_ASSERT_EQ(roce_a_to_b(m, "198.18.0.2", pkts), 0, "other IP not delivered");
 	ROCE_TEST_ASSERT_EQ(stats_b().drops[RTE_ROCE_PORT_DROP_NOT_FOR_US], 1, "not for us");
