@@ -454,6 +454,11 @@ roce_icmp4_input(struct rte_roce_port *port, struct rte_mbuf *req, uint32_t l4_o
 		roce_port_drop(port, req, RTE_ROCE_PORT_DROP_ICMP_MALFORMED);
 		return;
 	}
+	if (ricmp->icmp_type == RTE_IP_ICMP_ECHO_REPLY && ricmp->icmp_code == 0) {
+		port->stats.icmp_echo_replies_in++;
+		rte_pktmbuf_free(req);
+		return;
+	}
 	if (ricmp->icmp_type != RTE_IP_ICMP_ECHO_REQUEST || ricmp->icmp_code != 0) {
 		roce_port_drop(port, req, RTE_ROCE_PORT_DROP_ICMP_TYPE);
 		return;
@@ -480,8 +485,7 @@ roce_icmp4_input(struct rte_roce_port *port, struct rte_mbuf *req, uint32_t l4_o
 }
 
 static void
-roce_echo6_input(struct rte_roce_port *port, struct rte_mbuf *req, const struct rte_ipv6_hdr *rip,
-		 enum roce_l2_dst l2)
+roce_echo6_input(struct rte_roce_port *port, struct rte_mbuf *req, const struct rte_ipv6_hdr *rip)
 {
 	const uint32_t l4_off = RTE_ETHER_HDR_LEN + sizeof(*rip);
 	uint32_t len = rte_be_to_cpu_16(rip->payload_len);
@@ -489,11 +493,6 @@ roce_echo6_input(struct rte_roce_port *port, struct rte_mbuf *req, const struct 
 	struct rte_icmp_hdr *icmp;
 	struct rte_mbuf *m;
 
-	if (l2 != ROCE_L2_UNICAST ||
-	    !roce_port_is_local(port, (const union rte_roce_gid *)rip->dst_addr)) {
-		roce_port_drop(port, req, RTE_ROCE_PORT_DROP_NOT_FOR_US);
-		return;
-	}
 	port->stats.icmp_echo_in++;
 	m = roce_ctl_alloc(port, l4_off + len);
 	if (m == NULL) {
@@ -542,12 +541,23 @@ roce_icmp6_input(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_ds
 			roce_na_input(port, m, &rx);
 		return;
 	case ROCE_ICMP6_ECHO_REQUEST:
+	case ROCE_ICMP6_ECHO_REPLY:
 		if (icmp->icmp_code != 0 ||
 		    __rte_ipv6_udptcp_cksum_mbuf(m, rx.ip, l4_off) != ROCE_CKSUM_OK) {
 			roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ICMP_MALFORMED);
 			return;
 		}
-		roce_echo6_input(port, m, rx.ip, l2);
+		if (l2 != ROCE_L2_UNICAST ||
+		    !roce_port_is_local(port, (const union rte_roce_gid *)rx.ip->dst_addr)) {
+			roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
+			return;
+		}
+		if (rx.type == ROCE_ICMP6_ECHO_REQUEST) {
+			roce_echo6_input(port, m, rx.ip);
+			return;
+		}
+		port->stats.icmp_echo_replies_in++;
+		rte_pktmbuf_free(m);
 		return;
 	default:
 		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ICMP_TYPE);

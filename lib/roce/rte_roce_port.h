@@ -124,6 +124,7 @@ struct rte_roce_port_stats {
 	uint64_t nd_adverts_out;     /**< Neighbour Advertisements sent */
 	uint64_t icmp_echo_in;       /**< ICMP and ICMPv6 echo requests for us */
 	uint64_t icmp_echo_out;      /**< echo replies sent */
+	uint64_t icmp_echo_replies_in; /**< echo replies for us (to a ping sent with rte_roce_port_send) */
 	uint64_t neigh_misses;       /**< send or resolve found no usable entry */
 	uint64_t neigh_resolved;     /**< entries resolved or refreshed from the wire */
 	uint64_t neigh_failed;       /**< resolutions that exhausted their retries */

@@ -275,6 +275,38 @@ test_ping_ipv6(void)
 	return teardown();
 }
 
+/* A ping sent by port A itself through rte_roce_port_send(): B answers, A counts the reply. */
+static int
+test_ping_from_port(void)
+{
+	const uint32_t l4_len = sizeof(struct rte_icmp_hdr) + ECHO_DATA_LEN;
+	struct rte_roce_port_stats sa;
+	struct rte_icmp_hdr *icmp;
+	struct rte_ipv6_hdr *ip6;
+	union rte_roce_gid nh;
+	struct frame f;
+	unsigned int round;
+
+	ROCE_TEST_ASSERT_EQ(setup(), 0, "setup");
+	icmp = (struct rte_icmp_hdr *)(ipv4_hdr(&f, &ib.mac, "198.18.0.2", IPPROTO_ICMP, l4_len) + 1);
+	echo_body((uint8_t *)icmp, RTE_IP_ICMP_ECHO_REQUEST);
+	icmp->icmp_cksum = ~rte_raw_cksum(icmp, l4_len);
+	rte_roce_gid_parse("198.18.0.2", &nh);
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_send(a, roce_test_frame(f.buf, f.len), &nh), 0, "ping");
+	ip6 = ipv6_hdr(&f, &ib.mac, "2001:db8::1", "2001:db8::2", 64, l4_len);
+	icmp = (struct rte_icmp_hdr *)(ip6 + 1);
+	echo_body((uint8_t *)icmp, ICMP6_ECHO_REQUEST);
+	icmp->icmp_cksum = rte_ipv6_udptcp_cksum(ip6, icmp);
+	rte_roce_gid_parse("2001:db8::2", &nh);
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_send(a, roce_test_frame(f.buf, f.len), &nh), 0, "ping6");
+	for (round = 0; round < PUMP_ROUNDS; round++)
+		roce_test_pump(a, b);
+	rte_roce_port_stats_get(a, &sa);
+	ROCE_TEST_ASSERT_EQ(sa.icmp_echo_replies_in, 2, "both replies came back");
+	ROCE_TEST_ASSERT_EQ(stats_b().icmp_echo_out, 2, "B answered both");
+	return teardown();
+}
+
 /* ---- ARP ---- */
 
 static struct rte_arp_hdr *
@@ -608,6 +640,7 @@ test_roce_rejects(void)
 static const struct roce_test_case cases[] = {
 	{ "ping_ipv4", test_ping_ipv4 },
 	{ "ping_ipv6", test_ping_ipv6 },
+	{ "ping_from_port_counts_replies", test_ping_from_port },
 	{ "arp_malformed_ignored", test_arp_malformed },
 	{ "nd_malformed_ignored", test_nd_malformed },
 	{ "nd_dad_probe_answered", test_nd_dad },
