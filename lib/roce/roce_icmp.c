@@ -314,6 +314,8 @@ roce_nd_options(const struct rte_mbuf *m, uint32_t off, uint32_t end, uint8_t ty
 /* What the ND validation (RFC 4861 7.1.1 / 7.1.2) needs of a message. */
 struct roce_nd_rx {
 	const struct rte_ipv6_hdr *ip;
+	union rte_roce_gid src;		/* ip's addresses, aligned */
+	union rte_roce_gid dst;
 	uint8_t type;
 	uint8_t flags;
 	union rte_roce_gid target;
@@ -325,7 +327,6 @@ static bool
 roce_nd_valid(const struct rte_mbuf *m, struct roce_nd_rx *rx)
 {
 	const uint32_t l4_off = RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr);
-	const union rte_roce_gid *src = (const union rte_roce_gid *)rx->ip->src_addr;
 	uint32_t len = rte_be_to_cpu_16(rx->ip->payload_len);
 	uint8_t opt = rx->type == ROCE_ND_NEIGHBOR_SOLICIT ? ROCE_ND_OPT_SRC_LLADDR :
 		      ROCE_ND_OPT_TGT_LLADDR;
@@ -345,14 +346,13 @@ roce_nd_valid(const struct rte_mbuf *m, struct roce_nd_rx *rx)
 		return false;
 	if (rx->type == ROCE_ND_NEIGHBOR_ADVERT)
 		/* 7.1.2: a multicast NA must not claim to be solicited. */
-		return !(rx->ip->dst_addr[0] == 0xff && (rx->flags & ROCE_NA_FLAG_SOLICITED));
+		return !(rx->dst.raw[0] == 0xff && (rx->flags & ROCE_NA_FLAG_SOLICITED));
 	/* 7.1.1: a DAD probe (source ::) goes to a solicited-node group and carries no SLLA. */
-	if (rte_roce_gid_equal(src, &roce_unspecified)) {
+	if (rte_roce_gid_equal(&rx->src, &roce_unspecified)) {
 		union rte_roce_gid group;
 
 		roce_solicited_node(&rx->target, &group);
-		return !rx->has_lladdr && memcmp(rx->ip->dst_addr, group.raw,
-						 RTE_ROCE_GID_LEN) == 0;
+		return !rx->has_lladdr && rte_roce_gid_equal(&rx->dst, &group);
 	}
 	return true;
 }
@@ -364,16 +364,16 @@ roce_ns_dst_ok(const struct roce_nd_rx *rx, enum roce_l2_dst l2)
 	union rte_roce_gid group;
 
 	if (l2 == ROCE_L2_UNICAST)
-		return memcmp(rx->ip->dst_addr, rx->target.raw, RTE_ROCE_GID_LEN) == 0;
+		return rte_roce_gid_equal(&rx->dst, &rx->target);
 	roce_solicited_node(&rx->target, &group);
-	return memcmp(rx->ip->dst_addr, group.raw, RTE_ROCE_GID_LEN) == 0;
+	return rte_roce_gid_equal(&rx->dst, &group);
 }
 
 static void
 roce_ns_input(struct rte_roce_port *port, struct rte_mbuf *m, struct roce_nd_rx *rx,
 	      enum roce_l2_dst l2)
 {
-	const union rte_roce_gid *src = (const union rte_roce_gid *)rx->ip->src_addr;
+	const union rte_roce_gid *src = &rx->src;
 	struct rte_ether_addr dst_mac;
 	const uint8_t *dst_ip;
 	uint8_t flags;
@@ -528,6 +528,8 @@ roce_icmp6_input(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_ds
 		return;
 	}
 	rx.type = icmp->icmp_type;
+	memcpy(rx.src.raw, rx.ip->src_addr, RTE_ROCE_GID_LEN);
+	memcpy(rx.dst.raw, rx.ip->dst_addr, RTE_ROCE_GID_LEN);
 	switch (rx.type) {
 	case ROCE_ND_NEIGHBOR_SOLICIT:
 	case ROCE_ND_NEIGHBOR_ADVERT:
@@ -548,7 +550,7 @@ roce_icmp6_input(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_ds
 			return;
 		}
 		if (l2 != ROCE_L2_UNICAST ||
-		    !roce_port_is_local(port, (const union rte_roce_gid *)rx.ip->dst_addr)) {
+		    !roce_port_is_local(port, &rx.dst)) {
 			roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
 			return;
 		}

@@ -653,6 +653,7 @@ roce_port_rx_ipv6(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_d
 	const uint32_t l3_off = RTE_ETHER_HDR_LEN;
 	struct rte_ipv6_hdr ip_buf;
 	const struct rte_ipv6_hdr *ip;
+	union rte_roce_gid dst;
 	uint32_t plen;
 
 	ip = rte_pktmbuf_read(m, l3_off, sizeof(*ip), &ip_buf);
@@ -668,8 +669,9 @@ roce_port_rx_ipv6(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_d
 	roce_port_trim(m, l3_off + sizeof(*ip) + plen);
 	switch (ip->proto) {
 	case IPPROTO_UDP:
-		if (l2 != ROCE_L2_UNICAST ||
-		    !roce_port_is_local(port, (const union rte_roce_gid *)ip->dst_addr)) {
+		/* Copied: the address in the frame is not 4-byte aligned as a GID is. */
+		memcpy(dst.raw, ip->dst_addr, sizeof(dst.raw));
+		if (l2 != ROCE_L2_UNICAST || !roce_port_is_local(port, &dst)) {
 			roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
 			return false;
 		}
