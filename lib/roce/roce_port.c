@@ -579,18 +579,12 @@ roce_port_rx_udp(struct rte_roce_port *port, struct rte_mbuf *m, uint32_t l4_off
 	const struct rte_udp_hdr *udp;
 
 	udp = rte_pktmbuf_read(m, l4_off, sizeof(*udp), &udp_buf);
-	if (udp == NULL) {
-		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_MALFORMED);
-		return false;
-	}
-	if (udp->dst_port != RTE_BE16(RTE_ROCE_UDP_PORT)) {
-		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_UDP_PORT);
-		return false;
-	}
-	if (!roce_port_rx_roce(port, m)) {
-		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ROCE);
-		return false;
-	}
+	if (udp == NULL)
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_MALFORMED);
+	if (udp->dst_port != RTE_BE16(RTE_ROCE_UDP_PORT))
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_UDP_PORT);
+	if (!roce_port_rx_roce(port, m))
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ROCE);
 	port->stats.rx_roce_packets++;
 	return true;
 }
@@ -622,15 +616,11 @@ roce_port_rx_ipv4(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_d
 	if (tot_len < hlen || l3_off + tot_len > m->pkt_len ||
 	    rte_raw_cksum_mbuf(m, l3_off, hlen, &cksum) != 0 || cksum != ROCE_CKSUM_OK)
 		goto malformed;
-	if ((ip->fragment_offset & RTE_BE16(ROCE_IPV4_FRAG_MASK)) != 0) {
-		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_FRAGMENT);
-		return false;
-	}
+	if ((ip->fragment_offset & RTE_BE16(ROCE_IPV4_FRAG_MASK)) != 0)
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_FRAGMENT);
 	rte_roce_gid_from_ipv4(&dst, ip->dst_addr);
-	if (l2 != ROCE_L2_UNICAST || !roce_port_is_local(port, &dst)) {
-		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
-		return false;
-	}
+	if (l2 != ROCE_L2_UNICAST || !roce_port_is_local(port, &dst))
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
 	roce_port_trim(m, l3_off + tot_len);
 	switch (ip->next_proto_id) {
 	case IPPROTO_UDP:
@@ -639,12 +629,10 @@ roce_port_rx_ipv4(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_d
 		roce_icmp4_input(port, m, l3_off + hlen, tot_len - hlen);
 		return false;
 	default:
-		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_PROTO);
-		return false;
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_PROTO);
 	}
 malformed:
-	roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_MALFORMED);
-	return false;
+	return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_MALFORMED);
 }
 
 static bool
@@ -657,32 +645,24 @@ roce_port_rx_ipv6(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_d
 	uint32_t plen;
 
 	ip = rte_pktmbuf_read(m, l3_off, sizeof(*ip), &ip_buf);
-	if (ip == NULL || (rte_be_to_cpu_32(ip->vtc_flow) >> 28) != ROCE_IPV6_VERSION) {
-		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_MALFORMED);
-		return false;
-	}
+	if (ip == NULL || (rte_be_to_cpu_32(ip->vtc_flow) >> 28) != ROCE_IPV6_VERSION ||
+	    l3_off + sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len) > m->pkt_len)
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_MALFORMED);
 	plen = rte_be_to_cpu_16(ip->payload_len);
-	if (l3_off + sizeof(*ip) + plen > m->pkt_len) {
-		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_MALFORMED);
-		return false;
-	}
 	roce_port_trim(m, l3_off + sizeof(*ip) + plen);
 	switch (ip->proto) {
 	case IPPROTO_UDP:
 		/* Copied: the address in the frame is not 4-byte aligned as a GID is. */
 		memcpy(dst.raw, ip->dst_addr, sizeof(dst.raw));
-		if (l2 != ROCE_L2_UNICAST || !roce_port_is_local(port, &dst)) {
-			roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
-			return false;
-		}
+		if (l2 != ROCE_L2_UNICAST || !roce_port_is_local(port, &dst))
+			return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
 		return roce_port_rx_udp(port, m, l3_off + sizeof(*ip));
 	case IPPROTO_ICMPV6:
 		/* ND is addressed to multicast groups too: roce_icmp6_input sorts it out. */
 		roce_icmp6_input(port, m, l2);
 		return false;
 	default:
-		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_PROTO);
-		return false;
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_PROTO);
 	}
 }
 
@@ -697,20 +677,16 @@ roce_port_rx_one(struct rte_roce_port *port, struct rte_mbuf *m)
 	port->stats.rx_packets++;
 	port->stats.rx_bytes += m->pkt_len;
 	eth = rte_pktmbuf_read(m, 0, sizeof(*eth), &eth_buf);
-	if (eth == NULL) {
-		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ETHERTYPE);
-		return false;
-	}
+	if (eth == NULL)
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ETHERTYPE);
 	if (rte_is_same_ether_addr(&eth->dst_addr, &port->mac))
 		l2 = ROCE_L2_UNICAST;
 	else if (rte_is_broadcast_ether_addr(&eth->dst_addr))
 		l2 = ROCE_L2_BROADCAST;
 	else if (rte_is_multicast_ether_addr(&eth->dst_addr))
 		l2 = ROCE_L2_MULTICAST;
-	else {
-		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
-		return false;
-	}
+	else
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
 	switch (rte_be_to_cpu_16(eth->ether_type)) {
 	case RTE_ETHER_TYPE_ARP:
 		if (l2 == ROCE_L2_MULTICAST)
@@ -722,11 +698,9 @@ roce_port_rx_one(struct rte_roce_port *port, struct rte_mbuf *m)
 	case RTE_ETHER_TYPE_IPV6:
 		return roce_port_rx_ipv6(port, m, l2);
 	default:
-		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ETHERTYPE);
-		return false;
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ETHERTYPE);
 	}
-	roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
-	return false;
+	return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
 }
 
 uint16_t

@@ -85,11 +85,13 @@ enum roce_l2_dst {
 	ROCE_L2_MULTICAST,
 };
 
-static inline void
+/* Count and free a frame; false, so that an RX path can return it ("not for the caller"). */
+static inline bool
 roce_port_drop(struct rte_roce_port *port, struct rte_mbuf *m, enum rte_roce_port_drop reason)
 {
 	port->stats.drops[reason]++;
 	rte_pktmbuf_free(m);
+	return false;
 }
 
 /* roce_port.c */

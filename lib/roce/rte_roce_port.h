@@ -89,7 +89,7 @@ struct rte_roce_port_info {
  */
 enum rte_roce_port_drop {
 	RTE_ROCE_PORT_DROP_NOT_FOR_US,     /**< destination MAC or IP not the port's */
-	RTE_ROCE_PORT_DROP_ETHERTYPE,      /**< neither IPv4, IPv6 nor ARP */
+	RTE_ROCE_PORT_DROP_ETHERTYPE,      /**< neither IPv4, IPv6 nor ARP, or a runt */
 	RTE_ROCE_PORT_DROP_IP_MALFORMED,   /**< bad IP header, length or checksum */
 	RTE_ROCE_PORT_DROP_IP_FRAGMENT,    /**< IPv4 fragment (RoCE never fragments) */
 	RTE_ROCE_PORT_DROP_IP_PROTO,       /**< neither UDP nor ICMP, or IPv6 extension header */

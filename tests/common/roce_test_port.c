@@ -12,6 +12,7 @@
 
 #include <rte_roce_pkt.h>
 
+#include "roce_test.h"
 #include "roce_test_eal.h"
 #include "roce_test_port.h"
 
@@ -66,6 +67,19 @@ roce_test_pair_drain(struct roce_test_pair *pair)
 		}
 	}
 	return total;
+}
+
+int
+roce_test_pair_release(struct roce_test_pair *pair, struct rte_roce_port **a,
+		       struct rte_roce_port **b, unsigned int baseline)
+{
+	rte_roce_port_destroy(*a);
+	rte_roce_port_destroy(*b);
+	*a = *b = NULL;
+	roce_test_pair_drain(pair);
+	ROCE_TEST_ASSERT_EQ(rte_mempool_in_use_count(roce_test_mbuf_pool()), baseline,
+			    "mbufs leaked");
+	return 0;
 }
 
 struct rte_roce_port *

@@ -28,6 +28,14 @@ int roce_test_pair_create(struct roce_test_pair *pair, const char *name);
 unsigned int roce_test_pair_drain(struct roce_test_pair *pair);
 
 /*
+ * End of a case: destroy *a and *b (either may be NULL; both become NULL),
+ * free the frames still in flight, and check that the test pool has as many
+ * mbufs in use as baseline. Returns 0, or -1 after printing the leak.
+ */
+int roce_test_pair_release(struct roce_test_pair *pair, struct rte_roce_port **a,
+			   struct rte_roce_port **b, unsigned int baseline);
+
+/*
  * A RoCE port over ethdev eth for tests: the test mbuf pool, timers of
  * a few milliseconds unless conf says otherwise (conf may be NULL), and
  * the addresses "a.b.c.d/len" or "x::y/len" of the NULL-terminated list

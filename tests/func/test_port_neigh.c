@@ -38,15 +38,7 @@ static const char *const addrs_b[] = { "198.18.0.2/24", "2001:db8::2/64", NULL }
 static int
 teardown(void)
 {
-	unsigned int in_use;
-
-	rte_roce_port_destroy(a);
-	rte_roce_port_destroy(b);
-	a = b = NULL;
-	roce_test_pair_drain(&pair);
-	in_use = rte_mempool_in_use_count(roce_test_mbuf_pool());
-	ROCE_TEST_ASSERT_EQ(in_use, baseline, "mbufs leaked");
-	return 0;
+	return roce_test_pair_release(&pair, &a, &b, baseline);
 }
 
 /* Port A, and port B unless conf_b is NO_PEER; leftovers of a failed case go first. */
@@ -119,49 +111,62 @@ check_resolves(struct rte_roce_port *from, struct rte_roce_port *to, const char 
 	return 0;
 }
 
+typedef int (*counters_check)(const struct rte_roce_port_stats *sa,
+			      const struct rte_roce_port_stats *sb);
+
+/*
+ * A resolves B; B then knows A without asking, having learnt A from the
+ * request (RFC 826; RFC 4861 7.2.3, the SLLA of the solicitation); and a
+ * restarted B, which forgot A, resolves A.
+ */
 static int
-test_arp_both_ways(void)
+both_ways(const char *ip_a, const char *ip_b, counters_check counters)
 {
 	struct rte_roce_port_stats sa, sb;
 	struct rte_ether_addr mac;
 
 	ROCE_TEST_ASSERT_EQ(setup(NULL, NULL), 0, "setup");
-	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, "198.18.0.2"), 0, "A resolves B");
-	/* RFC 826: B learnt A from A's request, so B knows A without asking. */
-	ROCE_TEST_ASSERT_EQ(roce_test_resolve(b, a, "198.18.0.1", &mac, 0), 0, "B learnt A");
+	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, ip_b), 0, "A resolves B");
+	ROCE_TEST_ASSERT_EQ(roce_test_resolve(b, a, ip_a, &mac, 0), 0, "B learnt A");
 	rte_roce_port_stats_get(a, &sa);
 	rte_roce_port_stats_get(b, &sb);
-	ROCE_TEST_ASSERT(sa.arp_requests_out >= 1 && sa.arp_replies_in >= 1, "A's ARP counters");
-	ROCE_TEST_ASSERT(sb.arp_requests_in >= 1 && sb.arp_replies_out >= 1, "B's ARP counters");
-	ROCE_TEST_ASSERT_EQ(sb.arp_requests_out, 0, "B needed no request");
+	ROCE_TEST_ASSERT_EQ(counters(&sa, &sb), 0, "counters");
 	ROCE_TEST_ASSERT(sa.neigh_resolved >= 1 && sa.neigh_misses >= 1, "A's neighbour counters");
-	/* And the other way from scratch, once B forgot A. */
 	rte_roce_port_destroy(b);
 	b = roce_test_port(pair.b, NULL, addrs_b);
 	ROCE_TEST_ASSERT(b != NULL, "port B again");
-	ROCE_TEST_ASSERT_EQ(check_resolves(b, a, "198.18.0.1"), 0, "B resolves A");
+	ROCE_TEST_ASSERT_EQ(check_resolves(b, a, ip_a), 0, "B resolves A");
 	return teardown();
+}
+
+static int
+arp_counters(const struct rte_roce_port_stats *sa, const struct rte_roce_port_stats *sb)
+{
+	ROCE_TEST_ASSERT(sa->arp_requests_out >= 1 && sa->arp_replies_in >= 1, "A's ARP counters");
+	ROCE_TEST_ASSERT(sb->arp_requests_in >= 1 && sb->arp_replies_out >= 1, "B's ARP counters");
+	ROCE_TEST_ASSERT_EQ(sb->arp_requests_out, 0, "B needed no request");
+	return 0;
+}
+
+static int
+nd_counters(const struct rte_roce_port_stats *sa, const struct rte_roce_port_stats *sb)
+{
+	ROCE_TEST_ASSERT(sa->nd_solicits_out >= 1 && sa->nd_adverts_in >= 1, "A's ND counters");
+	ROCE_TEST_ASSERT(sb->nd_solicits_in >= 1 && sb->nd_adverts_out >= 1, "B's ND counters");
+	ROCE_TEST_ASSERT_EQ(sb->nd_solicits_out, 0, "B needed no solicitation");
+	return 0;
+}
+
+static int
+test_arp_both_ways(void)
+{
+	return both_ways("198.18.0.1", "198.18.0.2", arp_counters);
 }
 
 static int
 test_nd_global_both_ways(void)
 {
-	struct rte_roce_port_stats sa, sb;
-	struct rte_ether_addr mac;
-
-	ROCE_TEST_ASSERT_EQ(setup(NULL, NULL), 0, "setup");
-	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, "2001:db8::2"), 0, "A resolves B");
-	/* RFC 4861 7.2.3: B learnt A from the SLLA of the solicitation. */
-	ROCE_TEST_ASSERT_EQ(roce_test_resolve(b, a, "2001:db8::1", &mac, 0), 0, "B learnt A");
-	rte_roce_port_stats_get(a, &sa);
-	rte_roce_port_stats_get(b, &sb);
-	ROCE_TEST_ASSERT(sa.nd_solicits_out >= 1 && sa.nd_adverts_in >= 1, "A's ND counters");
-	ROCE_TEST_ASSERT(sb.nd_solicits_in >= 1 && sb.nd_adverts_out >= 1, "B's ND counters");
-	rte_roce_port_destroy(b);
-	b = roce_test_port(pair.b, NULL, addrs_b);
-	ROCE_TEST_ASSERT(b != NULL, "port B again");
-	ROCE_TEST_ASSERT_EQ(check_resolves(b, a, "2001:db8::1"), 0, "B resolves A");
-	return teardown();
+	return both_ways("2001:db8::1", "2001:db8::2", nd_counters);
 }
 
 static int

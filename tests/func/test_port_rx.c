@@ -60,15 +60,7 @@ struct frame {
 static int
 teardown(void)
 {
-	unsigned int in_use;
-
-	rte_roce_port_destroy(a);
-	rte_roce_port_destroy(b);
-	a = b = NULL;
-	roce_test_pair_drain(&pair);
-	in_use = rte_mempool_in_use_count(roce_test_mbuf_pool());
-	ROCE_TEST_ASSERT_EQ(in_use, baseline, "mbufs leaked");
-	return 0;
+	return roce_test_pair_release(&pair, &a, &b, baseline);
 }
 
 static int
