@@ -380,8 +380,7 @@ rte_roce_port_send(struct rte_roce_port *port, struct rte_mbuf *m,
 	}
 	if (n->state == ROCE_NEIGH_REACHABLE) {
 		roce_port_l2_fill(port, m, &n->mac, ether_type);
-		roce_port_tx(port, m);
-		return 0;
+		return roce_port_tx(port, m);
 	}
 	if (n->nb_queued == port->neigh.queue_len) {
 		port->stats.neigh_queue_drops++;

@@ -532,8 +532,11 @@ roce_port_tx_flush(struct rte_roce_port *port)
 	}
 }
 
-/* Transmit a frame whose L2 header is complete; the port takes m. */
-void
+/*
+ * Transmit a frame whose L2 header is complete; the port takes m.
+ * Returns 0 (sent or kept in the backlog) or -ENOBUFS (dropped and counted).
+ */
+int
 roce_port_tx(struct rte_roce_port *port, struct rte_mbuf *m)
 {
 	uint32_t len = m->pkt_len;
@@ -542,15 +545,16 @@ roce_port_tx(struct rte_roce_port *port, struct rte_mbuf *m)
 	if (port->tx_count == 0 && rte_eth_tx_burst(port->port_id, 0, &m, 1) == 1) {
 		port->stats.tx_packets++;
 		port->stats.tx_bytes += len;
-		return;
+		return 0;
 	}
 	if (port->tx_count == ROCE_PORT_TX_BACKLOG) {
 		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_TX_FULL);
-		return;
+		return -ENOBUFS;
 	}
 	port->tx_backlog[(port->tx_head + port->tx_count) & (ROCE_PORT_TX_BACKLOG - 1)] = m;
 	port->tx_count++;
 	port->stats.tx_backlogged++;
+	return 0;
 }
 
 /* ---- RX ---- */

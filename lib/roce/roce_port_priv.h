@@ -95,7 +95,7 @@ roce_port_drop(struct rte_roce_port *port, struct rte_mbuf *m, enum rte_roce_por
 }
 
 /* roce_port.c */
-void roce_port_tx(struct rte_roce_port *port, struct rte_mbuf *m);
+int roce_port_tx(struct rte_roce_port *port, struct rte_mbuf *m);
 void roce_port_l2_fill(struct rte_roce_port *port, struct rte_mbuf *m,
 		       const struct rte_ether_addr *dst, uint16_t ether_type);
 bool roce_port_is_local(const struct rte_roce_port *port, const union rte_roce_gid *gid);

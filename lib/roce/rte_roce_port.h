@@ -176,7 +176,9 @@ struct rte_roce_port *rte_roce_port_create(const struct rte_roce_port_conf *conf
 /**
  * Stop the ethdev and free the port: frames queued for unresolved
  * neighbours or for the TX queue are freed, and a pool created by the port
- * is released. The ethdev stays probed and may be given to a new port.
+ * is released (so the caller must have freed every mbuf it got from it,
+ * e.g. the frames poll returned). The ethdev stays probed and may be given
+ * to a new port.
  *
  * @param port
  *   The port; NULL is ignored.

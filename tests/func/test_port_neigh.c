@@ -26,6 +26,7 @@
 #define FAIL_RETRY_MS 5
 #define QUEUE_LEN 4
 #define AGEING_MS 30
+#define TX_FLOOD 2048	/* more than the TX ring (1023) and backlog (256) hold */
 
 static struct roce_test_pair pair;
 static unsigned int baseline;	/* mbufs in use before each case */
@@ -303,6 +304,36 @@ test_neigh_ageing(void)
 	return teardown();
 }
 
+/* B stops polling: A's TX ring fills, then the backlog, then sends fail; all counted, none lost. */
+static int
+test_tx_backlog(void)
+{
+	struct rte_roce_port_stats sa, sb;
+	union rte_roce_gid nh;
+	unsigned int sent = 0, refused = 0, round;
+	int ret;
+
+	ROCE_TEST_ASSERT_EQ(setup(NULL, NULL), 0, "setup");
+	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, "198.18.0.2"), 0, "A resolves B");
+	rte_roce_gid_parse("198.18.0.2", &nh);
+	while (refused == 0 && sent < 2 * TX_FLOOD) {
+		ret = rte_roce_port_send(a, udp_frame("198.18.0.1", "198.18.0.2"), &nh);
+		ROCE_TEST_ASSERT(ret == 0 || ret == -ENOBUFS, "send: %d", ret);
+		sent += ret == 0;
+		refused += ret == -ENOBUFS;
+	}
+	rte_roce_port_stats_get(a, &sa);
+	ROCE_TEST_ASSERT_EQ(refused, 1, "a send was refused");
+	ROCE_TEST_ASSERT(sa.tx_backlogged > 0, "frames waited in the backlog");
+	ROCE_TEST_ASSERT_EQ(sa.drops[RTE_ROCE_PORT_DROP_TX_FULL], 1, "the refused frame is counted");
+	/* B drains the ring, A's polls flush the backlog: every accepted frame arrives. */
+	for (round = 0; round < TX_FLOOD; round++)
+		roce_test_pump(a, b);
+	rte_roce_port_stats_get(b, &sb);
+	ROCE_TEST_ASSERT_EQ(sb.drops[RTE_ROCE_PORT_DROP_UDP_PORT], sent, "all accepted frames arrived");
+	return teardown();
+}
+
 static const struct roce_test_case cases[] = {
 	{ "arp_resolution_both_ways", test_arp_both_ways },
 	{ "nd_resolution_global_both_ways", test_nd_global_both_ways },
@@ -311,6 +342,7 @@ static const struct roce_test_case cases[] = {
 	{ "resolution_failure_frees_queue", test_resolution_failure },
 	{ "pending_queue_bounded", test_pending_queue_bounded },
 	{ "neighbour_ageing", test_neigh_ageing },
+	{ "tx_backlog_bounded_and_flushed", test_tx_backlog },
 };
 
 int
