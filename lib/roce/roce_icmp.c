@@ -60,6 +60,16 @@ static const union rte_roce_gid roce_all_nodes = {
 
 /* ---- frame helpers ---- */
 
+/* The source MAC of a received frame (its Ethernet header was read by the RX path). */
+static void
+roce_frame_src_mac(const struct rte_mbuf *m, struct rte_ether_addr *mac)
+{
+	struct rte_ether_hdr buf;
+	const struct rte_ether_hdr *eth = rte_pktmbuf_read(m, 0, sizeof(buf), &buf);
+
+	rte_ether_addr_copy(&eth->src_addr, mac);
+}
+
 static struct rte_mbuf *
 roce_ctl_alloc(struct rte_roce_port *port, uint32_t len)
 {
@@ -394,8 +404,7 @@ roce_ns_input(struct rte_roce_port *port, struct rte_mbuf *m, struct roce_nd_rx 
 		if (rx->has_lladdr)
 			roce_neigh_learn(port, src, &rx->lladdr, true);
 		else
-			rte_ether_addr_copy(&rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->src_addr,
-					    &rx->lladdr);
+			roce_frame_src_mac(m, &rx->lladdr);
 		dst_mac = rx->lladdr;
 		dst_ip = rx->ip->src_addr;
 		flags = ROCE_NA_FLAG_SOLICITED | ROCE_NA_FLAG_OVERRIDE;
@@ -407,8 +416,15 @@ roce_ns_input(struct rte_roce_port *port, struct rte_mbuf *m, struct roce_nd_rx 
 }
 
 static void
-roce_na_input(struct rte_roce_port *port, struct rte_mbuf *m, const struct roce_nd_rx *rx)
+roce_na_input(struct rte_roce_port *port, struct rte_mbuf *m, const struct roce_nd_rx *rx,
+	      enum roce_l2_dst l2)
 {
+	/* To one of our addresses, or to all nodes. */
+	if (l2 == ROCE_L2_UNICAST ? !roce_port_is_local(port, &rx->dst) :
+	    !rte_roce_gid_equal(&rx->dst, &roce_all_nodes)) {
+		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ND_NOT_FOR_US);
+		return;
+	}
 	port->stats.nd_adverts_in++;
 	/* 7.2.5: only an existing entry is updated; without TLLA there is nothing to learn. */
 	if (rx->has_lladdr)
@@ -445,6 +461,7 @@ roce_icmp4_input(struct rte_roce_port *port, struct rte_mbuf *req, uint32_t l4_o
 	struct rte_ipv4_hdr ip_buf;
 	struct rte_icmp_hdr icmp_buf, *icmp;
 	const struct rte_icmp_hdr *ricmp;
+	struct rte_ether_addr dst_mac;
 	struct rte_mbuf *m;
 	uint16_t cksum;
 
@@ -470,8 +487,8 @@ roce_icmp4_input(struct rte_roce_port *port, struct rte_mbuf *req, uint32_t l4_o
 		return;
 	}
 	rip = rte_pktmbuf_read(req, l3_off, sizeof(*rip), &ip_buf);
-	roce_port_l2_fill(port, m, &rte_pktmbuf_mtod(req, struct rte_ether_hdr *)->src_addr,
-			  RTE_ETHER_TYPE_IPV4);
+	roce_frame_src_mac(req, &dst_mac);
+	roce_port_l2_fill(port, m, &dst_mac, RTE_ETHER_TYPE_IPV4);
 	roce_ipv4_fill(m, rip->dst_addr, rip->src_addr, IPPROTO_ICMP, sizeof(*rip) + l4_len);
 	icmp = rte_pktmbuf_mtod_offset(m, struct rte_icmp_hdr *, l3_off + sizeof(*rip));
 	/* The request's IPv4 options, if any, are not echoed (RFC 1122 3.2.2.6 allows it). */
@@ -489,6 +506,7 @@ roce_echo6_input(struct rte_roce_port *port, struct rte_mbuf *req, const struct 
 {
 	const uint32_t l4_off = RTE_ETHER_HDR_LEN + sizeof(*rip);
 	uint32_t len = rte_be_to_cpu_16(rip->payload_len);
+	struct rte_ether_addr dst_mac;
 	struct rte_ipv6_hdr *ip;
 	struct rte_icmp_hdr *icmp;
 	struct rte_mbuf *m;
@@ -499,8 +517,8 @@ roce_echo6_input(struct rte_roce_port *port, struct rte_mbuf *req, const struct 
 		rte_pktmbuf_free(req);
 		return;
 	}
-	roce_port_l2_fill(port, m, &rte_pktmbuf_mtod(req, struct rte_ether_hdr *)->src_addr,
-			  RTE_ETHER_TYPE_IPV6);
+	roce_frame_src_mac(req, &dst_mac);
+	roce_port_l2_fill(port, m, &dst_mac, RTE_ETHER_TYPE_IPV6);
 	ip = roce_ipv6_fill(m, rip->dst_addr, rip->src_addr, ROCE_IP_DEFAULT_TTL, len);
 	icmp = (struct rte_icmp_hdr *)(ip + 1);
 	roce_echo_copy(req, l4_off, m, l4_off, len);
@@ -540,7 +558,7 @@ roce_icmp6_input(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_ds
 		if (rx.type == ROCE_ND_NEIGHBOR_SOLICIT)
 			roce_ns_input(port, m, &rx, l2);
 		else
-			roce_na_input(port, m, &rx);
+			roce_na_input(port, m, &rx, l2);
 		return;
 	case ROCE_ICMP6_ECHO_REQUEST:
 	case ROCE_ICMP6_ECHO_REPLY:

@@ -480,6 +480,7 @@ test_nd_dad(void)
 	struct rte_ether_addr group_mac = {{ 0x33, 0x33, 0xff, 0x00, 0x00, 0x02 }};
 	struct rte_ether_addr all_nodes = {{ 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 }};
 	struct rte_mbuf *pkts[BURST];
+	struct nd_msg *ns;
 	struct frame f;
 
 	ROCE_TEST_ASSERT_EQ(setup(), 0, "setup");
@@ -494,6 +495,14 @@ test_nd_dad(void)
 	inject(&f);
 	ROCE_TEST_ASSERT_EQ(stats_b().drops[RTE_ROCE_PORT_DROP_ND_NOT_FOR_US], 1, "other group");
 	ROCE_TEST_ASSERT_EQ(collect(pkts), 0, "no advert");
+	/* An advert to someone else's unicast address is not for us either. */
+	ns = ns_frame(&f, "2001:db8::1", "2001:db8::77", &ib.mac, true);
+	ns->type = ND_NA;
+	ns->opt_type = ND_OPT_TLLA;
+	ns_recksum(&f);
+	inject(&f);
+	ROCE_TEST_ASSERT_EQ(stats_b().drops[RTE_ROCE_PORT_DROP_ND_NOT_FOR_US], 2, "other address");
+	ROCE_TEST_ASSERT_EQ(stats_b().nd_adverts_in, 0, "not counted as an advert");
 	return teardown();
 }
 
@@ -635,7 +644,7 @@ static const struct roce_test_case cases[] = {
 	{ "ping_from_port_counts_replies", test_ping_from_port },
 	{ "arp_malformed_ignored", test_arp_malformed },
 	{ "nd_malformed_ignored", test_nd_malformed },
-	{ "nd_dad_probe_answered", test_nd_dad },
+	{ "nd_dad_answered_other_groups_ignored", test_nd_dad },
 	{ "frames_not_for_us_counted", test_not_for_us },
 	{ "roce_send_a_to_b", test_roce_a_to_b },
 	{ "roce_bad_icrc_tver_mtu_dropped", test_roce_rejects },
