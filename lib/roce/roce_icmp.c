@@ -142,6 +142,18 @@ roce_ipv6_fill(struct rte_mbuf *m, const uint8_t *src, const uint8_t *dst, uint8
 	return ip;
 }
 
+/* An ICMPv6 message in a frame sums, with its pseudo-header, to all ones (RFC 4443 2.3). */
+static bool
+roce_icmp6_cksum_ok(const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip, uint32_t l4_off)
+{
+	uint16_t sum;
+
+	if (roce_cksum_mbuf(m, l4_off, rte_be_to_cpu_16(ip->payload_len), &sum) != 0)
+		return false;
+	return __rte_raw_cksum_reduce((uint32_t)sum + rte_ipv6_phdr_cksum(ip, 0)) ==
+	       ROCE_CKSUM_OK;
+}
+
 /* ICMPv6 checksum over the pseudo-header and the message (RFC 4443 2.3). */
 static rte_be16_t
 roce_icmp6_cksum(const struct rte_ipv6_hdr *ip, const void *msg)
@@ -347,7 +359,7 @@ roce_nd_valid(const struct rte_mbuf *m, struct roce_nd_rx *rx)
 		return false;
 	nd = rte_pktmbuf_read(m, l4_off, ROCE_ND_MIN_LEN, &nd_buf);
 	if (nd == NULL || nd->code != 0 || nd->target[0] == 0xff ||
-	    __rte_ipv6_udptcp_cksum_mbuf(m, rx->ip, l4_off) != ROCE_CKSUM_OK)
+	    !roce_icmp6_cksum_ok(m, rx->ip, l4_off))
 		return false;
 	rx->flags = nd->flags;
 	memcpy(rx->target.raw, nd->target, RTE_ROCE_GID_LEN);
@@ -466,7 +478,7 @@ roce_icmp4_input(struct rte_roce_port *port, struct rte_mbuf *req, uint32_t l4_o
 	uint16_t cksum;
 
 	ricmp = rte_pktmbuf_read(req, l4_off, sizeof(*ricmp), &icmp_buf);
-	if (ricmp == NULL || rte_raw_cksum_mbuf(req, l4_off, l4_len, &cksum) != 0 ||
+	if (ricmp == NULL || roce_cksum_mbuf(req, l4_off, l4_len, &cksum) != 0 ||
 	    cksum != ROCE_CKSUM_OK) {
 		roce_port_drop(port, req, RTE_ROCE_PORT_DROP_ICMP_MALFORMED);
 		return;
@@ -563,7 +575,7 @@ roce_icmp6_input(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_ds
 	case ROCE_ICMP6_ECHO_REQUEST:
 	case ROCE_ICMP6_ECHO_REPLY:
 		if (icmp->icmp_code != 0 ||
-		    __rte_ipv6_udptcp_cksum_mbuf(m, rx.ip, l4_off) != ROCE_CKSUM_OK) {
+		    !roce_icmp6_cksum_ok(m, rx.ip, l4_off)) {
 			roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ICMP_MALFORMED);
 			return;
 		}

@@ -593,6 +593,42 @@ roce_port_rx_udp(struct rte_roce_port *port, struct rte_mbuf *m, uint32_t l4_off
 	return true;
 }
 
+/*
+ * One's complement sum of len bytes at off in any segmentation, folded to
+ * 16 bits, not complemented. DPDK 22.11's rte_raw_cksum_mbuf() truncates
+ * the 32-bit partial sum of a segment that starts at an odd position to 16
+ * bits before byte-swapping it, which corrupts sums over chains with
+ * odd-length segments; this one folds first (RFC 1071 2.(B): a sum over
+ * bytes shifted by one is the byte-swapped sum).
+ */
+int
+roce_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len, uint16_t *cksum)
+{
+	const struct rte_mbuf *seg = m;
+	uint32_t sum = 0, done = 0, n;
+	uint16_t part;
+
+	if ((uint64_t)off + len > m->pkt_len)
+		return -EINVAL;
+	while (seg != NULL && off >= seg->data_len) {
+		off -= seg->data_len;
+		seg = seg->next;
+	}
+	while (done < len && seg != NULL) {
+		n = RTE_MIN((uint32_t)seg->data_len - off, len - done);
+		part = __rte_raw_cksum_reduce(__rte_raw_cksum(
+			rte_pktmbuf_mtod_offset(seg, const void *, off), n, 0));
+		sum += (done & 1) != 0 ? rte_bswap16(part) : part;
+		done += n;
+		off = 0;
+		seg = seg->next;
+	}
+	if (done != len)
+		return -EINVAL;
+	*cksum = __rte_raw_cksum_reduce(sum);
+	return 0;
+}
+
 /* Cut the Ethernet padding after the IP datagram (it is not covered by the ICRC). */
 static void
 roce_port_trim(struct rte_mbuf *m, uint32_t frame_len)
@@ -618,7 +654,7 @@ roce_port_rx_ipv4(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_d
 	hlen = (ip->version_ihl & RTE_IPV4_HDR_IHL_MASK) * RTE_IPV4_IHL_MULTIPLIER;
 	tot_len = rte_be_to_cpu_16(ip->total_length);
 	if (tot_len < hlen || l3_off + tot_len > m->pkt_len ||
-	    rte_raw_cksum_mbuf(m, l3_off, hlen, &cksum) != 0 || cksum != ROCE_CKSUM_OK)
+	    roce_cksum_mbuf(m, l3_off, hlen, &cksum) != 0 || cksum != ROCE_CKSUM_OK)
 		goto malformed;
 	if ((ip->fragment_offset & RTE_BE16(ROCE_IPV4_FRAG_MASK)) != 0)
 		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_FRAGMENT);
