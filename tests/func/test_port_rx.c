@@ -731,6 +731,38 @@ test_segmented_frames(void)
 	return teardown();
 }
 
+/* A RoCEv2 frame cut at every position is still parsed, ICRC-checked and delivered. */
+static int
+test_segmented_roce(void)
+{
+	struct rte_mbuf *m = roce_test_send_only("198.18.0.1", "198.18.0.2", ROCE_QPN, ROCE_PSN,
+						 ROCE_PAYLOAD);
+	struct rte_mbuf *pkts[BURST];
+	struct rte_ether_hdr *eth;
+	struct frame f;
+	uint32_t split;
+	uint16_t n;
+
+	ROCE_TEST_ASSERT(m != NULL, "frame");
+	f.len = m->pkt_len;
+	memcpy(f.buf, rte_pktmbuf_mtod(m, void *), f.len);
+	rte_pktmbuf_free(m);
+	ROCE_TEST_ASSERT_EQ(setup(), 0, "setup");
+	eth = (struct rte_ether_hdr *)f.buf;
+	eth->dst_addr = ib.mac;
+	eth->src_addr = ia.mac;
+	for (split = 1; split < f.len; split++) {
+		m = chained(&f, split);
+		ROCE_TEST_ASSERT(m != NULL && rte_eth_tx_burst(pair.a, 0, &m, 1) == 1, "tx");
+		n = rte_roce_port_poll(b, pkts, BURST);
+		ROCE_TEST_ASSERT_EQ(n, 1, "delivered, split at %u", split);
+		ROCE_TEST_ASSERT_EQ(pkts[0]->nb_segs, 2, "as received");
+		rte_pktmbuf_free(pkts[0]);
+	}
+	ROCE_TEST_ASSERT_EQ(stats_b().drops[RTE_ROCE_PORT_DROP_ROCE], 0, "no RoCE drop");
+	return teardown();
+}
+
 static const struct roce_test_case cases[] = {
 	{ "ping_ipv4", test_ping_ipv4 },
 	{ "ping_ipv6", test_ping_ipv6 },
@@ -740,6 +772,7 @@ static const struct roce_test_case cases[] = {
 	{ "nd_dad_answered_other_groups_ignored", test_nd_dad },
 	{ "frames_not_for_us_counted", test_not_for_us },
 	{ "segmented_frames", test_segmented_frames },
+	{ "segmented_roce_frames", test_segmented_roce },
 	{ "roce_send_a_to_b", test_roce_a_to_b },
 	{ "roce_bad_icrc_tver_mtu_dropped", test_roce_rejects },
 };
