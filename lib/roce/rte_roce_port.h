@@ -129,7 +129,8 @@ struct rte_roce_port_stats {
 	uint64_t neigh_resolved;     /**< entries resolved or refreshed from the wire */
 	uint64_t neigh_failed;       /**< resolutions that exhausted their retries */
 	uint64_t neigh_expired;      /**< reachable entries aged out */
-	uint64_t neigh_queue_drops;  /**< queued frames freed: queue full or resolution failed */
+	uint64_t neigh_queue_drops;  /**< frames lost for want of a neighbour: queue full, resolution
+				      *   failed (queued or sent after), no source address, cache full */
 	uint64_t drops[RTE_ROCE_PORT_DROP_MAX]; /**< dropped frames, by reason */
 	/**
 	 * RoCEv2 frames for us that failed rte_roce_pkt_parse_mbuf() or the
