@@ -222,14 +222,15 @@ roce_build_transport(const struct rte_roce_pkt *pkt, const struct rte_roce_opcod
 	return info->hdr_len;
 }
 
-/* UDP checksum, written last: it covers the ICRC. */
-static uint16_t
+/* UDP checksum, network order; written last, as it covers the ICRC. */
+static rte_be16_t
 roce_build_udp_csum(const struct rte_roce_pkt *pkt, const void *l3, const void *udp)
 {
 	switch (pkt->udp_csum_mode) {
 	case RTE_ROCE_UDP_CSUM_KEEP:
-		return pkt->udp_csum;
+		return rte_cpu_to_be_16(pkt->udp_csum);
 	case RTE_ROCE_UDP_CSUM_CALC:
+		/* Sums in memory order: already network order. */
 		return pkt->ip_version == IPVERSION ? rte_ipv4_udptcp_cksum(l3, udp) :
 						      rte_ipv6_udptcp_cksum(l3, udp);
 	default:
@@ -267,7 +268,7 @@ roce_build_frame(const struct rte_roce_pkt *pkt, const void *payload, uint8_t *b
 	/* Stored least-significant byte first, like the FCS (IBA A17.3.3; K:rxe_icrc.c). */
 	icrc = rte_cpu_to_le_32(rte_roce_icrc_calc(buf + l3_off, icrc_off - l3_off));
 	memcpy(buf + icrc_off, &icrc, sizeof(icrc));
-	udp->dgram_cksum = rte_cpu_to_be_16(roce_build_udp_csum(pkt, buf + l3_off, udp));
+	udp->dgram_cksum = roce_build_udp_csum(pkt, buf + l3_off, udp);
 }
 
 int

@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
@@ -472,6 +473,29 @@ union rte_roce_grh {
 
 /** Offset of the IPv4 header within an IPv4 GRH. */
 #define RTE_ROCE_GRH_IPV4_OFF	(RTE_ROCE_GRH_LEN - RTE_ROCE_IPV4_LEN)
+
+/**
+ * Fill the GRH of a UD receive from the received packet's IP header, as rxe
+ * does: IPv4 headers are copied verbatim (checksum included) after 20 zeros,
+ * IPv6 headers verbatim.
+ *
+ * @param grh
+ *   The 40 bytes to fill.
+ * @param l3
+ *   The received IPv4 header (without options) or IPv6 header.
+ * @param ipv6
+ *   true if l3 is an IPv6 header.
+ */
+static inline void
+rte_roce_grh_fill(union rte_roce_grh *grh, const void *l3, bool ipv6)
+{
+	if (ipv6) {
+		memcpy(grh->raw, l3, RTE_ROCE_IPV6_LEN);
+		return;
+	}
+	memset(grh->v4.zero, 0, sizeof(grh->v4.zero));
+	memcpy(&grh->v4.ipv4, l3, RTE_ROCE_IPV4_LEN);
+}
 
 _Static_assert(sizeof(struct rte_vlan_hdr) == RTE_ROCE_VLAN_LEN, "VLAN tag size");
 _Static_assert(sizeof(struct rte_ipv4_hdr) == RTE_ROCE_IPV4_LEN, "IPv4 header size");

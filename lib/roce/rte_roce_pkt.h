@@ -226,8 +226,9 @@ rte_roce_pkt_parse_mbuf(const struct rte_mbuf *m, uint32_t mtu, struct rte_roce_
  * @param pkt
  *   The packet (opcode, vlan, ip_version and payload_len are used).
  * @return
- *   Frame length in bytes, or -EINVAL if the opcode is unknown or the IP
- *   version is neither 4 nor 6.
+ *   Frame length in bytes, or -EINVAL: pkt NULL, unknown opcode, IP version
+ *   neither 4 nor 6, a payload length the opcode or the 16-bit IP and UDP
+ *   lengths do not allow.
  */
 int
 rte_roce_pkt_frame_len(const struct rte_roce_pkt *pkt);

@@ -26,6 +26,7 @@
 #define UDP_HDR_LEN 8
 #define BTH_LEN 12
 #define MAX_PKT_LEN 4096
+#define LONG_PKT_LEN 65536	/* IP packets are shorter */
 #define RANDOM_PKTS 500
 #define RANDOM_SEED 0x1CC5EEDull
 #define CRC32_POLY_REFLECTED 0xEDB88320u
@@ -136,7 +137,7 @@ static uint32_t
 ref_icrc(const uint8_t *l3, uint32_t len)
 {
 	static const uint8_t lrh[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	uint8_t copy[MAX_PKT_LEN];
+	static uint8_t copy[LONG_PKT_LEN];
 	uint32_t i;
 
 	for (i = 0; i < len; i++)
@@ -246,6 +247,35 @@ test_random_vs_reference(void)
 		ROCE_TEST_ASSERT_EQ(rte_roce_icrc_calc(pkt, len), stored_icrc(pkt, len),
 				    "packet %u, version %u, len %u", i, pkt[0] >> 4, len);
 		ROCE_TEST_ASSERT_EQ(rte_roce_icrc_check(pkt, len), 0, "packet %u", i);
+	}
+	return 0;
+}
+
+/*
+ * Lengths around and far beyond the longest packet of the library's fast
+ * path (8 KiB, longer than any RoCEv2 packet), IPv4 and IPv6.
+ */
+static int
+test_long_packets(void)
+{
+	static const uint32_t lens[] = { 8184, 8188, 8192, 8196, 8200, 12345, 65531 };
+	static const uint8_t versions[] = { 0x45, 0x60 };
+	static uint8_t pkt[LONG_PKT_LEN];
+	unsigned int i, v;
+	uint32_t k;
+
+	rte_srand(RANDOM_SEED);
+	for (k = 0; k < sizeof(pkt); k++)
+		pkt[k] = (uint8_t)rte_rand();
+	for (v = 0; v < RTE_DIM(versions); v++) {
+		pkt[0] = versions[v];
+		for (i = 0; i < RTE_DIM(lens); i++) {
+			store_icrc(pkt, lens[i], ref_icrc(pkt, lens[i]));
+			ROCE_TEST_ASSERT_EQ(rte_roce_icrc_calc(pkt, lens[i]), ref_icrc(pkt, lens[i]),
+					    "version byte %#x, len %u", versions[v], lens[i]);
+			ROCE_TEST_ASSERT_EQ(rte_roce_icrc_check(pkt, lens[i]), 0,
+					    "version byte %#x, len %u", versions[v], lens[i]);
+		}
 	}
 	return 0;
 }
@@ -455,6 +485,7 @@ test_malformed(void)
 static const struct roce_test_case cases[] = {
 	{ "icrc_known_vectors", test_known_vectors },
 	{ "icrc_random_vs_bitwise_reference", test_random_vs_reference },
+	{ "icrc_long_packets", test_long_packets },
 	{ "icrc_mbuf_every_2_and_3_segment_split", test_mbuf_every_split },
 	{ "icrc_mbuf_random_3_segment_split", test_mbuf_random_split },
 	{ "icrc_every_covered_bit_flip_rejected", test_bit_flips },

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * One captured frame: classify it, run the library's strict parser and
+ * ICRC check on RoCEv2 frames, decode QP1 MADs, count, print.
+ */
+
+#include <rte_roce_icrc.h>
+#include <rte_roce_pkt.h>
+
+#include "dump.h"
+#include "dump_print.h"
+
+/*
+ * Largest IB path MTU (IBV_MTU_4096, wire-facts.md §8): a capture does not
+ * say which MTU its QPs use, so only what no MTU allows is malformed.
+ */
+#define DUMP_MTU_MAX		4096
+
+static const char * const aeth_kind_names[DUMP_AETH_KIND_MAX] = {
+	[DUMP_AETH_ACK] = "ack",
+	[DUMP_AETH_RNR_NAK] = "rnr_nak",
+	[DUMP_AETH_NAK_PSN_SEQ] = "psn_sequence_error",
+	[DUMP_AETH_NAK_INV_REQ] = "invalid_request",
+	[DUMP_AETH_NAK_REM_ACCESS] = "remote_access_error",
+	[DUMP_AETH_NAK_REM_OP] = "remote_operational_error",
+	[DUMP_AETH_NAK_INV_RD_REQ] = "invalid_rd_request",
+	[DUMP_AETH_RESERVED] = "reserved",
+};
+
+/* Syndrome types and NAK codes: IBA 9.7.5.1, wire-facts.md §5. */
+enum dump_aeth_kind
+dump_aeth_kind(uint8_t syndrome)
+{
+	switch (syndrome & RTE_ROCE_AETH_TYPE_MASK) {
+	case RTE_ROCE_AETH_TYPE_ACK:
+		return DUMP_AETH_ACK;
+	case RTE_ROCE_AETH_TYPE_RNR:
+		return DUMP_AETH_RNR_NAK;
+	case RTE_ROCE_AETH_TYPE_NAK:
+		break;
+	default:
+		return DUMP_AETH_RESERVED;
+	}
+	switch (syndrome) {
+	case RTE_ROCE_AETH_NAK_PSN_SEQ:
+		return DUMP_AETH_NAK_PSN_SEQ;
+	case RTE_ROCE_AETH_NAK_INV_REQ:
+		return DUMP_AETH_NAK_INV_REQ;
+	case RTE_ROCE_AETH_NAK_REM_ACCESS:
+		return DUMP_AETH_NAK_REM_ACCESS;
+	case RTE_ROCE_AETH_NAK_REM_OP:
+		return DUMP_AETH_NAK_REM_OP;
+	case RTE_ROCE_AETH_NAK_INV_RD_REQ:
+		return DUMP_AETH_NAK_INV_RD_REQ;
+	default:
+		return DUMP_AETH_RESERVED;
+	}
+}
+
+const char *
+dump_aeth_kind_name(enum dump_aeth_kind kind)
+{
+	return kind < DUMP_AETH_KIND_MAX ? aeth_kind_names[kind] : NULL;
+}
+
+/* A UD SEND to QP1 carries a MAD for the general services (IBA 13.5.1). */
+static bool
+decode_mad(const uint8_t *frame, const struct rte_roce_pkt *pkt,
+	   struct dump_mad *mad)
+{
+	if (pkt->info->transport != RTE_ROCE_TRANSPORT_UD ||
+	    pkt->dqpn != DUMP_GSI_QPN)
+		return false;
+	return dump_mad_decode(frame + pkt->payload_off, pkt->payload_len,
+			       mad) == 0;
+}
+
+static void
+count_roce(struct dump_stats *st, const struct rte_roce_pkt *pkt,
+	   const struct dump_mad *mad)
+{
+	enum dump_cm_attr attr;
+
+	st->opcodes[pkt->opcode]++;
+	if (pkt->info->hdr_mask & (UINT32_C(1) << RTE_ROCE_HDR_AETH))
+		st->aeth[dump_aeth_kind(pkt->aeth.syndrome)]++;
+	if (mad == NULL)
+		return;
+	st->mads++;
+	attr = dump_mad_cm_attr(mad);
+	if (attr != DUMP_CM_ATTR_MAX)
+		st->cm[attr]++;
+}
+
+static void
+dump_roce(const struct dump_opts *opts, struct dump_stats *st,
+	  const struct dump_line *line, const uint8_t *frame,
+	  uint32_t caplen, uint32_t origlen)
+{
+	struct rte_roce_pkt pkt;
+	struct dump_mad mad;
+	enum rte_roce_drop_reason reason;
+	bool has_mad, icrc_ok;
+
+	st->roce++;
+	if (line->df->ipv6)
+		st->ipv6++;
+	else
+		st->ipv4++;
+	if (line->df->vlans != 0)
+		st->vlan++;
+	/* The snaplen cut it: nothing wrong on the wire, nothing to check. */
+	if (caplen < origlen) {
+		st->snapped++;
+		if (!opts->json)
+			dump_print_snapped(line, caplen, origlen);
+		return;
+	}
+	reason = rte_roce_pkt_parse(frame, caplen, DUMP_MTU_MAX, &pkt);
+	if (reason != RTE_ROCE_DROP_NONE) {
+		st->malformed++;
+		st->drops[reason]++;
+		if (!opts->json)
+			dump_print_malformed(line, reason);
+		return;
+	}
+	icrc_ok = rte_roce_icrc_check(frame + pkt.l3_off,
+				      pkt.icrc_off - pkt.l3_off) == 0;
+	if (icrc_ok)
+		st->icrc_ok++;
+	else
+		st->icrc_bad++;
+	has_mad = decode_mad(frame, &pkt, &mad);
+	count_roce(st, &pkt, has_mad ? &mad : NULL);
+	if (!opts->json)
+		dump_print_roce(line, opts->verbose, frame, &pkt, icrc_ok,
+				has_mad ? &mad : NULL);
+}
+
+void
+dump_frame(const struct dump_opts *opts, struct dump_stats *st,
+	   uint64_t index, uint64_t ts_ns, const uint8_t *frame,
+	   uint32_t caplen, uint32_t origlen)
+{
+	struct dump_flow df;
+	struct dump_line line = {
+		.out = stdout, .index = index, .ts_ns = ts_ns, .df = &df,
+	};
+
+	st->frames++;
+	dump_classify(frame, caplen, &df);
+	if (df.cls == DUMP_CLASS_ROCE) {
+		dump_roce(opts, st, &line, frame, caplen, origlen);
+		return;
+	}
+	st->non_roce++;
+	if (!opts->json)
+		dump_print_other(&line, caplen);
+}

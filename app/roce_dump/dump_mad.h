@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef DUMP_MAD_H
+#define DUMP_MAD_H
+
+/*
+ * Decoding of the management datagrams (MADs) carried by UD SENDs to QP1,
+ * enough to follow an rdma_cm connection: the common MAD header and, for the
+ * communication manager class, the attribute and a few REQ/REP fields.
+ * Layouts: wire-facts.md §12, research-anchors.md §3.3
+ * (K:include/rdma/ib_mad.h, K:include/rdma/ibta_vol1_c12.h).
+ */
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* The general services interface lives on QP1 (IBA 3.5.14, K:ib_verbs.h). */
+#define DUMP_GSI_QPN		1
+
+/* Common MAD header length; the class-specific data follows it. */
+#define DUMP_MAD_HDR_LEN	24
+
+/* Management class of the communication manager (K:ib_mad.h IB_MGMT_CLASS_CM). */
+#define DUMP_MGMT_CLASS_CM	0x07
+
+/* CM attributes, in attribute ID order from REQ = 0x0010 (K:core/cm_msgs.h). */
+enum dump_cm_attr {
+	DUMP_CM_REQ,
+	DUMP_CM_MRA,
+	DUMP_CM_REJ,
+	DUMP_CM_REP,
+	DUMP_CM_RTU,
+	DUMP_CM_DREQ,
+	DUMP_CM_DREP,
+	DUMP_CM_SIDR_REQ,
+	DUMP_CM_SIDR_REP,
+	DUMP_CM_LAP,
+	DUMP_CM_APR,
+	DUMP_CM_ATTR_MAX
+};
+
+/* A decoded common MAD header; data points into the caller's buffer. */
+struct dump_mad {
+	uint8_t base_version;
+	uint8_t mgmt_class;
+	uint8_t class_version;
+	uint8_t method;
+	uint16_t status;
+	uint16_t class_specific;
+	uint64_t tid;
+	uint16_t attr_id;
+	uint32_t attr_mod;
+	const uint8_t *data;	/* class-specific data after the header */
+	uint32_t data_len;
+};
+
+/* Decodes the MAD header at buf; 0, or -EINVAL if len is too short. */
+int dump_mad_decode(const uint8_t *buf, uint32_t len, struct dump_mad *mad);
+
+/* The CM attribute of a CM-class MAD, or DUMP_CM_ATTR_MAX if it is none. */
+enum dump_cm_attr dump_mad_cm_attr(const struct dump_mad *mad);
+
+/* "REQ", "REP", ...; NULL for DUMP_CM_ATTR_MAX. */
+const char *dump_cm_attr_name(enum dump_cm_attr attr);
+
+/* One-line summary after the frame line, e.g. "MAD CM REQ tid 0x..". */
+void dump_mad_print_brief(FILE *out, const struct dump_mad *mad);
+
+/* Detail lines (-v): the whole header and key REQ/REP fields. */
+void dump_mad_print_detail(FILE *out, const struct dump_mad *mad);
+
+#endif /* DUMP_MAD_H */

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The test command of the README: builds librte_roce twice and runs the suites.
+#   build/       gcc, as users build it:                 suites unit, func
+#   build-san/   clang with AddressSanitizer, UBSan and
+#                libFuzzer:                              suites unit, func, fuzz
+# Ends with the line "N passed, N failed" counting every test case run.
+# Usage: devtools/test.sh [extra meson test arguments]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+devtools/install-deps.sh || exit 1
+
+# UBSan findings are errors, not warnings.
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+
+status=0
+setup() {	# setup DIR [meson options...]
+	local dir=$1
+	shift
+	if [ ! -d "$dir" ]; then
+		meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 ||
+			{ cat "$dir.setup.log"; return 1; }
+	fi
+	ninja -C "$dir"
+}
+
+run() {		# run DIR SUITE...
+	local dir=$1 suites=()
+	shift
+	for s in "$@"; do suites+=(--suite "$s"); done
+	meson test -C "$dir" --print-errorlogs "${suites[@]}" || status=1
+}
+
+if setup build; then
+	run build unit func
+else
+	status=1
+fi
+
+if CC=clang setup build-san -Db_sanitize=address,undefined -Db_lundef=false \
+		-Dfuzz=enabled; then
+	run build-san unit func fuzz
+else
+	status=1
+fi
+
+python3 devtools/count-results.py build build-san || status=1
+exit $status
