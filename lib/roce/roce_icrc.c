@@ -47,6 +47,7 @@
 #include <wmmintrin.h>
 #endif
 
+#include "rte_roce_hdr.h"
 #include "rte_roce_icrc.h"
 
 /*
@@ -69,16 +70,13 @@
 #define ROCE_ICRC_IPV4 4
 #define ROCE_ICRC_IPV6 6
 #define ROCE_ICRC_IPV4_MAX_HDR_LEN (RTE_IPV4_HDR_IHL_MASK * RTE_IPV4_IHL_MULTIPLIER)
-#define ROCE_ICRC_IPV6_HDR_LEN ((uint32_t)sizeof(struct rte_ipv6_hdr))
-#define ROCE_ICRC_UDP_HDR_LEN ((uint32_t)sizeof(struct rte_udp_hdr))
 
-/* BTH: 12 bytes; byte 4 holds FECN, BECN and resv6, all variant. */
-#define ROCE_ICRC_BTH_LEN 12u
-#define ROCE_ICRC_BTH_VARIANT_OFF 4
+/* BTH byte 4, the top of the DestQP word, holds FECN, BECN and resv6: all variant. */
+#define ROCE_ICRC_BTH_VARIANT_OFF offsetof(struct rte_roce_bth, qpn)
 
 /* Longest masked copy: IPv4 with the largest IHL, UDP, BTH. */
 #define ROCE_ICRC_HDR_MAX \
-	(ROCE_ICRC_IPV4_MAX_HDR_LEN + ROCE_ICRC_UDP_HDR_LEN + ROCE_ICRC_BTH_LEN)
+	(ROCE_ICRC_IPV4_MAX_HDR_LEN + RTE_ROCE_UDP_LEN + RTE_ROCE_BTH_LEN)
 
 /* What the calc functions return for input they cannot interpret. */
 #define ROCE_ICRC_MALFORMED 0u
@@ -124,19 +122,19 @@ icrc_hdr_len(uint8_t version_ihl)
 		ip_len = ihl * RTE_IPV4_IHL_MULTIPLIER;
 		break;
 	case ROCE_ICRC_IPV6:
-		ip_len = ROCE_ICRC_IPV6_HDR_LEN;
+		ip_len = RTE_ROCE_IPV6_LEN;
 		break;
 	default:
 		return 0;
 	}
-	return ip_len + ROCE_ICRC_UDP_HDR_LEN + ROCE_ICRC_BTH_LEN;
+	return ip_len + RTE_ROCE_UDP_LEN + RTE_ROCE_BTH_LEN;
 }
 
 /* Set the variant fields of a header copy to all-ones (IBA A17.3.3). */
 static void
 icrc_mask(uint8_t *hdr, uint32_t hdr_len)
 {
-	uint32_t ip_len = hdr_len - ROCE_ICRC_UDP_HDR_LEN - ROCE_ICRC_BTH_LEN;
+	uint32_t ip_len = hdr_len - RTE_ROCE_UDP_LEN - RTE_ROCE_BTH_LEN;
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(hdr + ip_len);
 
 	if (hdr[0] >> ROCE_ICRC_IP_VERSION_SHIFT == ROCE_ICRC_IPV4) {
@@ -153,7 +151,7 @@ icrc_mask(uint8_t *hdr, uint32_t hdr_len)
 		ip6->hop_limits = UINT8_MAX;
 	}
 	udp->dgram_cksum = UINT16_MAX;
-	hdr[ip_len + ROCE_ICRC_UDP_HDR_LEN + ROCE_ICRC_BTH_VARIANT_OFF] = UINT8_MAX;
+	hdr[ip_len + RTE_ROCE_UDP_LEN + ROCE_ICRC_BTH_VARIANT_OFF] = UINT8_MAX;
 }
 
 /* CRC of the LRH stand-in and a masked copy of the headers. */
