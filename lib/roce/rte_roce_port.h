@@ -19,7 +19,13 @@
  * Threading: a port and its queues are owned by ONE thread, the one that
  * calls rte_roce_port_poll(). No function of this file takes a lock; none
  * may be called for a port while another thread calls any of them for the
- * same port. Different ports may be driven by different threads.
+ * same port. Different ports may be driven by different threads, but
+ * rte_roce_port_create() and rte_roce_port_destroy() must not run
+ * concurrently (they share the table of ports by ethdev).
+ *
+ * Limits of this version: untagged Ethernet only (802.1Q frames count as
+ * RTE_ROCE_PORT_DROP_ETHERTYPE); RoCEv2 unicast only; one RX and one TX
+ * queue.
  *
  * Every drop is counted by reason (rte_roce_port_stats_get()); nothing on
  * the packet path logs.
