@@ -64,10 +64,10 @@ static const union rte_roce_gid roce_all_nodes = {
 static void
 roce_frame_src_mac(const struct rte_mbuf *m, struct rte_ether_addr *mac)
 {
-	struct rte_ether_hdr buf;
-	const struct rte_ether_hdr *eth = rte_pktmbuf_read(m, 0, sizeof(buf), &buf);
+	struct rte_ether_hdr eth;
 
-	rte_ether_addr_copy(&eth->src_addr, mac);
+	roce_pktmbuf_copy(m, 0, sizeof(eth), &eth);
+	rte_ether_addr_copy(&eth.src_addr, mac);
 }
 
 static struct rte_mbuf *
@@ -223,12 +223,12 @@ void
 roce_arp_input(struct rte_roce_port *port, struct rte_mbuf *m)
 {
 	struct rte_arp_hdr arp_buf;
-	const struct rte_arp_hdr *arp;
+	const struct rte_arp_hdr *arp = &arp_buf;
 	union rte_roce_gid sender, target;
 	bool for_us;
 
-	arp = rte_pktmbuf_read(m, RTE_ETHER_HDR_LEN, sizeof(*arp), &arp_buf);
-	if (arp == NULL || !roce_arp_valid(arp)) {
+	if (!roce_pktmbuf_copy(m, RTE_ETHER_HDR_LEN, sizeof(arp_buf), &arp_buf) ||
+	    !roce_arp_valid(arp)) {
 		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ARP_MALFORMED);
 		return;
 	}

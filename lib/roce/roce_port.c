@@ -711,13 +711,12 @@ static bool
 roce_port_rx_one(struct rte_roce_port *port, struct rte_mbuf *m)
 {
 	struct rte_ether_hdr eth_buf;
-	const struct rte_ether_hdr *eth;
+	const struct rte_ether_hdr *eth = &eth_buf;
 	enum roce_l2_dst l2;
 
 	port->stats.rx_packets++;
 	port->stats.rx_bytes += m->pkt_len;
-	eth = rte_pktmbuf_read(m, 0, sizeof(*eth), &eth_buf);
-	if (eth == NULL)
+	if (!roce_pktmbuf_copy(m, 0, sizeof(eth_buf), &eth_buf))
 		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ETHERTYPE);
 	if (rte_is_same_ether_addr(&eth->dst_addr, &port->mac))
 		l2 = ROCE_L2_UNICAST;

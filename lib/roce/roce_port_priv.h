@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_ether.h>
 #include <rte_mbuf.h>
@@ -92,6 +93,24 @@ roce_port_drop(struct rte_roce_port *port, struct rte_mbuf *m, enum rte_roce_por
 	port->stats.drops[reason]++;
 	rte_pktmbuf_free(m);
 	return false;
+}
+
+/*
+ * Copy len bytes at off of a frame into buf, whatever the segmentation;
+ * false if the frame is shorter. Unlike rte_pktmbuf_read() alone, the
+ * result is always buf: properly aligned for headers that hold MAC
+ * addresses, even where the frame put them at an odd address.
+ */
+static inline bool
+roce_pktmbuf_copy(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *buf)
+{
+	const void *p = rte_pktmbuf_read(m, off, len, buf);
+
+	if (p == NULL)
+		return false;
+	if (p != buf)
+		memcpy(buf, p, len);
+	return true;
 }
 
 /* roce_port.c */
