@@ -1,1 +1,779 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Ports: bring-up over an ethdev, the GID table, RX classification and TX.
+ *
+ * Threading model. A port and its queues are owned by ONE thread: the one
+ * that calls rte_roce_port_poll(). It also calls send, resolve, the address
+ * calls and the stats calls of that port; nothing here takes a lock, and no
+ * other thread may call into the port concurrently. Timers (neighbour
+ * ageing, resolution retries) run inside poll from rte_get_timer_cycles():
+ * no thread, no signal, no syscall on the packet path.
+ *
+ * RX: poll() receives a burst and sorts each frame. ARP, Neighbour
+ * Discovery and ICMP echo are answered here (roce_icmp.c) and learnt into
+ * the neighbour cache (roce_neigh.c); RoCEv2 frames for one of our GIDs go
+ * back to the caller once the strict checks pass; the rest is dropped and
+ * counted by reason.
+ *
+ * TX: every frame goes through roce_port_tx(). What the TX queue refuses
+ * waits, in order, in a bounded backlog flushed first by the next send and
+ * by every poll: a refused frame is retried, and counted if it must be
+ * dropped, never lost silently.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_malloc.h>
+#include <rte_udp.h>
+
+#include "roce_log.h"
+#include "roce_port_priv.h"
+#include "rte_roce_icrc.h"
+
+/* rxe reserves this much of the Ethernet MTU for headers (K:rxe_param.h RXE_MAX_HDR_LENGTH). */
+#define ROCE_RXE_MAX_HDR_LENGTH 80
+#define ROCE_IB_MTU_MIN 256
+#define ROCE_IB_MTU_MAX 4096
+
+/* Mbufs of a pool the port creates: RX and TX rings, the backlog, and slack. */
+#define ROCE_PORT_POOL_SLACK 1024
+#define ROCE_PORT_POOL_CACHE 64
+#define ROCE_PORT_DESC_ASSUMED 1024	/* ring size assumed when the PMD picks it */
+
+#define ROCE_IPV4_VERSION 4
+#define ROCE_IPV6_VERSION 6
+#define ROCE_IPV4_IHL_MIN 5
+#define ROCE_IPV4_FRAG_MASK (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)
+#define ROCE_CKSUM_OK 0xffff	/* one's complement sum over data and its checksum */
+
+/* Ports by ethdev, to refuse a second port on the same device. */
+static struct rte_roce_port *roce_ports[RTE_MAX_ETHPORTS];
+
+static const char *const roce_port_drop_names[RTE_ROCE_PORT_DROP_MAX] = {
+	[RTE_ROCE_PORT_DROP_NOT_FOR_US] = "not_for_us",
+	[RTE_ROCE_PORT_DROP_ETHERTYPE] = "ethertype",
+	[RTE_ROCE_PORT_DROP_IP_MALFORMED] = "ip_malformed",
+	[RTE_ROCE_PORT_DROP_IP_FRAGMENT] = "ip_fragment",
+	[RTE_ROCE_PORT_DROP_IP_PROTO] = "ip_proto",
+	[RTE_ROCE_PORT_DROP_UDP_PORT] = "udp_port",
+	[RTE_ROCE_PORT_DROP_ARP_MALFORMED] = "arp_malformed",
+	[RTE_ROCE_PORT_DROP_ARP_NOT_FOR_US] = "arp_not_for_us",
+	[RTE_ROCE_PORT_DROP_ND_MALFORMED] = "nd_malformed",
+	[RTE_ROCE_PORT_DROP_ND_NOT_FOR_US] = "nd_not_for_us",
+	[RTE_ROCE_PORT_DROP_ICMP_MALFORMED] = "icmp_malformed",
+	[RTE_ROCE_PORT_DROP_ICMP_TYPE] = "icmp_type",
+	[RTE_ROCE_PORT_DROP_ROCE] = "roce",
+	[RTE_ROCE_PORT_DROP_NO_MBUF] = "no_mbuf",
+	[RTE_ROCE_PORT_DROP_TX_FULL] = "tx_full",
+};
+
+const char *
+rte_roce_port_drop_name(enum rte_roce_port_drop reason)
+{
+	if ((unsigned int)reason >= RTE_ROCE_PORT_DROP_MAX)
+		return "unknown";
+	return roce_port_drop_names[reason];
+}
+
+uint32_t
+rte_roce_port_ib_mtu(uint32_t mtu)
+{
+	uint32_t ib_mtu;
+
+	if (mtu < ROCE_IB_MTU_MIN + ROCE_RXE_MAX_HDR_LENGTH)
+		return 0;
+	for (ib_mtu = ROCE_IB_MTU_MAX; ib_mtu > mtu - ROCE_RXE_MAX_HDR_LENGTH; ib_mtu >>= 1)
+		;
+	return ib_mtu;
+}
+
+/* ---- bring-up ---- */
+
+static struct rte_mempool *
+roce_port_pool_create(uint16_t port_id, uint16_t mtu, uint32_t nb_desc, int socket)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	uint32_t room = RTE_PKTMBUF_HEADROOM + mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN +
+			RTE_ETHER_CRC_LEN;
+
+	snprintf(name, sizeof(name), "roce_port%u", port_id);
+	return rte_pktmbuf_pool_create(name, nb_desc + ROCE_PORT_TX_BACKLOG + ROCE_PORT_POOL_SLACK,
+				       ROCE_PORT_POOL_CACHE, 0,
+				       RTE_MAX(room, (uint32_t)RTE_MBUF_DEFAULT_BUF_SIZE), socket);
+}
+
+static int
+roce_port_conf_check(const struct rte_roce_port_conf *conf)
+{
+	if (conf == NULL) {
+		ROCE_PORT_LOG(ERR, "no configuration");
+		return -EINVAL;
+	}
+	if (!rte_eth_dev_is_valid_port(conf->port_id)) {
+		ROCE_PORT_LOG(ERR, "ethdev port %u does not exist", conf->port_id);
+		return -ENODEV;
+	}
+	if (roce_ports[conf->port_id] != NULL) {
+		ROCE_PORT_LOG(ERR, "ethdev port %u already has a RoCE port", conf->port_id);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static int
+roce_port_dev_setup(struct rte_roce_port *port, const struct rte_roce_port_conf *conf)
+{
+	struct rte_eth_conf dev_conf;
+	uint16_t id = port->port_id;
+	int socket = rte_eth_dev_socket_id(id);
+	int ret;
+
+	memset(&dev_conf, 0, sizeof(dev_conf));
+	/* Keep the device's MTU through configure: 0 would mean 1500 to ethdev. */
+	dev_conf.rxmode.mtu = port->mtu;
+	ret = rte_eth_dev_configure(id, 1, 1, &dev_conf);
+	if (ret != 0) {
+		ROCE_PORT_LOG(ERR, "port %u: configure failed: %s", id, rte_strerror(-ret));
+		return ret;
+	}
+	if (conf->mtu != 0 && conf->mtu != port->mtu) {
+		ret = rte_eth_dev_set_mtu(id, conf->mtu);
+		if (ret != 0) {
+			ROCE_PORT_LOG(ERR, "port %u: MTU %u refused by the PMD: %s", id,
+				      conf->mtu, rte_strerror(-ret));
+			return ret;
+		}
+		port->mtu = conf->mtu;
+	}
+	ret = rte_eth_rx_queue_setup(id, 0, conf->nb_rx_desc, socket, NULL, port->pool);
+	if (ret != 0) {
+		ROCE_PORT_LOG(ERR, "port %u: RX queue setup failed: %s", id, rte_strerror(-ret));
+		return ret;
+	}
+	ret = rte_eth_tx_queue_setup(id, 0, conf->nb_tx_desc, socket, NULL);
+	if (ret != 0) {
+		ROCE_PORT_LOG(ERR, "port %u: TX queue setup failed: %s", id, rte_strerror(-ret));
+		return ret;
+	}
+	ret = rte_eth_dev_start(id);
+	if (ret != 0) {
+		ROCE_PORT_LOG(ERR, "port %u: start failed: %s", id, rte_strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+/*
+ * Take the configured MAC, or the device's. Receiving for a MAC the device
+ * does not filter on needs promiscuous mode; IPv6 Neighbour Discovery needs
+ * the solicited-node groups, so all-multicast is asked for (best effort:
+ * virtual PMDs filter nothing anyway).
+ */
+static int
+roce_port_mac_setup(struct rte_roce_port *port, const struct rte_roce_port_conf *conf)
+{
+	uint16_t id = port->port_id;
+	int ret;
+
+	if (!rte_is_zero_ether_addr(&conf->mac)) {
+		if (!rte_is_unicast_ether_addr(&conf->mac)) {
+			ROCE_PORT_LOG(ERR, "port %u: configured MAC is not unicast", id);
+			return -EINVAL;
+		}
+		ret = rte_eth_dev_default_mac_addr_set(id, (struct rte_ether_addr *)(uintptr_t)&conf->mac);
+		if (ret == -ENOTSUP)
+			ret = rte_eth_promiscuous_enable(id);
+		if (ret != 0) {
+			ROCE_PORT_LOG(ERR, "port %u: cannot use the configured MAC: %s", id,
+				      rte_strerror(-ret));
+			return ret;
+		}
+		port->mac = conf->mac;
+	}
+	if (rte_is_zero_ether_addr(&port->mac)) {
+		ROCE_PORT_LOG(ERR, "port %u: no MAC address; set rte_roce_port_conf::mac", id);
+		return -EINVAL;
+	}
+	ret = rte_eth_allmulticast_enable(id);
+	if (ret != 0)
+		ROCE_PORT_LOG(DEBUG, "port %u: no all-multicast mode (%s)", id, rte_strerror(-ret));
+	return 0;
+}
+
+static int
+roce_port_init(struct rte_roce_port *port, const struct rte_roce_port_conf *conf)
+{
+	uint32_t nb_desc;
+	uint16_t mtu;
+	int ret;
+
+	ret = rte_eth_dev_get_mtu(port->port_id, &port->mtu);
+	if (ret == 0)
+		ret = rte_eth_macaddr_get(port->port_id, &port->mac);
+	if (ret != 0) {
+		ROCE_PORT_LOG(ERR, "port %u: cannot read MTU/MAC: %s", port->port_id,
+			      rte_strerror(-ret));
+		return ret;
+	}
+	mtu = conf->mtu != 0 ? conf->mtu : port->mtu;
+	port->pool = conf->pool;
+	if (port->pool == NULL) {
+		nb_desc = (conf->nb_rx_desc != 0 ? conf->nb_rx_desc : ROCE_PORT_DESC_ASSUMED) +
+			  (conf->nb_tx_desc != 0 ? conf->nb_tx_desc : ROCE_PORT_DESC_ASSUMED);
+		port->pool = roce_port_pool_create(port->port_id, mtu, nb_desc,
+						   rte_eth_dev_socket_id(port->port_id));
+		if (port->pool == NULL) {
+			ROCE_PORT_LOG(ERR, "port %u: cannot create mbuf pool: %s", port->port_id,
+				      rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+		port->own_pool = true;
+	}
+	ret = roce_neigh_init(port, conf);
+	if (ret != 0)
+		return ret;
+	ret = roce_port_dev_setup(port, conf);
+	if (ret != 0)
+		return ret;
+	ret = roce_port_mac_setup(port, conf);
+	if (ret != 0) {
+		rte_eth_dev_stop(port->port_id);
+		return ret;
+	}
+	port->ib_mtu = rte_roce_port_ib_mtu(port->mtu);
+	rte_roce_gid_from_mac(&port->gids[0].gid, &port->mac);
+	port->gids[0].prefix_len = 64;	/* fe80::/64 (RFC 4291 2.5.6) */
+	port->gids[0].valid = true;
+	return 0;
+}
+
+static void
+roce_port_free(struct rte_roce_port *port)
+{
+	while (port->tx_count != 0) {
+		rte_pktmbuf_free(port->tx_backlog[port->tx_head]);
+		port->tx_head = (port->tx_head + 1) & (ROCE_PORT_TX_BACKLOG - 1);
+		port->tx_count--;
+	}
+	roce_neigh_fini(port);
+	/*
+	 * PMDs give back their RX ring's mbufs in dev_stop (or hold none, as the
+	 * virtual PMDs), so a pool of our own can go now.
+	 */
+	if (port->own_pool)
+		rte_mempool_free(port->pool);
+	rte_free(port);
+}
+
+struct rte_roce_port *
+rte_roce_port_create(const struct rte_roce_port_conf *conf)
+{
+	struct rte_roce_port *port;
+	int ret;
+
+	ret = roce_port_conf_check(conf);
+	if (ret != 0) {
+		rte_errno = -ret;
+		return NULL;
+	}
+	port = rte_zmalloc_socket("roce_port", sizeof(*port), RTE_CACHE_LINE_SIZE,
+				  rte_eth_dev_socket_id(conf->port_id));
+	if (port == NULL) {
+		ROCE_PORT_LOG(ERR, "port %u: out of memory", conf->port_id);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	port->port_id = conf->port_id;
+	ret = roce_port_init(port, conf);
+	if (ret != 0) {
+		roce_port_free(port);
+		rte_errno = -ret;
+		return NULL;
+	}
+	roce_ports[port->port_id] = port;
+	return port;
+}
+
+void
+rte_roce_port_destroy(struct rte_roce_port *port)
+{
+	int ret;
+
+	if (port == NULL)
+		return;
+	ret = rte_eth_dev_stop(port->port_id);
+	if (ret != 0)
+		ROCE_PORT_LOG(WARNING, "port %u: stop failed: %s", port->port_id,
+			      rte_strerror(-ret));
+	roce_ports[port->port_id] = NULL;
+	roce_port_free(port);
+}
+
+int
+rte_roce_port_info_get(struct rte_roce_port *port, struct rte_roce_port_info *info)
+{
+	struct rte_eth_link link;
+	int ret;
+
+	if (port == NULL || info == NULL)
+		return -EINVAL;
+	ret = rte_eth_link_get_nowait(port->port_id, &link);
+	if (ret != 0)
+		return ret;
+	memset(info, 0, sizeof(*info));
+	info->port_id = port->port_id;
+	info->mtu = port->mtu;
+	info->ib_mtu = port->ib_mtu;
+	info->mac = port->mac;
+	info->link_up = link.link_status == RTE_ETH_LINK_UP;
+	info->link_speed = link.link_speed;
+	info->pool = port->pool;
+	return 0;
+}
+
+/* ---- addresses and the GID table ---- */
+
+int
+rte_roce_port_gid_find(struct rte_roce_port *port, const union rte_roce_gid *gid)
+{
+	unsigned int i;
+
+	if (port == NULL || gid == NULL)
+		return -EINVAL;
+	for (i = 0; i < RTE_ROCE_PORT_GID_TBL_LEN; i++)
+		if (port->gids[i].valid && rte_roce_gid_equal(&port->gids[i].gid, gid))
+			return i;
+	return -ENOENT;
+}
+
+bool
+roce_port_is_local(const struct rte_roce_port *port, const union rte_roce_gid *gid)
+{
+	return rte_roce_port_gid_find((struct rte_roce_port *)(uintptr_t)port, gid) >= 0;
+}
+
+int
+rte_roce_port_gid_query(struct rte_roce_port *port, uint32_t index, union rte_roce_gid *gid)
+{
+	if (port == NULL || gid == NULL || index >= RTE_ROCE_PORT_GID_TBL_LEN)
+		return -EINVAL;
+	if (!port->gids[index].valid)
+		return -ENOENT;
+	*gid = port->gids[index].gid;
+	return 0;
+}
+
+static bool
+roce_ipv4_unicast(rte_be32_t addr)
+{
+	uint32_t a = rte_be_to_cpu_32(addr);
+
+	/* Not 0/8 ("this network"), 127/8 (loopback), 224/4 and above (multicast, reserved, broadcast). */
+	return (a >> 24) != 0 && (a >> 24) != 127 && (a >> 28) < 0xe;
+}
+
+static bool
+roce_ipv6_unicast(const union rte_roce_gid *gid)
+{
+	static const union rte_roce_gid loopback = { .raw = { [15] = 1 } };
+	static const union rte_roce_gid unspecified;
+
+	return gid->raw[0] != 0xff && !rte_roce_gid_equal(gid, &loopback) &&
+	       !rte_roce_gid_equal(gid, &unspecified);
+}
+
+int
+rte_roce_port_addr_add(struct rte_roce_port *port, const union rte_roce_gid *addr,
+		       uint8_t prefix_len)
+{
+	bool v4;
+	unsigned int i;
+
+	if (port == NULL || addr == NULL)
+		return -EINVAL;
+	v4 = rte_roce_gid_is_ipv4(addr);
+	if (v4 ? !roce_ipv4_unicast(rte_roce_gid_to_ipv4(addr)) : !roce_ipv6_unicast(addr)) {
+		ROCE_PORT_LOG(ERR, "port %u: not a unicast address", port->port_id);
+		return -EINVAL;
+	}
+	if (prefix_len == 0 || prefix_len > (v4 ? 32 : 128)) {
+		ROCE_PORT_LOG(ERR, "port %u: bad prefix length %u", port->port_id, prefix_len);
+		return -EINVAL;
+	}
+	/* Also catches a link-local equal to the default GID, never listed twice. */
+	if (rte_roce_port_gid_find(port, addr) >= 0) {
+		ROCE_PORT_LOG(ERR, "port %u: address already in the GID table", port->port_id);
+		return -EEXIST;
+	}
+	for (i = 0; i < RTE_ROCE_PORT_GID_TBL_LEN; i++) {
+		if (!port->gids[i].valid) {
+			port->gids[i].gid = *addr;
+			port->gids[i].prefix_len = prefix_len;
+			port->gids[i].valid = true;
+			return 0;
+		}
+	}
+	ROCE_PORT_LOG(ERR, "port %u: GID table full", port->port_id);
+	return -ENOSPC;
+}
+
+int
+rte_roce_port_addr_del(struct rte_roce_port *port, const union rte_roce_gid *addr)
+{
+	int idx;
+
+	if (port == NULL || addr == NULL)
+		return -EINVAL;
+	idx = rte_roce_port_gid_find(port, addr);
+	if (idx < 0) {
+		ROCE_PORT_LOG(ERR, "port %u: no such address", port->port_id);
+		return -ENOENT;
+	}
+	if (idx == 0) {
+		ROCE_PORT_LOG(ERR, "port %u: the default GID cannot be deleted", port->port_id);
+		return -EPERM;
+	}
+	memset(&port->gids[idx], 0, sizeof(port->gids[idx]));
+	return 0;
+}
+
+static bool
+roce_prefix_match(const union rte_roce_gid *a, const union rte_roce_gid *b, unsigned int bits)
+{
+	unsigned int bytes = bits / 8, rest = bits % 8;
+	uint8_t mask = (uint8_t)(0xff << (8 - rest));
+
+	if (memcmp(a->raw, b->raw, bytes) != 0)
+		return false;
+	return rest == 0 || ((a->raw[bytes] ^ b->raw[bytes]) & mask) == 0;
+}
+
+static bool
+roce_ipv6_link_local(const union rte_roce_gid *gid)
+{
+	/* fe80::/10 (RFC 4291 2.5.6) */
+	return gid->raw[0] == 0xfe && (gid->raw[1] & 0xc0) == 0x80;
+}
+
+/*
+ * Source address for a frame to dst: the same family, longest matching
+ * prefix, else the first address of the family; a link-local destination
+ * gets the default link-local GID (index 0).
+ */
+int
+roce_port_src_addr(const struct rte_roce_port *port, const union rte_roce_gid *dst,
+		   union rte_roce_gid *src)
+{
+	/* IPv4-mapped GIDs carry their prefix in the last 32 of 128 bits. */
+	const unsigned int v4_bias = 96;
+	bool v4 = rte_roce_gid_is_ipv4(dst);
+	int best = -1, best_len = -1;
+	unsigned int i, plen;
+
+	if (!v4 && roce_ipv6_link_local(dst)) {
+		*src = port->gids[0].gid;
+		return 0;
+	}
+	for (i = 0; i < RTE_ROCE_PORT_GID_TBL_LEN; i++) {
+		const struct roce_gid_entry *e = &port->gids[i];
+
+		if (!e->valid || rte_roce_gid_is_ipv4(&e->gid) != v4)
+			continue;
+		plen = e->prefix_len + (v4 ? v4_bias : 0);
+		if (roce_prefix_match(&e->gid, dst, plen) && (int)plen > best_len) {
+			best = i;
+			best_len = plen;
+		} else if (best < 0) {
+			best = i;
+		}
+	}
+	if (best < 0)
+		return -EADDRNOTAVAIL;
+	*src = port->gids[best].gid;
+	return 0;
+}
+
+/* ---- TX ---- */
+
+void
+roce_port_l2_fill(struct rte_roce_port *port, struct rte_mbuf *m,
+		  const struct rte_ether_addr *dst, uint16_t ether_type)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+
+	rte_ether_addr_copy(dst, &eth->dst_addr);
+	rte_ether_addr_copy(&port->mac, &eth->src_addr);
+	eth->ether_type = rte_cpu_to_be_16(ether_type);
+}
+
+static void
+roce_port_tx_flush(struct rte_roce_port *port)
+{
+	uint16_t burst, sent, i;
+
+	while (port->tx_count != 0) {
+		/* The backlog wraps: send its first contiguous run. */
+		burst = RTE_MIN(port->tx_count, ROCE_PORT_TX_BACKLOG - port->tx_head);
+		sent = rte_eth_tx_burst(port->port_id, 0, &port->tx_backlog[port->tx_head], burst);
+		for (i = 0; i < sent; i++)
+			port->stats.tx_bytes += port->tx_backlog[port->tx_head + i]->pkt_len;
+		port->stats.tx_packets += sent;
+		port->tx_head = (port->tx_head + sent) & (ROCE_PORT_TX_BACKLOG - 1);
+		port->tx_count -= sent;
+		if (sent < burst)
+			return;
+	}
+}
+
+/*
+ * Transmit a frame whose L2 header is complete; the port takes m.
+ * Returns 0 (sent or kept in the backlog) or -ENOBUFS (dropped and counted).
+ */
+int
+roce_port_tx(struct rte_roce_port *port, struct rte_mbuf *m)
+{
+	uint32_t len = m->pkt_len;
+
+	roce_port_tx_flush(port);
+	if (port->tx_count == 0 && rte_eth_tx_burst(port->port_id, 0, &m, 1) == 1) {
+		port->stats.tx_packets++;
+		port->stats.tx_bytes += len;
+		return 0;
+	}
+	if (port->tx_count == ROCE_PORT_TX_BACKLOG) {
+		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_TX_FULL);
+		return -ENOBUFS;
+	}
+	port->tx_backlog[(port->tx_head + port->tx_count) & (ROCE_PORT_TX_BACKLOG - 1)] = m;
+	port->tx_count++;
+	port->stats.tx_backlogged++;
+	return 0;
+}
+
+/* ---- RX ---- */
+
+/* The strict RoCEv2 checks: the wire parser at the port's IB MTU, then the ICRC. */
+static bool
+roce_port_rx_roce(struct rte_roce_port *port, struct rte_mbuf *m)
+{
+	enum rte_roce_drop_reason reason;
+	struct rte_roce_pkt pkt;
+
+	reason = rte_roce_pkt_parse_mbuf(m, port->ib_mtu, &pkt);
+	if (reason == RTE_ROCE_DROP_NONE &&
+	    rte_roce_icrc_check_mbuf(m, pkt.l3_off, pkt.icrc_off - pkt.l3_off) != 0)
+		reason = RTE_ROCE_DROP_ICRC;
+	if (reason == RTE_ROCE_DROP_NONE)
+		return true;
+	port->stats.roce_drops[reason]++;
+	return false;
+}
+
+static bool
+roce_port_rx_udp(struct rte_roce_port *port, struct rte_mbuf *m, uint32_t l4_off)
+{
+	struct rte_udp_hdr udp_buf;
+	const struct rte_udp_hdr *udp;
+
+	udp = rte_pktmbuf_read(m, l4_off, sizeof(*udp), &udp_buf);
+	if (udp == NULL)
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_MALFORMED);
+	if (udp->dst_port != RTE_BE16(RTE_ROCE_UDP_PORT))
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_UDP_PORT);
+	if (!roce_port_rx_roce(port, m))
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ROCE);
+	port->stats.rx_roce_packets++;
+	return true;
+}
+
+/*
+ * One's complement sum of len bytes at off in any segmentation, folded to
+ * 16 bits, not complemented. DPDK 22.11's rte_raw_cksum_mbuf() truncates
+ * the 32-bit partial sum of a segment that starts at an odd position to 16
+ * bits before byte-swapping it, which corrupts sums over chains with
+ * odd-length segments; this one folds first (RFC 1071 2.(B): a sum over
+ * bytes shifted by one is the byte-swapped sum).
+ */
+int
+roce_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len, uint16_t *cksum)
+{
+	const struct rte_mbuf *seg = m;
+	uint32_t sum = 0, done = 0, n;
+	uint16_t part;
+
+	if ((uint64_t)off + len > m->pkt_len)
+		return -EINVAL;
+	while (seg != NULL && off >= seg->data_len) {
+		off -= seg->data_len;
+		seg = seg->next;
+	}
+	while (done < len && seg != NULL) {
+		n = RTE_MIN((uint32_t)seg->data_len - off, len - done);
+		part = __rte_raw_cksum_reduce(__rte_raw_cksum(
+			rte_pktmbuf_mtod_offset(seg, const void *, off), n, 0));
+		sum += (done & 1) != 0 ? rte_bswap16(part) : part;
+		done += n;
+		off = 0;
+		seg = seg->next;
+	}
+	if (done != len)
+		return -EINVAL;
+	*cksum = __rte_raw_cksum_reduce(sum);
+	return 0;
+}
+
+/* Cut the Ethernet padding after the IP datagram (it is not covered by the ICRC). */
+static void
+roce_port_trim(struct rte_mbuf *m, uint32_t frame_len)
+{
+	if (m->pkt_len > frame_len)
+		rte_pktmbuf_trim(m, m->pkt_len - frame_len);
+}
+
+static bool
+roce_port_rx_ipv4(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_dst l2)
+{
+	const uint32_t l3_off = RTE_ETHER_HDR_LEN;
+	struct rte_ipv4_hdr ip_buf;
+	const struct rte_ipv4_hdr *ip;
+	union rte_roce_gid dst;
+	uint32_t hlen, tot_len;
+	uint16_t cksum;
+
+	ip = rte_pktmbuf_read(m, l3_off, sizeof(*ip), &ip_buf);
+	if (ip == NULL || (ip->version_ihl >> 4) != ROCE_IPV4_VERSION ||
+	    (ip->version_ihl & RTE_IPV4_HDR_IHL_MASK) < ROCE_IPV4_IHL_MIN)
+		goto malformed;
+	hlen = (ip->version_ihl & RTE_IPV4_HDR_IHL_MASK) * RTE_IPV4_IHL_MULTIPLIER;
+	tot_len = rte_be_to_cpu_16(ip->total_length);
+	if (tot_len < hlen || l3_off + tot_len > m->pkt_len ||
+	    roce_cksum_mbuf(m, l3_off, hlen, &cksum) != 0 || cksum != ROCE_CKSUM_OK)
+		goto malformed;
+	if ((ip->fragment_offset & RTE_BE16(ROCE_IPV4_FRAG_MASK)) != 0)
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_FRAGMENT);
+	rte_roce_gid_from_ipv4(&dst, ip->dst_addr);
+	if (l2 != ROCE_L2_UNICAST || !roce_port_is_local(port, &dst))
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
+	roce_port_trim(m, l3_off + tot_len);
+	switch (ip->next_proto_id) {
+	case IPPROTO_UDP:
+		return roce_port_rx_udp(port, m, l3_off + hlen);
+	case IPPROTO_ICMP:
+		roce_icmp4_input(port, m, l3_off + hlen, tot_len - hlen);
+		return false;
+	default:
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_PROTO);
+	}
+malformed:
+	return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_MALFORMED);
+}
+
+static bool
+roce_port_rx_ipv6(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_dst l2)
+{
+	const uint32_t l3_off = RTE_ETHER_HDR_LEN;
+	struct rte_ipv6_hdr ip_buf;
+	const struct rte_ipv6_hdr *ip;
+	union rte_roce_gid dst;
+	uint32_t plen;
+
+	ip = rte_pktmbuf_read(m, l3_off, sizeof(*ip), &ip_buf);
+	if (ip == NULL || (rte_be_to_cpu_32(ip->vtc_flow) >> 28) != ROCE_IPV6_VERSION ||
+	    l3_off + sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len) > m->pkt_len)
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_MALFORMED);
+	plen = rte_be_to_cpu_16(ip->payload_len);
+	roce_port_trim(m, l3_off + sizeof(*ip) + plen);
+	switch (ip->proto) {
+	case IPPROTO_UDP:
+		/* Copied: the address in the frame is not 4-byte aligned as a GID is. */
+		memcpy(dst.raw, ip->dst_addr, sizeof(dst.raw));
+		if (l2 != ROCE_L2_UNICAST || !roce_port_is_local(port, &dst))
+			return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
+		return roce_port_rx_udp(port, m, l3_off + sizeof(*ip));
+	case IPPROTO_ICMPV6:
+		/* ND is addressed to multicast groups too: roce_icmp6_input sorts it out. */
+		roce_icmp6_input(port, m, l2);
+		return false;
+	default:
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_PROTO);
+	}
+}
+
+/* Sort one frame; true if it is a RoCEv2 frame for the caller. */
+static bool
+roce_port_rx_one(struct rte_roce_port *port, struct rte_mbuf *m)
+{
+	struct rte_ether_hdr eth_buf;
+	const struct rte_ether_hdr *eth = &eth_buf;
+	enum roce_l2_dst l2;
+
+	port->stats.rx_packets++;
+	port->stats.rx_bytes += m->pkt_len;
+	if (!roce_pktmbuf_copy(m, 0, sizeof(eth_buf), &eth_buf))
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ETHERTYPE);
+	if (rte_is_same_ether_addr(&eth->dst_addr, &port->mac))
+		l2 = ROCE_L2_UNICAST;
+	else if (rte_is_broadcast_ether_addr(&eth->dst_addr))
+		l2 = ROCE_L2_BROADCAST;
+	else if (rte_is_multicast_ether_addr(&eth->dst_addr))
+		l2 = ROCE_L2_MULTICAST;
+	else
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
+	switch (rte_be_to_cpu_16(eth->ether_type)) {
+	case RTE_ETHER_TYPE_ARP:
+		if (l2 == ROCE_L2_MULTICAST)
+			break;
+		roce_arp_input(port, m);
+		return false;
+	case RTE_ETHER_TYPE_IPV4:
+		return roce_port_rx_ipv4(port, m, l2);
+	case RTE_ETHER_TYPE_IPV6:
+		return roce_port_rx_ipv6(port, m, l2);
+	default:
+		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ETHERTYPE);
+	}
+	return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
+}
+
+uint16_t
+rte_roce_port_poll(struct rte_roce_port *port, struct rte_mbuf **pkts, uint16_t nb_pkts)
+{
+	uint16_t nb_rx, nb_ret = 0, i;
+
+	port->now = rte_get_timer_cycles();
+	nb_rx = nb_pkts != 0 ? rte_eth_rx_burst(port->port_id, 0, pkts, nb_pkts) : 0;
+	for (i = 0; i < nb_rx; i++)
+		if (roce_port_rx_one(port, pkts[i]))
+			pkts[nb_ret++] = pkts[i];
+	if (port->now >= port->neigh.next_timer)
+		roce_neigh_timers(port);
+	roce_port_tx_flush(port);
+	return nb_ret;
+}
+
+/* ---- counters ---- */
+
+int
+rte_roce_port_stats_get(struct rte_roce_port *port, struct rte_roce_port_stats *stats)
+{
+	if (port == NULL || stats == NULL)
+		return -EINVAL;
+	*stats = port->stats;
+	return 0;
+}
+
+int
+rte_roce_port_stats_reset(struct rte_roce_port *port)
+{
+	if (port == NULL)
+		return -EINVAL;
+	memset(&port->stats, 0, sizeof(port->stats));
+	return 0;
+}

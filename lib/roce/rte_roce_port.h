@@ -3,4 +3,374 @@
 #ifndef RTE_ROCE_PORT_H
 #define RTE_ROCE_PORT_H
 
+/**
+ * @file
+ * RoCEv2 ports over DPDK ethdevs: bring-up, addresses and the GID table,
+ * ARP / IPv6 Neighbour Discovery / ICMP echo, and the neighbour cache.
+ *
+ * A port wraps one already-probed ethdev (net_ring, net_memif,
+ * net_af_packet, net_tap or a NIC) with one RX and one TX queue.
+ * rte_roce_port_poll() receives a burst, answers ARP, ND and echo requests
+ * itself, learns neighbours, runs the neighbour timers, and hands back only
+ * the RoCEv2 frames addressed to the port that pass the strict parser and
+ * the ICRC check. rte_roce_port_send() fills in the Ethernet header of a
+ * frame from the neighbour cache, resolving the next hop first if needed.
+ *
+ * Threading: a port and its queues are owned by ONE thread, the one that
+ * calls rte_roce_port_poll(). No function of this file takes a lock; none
+ * may be called for a port while another thread calls any of them for the
+ * same port. Different ports may be driven by different threads, but
+ * rte_roce_port_create() and rte_roce_port_destroy() must not run
+ * concurrently (they share the table of ports by ethdev).
+ *
+ * Limits of this version: untagged Ethernet only (802.1Q frames count as
+ * RTE_ROCE_PORT_DROP_ETHERTYPE); RoCEv2 unicast only; one RX and one TX
+ * queue.
+ *
+ * Every drop is counted by reason (rte_roce_port_stats_get()); nothing on
+ * the packet path logs.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include <rte_roce_gid.h>
+#include <rte_roce_pkt.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Entries in a port's GID table (index 0 is the link-local default GID). */
+#define RTE_ROCE_PORT_GID_TBL_LEN 16
+
+/** Neighbour cache size when rte_roce_port_conf::neigh_entries is 0. */
+#define RTE_ROCE_PORT_NEIGH_ENTRIES_DEFAULT 256
+/** Reachable lifetime of a neighbour when neigh_timeout_ms is 0 (Linux base_reachable_time). */
+#define RTE_ROCE_PORT_NEIGH_TIMEOUT_MS_DEFAULT 30000
+/** Requests sent before giving up when neigh_retries is 0 (Linux mcast_solicit). */
+#define RTE_ROCE_PORT_NEIGH_RETRIES_DEFAULT 3
+/** Interval between two requests when neigh_retry_ms is 0 (Linux retrans_time). */
+#define RTE_ROCE_PORT_NEIGH_RETRY_MS_DEFAULT 1000
+/** Frames queued per unresolved neighbour when neigh_queue_len is 0. */
+#define RTE_ROCE_PORT_NEIGH_QUEUE_LEN_DEFAULT 16
+
+/** Configuration of a port; zero fields take the documented defaults. */
+struct rte_roce_port_conf {
+	uint16_t port_id;          /**< ethdev port, already probed */
+	uint16_t nb_rx_desc;       /**< RX ring size; 0 = the PMD's default */
+	uint16_t nb_tx_desc;       /**< TX ring size; 0 = the PMD's default */
+	uint16_t mtu;              /**< Ethernet MTU to set; 0 = keep the device's */
+	/**
+	 * MAC address to use; all-zero = the device's. A PMD that cannot
+	 * change its MAC (net_ring) is put in promiscuous mode instead.
+	 */
+	struct rte_ether_addr mac;
+	struct rte_mempool *pool;  /**< RX and control-frame mbufs; NULL = create one */
+	uint32_t neigh_entries;    /**< neighbour cache entries */
+	uint32_t neigh_timeout_ms; /**< reachable lifetime of a learnt neighbour */
+	uint32_t neigh_retry_ms;   /**< interval between ARP requests / solicitations */
+	uint16_t neigh_retries;    /**< requests sent before resolution fails */
+	uint16_t neigh_queue_len;  /**< frames queued per unresolved neighbour */
+};
+
+/** What a port is, as read by rte_roce_port_info_get(). */
+struct rte_roce_port_info {
+	uint16_t port_id;          /**< the ethdev */
+	uint16_t mtu;              /**< Ethernet MTU */
+	uint32_t ib_mtu;           /**< IB path MTU in bytes (256..4096), 0 if the MTU is too small */
+	struct rte_ether_addr mac; /**< the port's MAC address */
+	bool link_up;              /**< link status, read now */
+	uint32_t link_speed;       /**< in Mbit/s, as RTE_ETH_SPEED_NUM_* */
+	struct rte_mempool *pool;  /**< the pool the port allocates from */
+};
+
+/**
+ * Reasons for which rte_roce_port_poll() and rte_roce_port_send() drop a
+ * frame; each indexes rte_roce_port_stats::drops.
+ */
+enum rte_roce_port_drop {
+	RTE_ROCE_PORT_DROP_NOT_FOR_US,     /**< destination MAC or IP not the port's */
+	RTE_ROCE_PORT_DROP_ETHERTYPE,      /**< neither IPv4, IPv6 nor ARP, or a runt */
+	RTE_ROCE_PORT_DROP_IP_MALFORMED,   /**< bad IP header, length or checksum */
+	RTE_ROCE_PORT_DROP_IP_FRAGMENT,    /**< IPv4 fragment (RoCE never fragments) */
+	RTE_ROCE_PORT_DROP_IP_PROTO,       /**< neither UDP nor ICMP, or IPv6 extension header */
+	RTE_ROCE_PORT_DROP_UDP_PORT,       /**< UDP, but not to the RoCEv2 port 4791 */
+	RTE_ROCE_PORT_DROP_ARP_MALFORMED,  /**< short, not Ethernet/IPv4, or bad opcode */
+	RTE_ROCE_PORT_DROP_ARP_NOT_FOR_US, /**< valid ARP request for another address */
+	RTE_ROCE_PORT_DROP_ND_MALFORMED,   /**< NS/NA failing RFC 4861 7.1 validation */
+	RTE_ROCE_PORT_DROP_ND_NOT_FOR_US,  /**< valid NS for another address */
+	RTE_ROCE_PORT_DROP_ICMP_MALFORMED, /**< short ICMP or bad checksum */
+	RTE_ROCE_PORT_DROP_ICMP_TYPE,      /**< ICMP type the port does not handle */
+	RTE_ROCE_PORT_DROP_ROCE,           /**< rejected by the RoCE parser or ICRC check: see roce_drops */
+	RTE_ROCE_PORT_DROP_NO_MBUF,        /**< no mbuf to build a reply in */
+	RTE_ROCE_PORT_DROP_TX_FULL,        /**< TX queue and backlog full */
+	RTE_ROCE_PORT_DROP_MAX             /**< number of reasons */
+};
+
+/** Counters of a port; all count frames unless the name says bytes. */
+struct rte_roce_port_stats {
+	uint64_t rx_packets;         /**< frames received from the ethdev */
+	uint64_t rx_bytes;           /**< their bytes (Ethernet header on, no FCS) */
+	uint64_t rx_roce_packets;    /**< RoCEv2 frames returned by poll */
+	uint64_t tx_packets;         /**< frames accepted by the ethdev */
+	uint64_t tx_bytes;           /**< their bytes */
+	uint64_t tx_backlogged;      /**< frames the TX queue refused at first, kept for a retry */
+	uint64_t arp_requests_in;    /**< ARP requests for one of our addresses */
+	uint64_t arp_replies_in;     /**< ARP replies received */
+	uint64_t arp_requests_out;   /**< ARP requests sent */
+	uint64_t arp_replies_out;    /**< ARP replies sent */
+	uint64_t nd_solicits_in;     /**< Neighbour Solicitations for one of our addresses */
+	uint64_t nd_adverts_in;      /**< Neighbour Advertisements received */
+	uint64_t nd_solicits_out;    /**< Neighbour Solicitations sent */
+	uint64_t nd_adverts_out;     /**< Neighbour Advertisements sent */
+	uint64_t icmp_echo_in;       /**< ICMP and ICMPv6 echo requests for us */
+	uint64_t icmp_echo_out;      /**< echo replies sent */
+	uint64_t icmp_echo_replies_in; /**< echo replies for us (to a ping sent with rte_roce_port_send) */
+	uint64_t neigh_misses;       /**< send or resolve found no usable entry */
+	uint64_t neigh_resolved;     /**< entries resolved or refreshed from the wire */
+	uint64_t neigh_failed;       /**< resolutions that exhausted their retries */
+	uint64_t neigh_expired;      /**< reachable entries aged out */
+	uint64_t neigh_queue_drops;  /**< frames lost for want of a neighbour: queue full, resolution
+				      *   failed (queued or sent after), no source address, cache full */
+	uint64_t drops[RTE_ROCE_PORT_DROP_MAX]; /**< dropped frames, by reason */
+	/**
+	 * RoCEv2 frames for us that failed rte_roce_pkt_parse_mbuf() or the
+	 * ICRC check (RTE_ROCE_DROP_ICRC), by parser reason; they sum to
+	 * drops[RTE_ROCE_PORT_DROP_ROCE]. Names: rte_roce_drop_reason_name().
+	 */
+	uint64_t roce_drops[RTE_ROCE_DROP_REASON_MAX];
+};
+
+/**
+ * Initialise the EAL from arguments, unless the host application (an SPDK
+ * target, a storage daemon) already did: the EAL is never initialised twice.
+ * The test is rte_lcore_count() != 0, which a finished rte_eal_init()
+ * guarantees and which does not go through rte_eal_init()'s "already
+ * called" failure.
+ *
+ * @param argc
+ *   Number of arguments, as for rte_eal_init().
+ * @param argv
+ *   Arguments, as for rte_eal_init().
+ * @return
+ *   The number of arguments consumed (as rte_eal_init()); 0 if the EAL was
+ *   already initialised; -EINVAL if argv is NULL or argc < 1; otherwise
+ *   -rte_errno of the failed rte_eal_init() (e.g. -EACCES, -EFAULT, -ENOMEM).
+ */
+int rte_roce_eal_init(int argc, char **argv);
+
+/**
+ * Create a port over an ethdev: configure one RX and one TX queue, set the
+ * MTU if asked, start the device, and fill the GID table's index 0 with the
+ * link-local GID of the MAC.
+ *
+ * @param conf
+ *   The configuration.
+ * @return
+ *   The port, or NULL with rte_errno set: EINVAL (conf NULL or a value out of
+ *   range, or no MAC address at all), ENODEV (no such ethdev), EBUSY (a port
+ *   already runs on it), ENOTSUP (the PMD refuses to change the MTU, or both
+ *   the MAC and promiscuous mode), ENOMEM, or the errno of the
+ *   failing ethdev call. Failures are logged.
+ */
+struct rte_roce_port *rte_roce_port_create(const struct rte_roce_port_conf *conf);
+
+/**
+ * Stop the ethdev and free the port: frames queued for unresolved
+ * neighbours or for the TX queue are freed, and a pool created by the port
+ * is released (so the caller must have freed every mbuf it got from it,
+ * e.g. the frames poll returned). The ethdev stays probed and may be given
+ * to a new port.
+ *
+ * @param port
+ *   The port; NULL is ignored.
+ */
+void rte_roce_port_destroy(struct rte_roce_port *port);
+
+/**
+ * Read what a port is.
+ *
+ * @param port
+ *   The port.
+ * @param info
+ *   Where to write it.
+ * @return
+ *   0; -EINVAL if an argument is NULL; -errno of rte_eth_link_get_nowait().
+ */
+int rte_roce_port_info_get(struct rte_roce_port *port, struct rte_roce_port_info *info);
+
+/**
+ * Largest IB path MTU a given Ethernet MTU carries, as rxe computes it: the
+ * largest of 256, 512, 1024, 2048, 4096 that is at most mtu - 80
+ * (K:rxe_param.h eth_mtu_int_to_enum, RXE_MAX_HDR_LENGTH).
+ *
+ * @param mtu
+ *   Ethernet MTU.
+ * @return
+ *   The IB MTU in bytes, or 0 if even 256 does not fit.
+ */
+uint32_t rte_roce_port_ib_mtu(uint32_t mtu);
+
+/**
+ * Give the port an address; it appends a GID (IPv4 as ::ffff:a.b.c.d) to
+ * the first free index of the GID table and starts answering ARP / ND and
+ * echo requests for it.
+ *
+ * @param port
+ *   The port.
+ * @param addr
+ *   The address: IPv4-mapped or IPv6 unicast.
+ * @param prefix_len
+ *   On-link prefix length: 1..32 for IPv4, 1..128 for IPv6.
+ * @return
+ *   0; -EINVAL (NULL argument, unspecified / multicast / broadcast / loopback
+ *   address, bad prefix length); -EEXIST (already in the GID table,
+ *   including the default link-local GID); -ENOSPC (GID table full).
+ */
+int rte_roce_port_addr_add(struct rte_roce_port *port, const union rte_roce_gid *addr,
+			   uint8_t prefix_len);
+
+/**
+ * Take an address from the port; its GID table entry becomes free (the
+ * indices of the others do not move, as in the kernel GID cache).
+ *
+ * @param port
+ *   The port.
+ * @param addr
+ *   The address.
+ * @return
+ *   0; -EINVAL if an argument is NULL; -EPERM for the default link-local
+ *   GID; -ENOENT if the port does not have the address.
+ */
+int rte_roce_port_addr_del(struct rte_roce_port *port, const union rte_roce_gid *addr);
+
+/**
+ * Read one entry of the GID table.
+ *
+ * @param port
+ *   The port.
+ * @param index
+ *   0 .. RTE_ROCE_PORT_GID_TBL_LEN - 1.
+ * @param gid
+ *   Where to write the GID.
+ * @return
+ *   0; -EINVAL (NULL argument or index out of range); -ENOENT (free entry).
+ */
+int rte_roce_port_gid_query(struct rte_roce_port *port, uint32_t index, union rte_roce_gid *gid);
+
+/**
+ * Find a GID in the table.
+ *
+ * @param port
+ *   The port.
+ * @param gid
+ *   The GID.
+ * @return
+ *   Its index; -EINVAL if an argument is NULL; -ENOENT if absent.
+ */
+int rte_roce_port_gid_find(struct rte_roce_port *port, const union rte_roce_gid *gid);
+
+/**
+ * Receive: one RX burst, ARP / ND / echo handled internally, neighbour
+ * timers and the TX backlog serviced. Returns the RoCEv2 frames addressed
+ * to the port (unicast to its MAC and one of its GIDs, UDP port 4791) that
+ * passed rte_roce_pkt_parse_mbuf() at the port's IB MTU and
+ * rte_roce_icrc_check_mbuf(). Everything else is consumed and counted.
+ *
+ * @param port
+ *   The port.
+ * @param pkts
+ *   Where to store the RoCEv2 frames; the caller frees them.
+ * @param nb_pkts
+ *   Size of pkts, and the RX burst size: with 0 only timers run.
+ * @return
+ *   Number of frames stored in pkts.
+ */
+uint16_t rte_roce_port_poll(struct rte_roce_port *port, struct rte_mbuf **pkts, uint16_t nb_pkts);
+
+/**
+ * Send a frame to a next hop. m holds a whole Ethernet frame whose first
+ * RTE_ETHER_HDR_LEN bytes are overwritten here: destination MAC from the
+ * neighbour cache, the port's MAC, and the EtherType of the IP version found
+ * right after. If the neighbour is unknown, an ARP request or Neighbour
+ * Solicitation goes out and m waits in the neighbour's bounded queue.
+ * The port always takes m: on error it is freed and counted.
+ *
+ * @param port
+ *   The port.
+ * @param m
+ *   The frame.
+ * @param next_hop
+ *   The neighbour to send it to (the destination itself on a local link).
+ * @return
+ *   0 (sent, or queued for the TX queue or the neighbour); -EINVAL (NULL
+ *   argument, frame shorter than an Ethernet header plus one byte, not IPv4
+ *   or IPv6, next hop family differs); -EADDRNOTAVAIL (no local address of
+ *   that family to ask from); -ENOBUFS (the neighbour's queue or the TX
+ *   backlog is full); -EHOSTUNREACH (resolution of the next hop failed
+ *   recently).
+ */
+int rte_roce_port_send(struct rte_roce_port *port, struct rte_mbuf *m,
+		       const union rte_roce_gid *next_hop);
+
+/**
+ * Look up, or start resolving, the MAC of a neighbour.
+ *
+ * @param port
+ *   The port.
+ * @param ip
+ *   The neighbour's address.
+ * @param mac
+ *   Where to write its MAC when known.
+ * @return
+ *   0 and *mac; -EAGAIN (resolution in progress, started if needed);
+ *   -EHOSTUNREACH (retries exhausted; the failure holds for neigh_timeout_ms);
+ *   -EADDRNOTAVAIL (no local address of that family); -EINVAL (NULL
+ *   argument, or a multicast / unspecified address); -ENOSPC (cache full of
+ *   unresolved entries).
+ */
+int rte_roce_port_resolve(struct rte_roce_port *port, const union rte_roce_gid *ip,
+			  struct rte_ether_addr *mac);
+
+/**
+ * Read the port's counters.
+ *
+ * @param port
+ *   The port.
+ * @param stats
+ *   Where to write them.
+ * @return
+ *   0; -EINVAL if an argument is NULL.
+ */
+int rte_roce_port_stats_get(struct rte_roce_port *port, struct rte_roce_port_stats *stats);
+
+/**
+ * Zero the port's counters.
+ *
+ * @param port
+ *   The port.
+ * @return
+ *   0; -EINVAL if port is NULL.
+ */
+int rte_roce_port_stats_reset(struct rte_roce_port *port);
+
+/**
+ * Name of a drop reason, snake_case, for counter names.
+ *
+ * @param reason
+ *   The reason.
+ * @return
+ *   The name; "unknown" for a value out of range.
+ */
+const char *rte_roce_port_drop_name(enum rte_roce_port_drop reason);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif /* RTE_ROCE_PORT_H */

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef ROCE_PORT_PRIV_H
+#define ROCE_PORT_PRIV_H
+
+/*
+ * Internals of a port, shared by roce_port.c (bring-up, RX dispatch, TX),
+ * roce_neigh.c (neighbour cache) and roce_icmp.c (ARP, ND, ICMP echo).
+ * One thread owns a port (see roce_port.c): nothing here is locked.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "rte_roce_port.h"
+
+/* Frames the TX queue refused, kept in order for the next flush (power of 2). */
+#define ROCE_PORT_TX_BACKLOG 256
+
+/* IPv6 hop limit of ND messages: receivers require 255 (RFC 4861 7.1). */
+#define ROCE_ND_HOP_LIMIT 255
+/* Hop limit / TTL of the echo replies we originate. */
+#define ROCE_IP_DEFAULT_TTL 64
+
+struct roce_gid_entry {
+	union rte_roce_gid gid;
+	uint8_t prefix_len;
+	bool valid;
+};
+
+enum roce_neigh_state {
+	ROCE_NEIGH_FREE,
+	ROCE_NEIGH_INCOMPLETE,	/* requests out, frames queued */
+	ROCE_NEIGH_REACHABLE,	/* MAC known until the deadline */
+	ROCE_NEIGH_FAILED,	/* retries exhausted; sends fail until the deadline */
+};
+
+struct roce_neigh {
+	union rte_roce_gid ip;
+	struct rte_ether_addr mac;
+	enum roce_neigh_state state;
+	uint16_t retries_left;
+	uint16_t nb_queued;
+	uint64_t deadline;		/* timer cycles; meaning depends on state */
+	struct rte_mbuf **queue;	/* neigh_queue_len slots */
+};
+
+struct roce_neigh_table {
+	struct rte_hash *hash;		/* GID -> index in entries */
+	struct roce_neigh *entries;
+	struct rte_mbuf **queue_slots;
+	uint32_t *free_idx;		/* stack of free entry indices */
+	uint32_t nb_free;
+	uint32_t nb_entries;
+	uint16_t retries;
+	uint16_t queue_len;
+	uint64_t timeout_cycles;
+	uint64_t retry_cycles;
+	uint64_t next_timer;		/* earliest deadline of any entry */
+};
+
+struct rte_roce_port {
+	uint16_t port_id;
+	uint16_t mtu;
+	uint32_t ib_mtu;
+	struct rte_ether_addr mac;
+	struct rte_mempool *pool;
+	bool own_pool;
+	uint64_t now;			/* timer cycles, read once per call */
+	struct roce_gid_entry gids[RTE_ROCE_PORT_GID_TBL_LEN];
+	struct roce_neigh_table neigh;
+	uint16_t tx_head;		/* oldest frame of the TX backlog */
+	uint16_t tx_count;
+	struct rte_mbuf *tx_backlog[ROCE_PORT_TX_BACKLOG];
+	struct rte_roce_port_stats stats;
+};
+
+/* Where a frame was addressed at layer 2. */
+enum roce_l2_dst {
+	ROCE_L2_UNICAST,	/* the port's MAC */
+	ROCE_L2_BROADCAST,
+	ROCE_L2_MULTICAST,
+};
+
+/* Count and free a frame; false, so that an RX path can return it ("not for the caller"). */
+static inline bool
+roce_port_drop(struct rte_roce_port *port, struct rte_mbuf *m, enum rte_roce_port_drop reason)
+{
+	port->stats.drops[reason]++;
+	rte_pktmbuf_free(m);
+	return false;
+}
+
+/*
+ * Copy len bytes at off of a frame into buf, whatever the segmentation;
+ * false if the frame is shorter. Unlike rte_pktmbuf_read() alone, the
+ * result is always buf: properly aligned for headers that hold MAC
+ * addresses, even where the frame put them at an odd address.
+ */
+static inline bool
+roce_pktmbuf_copy(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *buf)
+{
+	const void *p = rte_pktmbuf_read(m, off, len, buf);
+
+	if (p == NULL)
+		return false;
+	if (p != buf)
+		memcpy(buf, p, len);
+	return true;
+}
+
+/* roce_port.c */
+int roce_port_tx(struct rte_roce_port *port, struct rte_mbuf *m);
+void roce_port_l2_fill(struct rte_roce_port *port, struct rte_mbuf *m,
+		       const struct rte_ether_addr *dst, uint16_t ether_type);
+int roce_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len, uint16_t *cksum);
+bool roce_port_is_local(const struct rte_roce_port *port, const union rte_roce_gid *gid);
+int roce_port_src_addr(const struct rte_roce_port *port, const union rte_roce_gid *dst,
+		       union rte_roce_gid *src);
+
+/* roce_neigh.c */
+int roce_neigh_init(struct rte_roce_port *port, const struct rte_roce_port_conf *conf);
+void roce_neigh_fini(struct rte_roce_port *port);
+void roce_neigh_learn(struct rte_roce_port *port, const union rte_roce_gid *ip,
+		      const struct rte_ether_addr *mac, bool create);
+void roce_neigh_timers(struct rte_roce_port *port);
+
+/* roce_icmp.c */
+void roce_arp_input(struct rte_roce_port *port, struct rte_mbuf *m);
+void roce_icmp4_input(struct rte_roce_port *port, struct rte_mbuf *m, uint32_t l4_off,
+		      uint32_t l4_len);
+void roce_icmp6_input(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_dst l2);
+int roce_arp_request(struct rte_roce_port *port, const union rte_roce_gid *target);
+int roce_nd_solicit(struct rte_roce_port *port, const union rte_roce_gid *target);
+
+#endif /* ROCE_PORT_PRIV_H */

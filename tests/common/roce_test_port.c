@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_eth_ring.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include <rte_roce_pkt.h>
+
+#include "roce_test.h"
+#include "roce_test_eal.h"
+#include "roce_test_port.h"
+
+#define ROCE_TEST_RING_SIZE 1024
+#define ROCE_TEST_DRAIN_BURST 32
+#define ROCE_TEST_RETRY_MS 5
+#define ROCE_TEST_TIMEOUT_MS 2000
+#define ROCE_TEST_MS_PER_S 1000
+#define ROCE_TEST_PAYLOAD_MAX 4096
+#define ROCE_TEST_UDP_SPORT 0xc000	/* rxe's range starts here (wire-facts 1.2) */
+
+int
+roce_test_pair_create(struct roce_test_pair *pair, const char *name)
+{
+	char buf[RTE_RING_NAMESIZE];
+	int a, b, i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(buf, sizeof(buf), "%s_r%d", name, i);
+		pair->ring[i] = rte_ring_create(buf, ROCE_TEST_RING_SIZE, rte_socket_id(),
+						RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (pair->ring[i] == NULL) {
+			printf("# ring %s: %s\n", buf, rte_strerror(rte_errno));
+			return -1;
+		}
+	}
+	snprintf(buf, sizeof(buf), "%s_a", name);
+	a = rte_eth_from_rings(buf, &pair->ring[0], 1, &pair->ring[1], 1, rte_socket_id());
+	snprintf(buf, sizeof(buf), "%s_b", name);
+	b = rte_eth_from_rings(buf, &pair->ring[1], 1, &pair->ring[0], 1, rte_socket_id());
+	if (a < 0 || b < 0) {
+		printf("# rte_eth_from_rings %s: %s\n", name, rte_strerror(rte_errno));
+		return -1;
+	}
+	pair->a = a;
+	pair->b = b;
+	return 0;
+}
+
+unsigned int
+roce_test_pair_drain(struct roce_test_pair *pair)
+{
+	struct rte_mbuf *pkts[ROCE_TEST_DRAIN_BURST];
+	unsigned int n, total = 0;
+	int r;
+
+	for (r = 0; r < 2; r++) {
+		while ((n = rte_ring_dequeue_burst(pair->ring[r], (void **)pkts, RTE_DIM(pkts),
+						   NULL)) != 0) {
+			rte_pktmbuf_free_bulk(pkts, n);
+			total += n;
+		}
+	}
+	return total;
+}
+
+int
+roce_test_pair_release(struct roce_test_pair *pair, struct rte_roce_port **a,
+		       struct rte_roce_port **b, unsigned int baseline)
+{
+	rte_roce_port_destroy(*a);
+	rte_roce_port_destroy(*b);
+	*a = *b = NULL;
+	roce_test_pair_drain(pair);
+	ROCE_TEST_ASSERT_EQ(rte_mempool_in_use_count(roce_test_mbuf_pool()), baseline,
+			    "mbufs leaked");
+	return 0;
+}
+
+struct rte_roce_port *
+roce_test_port(uint16_t eth, const struct rte_roce_port_conf *conf, const char *const *addrs)
+{
+	struct rte_roce_port_conf c = {
+		.neigh_retry_ms = ROCE_TEST_RETRY_MS,
+		.neigh_timeout_ms = ROCE_TEST_TIMEOUT_MS,
+	};
+	struct rte_roce_port *port;
+	union rte_roce_gid gid;
+	char text[RTE_ROCE_GID_STRLEN];
+	unsigned int i, len;
+
+	if (conf != NULL)
+		c = *conf;
+	c.port_id = eth;
+	/* net_ring ports have no MAC: give each a locally administered one. */
+	if (rte_is_zero_ether_addr(&c.mac)) {
+		c.mac.addr_bytes[0] = RTE_ETHER_LOCAL_ADMIN_ADDR;
+		c.mac.addr_bytes[5] = (uint8_t)(eth + 1);
+	}
+	if (c.pool == NULL)
+		c.pool = roce_test_mbuf_pool();
+	port = rte_roce_port_create(&c);
+	if (port == NULL) {
+		printf("# rte_roce_port_create(%u): %s\n", eth, rte_strerror(rte_errno));
+		return NULL;
+	}
+	for (i = 0; addrs != NULL && addrs[i] != NULL; i++) {
+		if (sscanf(addrs[i], "%45[^/]/%u", text, &len) != 2 ||
+		    rte_roce_gid_parse(text, &gid) != 0 ||
+		    rte_roce_port_addr_add(port, &gid, len) != 0) {
+			printf("# cannot add address %s\n", addrs[i]);
+			rte_roce_port_destroy(port);
+			return NULL;
+		}
+	}
+	return port;
+}
+
+unsigned int
+roce_test_pump(struct rte_roce_port *a, struct rte_roce_port *b)
+{
+	struct rte_mbuf *pkts[ROCE_TEST_DRAIN_BURST];
+	unsigned int n = 0, got;
+
+	if (a != NULL) {
+		got = rte_roce_port_poll(a, pkts, RTE_DIM(pkts));
+		rte_pktmbuf_free_bulk(pkts, got);
+		n += got;
+	}
+	if (b != NULL) {
+		got = rte_roce_port_poll(b, pkts, RTE_DIM(pkts));
+		rte_pktmbuf_free_bulk(pkts, got);
+		n += got;
+	}
+	return n;
+}
+
+uint64_t
+roce_test_ms(void)
+{
+	return rte_get_timer_cycles() * ROCE_TEST_MS_PER_S / rte_get_timer_hz();
+}
+
+int
+roce_test_resolve(struct rte_roce_port *a, struct rte_roce_port *b, const char *ip,
+		  struct rte_ether_addr *mac, unsigned int timeout_ms)
+{
+	uint64_t end = roce_test_ms() + timeout_ms;
+	union rte_roce_gid gid;
+	int ret;
+
+	if (rte_roce_gid_parse(ip, &gid) != 0)
+		return -EINVAL;
+	for (;;) {
+		ret = rte_roce_port_resolve(a, &gid, mac);
+		if (ret != -EAGAIN || roce_test_ms() > end)
+			return ret;
+		roce_test_pump(a, b);
+	}
+}
+
+struct rte_mbuf *
+roce_test_frame(const void *bytes, uint32_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(roce_test_mbuf_pool());
+	void *data;
+
+	if (m == NULL) {
+		printf("# no mbuf\n");
+		return NULL;
+	}
+	data = rte_pktmbuf_append(m, len);
+	if (data == NULL) {
+		printf("# frame of %u bytes does not fit an mbuf\n", len);
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	memcpy(data, bytes, len);
+	return m;
+}
+
+struct rte_mbuf *
+roce_test_send_only(const char *src, const char *dst, uint32_t qpn, uint32_t psn,
+		    uint32_t payload_len)
+{
+	static uint8_t payload[ROCE_TEST_PAYLOAD_MAX];
+	struct rte_roce_pkt pkt;
+	struct rte_mbuf *m;
+	unsigned int i;
+	int ret;
+
+	if (payload_len > sizeof(payload))
+		return NULL;
+	m = rte_pktmbuf_alloc(roce_test_mbuf_pool());
+	if (m == NULL)
+		return NULL;
+	for (i = 0; i < payload_len; i++)
+		payload[i] = (uint8_t)(i * 7);
+	rte_roce_pkt_init(&pkt, RTE_ROCE_OP_RC_SEND_ONLY);
+	rte_roce_gid_parse(src, &pkt.sgid);
+	rte_roce_gid_parse(dst, &pkt.dgid);
+	pkt.ip_version = rte_roce_gid_is_ipv4(&pkt.dgid) ? 4 : 6;
+	pkt.sport = ROCE_TEST_UDP_SPORT;
+	pkt.dqpn = qpn;
+	pkt.psn = psn;
+	pkt.ackreq = true;
+	pkt.payload_len = payload_len;
+	ret = rte_roce_pkt_build_mbuf(&pkt, payload, m);
+	if (ret < 0) {
+		printf("# rte_roce_pkt_build_mbuf: %s\n", strerror(-ret));
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	return m;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef ROCE_TEST_PORT_H
+#define ROCE_TEST_PORT_H
+
+/*
+ * Two ethdevs wired back to back over net_ring, in one process:
+ * port a receives from ring 0 and sends to ring 1, port b the reverse.
+ * Both are polled from the test's one thread; no NIC, no second lcore.
+ */
+
+#include <stdint.h>
+
+#include <rte_ring.h>
+
+#include <rte_roce_port.h>
+
+struct roce_test_pair {
+	struct rte_ring *ring[2];
+	uint16_t a;	/* rx ring 0, tx ring 1 */
+	uint16_t b;	/* rx ring 1, tx ring 0 */
+};
+
+/* Create the rings and the two ethdevs; name must be unique. Returns 0 or -1 after printing why. */
+int roce_test_pair_create(struct roce_test_pair *pair, const char *name);
+
+/* Free every frame still in flight in either ring; returns how many. */
+unsigned int roce_test_pair_drain(struct roce_test_pair *pair);
+
+/*
+ * End of a case: destroy *a and *b (either may be NULL; both become NULL),
+ * free the frames still in flight, and check that the test pool has as many
+ * mbufs in use as baseline. Returns 0, or -1 after printing the leak.
+ */
+int roce_test_pair_release(struct roce_test_pair *pair, struct rte_roce_port **a,
+			   struct rte_roce_port **b, unsigned int baseline);
+
+/*
+ * A RoCE port over ethdev eth for tests: the test mbuf pool, timers of
+ * a few milliseconds unless conf says otherwise (conf may be NULL), and
+ * the addresses "a.b.c.d/len" or "x::y/len" of the NULL-terminated list
+ * addrs (may be NULL). Returns NULL after printing why.
+ */
+struct rte_roce_port *roce_test_port(uint16_t eth, const struct rte_roce_port_conf *conf,
+				     const char *const *addrs);
+
+/* Poll each port of the pair once; RoCE frames are freed. Returns how many. */
+unsigned int roce_test_pump(struct rte_roce_port *a, struct rte_roce_port *b);
+
+/*
+ * Resolve ip from a while pumping both ports, up to timeout_ms.
+ * Returns rte_roce_port_resolve()'s last answer (0, -EAGAIN on timeout, ...).
+ */
+int roce_test_resolve(struct rte_roce_port *a, struct rte_roce_port *b, const char *ip,
+		      struct rte_ether_addr *mac, unsigned int timeout_ms);
+
+/* An mbuf of the test pool holding a copy of len bytes, or NULL after printing why. */
+struct rte_mbuf *roce_test_frame(const void *bytes, uint32_t len);
+
+/*
+ * An RC SEND_ONLY frame from src to dst (IPv4 or IPv6 text addresses) built
+ * with rte_roce_pkt_build_mbuf(): AckReq set, payload byte i = i * 7, MACs
+ * zero (rte_roce_port_send() fills them). NULL after printing why.
+ */
+struct rte_mbuf *roce_test_send_only(const char *src, const char *dst, uint32_t qpn,
+				     uint32_t psn, uint32_t payload_len);
+
+/* Milliseconds since an arbitrary origin, from the timer cycles. */
+uint64_t roce_test_ms(void);
+
+#endif /* ROCE_TEST_PORT_H */

@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Neighbour resolution between two RoCE ports over a net_ring pair:
+ * ARP and ND both ways, frames queued until resolution, failure when the
+ * peer is absent, the bounded pending queue, and ageing.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_ip.h>
+#include <rte_mempool.h>
+#include <rte_udp.h>
+
+#include <rte_roce_port.h>
+
+#include "roce_test.h"
+#include "roce_test_eal.h"
+#include "roce_test_port.h"
+
+#define RESOLVE_MS 1000
+#define DISCARD_PORT 9		/* UDP discard: a frame the peer counts and drops */
+#define PAYLOAD_LEN 16
+#define FAIL_RETRIES 3
+#define FAIL_RETRY_MS 5
+#define QUEUE_LEN 4
+#define AGEING_MS 30
+#define TX_FLOOD 2048	/* more than the TX ring (1023) and backlog (256) hold */
+
+static struct roce_test_pair pair;
+static unsigned int baseline;	/* mbufs in use before each case */
+static struct rte_roce_port *a, *b;	/* the ports of the current case */
+
+static const char *const addrs_a[] = { "198.18.0.1/24", "2001:db8::1/64", NULL };
+static const char *const addrs_b[] = { "198.18.0.2/24", "2001:db8::2/64", NULL };
+
+/* Destroy the ports, drop what is still in the rings, and check that no mbuf leaked. */
+static int
+teardown(void)
+{
+	return roce_test_pair_release(&pair, &a, &b, baseline);
+}
+
+/* Port A, and port B unless conf_b is NO_PEER; leftovers of a failed case go first. */
+#define NO_PEER ((const struct rte_roce_port_conf *)&pair)
+
+static int
+setup(const struct rte_roce_port_conf *conf_a, const struct rte_roce_port_conf *conf_b)
+{
+	teardown();
+	baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
+	a = roce_test_port(pair.a, conf_a, addrs_a);
+	if (conf_b != NO_PEER)
+		b = roce_test_port(pair.b, conf_b, addrs_b);
+	ROCE_TEST_ASSERT(a != NULL && (b != NULL || conf_b == NO_PEER), "ports");
+	return 0;
+}
+
+/* An Ethernet frame (header left for the port to fill) carrying UDP to the discard port. */
+static struct rte_mbuf *
+udp_frame(const char *src, const char *dst)
+{
+	uint8_t buf[RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + sizeof(struct rte_udp_hdr) +
+		    PAYLOAD_LEN];
+	union rte_roce_gid s, d;
+	struct rte_udp_hdr *udp;
+	uint32_t l3_len;
+
+	memset(buf, 0, sizeof(buf));
+	if (rte_roce_gid_parse(src, &s) != 0 || rte_roce_gid_parse(dst, &d) != 0)
+		return NULL;
+	if (rte_roce_gid_is_ipv4(&d)) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)&buf[RTE_ETHER_HDR_LEN];
+
+		l3_len = sizeof(*ip);
+		ip->version_ihl = RTE_IPV4_VHL_DEF;
+		ip->total_length = rte_cpu_to_be_16(l3_len + sizeof(*udp) + PAYLOAD_LEN);
+		ip->time_to_live = 64;
+		ip->next_proto_id = IPPROTO_UDP;
+		ip->src_addr = rte_roce_gid_to_ipv4(&s);
+		ip->dst_addr = rte_roce_gid_to_ipv4(&d);
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	} else {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)&buf[RTE_ETHER_HDR_LEN];
+
+		l3_len = sizeof(*ip);
+		ip->vtc_flow = RTE_BE32(6u << 28);
+		ip->payload_len = rte_cpu_to_be_16(sizeof(*udp) + PAYLOAD_LEN);
+		ip->proto = IPPROTO_UDP;
+		ip->hop_limits = 64;
+		memcpy(ip->src_addr, s.raw, sizeof(s.raw));
+		memcpy(ip->dst_addr, d.raw, sizeof(d.raw));
+	}
+	udp = (struct rte_udp_hdr *)&buf[RTE_ETHER_HDR_LEN + l3_len];
+	udp->dst_port = RTE_BE16(DISCARD_PORT);
+	udp->dgram_len = rte_cpu_to_be_16(sizeof(*udp) + PAYLOAD_LEN);
+	return roce_test_frame(buf, RTE_ETHER_HDR_LEN + l3_len + sizeof(*udp) + PAYLOAD_LEN);
+}
+
+static int
+check_resolves(struct rte_roce_port *from, struct rte_roce_port *to, const char *ip)
+{
+	struct rte_roce_port_info info;
+	struct rte_ether_addr mac;
+	int ret;
+
+	ret = roce_test_resolve(from, to, ip, &mac, RESOLVE_MS);
+	ROCE_TEST_ASSERT_EQ(ret, 0, "resolving %s", ip);
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(to, &info), 0, "info");
+	ROCE_TEST_ASSERT(rte_is_same_ether_addr(&mac, &info.mac), "%s resolved to a wrong MAC", ip);
+	return 0;
+}
+
+typedef int (*counters_check)(const struct rte_roce_port_stats *sa,
+			      const struct rte_roce_port_stats *sb);
+
+/*
+ * A resolves B; B then knows A without asking, having learnt A from the
+ * request (RFC 826; RFC 4861 7.2.3, the SLLA of the solicitation); and a
+ * restarted B, which forgot A, resolves A.
+ */
+static int
+both_ways(const char *ip_a, const char *ip_b, counters_check counters)
+{
+	struct rte_roce_port_stats sa, sb;
+	struct rte_ether_addr mac;
+
+	ROCE_TEST_ASSERT_EQ(setup(NULL, NULL), 0, "setup");
+	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, ip_b), 0, "A resolves B");
+	ROCE_TEST_ASSERT_EQ(roce_test_resolve(b, a, ip_a, &mac, 0), 0, "B learnt A");
+	rte_roce_port_stats_get(a, &sa);
+	rte_roce_port_stats_get(b, &sb);
+	ROCE_TEST_ASSERT_EQ(counters(&sa, &sb), 0, "counters");
+	ROCE_TEST_ASSERT(sa.neigh_resolved >= 1 && sa.neigh_misses >= 1, "A's neighbour counters");
+	rte_roce_port_destroy(b);
+	b = roce_test_port(pair.b, NULL, addrs_b);
+	ROCE_TEST_ASSERT(b != NULL, "port B again");
+	ROCE_TEST_ASSERT_EQ(check_resolves(b, a, ip_a), 0, "B resolves A");
+	return teardown();
+}
+
+static int
+arp_counters(const struct rte_roce_port_stats *sa, const struct rte_roce_port_stats *sb)
+{
+	ROCE_TEST_ASSERT(sa->arp_requests_out >= 1 && sa->arp_replies_in >= 1, "A's ARP counters");
+	ROCE_TEST_ASSERT(sb->arp_requests_in >= 1 && sb->arp_replies_out >= 1, "B's ARP counters");
+	ROCE_TEST_ASSERT_EQ(sb->arp_requests_out, 0, "B needed no request");
+	return 0;
+}
+
+static int
+nd_counters(const struct rte_roce_port_stats *sa, const struct rte_roce_port_stats *sb)
+{
+	ROCE_TEST_ASSERT(sa->nd_solicits_out >= 1 && sa->nd_adverts_in >= 1, "A's ND counters");
+	ROCE_TEST_ASSERT(sb->nd_solicits_in >= 1 && sb->nd_adverts_out >= 1, "B's ND counters");
+	ROCE_TEST_ASSERT_EQ(sb->nd_solicits_out, 0, "B needed no solicitation");
+	return 0;
+}
+
+static int
+test_arp_both_ways(void)
+{
+	return both_ways("198.18.0.1", "198.18.0.2", arp_counters);
+}
+
+static int
+test_nd_global_both_ways(void)
+{
+	return both_ways("2001:db8::1", "2001:db8::2", nd_counters);
+}
+
+static int
+test_nd_link_local_both_ways(void)
+{
+	char text[RTE_ROCE_GID_STRLEN];
+	union rte_roce_gid gid;
+
+	ROCE_TEST_ASSERT_EQ(setup(NULL, NULL), 0, "setup");
+	/* The default GID: fe80::/64 + the EUI-64 of the MAC. */
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_gid_query(b, 0, &gid), 0, "B's GID 0");
+	rte_roce_gid_format(&gid, text, sizeof(text));
+	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, text), 0, "A resolves B's link-local %s", text);
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_gid_query(a, 0, &gid), 0, "A's GID 0");
+	rte_roce_gid_format(&gid, text, sizeof(text));
+	ROCE_TEST_ASSERT_EQ(check_resolves(b, a, text), 0, "B resolves A's link-local %s", text);
+	return teardown();
+}
+
+/* Frames sent to an unresolved neighbour wait, then leave in order once it answers. */
+static int
+test_send_queued_until_resolved(void)
+{
+	static const char *const peers[][2] = {
+		{ "198.18.0.1", "198.18.0.2" }, { "2001:db8::1", "2001:db8::2" },
+	};
+	struct rte_roce_port_stats sa, sb;
+	union rte_roce_gid nh;
+	unsigned int i, round;
+
+	ROCE_TEST_ASSERT_EQ(setup(NULL, NULL), 0, "setup");
+	for (i = 0; i < RTE_DIM(peers); i++) {
+		rte_roce_gid_parse(peers[i][1], &nh);
+		ROCE_TEST_ASSERT_EQ(rte_roce_port_send(a, udp_frame(peers[i][0], peers[i][1]), &nh),
+				    0, "first frame to %s queued", peers[i][1]);
+		ROCE_TEST_ASSERT_EQ(rte_roce_port_send(a, udp_frame(peers[i][0], peers[i][1]), &nh),
+				    0, "second frame to %s queued", peers[i][1]);
+	}
+	for (round = 0; round < 10; round++)
+		roce_test_pump(a, b);
+	rte_roce_port_stats_get(a, &sa);
+	rte_roce_port_stats_get(b, &sb);
+	ROCE_TEST_ASSERT_EQ(sb.drops[RTE_ROCE_PORT_DROP_UDP_PORT], 4, "B received the 4 frames");
+	ROCE_TEST_ASSERT_EQ(sa.neigh_queue_drops, 0, "nothing dropped");
+	ROCE_TEST_ASSERT_EQ(sa.neigh_misses, 4, "4 sends missed the cache");
+	/* Now the cache knows B: the next frame goes straight out. */
+	rte_roce_gid_parse("198.18.0.2", &nh);
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_send(a, udp_frame("198.18.0.1", "198.18.0.2"), &nh), 0,
+			    "direct send");
+	roce_test_pump(a, b);
+	rte_roce_port_stats_get(b, &sb);
+	ROCE_TEST_ASSERT_EQ(sb.drops[RTE_ROCE_PORT_DROP_UDP_PORT], 5, "B received the 5th frame");
+	return teardown();
+}
+
+static const struct rte_roce_port_conf fail_conf = {
+	.neigh_retries = FAIL_RETRIES,
+	.neigh_retry_ms = FAIL_RETRY_MS,
+	.neigh_timeout_ms = 60000,
+	.neigh_queue_len = QUEUE_LEN,
+};
+
+/* Nobody answers on the other end: retries, then -EHOSTUNREACH, queued frames freed. */
+static int
+test_resolution_failure(void)
+{
+	struct rte_roce_port_stats sa;
+	struct rte_ether_addr mac;
+	union rte_roce_gid nh;
+	unsigned int i;
+	int ret;
+
+	ROCE_TEST_ASSERT_EQ(setup(&fail_conf, NO_PEER), 0, "setup");
+	rte_roce_gid_parse("198.18.0.9", &nh);
+	for (i = 0; i < 3; i++)
+		ROCE_TEST_ASSERT_EQ(rte_roce_port_send(a, udp_frame("198.18.0.1", "198.18.0.9"), &nh),
+				    0, "frame %u queued", i);
+	ret = roce_test_resolve(a, NULL, "198.18.0.9", &mac, 1000);
+	ROCE_TEST_ASSERT_EQ(ret, -EHOSTUNREACH, "resolution must fail");
+	rte_roce_port_stats_get(a, &sa);
+	ROCE_TEST_ASSERT_EQ(sa.arp_requests_out, FAIL_RETRIES, "one request per try");
+	ROCE_TEST_ASSERT_EQ(sa.neigh_failed, 1, "one failure");
+	ROCE_TEST_ASSERT_EQ(sa.neigh_queue_drops, 3, "the queued frames are counted");
+	/* The failure holds: a send fails at once and its frame is counted too. */
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_send(a, udp_frame("198.18.0.1", "198.18.0.9"), &nh),
+			    -EHOSTUNREACH, "send after failure");
+	rte_roce_port_stats_get(a, &sa);
+	ROCE_TEST_ASSERT_EQ(sa.neigh_queue_drops, 4, "frame dropped");
+	ROCE_TEST_ASSERT_EQ(sa.arp_requests_out, FAIL_RETRIES, "no request while failed");
+	return teardown();
+}
+
+static int
+test_pending_queue_bounded(void)
+{
+	struct rte_roce_port_stats sa;
+	union rte_roce_gid nh;
+	unsigned int i;
+
+	ROCE_TEST_ASSERT_EQ(setup(&fail_conf, NO_PEER), 0, "setup");
+	rte_roce_gid_parse("2001:db8::9", &nh);
+	for (i = 0; i < QUEUE_LEN; i++)
+		ROCE_TEST_ASSERT_EQ(rte_roce_port_send(a, udp_frame("2001:db8::1", "2001:db8::9"), &nh),
+				    0, "frame %u queued", i);
+	for (i = 0; i < 2; i++)
+		ROCE_TEST_ASSERT_EQ(rte_roce_port_send(a, udp_frame("2001:db8::1", "2001:db8::9"), &nh),
+				    -ENOBUFS, "frame beyond the limit");
+	rte_roce_port_stats_get(a, &sa);
+	ROCE_TEST_ASSERT_EQ(sa.neigh_queue_drops, 2, "two frames refused and counted");
+	ROCE_TEST_ASSERT_EQ(sa.nd_solicits_out, 1, "one solicitation so far");
+	/* Destroying the port frees the 4 queued frames: teardown checks the pool. */
+	return teardown();
+}
+
+static int
+test_neigh_ageing(void)
+{
+	struct rte_roce_port_conf conf = { .neigh_timeout_ms = AGEING_MS, .neigh_retry_ms = 5 };
+	struct rte_roce_port_stats sa;
+	struct rte_ether_addr mac;
+	union rte_roce_gid gid;
+	uint64_t end;
+
+	ROCE_TEST_ASSERT_EQ(setup(&conf, &conf), 0, "setup");
+	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, "198.18.0.2"), 0, "A resolves B");
+	end = roce_test_ms() + 3 * AGEING_MS;
+	while (roce_test_ms() < end)
+		roce_test_pump(a, b);
+	rte_roce_port_stats_get(a, &sa);
+	ROCE_TEST_ASSERT(sa.neigh_expired >= 1, "B's entry aged out");
+	rte_roce_gid_parse("198.18.0.2", &gid);
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_resolve(a, &gid, &mac), -EAGAIN, "resolving again");
+	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, "198.18.0.2"), 0, "A resolves B again");
+	return teardown();
+}
+
+/* B stops polling: A's TX ring fills, then the backlog, then sends fail; all counted, none lost. */
+static int
+test_tx_backlog(void)
+{
+	struct rte_roce_port_stats sa, sb;
+	union rte_roce_gid nh;
+	unsigned int sent = 0, refused = 0, round;
+	int ret;
+
+	ROCE_TEST_ASSERT_EQ(setup(NULL, NULL), 0, "setup");
+	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, "198.18.0.2"), 0, "A resolves B");
+	rte_roce_gid_parse("198.18.0.2", &nh);
+	while (refused == 0 && sent < 2 * TX_FLOOD) {
+		ret = rte_roce_port_send(a, udp_frame("198.18.0.1", "198.18.0.2"), &nh);
+		ROCE_TEST_ASSERT(ret == 0 || ret == -ENOBUFS, "send: %d", ret);
+		sent += ret == 0;
+		refused += ret == -ENOBUFS;
+	}
+	rte_roce_port_stats_get(a, &sa);
+	ROCE_TEST_ASSERT_EQ(refused, 1, "a send was refused");
+	ROCE_TEST_ASSERT(sa.tx_backlogged > 0, "frames waited in the backlog");
+	ROCE_TEST_ASSERT_EQ(sa.drops[RTE_ROCE_PORT_DROP_TX_FULL], 1, "the refused frame is counted");
+	/* B drains the ring, A's polls flush the backlog: every accepted frame arrives. */
+	for (round = 0; round < TX_FLOOD; round++)
+		roce_test_pump(a, b);
+	rte_roce_port_stats_get(b, &sb);
+	ROCE_TEST_ASSERT_EQ(sb.drops[RTE_ROCE_PORT_DROP_UDP_PORT], sent, "all accepted frames arrived");
+	return teardown();
+}
+
+static const struct roce_test_case cases[] = {
+	{ "arp_resolution_both_ways", test_arp_both_ways },
+	{ "nd_resolution_global_both_ways", test_nd_global_both_ways },
+	{ "nd_resolution_link_local_both_ways", test_nd_link_local_both_ways },
+	{ "send_queued_until_resolved", test_send_queued_until_resolved },
+	{ "resolution_failure_frees_queue", test_resolution_failure },
+	{ "pending_queue_bounded", test_pending_queue_bounded },
+	{ "neighbour_ageing", test_neigh_ageing },
+	{ "tx_backlog_bounded_and_flushed", test_tx_backlog },
+};
+
+int
+main(int argc, char **argv)
+{
+	RTE_SET_USED(argc);
+	if (roce_test_eal_init(argv[0], NULL) != 0 || roce_test_mbuf_pool() == NULL ||
+	    roce_test_pair_create(&pair, "neigh") != 0)
+		return 1;
+	return roce_test_run(cases, RTE_DIM(cases));
+}
