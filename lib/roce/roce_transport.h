@@ -40,11 +40,11 @@
 
 #include <rte_mbuf.h>
 
+#include "roce_mr.h"
 #include "roce_timer.h"
 
 struct ibv_qp_attr;
 struct roce_dev;
-struct roce_mr;
 struct roce_qp;
 
 /* Requester window: at most this many PSNs unacknowledged (K:rxe_param.h RXE_MAX_UNACKED_PSNS). */
@@ -63,7 +63,7 @@ enum roce_wqe_state {
 	ROCE_WQE_NEW = 0,	/* not yet taken by the requester */
 	ROCE_WQE_SENDING,	/* some packets sent */
 	ROCE_WQE_PENDING,	/* every packet sent, waiting for the response */
-	ROCE_WQE_DONE,		/* completed by the completer */
+	ROCE_WQE_FAILED,	/* the requester found an error (status) */
 };
 
 /* Engine state of one send WQE, embedded in struct roce_send_wqe as "tx". */
@@ -71,9 +71,8 @@ struct roce_wqe_tx {
 	uint32_t first_psn;	/* PSN of its first packet */
 	uint32_t last_psn;	/* PSN of its last packet (READ: last response) */
 	uint32_t npkts;		/* packets (READ: response packets) */
-	uint32_t len;		/* message length in bytes */
 	uint8_t state;		/* enum roce_wqe_state */
-	uint8_t opcode_base;	/* index in the requester's opcode table */
+	uint8_t status;		/* enum ibv_wc_status when FAILED */
 };
 
 /* Requester (roce_req.c). */
@@ -81,22 +80,25 @@ struct roce_req_state {
 	uint32_t wqe_idx;	/* free-running index of the WQE being sent */
 	uint32_t psn;		/* next PSN to send */
 	uint32_t pkt_idx;	/* next packet of the current WQE */
+	struct roce_sge_cursor cur;	/* payload position of pkt_idx */
 	uint32_t noack_pkts;	/* packets sent without AckReq */
 	uint32_t rd_atomic;	/* READ/atomic WQEs sent and not completed */
 	uint32_t max_unacked;	/* window, in PSNs */
-	bool blocked;		/* waiting: RNR timer, fence, window, rd_atomic */
+	bool failed;		/* a WQE failed locally: send nothing more */
 };
 
 /* One responder resource: a READ or atomic, kept for duplicate replay (IBA 9.7.5.1.1). */
 struct roce_resp_res {
-	uint8_t opcode;		/* request opcode; 0 = free slot... (see valid) */
-	bool valid;
+	bool valid;		/* holds a request */
+	bool pending;		/* responses still to send */
+	uint8_t opcode;		/* request opcode */
 	uint32_t first_psn;	/* PSN of the request */
-	uint32_t last_psn;	/* PSN of the last response packet */
-	uint32_t cur_psn;	/* next response packet to send (READ) */
-	uint64_t va;		/* READ: remote address of first_psn */
+	uint32_t last_psn;	/* PSN of the last response */
+	uint32_t start_psn;	/* first response of the current series (FIRST/ONLY) */
+	uint32_t cur_psn;	/* next response to send */
+	uint64_t va;		/* READ: address of first_psn's data */
 	uint32_t rkey;
-	uint32_t len;		/* READ: length */
+	uint32_t len;		/* READ: length of the whole request */
 	uint64_t orig;		/* atomic: value before the operation */
 };
 
@@ -105,36 +107,37 @@ struct roce_resp_state {
 	uint32_t psn;		/* expected PSN (ePSN) */
 	uint32_t msn;		/* completed requests, 24 bits */
 	uint8_t opcode;		/* opcode of the last accepted request; sequence check */
-	bool nak_sent;		/* a PSN sequence NAK is outstanding (IBA C9-98: only one) */
-	bool in_message;	/* a multi-packet SEND or WRITE is in progress */
-	bool wqe_taken;		/* the current SEND has a receive WQE */
-	uint32_t recv_off;	/* bytes of the current SEND placed */
+	bool nak_sent;		/* a PSN sequence NAK is outstanding (only one, K:rxe_resp.c) */
+	struct roce_sge_cursor recv_cur;	/* position in the current receive WQE */
+	uint32_t recv_len;	/* bytes of the current SEND placed */
 	uint64_t write_va;	/* next address of the current WRITE */
 	uint32_t write_rkey;	/* its R_Key */
 	uint32_t write_resid;	/* bytes of it still expected */
-	/* ACK coalescing: one ACK per receive burst for the highest AckReq PSN. */
+	uint32_t write_len;	/* its RETH length (byte_len of WRITE_WITH_IMM) */
+	/* ACK coalescing: one ACK per burst for the highest AckReq PSN. */
 	bool ack_pending;
 	uint32_t ack_psn;
-	/* Pending NAK (sent at the end of the burst, after any ACK). */
+	/* NAK waiting behind READ responses (sequence error, RNR). */
 	bool nak_pending;
 	uint8_t nak_syndrome;
 	uint32_t nak_psn;
-	/* READ/atomic replay ring; res_head is the next slot to use. */
+	/* READ/atomic replay ring; res_head is the next slot, the oldest. */
 	uint32_t res_head;
 	struct roce_resp_res res[ROCE_RD_ATOM_MAX];
-	struct roce_resp_res *read;	/* READ whose responses are being sent */
 };
 
 /* Completer (roce_comp.c). */
 struct roce_comp_state {
 	uint32_t psn;		/* next PSN a response is expected for */
+	uint8_t opcode;		/* opcode of the last accepted READ response */
+	struct roce_sge_cursor cur;	/* placement position of the current READ */
 	uint32_t retry_left;	/* retries left after timeout / sequence NAK */
 	uint32_t rnr_left;	/* RNR retries left */
-	uint8_t opcode;		/* opcode of the last accepted READ response */
+	bool retrying;		/* a go-back-N retry started, no progress since */
 	bool rnr_wait;		/* requester paused by an RNR NAK */
+	uint64_t timeout_us;	/* local ACK timeout; 0 = none */
 	struct roce_timer retrans;	/* local ACK timeout */
 	struct roce_timer rnr;		/* RNR NAK wait */
-	uint64_t timeout_us;	/* local ACK timeout; 0 = none */
 };
 
 /* Engine entry points. */
@@ -150,6 +153,14 @@ int roce_resp_run(struct roce_qp *qp, unsigned int budget);
 
 /* Fire the due timers of dev (retransmission, RNR). */
 void roce_timer_run(struct roce_dev *dev);
+
+/* Complete, from the oldest, the send WQEs that need no response (local errors). */
+void roce_comp_drain(struct roce_qp *qp);
+
+/* Packet helpers shared by requester and responder (roce_req.c). */
+struct rte_roce_pkt;
+void roce_qp_pkt_init(struct roce_qp *qp, struct rte_roce_pkt *pkt, uint8_t opcode, uint32_t psn);
+int roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *payload);
 
 /* QP hooks, called by roce_qp.c (see the contract above). */
 void roce_transport_qp_init(struct roce_qp *qp);
