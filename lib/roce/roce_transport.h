@@ -23,7 +23,8 @@
  *   - struct roce_send_wqe embeds struct roce_wqe_tx tx. The engine alone
  *     writes it, from the moment the requester first takes the WQE (it
  *     initialises it then), so the posting path need not touch it.
- *   - struct roce_dev embeds struct roce_timer_wheel timers.
+ *   - struct roce_dev embeds struct roce_timer_wheel timers and
+ *     struct roce_transport_stats xstats (the engine's counters).
  *   - roce_transport_qp_init() runs once at QP creation, _qp_modify() after
  *     every successful modify (with the attributes and mask applied),
  *     _qp_reset() on the transition to RESET, _qp_flush() on the
@@ -57,6 +58,32 @@ struct roce_qp;
 #define ROCE_RNR_RETRY_INFINITE	7
 /* Local ACK timeout unit: 4.096 us x 2^timeout (IBA 9.7.6.1.3). */
 #define ROCE_ACK_TIMEOUT_NS_UNIT 4096
+
+/* Why roce_recv.c or an engine role dropped a received frame. */
+enum roce_rx_drop {
+	ROCE_RX_DROP_PARSE,		/* reparse failed (cannot happen after the port's) */
+	ROCE_RX_DROP_NO_QP,		/* no QP with that number */
+	ROCE_RX_DROP_TRANSPORT,		/* not an RC opcode, or a CNP */
+	ROCE_RX_DROP_QP_STATE,		/* QP not in a state that receives it */
+	ROCE_RX_DROP_ADDR,		/* addresses differ from the QP's address vector */
+	ROCE_RX_DROP_PKEY,		/* P_Key not the default partition */
+	ROCE_RX_DROP_RESP_STALE,	/* response to nothing outstanding, or out of order */
+	ROCE_RX_DROP_REQ_DUP,		/* duplicate request without a resource to replay */
+	ROCE_RX_DROP_REQ_AHEAD,		/* request after a sequence NAK, before ePSN came */
+	ROCE_RX_DROP_MAX
+};
+
+/* Counters of the engine, per device. */
+struct roce_transport_stats {
+	uint64_t rx_drops[ROCE_RX_DROP_MAX];
+	uint64_t tx_errors;		/* frames the builder or the port refused */
+	uint64_t retries;		/* go-back-N retries started */
+	uint64_t timeouts;		/* local ACK timeouts */
+	uint64_t rnr_naks_in;		/* RNR NAKs received */
+	uint64_t seq_naks_out;		/* PSN sequence NAKs sent */
+	uint64_t rnr_naks_out;		/* RNR NAKs sent */
+	uint64_t dup_requests;		/* duplicate requests answered */
+};
 
 /* Progress of one send WQE through requester and completer. */
 enum roce_wqe_state {
