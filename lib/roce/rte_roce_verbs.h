@@ -160,7 +160,8 @@ int rte_roce_query_gid(struct ibv_context *ctx, uint8_t port_num, int index,
  * @param ctx
  *   The device.
  * @return
- *   The PD, or NULL with rte_errno EINVAL (ctx NULL), ENOMEM.
+ *   The PD, or NULL with rte_errno EINVAL (ctx NULL), ENOSPC (65536 PDs
+ *   already), ENOMEM.
  */
 struct ibv_pd *rte_roce_alloc_pd(struct ibv_context *ctx);
 
