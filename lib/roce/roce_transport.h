@@ -45,6 +45,7 @@
 #include "roce_timer.h"
 
 struct ibv_qp_attr;
+struct rte_roce_pkt;
 struct roce_dev;
 struct roce_qp;
 
@@ -181,11 +182,22 @@ int roce_resp_run(struct roce_qp *qp, unsigned int budget);
 /* Fire the due timers of dev (retransmission, RNR). */
 void roce_timer_run(struct roce_dev *dev);
 
+/* Requester internals shared with the completer (roce_req.c). */
+struct roce_send_wqe;
+struct rte_roce_opcode_info;
+const struct rte_roce_opcode_info *roce_req_info(const struct roce_send_wqe *wqe);
+bool roce_req_is_rd_atomic(const struct roce_send_wqe *wqe);
+/* Go back to psn: the requester resends from there (go-back-N, IBA 9.7.5.2.4). */
+void roce_req_rewind(struct roce_qp *qp, uint32_t psn);
+
+/* A response for qp (roce_comp.c), a request for qp (roce_resp.c); m is not freed. */
+void roce_comp_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const struct rte_mbuf *m);
+void roce_resp_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const struct rte_mbuf *m);
+
 /* Complete, from the oldest, the send WQEs that need no response (local errors). */
 void roce_comp_drain(struct roce_qp *qp);
 
 /* Packet helpers shared by requester and responder (roce_req.c). */
-struct rte_roce_pkt;
 void roce_qp_pkt_init(struct roce_qp *qp, struct rte_roce_pkt *pkt, uint8_t opcode, uint32_t psn);
 int roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *payload);
 
