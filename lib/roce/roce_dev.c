@@ -185,6 +185,8 @@ rte_roce_open_device(struct rte_roce_port *port, const struct rte_roce_dev_conf 
 	}
 	dev->port = port;
 	dev->socket = socket;
+	/* The engine keeps max_qp_rd_atom responder resources per QP. */
+	RTE_BUILD_BUG_ON(RTE_ROCE_DEV_MAX_RD_ATOM_MAX > ROCE_RD_ATOM_MAX);
 	rc = roce_dev_conf_apply(&dev->conf, conf);
 	if (rc == 0)
 		rc = roce_dev_qp_table_init(dev);
@@ -207,8 +209,10 @@ rte_roce_close_device(struct ibv_context *ctx)
 {
 	struct roce_dev *dev;
 
-	if (ctx == NULL)
+	if (ctx == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
 		return -EINVAL;
+	}
 	dev = roce_dev_of(ctx);
 	if (dev->nb_pds != 0 || dev->nb_cqs != 0 || dev->nb_qps != 0 || dev->nb_mrs != 0) {
 		ROCE_LOG(ERR, "device %s still has %u PDs, %u CQs, %u QPs, %u MRs",
@@ -337,8 +341,10 @@ rte_roce_poll(struct ibv_context *ctx)
 	struct roce_dev *dev;
 	uint16_t n;
 
-	if (ctx == NULL)
+	if (ctx == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
 		return -EINVAL;
+	}
 	dev = roce_dev_of(ctx);
 	dev->stats.polls++;
 	n = rte_roce_port_poll(dev->port, dev->rx, ROCE_DEV_RX_BURST);
@@ -355,8 +361,10 @@ rte_roce_poll(struct ibv_context *ctx)
 static int
 roce_dev_check_port(struct ibv_context *ctx, uint8_t port_num, const void *out)
 {
-	if (ctx == NULL || out == NULL)
+	if (ctx == NULL || out == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
 		return -EINVAL;
+	}
 	if (port_num != ROCE_DEV_PORT_NUM) {
 		ROCE_LOG(ERR, "port %u: a device has port 1 only", port_num);
 		return -EINVAL;
@@ -372,8 +380,10 @@ rte_roce_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
 	union rte_roce_gid gid;
 	int rc;
 
-	if (ctx == NULL || attr == NULL)
+	if (ctx == NULL || attr == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
 		return -EINVAL;
+	}
 	dev = roce_dev_of(ctx);
 	rc = rte_roce_port_info_get(dev->port, &info);
 	if (rc < 0)
@@ -457,8 +467,10 @@ rte_roce_query_gid(struct ibv_context *ctx, uint8_t port_num, int index, union i
 	rc = roce_dev_check_port(ctx, port_num, gid);
 	if (rc < 0)
 		return rc;
-	if (index < 0 || index >= RTE_ROCE_PORT_GID_TBL_LEN)
+	if (index < 0 || index >= RTE_ROCE_PORT_GID_TBL_LEN) {
+		ROCE_LOG(ERR, "GID index %d outside 0..%d", index, RTE_ROCE_PORT_GID_TBL_LEN - 1);
 		return -EINVAL;
+	}
 	rc = rte_roce_port_gid_query(roce_dev_of(ctx)->port, index, &g);
 	if (rc < 0)
 		return rc;

@@ -189,7 +189,9 @@ test_device_misuse(void)
 	conf = (struct rte_roce_dev_conf){ .max_sge = RTE_ROCE_DEV_MAX_SGE_MAX + 1 };
 	ROCE_TEST_ASSERT(rte_roce_open_device(port_a, &conf) == NULL && rte_errno == EINVAL,
 			 "max_sge above the limit");
+	pos = log_pos();
 	ROCE_TEST_ASSERT_EQ(rte_roce_close_device(NULL), -EINVAL, "close NULL");
+	ROCE_TEST_ASSERT(log_pos() > pos, "NULL refusal logged");
 	ROCE_TEST_ASSERT_EQ(rte_roce_poll(NULL), -EINVAL, "poll NULL");
 	if (fx_open(&f, NULL) != 0)
 		return -1;
@@ -941,7 +943,9 @@ test_post_send_misuse(void)
 	wr.num_sge = 1;
 	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(NULL, &wr, &bad), -EINVAL, "NULL qp");
 	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(f.qp, NULL, &bad), -EINVAL, "NULL wr");
+	pos = log_pos();
 	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(f.qp, &wr, NULL), -EINVAL, "NULL bad_wr");
+	ROCE_TEST_ASSERT(log_pos() > pos, "NULL refusal logged");
 	/* RESET, INIT, RTR refuse. */
 	bad = NULL;
 	ROCE_TEST_ASSERT(rte_roce_post_send(f.qp, &wr, &bad) == -EINVAL && bad == &wr, "RESET");
