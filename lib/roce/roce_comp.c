@@ -18,6 +18,7 @@
  * rnr_retry 7 retries forever (IBA 9.7.5.2.8).
  */
 
+#include <inttypes.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -25,6 +26,7 @@
 #include "rte_roce_hdr.h"
 #include "rte_roce_opcode.h"
 #include "rte_roce_pkt.h"
+#include "roce_log.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
 
@@ -44,8 +46,24 @@ enum comp_state {
 	COMP_DONE,		/* nothing more for this packet */
 };
 
+/* State names, for the debug log (as rxe's comp_state_name[]). */
+static const char *const comp_state_name[] = {
+	[COMP_GET_WQE] = "GET_WQE",
+	[COMP_CHECK_PSN] = "CHECK_PSN",
+	[COMP_CHECK_ACK] = "CHECK_ACK",
+	[COMP_READ] = "READ",
+	[COMP_ATOMIC] = "ATOMIC",
+	[COMP_ACK] = "ACK",
+	[COMP_COMPLETE] = "COMPLETE",
+	[COMP_RETRY] = "RETRY",
+	[COMP_RNR] = "RNR",
+	[COMP_ERROR] = "ERROR",
+	[COMP_DONE] = "DONE",
+};
+
 /* What a run works on. */
 struct comp_ctx {
+	enum comp_state from;		/* the state that led to the current one */
 	struct roce_qp *qp;
 	const struct rte_roce_pkt *pkt;	/* NULL without a packet */
 	const struct rte_mbuf *m;
@@ -86,21 +104,31 @@ comp_progress(struct roce_qp *qp, uint32_t psn)
 	roce_dev_qp_schedule(qp->dev, qp);
 }
 
+/* A response that matches nothing outstanding: counted and dropped. */
+static enum comp_state
+comp_drop(struct comp_ctx *ctx)
+{
+	ctx->qp->dev->xstats.rx_drops[ROCE_RX_DROP_RESP_STALE]++;
+	return COMP_DONE;
+}
+
 static enum comp_state
 comp_get_wqe(struct comp_ctx *ctx)
 {
 	struct roce_qp *qp = ctx->qp;
 	uint32_t idx = roce_sq_consumer(qp);
+	/* A packet that finds nothing outstanding at once answers nothing. */
+	bool unexpected = ctx->pkt != NULL && ctx->from == COMP_DONE;
 
 	if (idx == roce_sq_producer(qp))
-		return COMP_DONE;
+		return unexpected ? comp_drop(ctx) : COMP_DONE;
 	ctx->wqe = roce_sq_wqe(qp, idx);
 	switch (ctx->wqe->tx.state) {
 	case ROCE_WQE_FAILED:
 		ctx->status = ctx->wqe->tx.status;
 		return COMP_ERROR;
 	case ROCE_WQE_NEW:
-		return COMP_DONE;
+		return unexpected ? comp_drop(ctx) : COMP_DONE;
 	default:
 		return ctx->pkt != NULL ? COMP_CHECK_PSN : COMP_DONE;
 	}
@@ -127,10 +155,10 @@ comp_check_psn(struct comp_ctx *ctx)
 	diff = rte_roce_psn_cmp(pkt->psn, qp->comp.psn);
 	/* A stale response (duplicate, or of a packet retried since). */
 	if (diff < 0)
-		return COMP_DONE;
+		return comp_drop(ctx);
 	/* A READ response after a lost one: the timer retries (K:rxe_comp.c check_psn). */
 	if (diff > 0 && roce_req_is_rd_atomic(wqe))
-		return COMP_DONE;
+		return comp_drop(ctx);
 	return COMP_CHECK_ACK;
 }
 
@@ -159,7 +187,7 @@ comp_check_aeth(struct comp_ctx *ctx)
 	switch (syn & RTE_ROCE_AETH_TYPE_MASK) {
 	case RTE_ROCE_AETH_TYPE_ACK:
 		/* A plain ACK inside a READ/atomic's PSNs means nothing. */
-		return roce_req_is_rd_atomic(ctx->wqe) ? COMP_DONE : COMP_ACK;
+		return roce_req_is_rd_atomic(ctx->wqe) ? comp_drop(ctx) : COMP_ACK;
 	case RTE_ROCE_AETH_TYPE_RNR:
 		return COMP_RNR;
 	case RTE_ROCE_AETH_TYPE_NAK:
@@ -189,18 +217,18 @@ comp_check_ack(struct comp_ctx *ctx)
 	case RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_LAST:
 		if (prev != RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST &&
 		    prev != RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE)
-			return COMP_DONE;
+			return comp_drop(ctx);
 		/* fall through */
 	case RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST:
 	case RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_ONLY:
-		return wqe->opcode == IBV_WR_RDMA_READ ? COMP_READ : COMP_DONE;
+		return wqe->opcode == IBV_WR_RDMA_READ ? COMP_READ : comp_drop(ctx);
 	case RTE_ROCE_OP_RC_ATOMIC_ACKNOWLEDGE:
 		return wqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-		       wqe->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ? COMP_ATOMIC : COMP_DONE;
+		       wqe->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ? COMP_ATOMIC : comp_drop(ctx);
 	case RTE_ROCE_OP_RC_ACKNOWLEDGE:
 		return comp_check_aeth(ctx);
 	default:
-		return COMP_DONE;
+		return comp_drop(ctx);
 	}
 }
 
@@ -312,6 +340,7 @@ comp_retry(struct comp_ctx *ctx)
 	}
 	qp->comp.retry_left--;
 	qp->comp.retrying = true;
+	qp->dev->xstats.retries++;
 	roce_req_rewind(qp, qp->comp.psn);
 	update_retrans_timer(qp);
 	roce_dev_qp_schedule(qp->dev, qp);
@@ -324,6 +353,7 @@ comp_rnr(struct comp_ctx *ctx)
 	struct roce_qp *qp = ctx->qp;
 	const struct rte_roce_pkt *pkt = ctx->pkt;
 
+	qp->dev->xstats.rnr_naks_in++;
 	if (qp->comp.rnr_left == 0) {
 		ctx->status = IBV_WC_RNR_RETRY_EXC_ERR;
 		return COMP_ERROR;
@@ -346,6 +376,8 @@ comp_error(struct comp_ctx *ctx)
 {
 	struct roce_qp *qp = ctx->qp;
 
+	ROCE_LOG(DEBUG, "QP %u: WQE %" PRIu64 " fails with status %d after %s", qp->ibv.qp_num,
+		 ctx->wqe->wr_id, ctx->status, comp_state_name[ctx->from]);
 	(void)comp_post(qp, ctx->wqe, ctx->status);
 	/* Every later WQE flushes (IBA 10.7.2.1). */
 	roce_qp_error(qp);
@@ -368,14 +400,19 @@ static const comp_handler_t comp_handlers[] = {
 static void
 comp_run(struct comp_ctx *ctx, enum comp_state state)
 {
-	while (state != COMP_DONE)
-		state = comp_handlers[state](ctx);
+	enum comp_state next;
+
+	while (state != COMP_DONE) {
+		next = comp_handlers[state](ctx);
+		ctx->from = state;
+		state = next;
+	}
 }
 
 void
 roce_comp_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const struct rte_mbuf *m)
 {
-	struct comp_ctx ctx = { .qp = qp, .pkt = pkt, .m = m };
+	struct comp_ctx ctx = { .from = COMP_DONE, .qp = qp, .pkt = pkt, .m = m };
 
 	comp_run(&ctx, COMP_GET_WQE);
 }
@@ -383,7 +420,7 @@ roce_comp_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const struct 
 void
 roce_comp_drain(struct roce_qp *qp)
 {
-	struct comp_ctx ctx = { .qp = qp };
+	struct comp_ctx ctx = { .from = COMP_DONE, .qp = qp };
 
 	comp_run(&ctx, COMP_GET_WQE);
 }
@@ -393,15 +430,17 @@ static void
 comp_retrans_expired(struct roce_timer *t)
 {
 	struct roce_qp *qp = container_of(t, struct roce_qp, comp.retrans);
-	struct comp_ctx ctx = { .qp = qp };
+	struct comp_ctx ctx = { .from = COMP_DONE, .qp = qp };
 	enum ibv_qp_state state = roce_qp_state(qp);
 	enum comp_state next;
 
 	if ((state != IBV_QPS_RTS && state != IBV_QPS_SQD) || qp->comp.psn == qp->req.psn)
 		return;
 	next = comp_get_wqe(&ctx);
-	if (next == COMP_DONE && ctx.wqe != NULL && ctx.wqe->tx.state != ROCE_WQE_NEW)
+	if (next == COMP_DONE && ctx.wqe != NULL && ctx.wqe->tx.state != ROCE_WQE_NEW) {
+		qp->dev->xstats.timeouts++;
 		next = COMP_RETRY;
+	}
 	comp_run(&ctx, next);
 }
 

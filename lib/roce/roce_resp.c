@@ -19,6 +19,7 @@
 #include "rte_roce_hdr.h"
 #include "rte_roce_opcode.h"
 #include "rte_roce_pkt.h"
+#include "roce_log.h"
 #include "roce_port_priv.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
@@ -42,8 +43,29 @@ enum resp_state {
 	RESP_DONE,
 };
 
+/* State names, for the debug log (as rxe's resp_state_name[]). */
+static const char *const resp_state_name[] = {
+	[RESP_CHECK_PSN] = "CHECK_PSN",
+	[RESP_CHECK_OP_SEQ] = "CHECK_OP_SEQ",
+	[RESP_CHECK_OP_VALID] = "CHECK_OP_VALID",
+	[RESP_CHECK_RESOURCE] = "CHECK_RESOURCE",
+	[RESP_CHECK_LENGTH] = "CHECK_LENGTH",
+	[RESP_CHECK_RKEY] = "CHECK_RKEY",
+	[RESP_EXECUTE] = "EXECUTE",
+	[RESP_COMPLETE] = "COMPLETE",
+	[RESP_ACKNOWLEDGE] = "ACKNOWLEDGE",
+	[RESP_DUPLICATE] = "DUPLICATE",
+	[RESP_NAK_PSN] = "NAK_PSN",
+	[RESP_RNR] = "RNR",
+	[RESP_ERR_INV_REQ] = "ERR_INV_REQ",
+	[RESP_ERR_ACCESS] = "ERR_ACCESS",
+	[RESP_ERR_RECV_WQE] = "ERR_RECV_WQE",
+	[RESP_DONE] = "DONE",
+};
+
 /* What a run works on. */
 struct resp_ctx {
+	enum resp_state from;		/* the state that led to the current one */
 	struct roce_qp *qp;
 	const struct rte_roce_pkt *pkt;
 	const struct rte_mbuf *m;
@@ -235,15 +257,26 @@ resp_check_rkey(struct resp_ctx *ctx)
 	return RESP_EXECUTE;
 }
 
-/* Take the next responder resource; the oldest is recycled (as rxe). */
+/* Take the next responder resource for pkt; the oldest is recycled (as rxe). */
 static struct roce_resp_res *
-resp_res_alloc(struct roce_qp *qp)
+resp_res_alloc(struct roce_qp *qp, const struct rte_roce_pkt *pkt, uint32_t npkts, uint64_t va,
+	       uint32_t rkey)
 {
 	struct roce_resp_state *resp = &qp->resp;
 	struct roce_resp_res *res = &resp->res[resp->res_head & (ROCE_RD_ATOM_MAX - 1)];
 
 	resp->res_head++;
-	*res = (struct roce_resp_res){ .valid = true };
+	*res = (struct roce_resp_res){
+		.valid = true,
+		.pending = true,
+		.opcode = pkt->opcode,
+		.first_psn = pkt->psn,
+		.last_psn = rte_roce_psn_add(pkt->psn, npkts - 1),
+		.start_psn = pkt->psn,
+		.cur_psn = pkt->psn,
+		.va = va,
+		.rkey = rkey,
+	};
 	return res;
 }
 
@@ -292,19 +325,12 @@ resp_exec_write(struct resp_ctx *ctx)
 static void
 resp_exec_read(struct resp_ctx *ctx)
 {
-	struct roce_qp *qp = ctx->qp;
 	const struct rte_roce_pkt *pkt = ctx->pkt;
-	struct roce_resp_res *res = resp_res_alloc(qp);
+	struct roce_resp_res *res;
 
-	res->opcode = pkt->opcode;
-	res->first_psn = pkt->psn;
-	res->last_psn = rte_roce_psn_add(pkt->psn, read_npkts(pkt->reth.len, qp->mtu) - 1);
-	res->start_psn = pkt->psn;
-	res->cur_psn = pkt->psn;
-	res->va = pkt->reth.va;
-	res->rkey = pkt->reth.rkey;
+	res = resp_res_alloc(ctx->qp, pkt, read_npkts(pkt->reth.len, ctx->qp->mtu), pkt->reth.va,
+			     pkt->reth.rkey);
 	res->len = pkt->reth.len;
-	res->pending = true;
 }
 
 /*
@@ -316,7 +342,6 @@ static void
 resp_exec_atomic(struct resp_ctx *ctx)
 {
 	const struct rte_roce_pkt *pkt = ctx->pkt;
-	struct roce_resp_res *res = resp_res_alloc(ctx->qp);
 	uint64_t *p = (uint64_t *)(uintptr_t)ctx->va;
 	uint64_t orig;
 
@@ -328,15 +353,7 @@ resp_exec_atomic(struct resp_ctx *ctx)
 	} else {
 		orig = __atomic_fetch_add(p, pkt->atmeth.swap_add, __ATOMIC_SEQ_CST);
 	}
-	res->opcode = pkt->opcode;
-	res->first_psn = pkt->psn;
-	res->last_psn = pkt->psn;
-	res->start_psn = pkt->psn;
-	res->cur_psn = pkt->psn;
-	res->va = ctx->va;
-	res->rkey = pkt->atmeth.rkey;
-	res->orig = orig;
-	res->pending = true;
+	resp_res_alloc(ctx->qp, pkt, 1, ctx->va, pkt->atmeth.rkey)->orig = orig;
 }
 
 static enum resp_state
@@ -511,7 +528,13 @@ resp_rnr(struct resp_ctx *ctx)
 	struct roce_qp *qp = ctx->qp;
 	struct roce_resp_state *resp = &qp->resp;
 
-	/* RNR NAK with the refused PSN; nothing consumed (IBA 9.7.5.1.4). */
+	/*
+	 * RNR NAK with the refused PSN; nothing consumed (IBA 9.7.5.1.4). The
+	 * requester goes back to that PSN, so the packets behind it are
+	 * dropped silently like after a sequence NAK: a sequence NAK for them
+	 * would make it spend retry_cnt on what is only an RNR wait.
+	 */
+	resp->nak_sent = true;
 	resp->nak_pending = true;
 	resp->nak_syndrome = rte_roce_aeth_rnr_syndrome(qp->attr.min_rnr_timer);
 	resp->nak_psn = ctx->pkt->psn;
@@ -532,6 +555,8 @@ resp_fatal(struct resp_ctx *ctx, uint8_t syndrome, enum ibv_wc_status status)
 	struct roce_resp_state *resp = &qp->resp;
 	struct ibv_wc wc;
 
+	ROCE_LOG(DEBUG, "QP %u: %s at PSN %u: NAK 0x%02x, QP to ERR", qp->ibv.qp_num,
+		 resp_state_name[ctx->from], ctx->pkt->psn, syndrome);
 	if (resp->ack_pending)
 		resp_send_ack(qp, RTE_ROCE_AETH_ACK_UNLIMITED, resp->ack_psn);
 	resp->ack_pending = false;
@@ -593,9 +618,13 @@ roce_resp_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const struct 
 {
 	struct resp_ctx ctx = { .qp = qp, .pkt = pkt, .m = m, .status = IBV_WC_SUCCESS };
 	enum resp_state state = RESP_CHECK_PSN;
+	enum resp_state next;
 
-	while (state != RESP_DONE)
-		state = resp_handlers[state](&ctx);
+	while (state != RESP_DONE) {
+		next = resp_handlers[state](&ctx);
+		ctx.from = state;
+		state = next;
+	}
 	if (ctx.mr != NULL)
 		roce_mr_put(ctx.mr);
 }
