@@ -431,6 +431,45 @@ roce_mtu_bytes(enum ibv_mtu mtu)
 	return 1u << (mtu + ROCE_IB_MTU_SHIFT);
 }
 
+/* IB link width and speed codes (IBA 14.2.5.6 PortInfo; RC:verbs.h ibv_port_attr). */
+#define ROCE_IB_WIDTH_1X	1
+#define ROCE_IB_WIDTH_2X	16
+#define ROCE_IB_WIDTH_4X	2
+#define ROCE_IB_SPEED_SDR	1
+#define ROCE_IB_SPEED_DDR	2
+#define ROCE_IB_SPEED_FDR10	8
+#define ROCE_IB_SPEED_EDR	32
+#define ROCE_IB_SPEED_HDR	64
+#define ROCE_IB_SPEED_NDR	128
+
+/* Ethernet speed -> IB width and speed, as the kernel reports it for RoCE (K:core/verbs.c ib_get_eth_speed). */
+static const struct {
+	uint32_t max_mbps;
+	uint8_t width;
+	uint8_t speed;
+} roce_eth_speeds[] = {
+	{ RTE_ETH_SPEED_NUM_1G, ROCE_IB_WIDTH_1X, ROCE_IB_SPEED_SDR },
+	{ RTE_ETH_SPEED_NUM_10G, ROCE_IB_WIDTH_1X, ROCE_IB_SPEED_FDR10 },
+	{ RTE_ETH_SPEED_NUM_20G, ROCE_IB_WIDTH_4X, ROCE_IB_SPEED_DDR },
+	{ RTE_ETH_SPEED_NUM_25G, ROCE_IB_WIDTH_1X, ROCE_IB_SPEED_EDR },
+	{ RTE_ETH_SPEED_NUM_40G, ROCE_IB_WIDTH_4X, ROCE_IB_SPEED_FDR10 },
+	{ RTE_ETH_SPEED_NUM_50G, ROCE_IB_WIDTH_2X, ROCE_IB_SPEED_EDR },
+	{ RTE_ETH_SPEED_NUM_100G, ROCE_IB_WIDTH_4X, ROCE_IB_SPEED_EDR },
+	{ RTE_ETH_SPEED_NUM_200G, ROCE_IB_WIDTH_4X, ROCE_IB_SPEED_HDR },
+	{ UINT32_MAX, ROCE_IB_WIDTH_4X, ROCE_IB_SPEED_NDR },
+};
+
+static void
+roce_port_width_speed(uint32_t mbps, struct ibv_port_attr *attr)
+{
+	unsigned int i = 0;
+
+	while (mbps > roce_eth_speeds[i].max_mbps)
+		i++;
+	attr->active_width = roce_eth_speeds[i].width;
+	attr->active_speed = roce_eth_speeds[i].speed;
+}
+
 int
 rte_roce_query_port(struct ibv_context *ctx, uint8_t port_num, struct ibv_port_attr *attr)
 {
@@ -453,6 +492,7 @@ rte_roce_query_port(struct ibv_context *ctx, uint8_t port_num, struct ibv_port_a
 	attr->max_msg_sz = ROCE_PORT_MAX_MSG_SZ;
 	attr->pkey_tbl_len = 1;
 	attr->link_layer = IBV_LINK_LAYER_ETHERNET;
+	roce_port_width_speed(info.link_speed, attr);
 	/* RoCE: every address vector needs a GRH (K:core/verbs.c rdma_ah_find_type). */
 	attr->flags = IBV_QPF_GRH_REQUIRED;
 	return 0;

@@ -233,6 +233,8 @@ test_query_device_port_gid(void)
 	ROCE_TEST_ASSERT_EQ(pa.gid_tbl_len, RTE_ROCE_PORT_GID_TBL_LEN, "gid table");
 	ROCE_TEST_ASSERT_EQ(pa.link_layer, IBV_LINK_LAYER_ETHERNET, "link layer");
 	ROCE_TEST_ASSERT_EQ(pa.max_msg_sz, 1u << 31, "max msg");
+	ROCE_TEST_ASSERT(pa.active_width != 0 && pa.active_speed != 0, "width and speed");
+	ROCE_TEST_ASSERT(pa.flags & IBV_QPF_GRH_REQUIRED, "GRH required");
 	ROCE_TEST_ASSERT_EQ(rte_roce_query_port(ctx, 2, &pa), -EINVAL, "port 2");
 	ROCE_TEST_ASSERT_EQ(rte_roce_query_port(ctx, 0, &pa), -EINVAL, "port 0");
 	ROCE_TEST_ASSERT_EQ(rte_roce_query_port(ctx, 1, NULL), -EINVAL, "NULL attr");
