@@ -22,6 +22,7 @@ rte_roce_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
 
 	RTE_SET_USED(comp_vector);
 	if (ctx == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -62,8 +63,10 @@ rte_roce_destroy_cq(struct ibv_cq *ibv_cq)
 {
 	struct roce_cq *cq;
 
-	if (ibv_cq == NULL)
+	if (ibv_cq == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
 		return -EINVAL;
+	}
 	cq = roce_cq_of(ibv_cq);
 	if (cq->nb_qps != 0) {
 		ROCE_LOG(ERR, "CQ used by %u QPs", cq->nb_qps);
@@ -100,8 +103,10 @@ rte_roce_poll_cq(struct ibv_cq *ibv_cq, int num_entries, struct ibv_wc *wc)
 	uint32_t avail, n, i;
 	bool overflow;
 
-	if (ibv_cq == NULL || wc == NULL || num_entries < 0)
+	if (ibv_cq == NULL || wc == NULL || num_entries < 0) {
+		ROCE_LOG(ERR, "NULL argument or negative num_entries");
 		return -EINVAL;
+	}
 	q = &roce_cq_of(ibv_cq)->ring;
 	/*
 	 * Flag first, then the count: the flag is stored (RELEASE) after the

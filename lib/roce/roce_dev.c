@@ -185,6 +185,8 @@ rte_roce_open_device(struct rte_roce_port *port, const struct rte_roce_dev_conf 
 	}
 	dev->port = port;
 	dev->socket = socket;
+	/* The engine keeps max_qp_rd_atom responder resources per QP. */
+	RTE_BUILD_BUG_ON(RTE_ROCE_DEV_MAX_RD_ATOM_MAX > ROCE_RD_ATOM_MAX);
 	rc = roce_dev_conf_apply(&dev->conf, conf);
 	if (rc == 0)
 		rc = roce_dev_qp_table_init(dev);
@@ -207,8 +209,10 @@ rte_roce_close_device(struct ibv_context *ctx)
 {
 	struct roce_dev *dev;
 
-	if (ctx == NULL)
+	if (ctx == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
 		return -EINVAL;
+	}
 	dev = roce_dev_of(ctx);
 	if (dev->nb_pds != 0 || dev->nb_cqs != 0 || dev->nb_qps != 0 || dev->nb_mrs != 0) {
 		ROCE_LOG(ERR, "device %s still has %u PDs, %u CQs, %u QPs, %u MRs",
@@ -337,8 +341,10 @@ rte_roce_poll(struct ibv_context *ctx)
 	struct roce_dev *dev;
 	uint16_t n;
 
-	if (ctx == NULL)
+	if (ctx == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
 		return -EINVAL;
+	}
 	dev = roce_dev_of(ctx);
 	dev->stats.polls++;
 	n = rte_roce_port_poll(dev->port, dev->rx, ROCE_DEV_RX_BURST);
@@ -355,8 +361,10 @@ rte_roce_poll(struct ibv_context *ctx)
 static int
 roce_dev_check_port(struct ibv_context *ctx, uint8_t port_num, const void *out)
 {
-	if (ctx == NULL || out == NULL)
+	if (ctx == NULL || out == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
 		return -EINVAL;
+	}
 	if (port_num != ROCE_DEV_PORT_NUM) {
 		ROCE_LOG(ERR, "port %u: a device has port 1 only", port_num);
 		return -EINVAL;
@@ -372,8 +380,10 @@ rte_roce_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
 	union rte_roce_gid gid;
 	int rc;
 
-	if (ctx == NULL || attr == NULL)
+	if (ctx == NULL || attr == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
 		return -EINVAL;
+	}
 	dev = roce_dev_of(ctx);
 	rc = rte_roce_port_info_get(dev->port, &info);
 	if (rc < 0)
@@ -407,7 +417,7 @@ rte_roce_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
 }
 
 /* The verbs MTU enum of a path MTU in bytes (256..4096); 0 for none. */
-enum ibv_mtu
+static enum ibv_mtu
 roce_mtu_enum(uint32_t bytes)
 {
 	if (bytes < (1u << (IBV_MTU_256 + ROCE_IB_MTU_SHIFT)))
@@ -419,6 +429,45 @@ uint32_t
 roce_mtu_bytes(enum ibv_mtu mtu)
 {
 	return 1u << (mtu + ROCE_IB_MTU_SHIFT);
+}
+
+/* IB link width and speed codes (IBA 14.2.5.6 PortInfo; RC:verbs.h ibv_port_attr). */
+#define ROCE_IB_WIDTH_1X	1
+#define ROCE_IB_WIDTH_2X	16
+#define ROCE_IB_WIDTH_4X	2
+#define ROCE_IB_SPEED_SDR	1
+#define ROCE_IB_SPEED_DDR	2
+#define ROCE_IB_SPEED_FDR10	8
+#define ROCE_IB_SPEED_EDR	32
+#define ROCE_IB_SPEED_HDR	64
+#define ROCE_IB_SPEED_NDR	128
+
+/* Ethernet speed -> IB width and speed, as the kernel reports it for RoCE (K:core/verbs.c ib_get_eth_speed). */
+static const struct {
+	uint32_t max_mbps;
+	uint8_t width;
+	uint8_t speed;
+} roce_eth_speeds[] = {
+	{ RTE_ETH_SPEED_NUM_1G, ROCE_IB_WIDTH_1X, ROCE_IB_SPEED_SDR },
+	{ RTE_ETH_SPEED_NUM_10G, ROCE_IB_WIDTH_1X, ROCE_IB_SPEED_FDR10 },
+	{ RTE_ETH_SPEED_NUM_20G, ROCE_IB_WIDTH_4X, ROCE_IB_SPEED_DDR },
+	{ RTE_ETH_SPEED_NUM_25G, ROCE_IB_WIDTH_1X, ROCE_IB_SPEED_EDR },
+	{ RTE_ETH_SPEED_NUM_40G, ROCE_IB_WIDTH_4X, ROCE_IB_SPEED_FDR10 },
+	{ RTE_ETH_SPEED_NUM_50G, ROCE_IB_WIDTH_2X, ROCE_IB_SPEED_EDR },
+	{ RTE_ETH_SPEED_NUM_100G, ROCE_IB_WIDTH_4X, ROCE_IB_SPEED_EDR },
+	{ RTE_ETH_SPEED_NUM_200G, ROCE_IB_WIDTH_4X, ROCE_IB_SPEED_HDR },
+	{ UINT32_MAX, ROCE_IB_WIDTH_4X, ROCE_IB_SPEED_NDR },
+};
+
+static void
+roce_port_width_speed(uint32_t mbps, struct ibv_port_attr *attr)
+{
+	unsigned int i = 0;
+
+	while (mbps > roce_eth_speeds[i].max_mbps)
+		i++;
+	attr->active_width = roce_eth_speeds[i].width;
+	attr->active_speed = roce_eth_speeds[i].speed;
 }
 
 int
@@ -443,6 +492,7 @@ rte_roce_query_port(struct ibv_context *ctx, uint8_t port_num, struct ibv_port_a
 	attr->max_msg_sz = ROCE_PORT_MAX_MSG_SZ;
 	attr->pkey_tbl_len = 1;
 	attr->link_layer = IBV_LINK_LAYER_ETHERNET;
+	roce_port_width_speed(info.link_speed, attr);
 	/* RoCE: every address vector needs a GRH (K:core/verbs.c rdma_ah_find_type). */
 	attr->flags = IBV_QPF_GRH_REQUIRED;
 	return 0;
@@ -457,8 +507,10 @@ rte_roce_query_gid(struct ibv_context *ctx, uint8_t port_num, int index, union i
 	rc = roce_dev_check_port(ctx, port_num, gid);
 	if (rc < 0)
 		return rc;
-	if (index < 0 || index >= RTE_ROCE_PORT_GID_TBL_LEN)
+	if (index < 0 || index >= RTE_ROCE_PORT_GID_TBL_LEN) {
+		ROCE_LOG(ERR, "GID index %d outside 0..%d", index, RTE_ROCE_PORT_GID_TBL_LEN - 1);
 		return -EINVAL;
+	}
 	rc = rte_roce_port_gid_query(roce_dev_of(ctx)->port, index, &g);
 	if (rc < 0)
 		return rc;

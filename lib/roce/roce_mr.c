@@ -130,8 +130,10 @@ rte_roce_dereg_mr(struct ibv_mr *ibv_mr)
 	struct roce_dev *dev;
 	uint32_t users, tail;
 
-	if (ibv_mr == NULL)
+	if (ibv_mr == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
 		return -EINVAL;
+	}
 	mr = roce_mr_of(ibv_mr);
 	if (!__atomic_load_n(&mr->valid, __ATOMIC_ACQUIRE)) {
 		ROCE_LOG(ERR, "MR 0x%x is not registered", ibv_mr->lkey);

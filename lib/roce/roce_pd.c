@@ -17,6 +17,7 @@ rte_roce_alloc_pd(struct ibv_context *ctx)
 	struct roce_pd *pd;
 
 	if (ctx == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -41,8 +42,10 @@ rte_roce_dealloc_pd(struct ibv_pd *ibv_pd)
 {
 	struct roce_pd *pd;
 
-	if (ibv_pd == NULL)
+	if (ibv_pd == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
 		return -EINVAL;
+	}
 	pd = roce_pd_of(ibv_pd);
 	if (pd->users != 0) {
 		ROCE_LOG(ERR, "PD in use by %u MRs and QPs", pd->users);

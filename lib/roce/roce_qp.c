@@ -231,19 +231,6 @@ roce_rq_consume(struct roce_qp *qp)
 	roce_queue_retire(&qp->rq, qp->rq.cons + 1);
 }
 
-int
-roce_send_wqe_gather(struct roce_send_wqe *wqe, struct roce_sge_cursor *cur, void *dst,
-		     uint32_t len)
-{
-	if ((wqe->send_flags & IBV_SEND_INLINE) == 0)
-		return roce_sge_gather(wqe->sge, wqe->num_sge, cur, dst, len);
-	if (len > wqe->length - cur->off)
-		return -EMSGSIZE;
-	memcpy(dst, roce_send_wqe_inline(wqe) + cur->off, len);
-	cur->off += len;
-	return 0;
-}
-
 /* ---- Flush ---- */
 
 static void
@@ -417,6 +404,7 @@ rte_roce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	int rc;
 
 	if (pd == NULL || attr == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -478,8 +466,10 @@ rte_roce_query_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask
 	struct roce_qp *qp;
 
 	RTE_SET_USED(attr_mask);
-	if (ibv_qp == NULL || attr == NULL || init_attr == NULL)
+	if (ibv_qp == NULL || attr == NULL || init_attr == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
 		return -EINVAL;
+	}
 	qp = roce_qp_of(ibv_qp);
 	*attr = qp->attr;
 	attr->qp_state = roce_qp_state(qp);
@@ -500,8 +490,10 @@ rte_roce_destroy_qp(struct ibv_qp *ibv_qp)
 	struct roce_qp *qp;
 	struct roce_dev *dev;
 
-	if (ibv_qp == NULL)
+	if (ibv_qp == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
 		return -EINVAL;
+	}
 	qp = roce_qp_of(ibv_qp);
 	dev = qp->dev;
 	roce_transport_qp_fini(qp);
@@ -696,8 +688,10 @@ rte_roce_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mas
 	struct roce_qp *qp;
 	int rc;
 
-	if (ibv_qp == NULL || attr == NULL)
+	if (ibv_qp == NULL || attr == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
 		return -EINVAL;
+	}
 	qp = roce_qp_of(ibv_qp);
 	cur = roce_qp_state(qp);
 	if ((attr_mask & IBV_QP_CUR_STATE) != 0 && attr->cur_qp_state != cur) {
@@ -832,8 +826,10 @@ rte_roce_post_send(struct ibv_qp *ibv_qp, struct ibv_send_wr *wr, struct ibv_sen
 	uint64_t len;
 	int rc = 0;
 
-	if (ibv_qp == NULL || wr == NULL || bad_wr == NULL)
+	if (ibv_qp == NULL || wr == NULL || bad_wr == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
 		return -EINVAL;
+	}
 	qp = roce_qp_of(ibv_qp);
 	state = roce_qp_state(qp);
 	if (state == IBV_QPS_RESET || state == IBV_QPS_INIT || state == IBV_QPS_RTR) {
@@ -873,8 +869,10 @@ rte_roce_post_recv(struct ibv_qp *ibv_qp, struct ibv_recv_wr *wr, struct ibv_rec
 	uint64_t len;
 	int i, rc = 0;
 
-	if (ibv_qp == NULL || wr == NULL || bad_wr == NULL)
+	if (ibv_qp == NULL || wr == NULL || bad_wr == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
 		return -EINVAL;
+	}
 	qp = roce_qp_of(ibv_qp);
 	state = roce_qp_state(qp);
 	if (state == IBV_QPS_RESET) {

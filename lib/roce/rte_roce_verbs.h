@@ -120,7 +120,8 @@ int rte_roce_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
 /**
  * Read the port's attributes, as ibv_query_port(3): state ACTIVE or DOWN
  * from the link, max_mtu and active_mtu from the port's IB MTU, GID table
- * length, link layer Ethernet, max_msg_sz 2^31.
+ * length, link layer Ethernet, max_msg_sz 2^31, flags IBV_QPF_GRH_REQUIRED,
+ * active width and speed from the Ethernet speed as Linux reports them.
  *
  * @param ctx
  *   The device.
