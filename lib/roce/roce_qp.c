@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <rte_errno.h>
+#include <rte_ip.h>
 #include <rte_malloc.h>
 
 #include "roce_cq.h"
@@ -538,6 +539,27 @@ roce_qp_check_mask(struct roce_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state 
 	return 0;
 }
 
+/*
+ * Start resolving the peer's MAC now, so that the first packet rarely
+ * waits; the answer is not needed yet. The port refuses multicast and
+ * unspecified addresses (IPv6 ff00::/8, ::).
+ */
+static int
+roce_qp_start_resolve(struct roce_qp *qp, const union rte_roce_gid *dgid)
+{
+	struct rte_ether_addr mac;
+	int rc = rte_roce_port_resolve(qp->dev->port, dgid, &mac);
+
+	if (rc == -EINVAL) {
+		ROCE_LOG(ERR, "QP 0x%x: destination GID is not a unicast address", qp->ibv.qp_num);
+		return rc;
+	}
+	if (rc < 0 && rc != -EAGAIN)
+		ROCE_LOG(WARNING, "QP 0x%x: peer address not resolvable yet (%d)",
+			 qp->ibv.qp_num, rc);
+	return 0;
+}
+
 /* The address vector: global (RoCE needs a GRH), a source GID we have, a peer of the same family. */
 static int
 roce_qp_check_av(struct roce_qp *qp, const struct ibv_ah_attr *ah, union rte_roce_gid *sgid)
@@ -566,7 +588,13 @@ roce_qp_check_av(struct roce_qp *qp, const struct ibv_ah_attr *ah, union rte_roc
 			 qp->ibv.qp_num);
 		return -EINVAL;
 	}
-	return 0;
+	/* An RC peer is one unicast address: 224.0.0.0 and above are multicast, reserved, broadcast. */
+	if (rte_roce_gid_is_ipv4(&dgid) &&
+	    rte_be_to_cpu_32(rte_roce_gid_to_ipv4(&dgid)) >= RTE_IPV4_MIN_MCAST) {
+		ROCE_LOG(ERR, "QP 0x%x: destination GID is not a unicast address", qp->ibv.qp_num);
+		return -EINVAL;
+	}
+	return roce_qp_start_resolve(qp, &dgid);
 }
 
 static int
@@ -668,18 +696,6 @@ roce_qp_apply(struct roce_qp *qp, const struct ibv_qp_attr *a, int mask,
 		cur->en_sqd_async_notify = a->en_sqd_async_notify;
 }
 
-/* Start resolving the peer's MAC now, so the first packet rarely waits (answer not needed yet). */
-static void
-roce_qp_start_resolve(struct roce_qp *qp)
-{
-	struct rte_ether_addr mac;
-	int rc = rte_roce_port_resolve(qp->dev->port, &qp->dgid, &mac);
-
-	if (rc < 0 && rc != -EAGAIN)
-		ROCE_LOG(WARNING, "QP 0x%x: peer address not resolvable yet (%d)",
-			 qp->ibv.qp_num, rc);
-}
-
 int
 rte_roce_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask)
 {
@@ -718,10 +734,6 @@ rte_roce_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mas
 		break;
 	case IBV_QPS_ERR:
 		roce_qp_error(qp);
-		break;
-	case IBV_QPS_RTR:
-		roce_qp_start_resolve(qp);
-		roce_qp_set_state(qp, next);
 		break;
 	default:
 		roce_qp_set_state(qp, next);

@@ -32,6 +32,7 @@
 
 #define PEER_IP		"10.0.0.2"
 #define LOCAL_SGID_INDEX 1	/* 10.0.0.1: index 0 is the link-local default GID */
+#define LOCAL_SGID_INDEX_V6 2	/* fd00::1 */
 #define NB_QP_STATES	(IBV_QPS_ERR + 1)
 #define NB_MASK_BITS	21	/* IBV_QP_STATE .. IBV_QP_DEST_QPN (RC:verbs.h) */
 #define SMALL_DEPTH	8
@@ -242,6 +243,9 @@ test_query_device_port_gid(void)
 	ROCE_TEST_ASSERT_EQ(rte_roce_query_gid(ctx, 1, LOCAL_SGID_INDEX, &gid), 0, "gid 1");
 	rte_roce_gid_parse("10.0.0.1", &g);
 	ROCE_TEST_ASSERT(memcmp(gid.raw, g.raw, sizeof(g.raw)) == 0, "gid 1 is 10.0.0.1");
+	ROCE_TEST_ASSERT_EQ(rte_roce_query_gid(ctx, 1, LOCAL_SGID_INDEX_V6, &gid), 0, "gid 2");
+	rte_roce_gid_parse("fd00::1", &g);
+	ROCE_TEST_ASSERT(memcmp(gid.raw, g.raw, sizeof(g.raw)) == 0, "gid 2 is fd00::1");
 	ROCE_TEST_ASSERT_EQ(rte_roce_query_gid(ctx, 1, 0, &gid), 0, "default gid");
 	ROCE_TEST_ASSERT(gid.raw[0] == 0xfe && gid.raw[1] == 0x80, "link-local");
 	ROCE_TEST_ASSERT_EQ(rte_roce_query_gid(ctx, 1, RTE_ROCE_PORT_GID_TBL_LEN - 1, &gid),
@@ -825,6 +829,21 @@ static void sgid_free(struct ibv_qp_attr *a) { a->ah_attr.grh.sgid_index = 15; }
 static void sgid_big(struct ibv_qp_attr *a) { a->ah_attr.grh.sgid_index = 200; }
 static void av_port(struct ibv_qp_attr *a) { a->ah_attr.port_num = 2; }
 static void dgid_v6(struct ibv_qp_attr *a) { memset(a->ah_attr.grh.dgid.raw, 0x20, 1); }
+static void dgid_mc(struct ibv_qp_attr *a) { a->ah_attr.grh.dgid.raw[12] = 224; }
+static void dgid_bc(struct ibv_qp_attr *a) { memset(&a->ah_attr.grh.dgid.raw[12], 0xff, 4); }
+static void
+dgid_v6_zero(struct ibv_qp_attr *a)
+{
+	a->ah_attr.grh.sgid_index = LOCAL_SGID_INDEX_V6;
+	memset(a->ah_attr.grh.dgid.raw, 0, 16);
+}
+
+static void
+dgid_v6_mc(struct ibv_qp_attr *a)
+{
+	a->ah_attr.grh.sgid_index = LOCAL_SGID_INDEX_V6;
+	rte_roce_gid_parse("ff02::1", (union rte_roce_gid *)a->ah_attr.grh.dgid.raw);
+}
 static void access_bad(struct ibv_qp_attr *a) { a->qp_access_flags = IBV_ACCESS_MW_BIND; }
 static void pkey1(struct ibv_qp_attr *a) { a->pkey_index = 1; }
 static void port2(struct ibv_qp_attr *a) { a->port_num = 2; }
@@ -862,6 +881,10 @@ test_qp_values(void)
 	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, sgid_big, "sgid_index past the table") ||
 	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, av_port, "AV port 2") ||
 	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, dgid_v6, "IPv6 peer from an IPv4 GID") ||
+	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, dgid_mc, "IPv4 multicast peer") ||
+	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, dgid_bc, "IPv4 broadcast peer") ||
+	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, dgid_v6_zero, "unspecified IPv6 peer") ||
+	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, dgid_v6_mc, "IPv6 multicast peer") ||
 	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK | IBV_QP_CUR_STATE, cur_state,
 		      "cur_qp_state not the QP's"))
 		return -1;
@@ -1234,7 +1257,7 @@ static const struct roce_test_case cases[] = {
 int
 main(int argc, char **argv)
 {
-	static const char *const addrs_a[] = { "10.0.0.1/24", NULL };
+	static const char *const addrs_a[] = { "10.0.0.1/24", "fd00::1/64", NULL };
 	static const char *const addrs_b[] = { PEER_IP "/24", NULL };
 	int rc;
 
