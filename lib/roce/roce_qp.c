@@ -430,7 +430,8 @@ rte_roce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	}
 	rc = roce_dev_qpn_alloc(dev, qp, &qpn);
 	if (rc < 0) {
-		ROCE_LOG(ERR, "device %s: max_qp (%u) reached", dev->ibv_dev.name, dev->conf.max_qp);
+		ROCE_LOG(ERR, "device %s: max_qp (%u) reached", dev->ibv_dev.name,
+			 dev->conf.max_qp);
 		roce_queue_fini(&qp->rq);
 		roce_queue_fini(&qp->sq);
 		rte_free(qp);
@@ -560,7 +561,7 @@ roce_qp_start_resolve(struct roce_qp *qp, const union rte_roce_gid *dgid)
 	return 0;
 }
 
-/* The address vector: global (RoCE needs a GRH), a source GID we have, a peer of the same family. */
+/* The address vector: global (RoCE needs a GRH), a source GID we have, a unicast peer of its family. */
 static int
 roce_qp_check_av(struct roce_qp *qp, const struct ibv_ah_attr *ah, union rte_roce_gid *sgid)
 {
@@ -588,7 +589,7 @@ roce_qp_check_av(struct roce_qp *qp, const struct ibv_ah_attr *ah, union rte_roc
 			 qp->ibv.qp_num);
 		return -EINVAL;
 	}
-	/* An RC peer is one unicast address: 224.0.0.0 and above are multicast, reserved, broadcast. */
+	/* An RC peer is one unicast address: 224.0.0.0 and up are multicast, reserved, broadcast. */
 	if (rte_roce_gid_is_ipv4(&dgid) &&
 	    rte_be_to_cpu_32(rte_roce_gid_to_ipv4(&dgid)) >= RTE_IPV4_MIN_MCAST) {
 		ROCE_LOG(ERR, "QP 0x%x: destination GID is not a unicast address", qp->ibv.qp_num);
@@ -845,7 +846,8 @@ rte_roce_post_send(struct ibv_qp *ibv_qp, struct ibv_send_wr *wr, struct ibv_sen
 	qp = roce_qp_of(ibv_qp);
 	state = roce_qp_state(qp);
 	if (state == IBV_QPS_RESET || state == IBV_QPS_INIT || state == IBV_QPS_RTR) {
-		ROCE_LOG(ERR, "QP 0x%x: post_send in %s", ibv_qp->qp_num, roce_qp_state_name(state));
+		ROCE_LOG(ERR, "QP 0x%x: post_send in %s", ibv_qp->qp_num,
+			 roce_qp_state_name(state));
 		*bad_wr = wr;
 		return -EINVAL;
 	}

@@ -61,7 +61,7 @@ struct rte_roce_dev_conf {
 	uint32_t max_cq;	/**< CQs (default 1024) */
 	uint32_t max_cqe;	/**< entries per CQ (default 65536) */
 	uint32_t max_mr;	/**< MRs (default 4096) */
-	uint32_t max_qp_rd_atom; /**< outstanding READ/atomic per QP, both directions (default 16) */
+	uint32_t max_qp_rd_atom; /**< READ/atomic in flight per QP and direction (default 16) */
 };
 
 /**
