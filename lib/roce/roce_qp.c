@@ -561,7 +561,7 @@ roce_qp_start_resolve(struct roce_qp *qp, const union rte_roce_gid *dgid)
 	return 0;
 }
 
-/* The address vector: global (RoCE needs a GRH), a source GID we have, a unicast peer of its family. */
+/* The AV: global (RoCE needs a GRH), a source GID we have, a unicast peer of its IP version. */
 static int
 roce_qp_check_av(struct roce_qp *qp, const struct ibv_ah_attr *ah, union rte_roce_gid *sgid)
 {
@@ -589,7 +589,7 @@ roce_qp_check_av(struct roce_qp *qp, const struct ibv_ah_attr *ah, union rte_roc
 			 qp->ibv.qp_num);
 		return -EINVAL;
 	}
-	/* An RC peer is one unicast address: 224.0.0.0 and up are multicast, reserved, broadcast. */
+	/* One unicast peer: 224.0.0.0 and up are multicast, reserved, broadcast. */
 	if (rte_roce_gid_is_ipv4(&dgid) &&
 	    rte_be_to_cpu_32(rte_roce_gid_to_ipv4(&dgid)) >= RTE_IPV4_MIN_MCAST) {
 		ROCE_LOG(ERR, "QP 0x%x: destination GID is not a unicast address", qp->ibv.qp_num);

@@ -142,7 +142,7 @@ modify(struct ibv_qp *qp, enum ibv_qp_state next, int mask)
 #define RTS_MASK (IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | \
 		  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC)
 
-/* Bring a QP to a state through RESET, as an application would (SQE: forced, RC never enters it). */
+/* Bring a QP to a state through RESET, (SQE: forced; RC never enters it). */
 static int
 drive_to(struct ibv_qp *qp, enum ibv_qp_state target)
 {
@@ -375,7 +375,8 @@ test_mr_lookup_keys(void)
 					   IBV_ACCESS_REMOTE_READ, &out), 0, "remote read");
 	roce_mr_put(out);
 	ROCE_TEST_ASSERT_EQ(roce_mr_lookup(dev, mr->rkey, true, pd, base, 16,
-					   IBV_ACCESS_REMOTE_WRITE, &out), -EACCES, "no remote write");
+					   IBV_ACCESS_REMOTE_WRITE, &out), -EACCES,
+			    "no remote write");
 	ROCE_TEST_ASSERT_EQ(roce_mr_lookup(dev, mr->rkey, true, pd, base, 16,
 					   IBV_ACCESS_REMOTE_ATOMIC, &out), -EACCES, "no atomic");
 	ROCE_TEST_ASSERT_EQ(roce_mr_lookup(dev, mr->rkey, true, pd, base, 16, 0, &out),
