@@ -442,7 +442,7 @@ roce_mtu_bytes(enum ibv_mtu mtu)
 #define ROCE_IB_SPEED_HDR	64
 #define ROCE_IB_SPEED_NDR	128
 
-/* Ethernet speed -> IB width and speed, as the kernel reports it for RoCE (K:core/verbs.c ib_get_eth_speed). */
+/* Ethernet speed -> IB width and speed, as Linux reports them (K:core/verbs.c ib_get_eth_speed). */
 static const struct {
 	uint32_t max_mbps;
 	uint8_t width;

@@ -54,7 +54,7 @@ struct roce_sge {
 	uint64_t addr;
 	uint32_t length;
 	uint32_t lkey;
-	struct roce_mr *mr;	/* referenced (users) while the WQE lives; NULL if the lkey failed */
+	struct roce_mr *mr;	/* used (users) while the WQE lives; NULL if the lkey failed */
 };
 
 /*

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
-/* Protection domains: a PD only groups MRs and QPs; it counts them so it is not freed under them. */
+/* Protection domains: a PD groups MRs and QPs, and counts them so it is not freed under them. */
 
 #include <errno.h>
 

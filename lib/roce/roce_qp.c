@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <rte_errno.h>
+#include <rte_ip.h>
 #include <rte_malloc.h>
 
 #include "roce_cq.h"
@@ -429,7 +430,8 @@ rte_roce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	}
 	rc = roce_dev_qpn_alloc(dev, qp, &qpn);
 	if (rc < 0) {
-		ROCE_LOG(ERR, "device %s: max_qp (%u) reached", dev->ibv_dev.name, dev->conf.max_qp);
+		ROCE_LOG(ERR, "device %s: max_qp (%u) reached", dev->ibv_dev.name,
+			 dev->conf.max_qp);
 		roce_queue_fini(&qp->rq);
 		roce_queue_fini(&qp->sq);
 		rte_free(qp);
@@ -538,7 +540,28 @@ roce_qp_check_mask(struct roce_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state 
 	return 0;
 }
 
-/* The address vector: global (RoCE needs a GRH), a source GID we have, a peer of the same family. */
+/*
+ * Start resolving the peer's MAC now, so that the first packet rarely
+ * waits; the answer is not needed yet. The port refuses multicast and
+ * unspecified addresses (IPv6 ff00::/8, ::).
+ */
+static int
+roce_qp_start_resolve(struct roce_qp *qp, const union rte_roce_gid *dgid)
+{
+	struct rte_ether_addr mac;
+	int rc = rte_roce_port_resolve(qp->dev->port, dgid, &mac);
+
+	if (rc == -EINVAL) {
+		ROCE_LOG(ERR, "QP 0x%x: destination GID is not a unicast address", qp->ibv.qp_num);
+		return rc;
+	}
+	if (rc < 0 && rc != -EAGAIN)
+		ROCE_LOG(WARNING, "QP 0x%x: peer address not resolvable yet (%d)",
+			 qp->ibv.qp_num, rc);
+	return 0;
+}
+
+/* The AV: global (RoCE needs a GRH), a source GID we have, a unicast peer of its IP version. */
 static int
 roce_qp_check_av(struct roce_qp *qp, const struct ibv_ah_attr *ah, union rte_roce_gid *sgid)
 {
@@ -566,7 +589,13 @@ roce_qp_check_av(struct roce_qp *qp, const struct ibv_ah_attr *ah, union rte_roc
 			 qp->ibv.qp_num);
 		return -EINVAL;
 	}
-	return 0;
+	/* One unicast peer: 224.0.0.0 and up are multicast, reserved, broadcast. */
+	if (rte_roce_gid_is_ipv4(&dgid) &&
+	    rte_be_to_cpu_32(rte_roce_gid_to_ipv4(&dgid)) >= RTE_IPV4_MIN_MCAST) {
+		ROCE_LOG(ERR, "QP 0x%x: destination GID is not a unicast address", qp->ibv.qp_num);
+		return -EINVAL;
+	}
+	return roce_qp_start_resolve(qp, &dgid);
 }
 
 static int
@@ -668,18 +697,6 @@ roce_qp_apply(struct roce_qp *qp, const struct ibv_qp_attr *a, int mask,
 		cur->en_sqd_async_notify = a->en_sqd_async_notify;
 }
 
-/* Start resolving the peer's MAC now, so the first packet rarely waits (answer not needed yet). */
-static void
-roce_qp_start_resolve(struct roce_qp *qp)
-{
-	struct rte_ether_addr mac;
-	int rc = rte_roce_port_resolve(qp->dev->port, &qp->dgid, &mac);
-
-	if (rc < 0 && rc != -EAGAIN)
-		ROCE_LOG(WARNING, "QP 0x%x: peer address not resolvable yet (%d)",
-			 qp->ibv.qp_num, rc);
-}
-
 int
 rte_roce_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask)
 {
@@ -719,10 +736,6 @@ rte_roce_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mas
 	case IBV_QPS_ERR:
 		roce_qp_error(qp);
 		break;
-	case IBV_QPS_RTR:
-		roce_qp_start_resolve(qp);
-		roce_qp_set_state(qp, next);
-		break;
 	default:
 		roce_qp_set_state(qp, next);
 		break;
@@ -736,30 +749,38 @@ rte_roce_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mas
 
 /* ---- Posting ---- */
 
+/* The SGE list of a WR: count within max_sge, total at most 2^31. NULL, or what is wrong. */
+static const char *
+roce_wr_sge_check(const struct ibv_sge *sg, int num_sge, uint32_t max_sge, uint64_t *len)
+{
+	int i;
+
+	*len = 0;
+	if (num_sge < 0 || (uint32_t)num_sge > max_sge || (num_sge > 0 && sg == NULL))
+		return "num_sge";
+	for (i = 0; i < num_sge; i++)
+		*len += sg[i].length;
+	return *len > ROCE_MAX_MSG_SIZE ? "message length (at most 2^31)" : NULL;
+}
+
 /* Validate one send WR; returns its message length through *len. */
 static int
 roce_post_send_check(const struct roce_qp *qp, const struct ibv_send_wr *wr,
 		     const struct roce_wr_info **info, uint64_t *len)
 {
-	const char *bad = NULL;
-	int i;
+	const char *bad;
 
-	*info = roce_wr_info_get(wr->opcode);
 	*len = 0;
+	*info = roce_wr_info_get(wr->opcode);
 	if (*info == NULL)
 		bad = "opcode";
 	else if ((wr->send_flags & ~ROCE_SEND_FLAGS) != 0)
 		bad = "send flags";
-	else if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge ||
-		 (wr->num_sge > 0 && wr->sg_list == NULL))
-		bad = "num_sge";
-	else if ((wr->send_flags & IBV_SEND_INLINE) != 0 && !(*info)->inline_ok)
-		bad = "inline flag on a READ or atomic";
+	else
+		bad = roce_wr_sge_check(wr->sg_list, wr->num_sge, qp->cap.max_send_sge, len);
 	if (bad == NULL) {
-		for (i = 0; i < wr->num_sge; i++)
-			*len += wr->sg_list[i].length;
-		if (*len > ROCE_MAX_MSG_SIZE)
-			bad = "message length (at most 2^31)";
+		if ((wr->send_flags & IBV_SEND_INLINE) != 0 && !(*info)->inline_ok)
+			bad = "inline flag on a READ or atomic";
 		else if ((wr->send_flags & IBV_SEND_INLINE) != 0 &&
 			 *len > qp->cap.max_inline_data)
 			bad = "inline length (above max_inline_data)";
@@ -833,7 +854,8 @@ rte_roce_post_send(struct ibv_qp *ibv_qp, struct ibv_send_wr *wr, struct ibv_sen
 	qp = roce_qp_of(ibv_qp);
 	state = roce_qp_state(qp);
 	if (state == IBV_QPS_RESET || state == IBV_QPS_INIT || state == IBV_QPS_RTR) {
-		ROCE_LOG(ERR, "QP 0x%x: post_send in %s", ibv_qp->qp_num, roce_qp_state_name(state));
+		ROCE_LOG(ERR, "QP 0x%x: post_send in %s", ibv_qp->qp_num,
+			 roce_qp_state_name(state));
 		*bad_wr = wr;
 		return -EINVAL;
 	}
@@ -866,6 +888,7 @@ rte_roce_post_recv(struct ibv_qp *ibv_qp, struct ibv_recv_wr *wr, struct ibv_rec
 	struct roce_recv_wqe *wqe;
 	struct roce_qp *qp;
 	uint32_t prod, free;
+	const char *bad;
 	uint64_t len;
 	int i, rc = 0;
 
@@ -883,22 +906,13 @@ rte_roce_post_recv(struct ibv_qp *ibv_qp, struct ibv_recv_wr *wr, struct ibv_rec
 	prod = qp->rq.prod;
 	free = roce_queue_free(&qp->rq);
 	for (; wr != NULL; wr = wr->next) {
-		len = 0;
-		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_recv_sge ||
-		    (wr->num_sge > 0 && wr->sg_list == NULL)) {
-			ROCE_LOG(ERR, "QP 0x%x: WR 0x%" PRIx64 ": bad num_sge %d", ibv_qp->qp_num,
-				 wr->wr_id, wr->num_sge);
+		bad = roce_wr_sge_check(wr->sg_list, wr->num_sge, qp->cap.max_recv_sge, &len);
+		if (bad != NULL) {
+			ROCE_LOG(ERR, "QP 0x%x: WR 0x%" PRIx64 ": bad %s", ibv_qp->qp_num,
+				 wr->wr_id, bad);
 			rc = -EINVAL;
-		} else {
-			for (i = 0; i < wr->num_sge; i++)
-				len += wr->sg_list[i].length;
-			if (len > ROCE_MAX_MSG_SIZE) {
-				ROCE_LOG(ERR, "QP 0x%x: WR 0x%" PRIx64 ": length above 2^31",
-					 ibv_qp->qp_num, wr->wr_id);
-				rc = -EINVAL;
-			} else if (free == 0) {
-				rc = -ENOMEM;
-			}
+		} else if (free == 0) {
+			rc = -ENOMEM;
 		}
 		if (rc < 0) {
 			*bad_wr = wr;

@@ -64,7 +64,7 @@ struct roce_send_wqe {
 		} atomic;
 	} wr;
 	struct roce_wqe_tx tx;	/* the engine's (roce_transport.h); not written when posting */
-	/* num_sge SGEs, or inline data (roce_send_wqe_inline()); the ring stride covers the larger. */
+	/* num_sge SGEs, or inline data (roce_send_wqe_inline()); the stride covers the larger. */
 	struct roce_sge sge[];
 };
 
@@ -89,7 +89,7 @@ struct roce_qp {
 	struct ibv_qp_attr attr;
 	/* Derived from them for the engine. */
 	uint32_t mtu;		/* path MTU in bytes (256..4096) */
-	union rte_roce_gid sgid;	/* source address: the port's GID at ah_attr.grh.sgid_index */
+	union rte_roce_gid sgid;	/* the port's GID at ah_attr.grh.sgid_index */
 	union rte_roce_gid dgid;	/* the peer's address */
 	uint16_t src_port;	/* UDP source port */
 

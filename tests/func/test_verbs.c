@@ -32,6 +32,7 @@
 
 #define PEER_IP		"10.0.0.2"
 #define LOCAL_SGID_INDEX 1	/* 10.0.0.1: index 0 is the link-local default GID */
+#define LOCAL_SGID_INDEX_V6 2	/* fd00::1 */
 #define NB_QP_STATES	(IBV_QPS_ERR + 1)
 #define NB_MASK_BITS	21	/* IBV_QP_STATE .. IBV_QP_DEST_QPN (RC:verbs.h) */
 #define SMALL_DEPTH	8
@@ -141,7 +142,7 @@ modify(struct ibv_qp *qp, enum ibv_qp_state next, int mask)
 #define RTS_MASK (IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | \
 		  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC)
 
-/* Bring a QP to a state through RESET, as an application would (SQE: forced, RC never enters it). */
+/* Bring a QP to a state through RESET, (SQE: forced; RC never enters it). */
 static int
 drive_to(struct ibv_qp *qp, enum ibv_qp_state target)
 {
@@ -242,6 +243,9 @@ test_query_device_port_gid(void)
 	ROCE_TEST_ASSERT_EQ(rte_roce_query_gid(ctx, 1, LOCAL_SGID_INDEX, &gid), 0, "gid 1");
 	rte_roce_gid_parse("10.0.0.1", &g);
 	ROCE_TEST_ASSERT(memcmp(gid.raw, g.raw, sizeof(g.raw)) == 0, "gid 1 is 10.0.0.1");
+	ROCE_TEST_ASSERT_EQ(rte_roce_query_gid(ctx, 1, LOCAL_SGID_INDEX_V6, &gid), 0, "gid 2");
+	rte_roce_gid_parse("fd00::1", &g);
+	ROCE_TEST_ASSERT(memcmp(gid.raw, g.raw, sizeof(g.raw)) == 0, "gid 2 is fd00::1");
 	ROCE_TEST_ASSERT_EQ(rte_roce_query_gid(ctx, 1, 0, &gid), 0, "default gid");
 	ROCE_TEST_ASSERT(gid.raw[0] == 0xfe && gid.raw[1] == 0x80, "link-local");
 	ROCE_TEST_ASSERT_EQ(rte_roce_query_gid(ctx, 1, RTE_ROCE_PORT_GID_TBL_LEN - 1, &gid),
@@ -371,7 +375,8 @@ test_mr_lookup_keys(void)
 					   IBV_ACCESS_REMOTE_READ, &out), 0, "remote read");
 	roce_mr_put(out);
 	ROCE_TEST_ASSERT_EQ(roce_mr_lookup(dev, mr->rkey, true, pd, base, 16,
-					   IBV_ACCESS_REMOTE_WRITE, &out), -EACCES, "no remote write");
+					   IBV_ACCESS_REMOTE_WRITE, &out), -EACCES,
+			    "no remote write");
 	ROCE_TEST_ASSERT_EQ(roce_mr_lookup(dev, mr->rkey, true, pd, base, 16,
 					   IBV_ACCESS_REMOTE_ATOMIC, &out), -EACCES, "no atomic");
 	ROCE_TEST_ASSERT_EQ(roce_mr_lookup(dev, mr->rkey, true, pd, base, 16, 0, &out),
@@ -825,6 +830,21 @@ static void sgid_free(struct ibv_qp_attr *a) { a->ah_attr.grh.sgid_index = 15; }
 static void sgid_big(struct ibv_qp_attr *a) { a->ah_attr.grh.sgid_index = 200; }
 static void av_port(struct ibv_qp_attr *a) { a->ah_attr.port_num = 2; }
 static void dgid_v6(struct ibv_qp_attr *a) { memset(a->ah_attr.grh.dgid.raw, 0x20, 1); }
+static void dgid_mc(struct ibv_qp_attr *a) { a->ah_attr.grh.dgid.raw[12] = 224; }
+static void dgid_bc(struct ibv_qp_attr *a) { memset(&a->ah_attr.grh.dgid.raw[12], 0xff, 4); }
+static void
+dgid_v6_zero(struct ibv_qp_attr *a)
+{
+	a->ah_attr.grh.sgid_index = LOCAL_SGID_INDEX_V6;
+	memset(a->ah_attr.grh.dgid.raw, 0, 16);
+}
+
+static void
+dgid_v6_mc(struct ibv_qp_attr *a)
+{
+	a->ah_attr.grh.sgid_index = LOCAL_SGID_INDEX_V6;
+	rte_roce_gid_parse("ff02::1", (union rte_roce_gid *)a->ah_attr.grh.dgid.raw);
+}
 static void access_bad(struct ibv_qp_attr *a) { a->qp_access_flags = IBV_ACCESS_MW_BIND; }
 static void pkey1(struct ibv_qp_attr *a) { a->pkey_index = 1; }
 static void port2(struct ibv_qp_attr *a) { a->port_num = 2; }
@@ -862,6 +882,10 @@ test_qp_values(void)
 	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, sgid_big, "sgid_index past the table") ||
 	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, av_port, "AV port 2") ||
 	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, dgid_v6, "IPv6 peer from an IPv4 GID") ||
+	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, dgid_mc, "IPv4 multicast peer") ||
+	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, dgid_bc, "IPv4 broadcast peer") ||
+	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, dgid_v6_zero, "unspecified IPv6 peer") ||
+	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, dgid_v6_mc, "IPv6 multicast peer") ||
 	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK | IBV_QP_CUR_STATE, cur_state,
 		      "cur_qp_state not the QP's"))
 		return -1;
@@ -1077,6 +1101,12 @@ test_post_recv_misuse(void)
 	wr.num_sge = 3;
 	ROCE_TEST_ASSERT(rte_roce_post_recv(f.qp, &wr, &bad) == -EINVAL && bad == &wr, "3 SGEs");
 	wr.num_sge = 1;
+	sge[0].length = 1u << 31;
+	wr.num_sge = 2;
+	ROCE_TEST_ASSERT(rte_roce_post_recv(f.qp, &wr, &bad) == -EINVAL && bad == &wr,
+			 "above 2^31 in total");
+	sge[0].length = 16;
+	wr.num_sge = 1;
 	ROCE_TEST_ASSERT_EQ(rqp->rq.prod, 0, "nothing posted");
 	ROCE_TEST_ASSERT_EQ(rte_roce_post_recv(f.qp, &wr, &bad), 0, "INIT accepts");
 	ROCE_TEST_ASSERT(roce_rq_peek(rqp) != NULL && roce_rq_peek(rqp)->sge[0].mr == NULL,
@@ -1212,6 +1242,31 @@ test_sig_all_sqd_destroy(void)
 	return fx_close(&f);
 }
 
+/* SQE (UC/UD only; forced here): sends are flushed, receives stay posted. */
+static int
+test_post_in_sqe(void)
+{
+	struct ibv_send_wr swr = { .wr_id = 7, .opcode = IBV_WR_SEND };
+	struct ibv_recv_wr rwr = { .wr_id = 8 };
+	struct ibv_send_wr *sbad;
+	struct ibv_recv_wr *rbad;
+	struct ibv_wc wc[4];
+	struct fx f;
+
+	if (fx_open(&f, NULL) != 0 || drive_to(f.qp, IBV_QPS_SQE) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(f.qp, &swr, &sbad), 0, "post_send in SQE");
+	ROCE_TEST_ASSERT_EQ(rte_roce_post_recv(f.qp, &rwr, &rbad), 0, "post_recv in SQE");
+	ROCE_TEST_ASSERT(rte_roce_poll(f.ctx) >= 0, "poll");
+	ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(f.cq, RTE_DIM(wc), wc), 1, "the send flushed");
+	ROCE_TEST_ASSERT(wc[0].wr_id == 7 && wc[0].status == IBV_WC_WR_FLUSH_ERR, "send");
+	ROCE_TEST_ASSERT(roce_rq_peek(roce_qp_of(f.qp)) != NULL, "the receive still posted");
+	ROCE_TEST_ASSERT_EQ(modify(f.qp, IBV_QPS_ERR, IBV_QP_STATE), 0, "to ERR");
+	ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(f.cq, RTE_DIM(wc), wc), 1, "the receive flushed");
+	ROCE_TEST_ASSERT(wc[0].wr_id == 8 && wc[0].opcode == IBV_WC_RECV, "receive");
+	return fx_close(&f);
+}
+
 static const struct roce_test_case cases[] = {
 	{ "device_misuse", test_device_misuse },
 	{ "query_device_port_gid", test_query_device_port_gid },
@@ -1229,12 +1284,13 @@ static const struct roce_test_case cases[] = {
 	{ "post_recv_misuse", test_post_recv_misuse },
 	{ "flush_exactly_once", test_flush_exactly_once },
 	{ "sig_all_sqd_destroy", test_sig_all_sqd_destroy },
+	{ "post_in_sqe", test_post_in_sqe },
 };
 
 int
 main(int argc, char **argv)
 {
-	static const char *const addrs_a[] = { "10.0.0.1/24", NULL };
+	static const char *const addrs_a[] = { "10.0.0.1/24", "fd00::1/64", NULL };
 	static const char *const addrs_b[] = { PEER_IP "/24", NULL };
 	int rc;
 
