@@ -112,6 +112,20 @@ comp_drop(struct comp_ctx *ctx)
 	return COMP_DONE;
 }
 
+/*
+ * A NAK acknowledges the PSNs before its own. Acknowledged PSNs are forward
+ * progress: the retry counters start again, so that a long message under
+ * loss is not failed by NAKs that each moved it on.
+ */
+static void
+comp_implied_ack(struct roce_qp *qp, uint32_t psn)
+{
+	if (rte_roce_psn_cmp(psn, qp->comp.psn) <= 0)
+		return;
+	qp->comp.psn = psn;
+	reset_retry_counters(qp);
+}
+
 static enum comp_state
 comp_get_wqe(struct comp_ctx *ctx)
 {
@@ -196,8 +210,7 @@ comp_check_aeth(struct comp_ctx *ctx)
 			return COMP_ERROR;
 		}
 		/* Every PSN before the NAK's is acknowledged (K:rxe_comp.c check_ack). */
-		if (rte_roce_psn_cmp(pkt->psn, qp->comp.psn) > 0)
-			qp->comp.psn = pkt->psn;
+		comp_implied_ack(qp, pkt->psn);
 		qp->comp.retrying = false;
 		return COMP_RETRY;
 	default:
@@ -239,11 +252,12 @@ comp_read(struct comp_ctx *ctx)
 	const struct rte_roce_pkt *pkt = ctx->pkt;
 	struct roce_send_wqe *wqe = ctx->wqe;
 	bool last_pkt = pkt->psn == wqe->tx.last_psn;
+	uint64_t off = (uint64_t)((pkt->psn - wqe->tx.first_psn) & RTE_ROCE_PSN_MASK) * qp->mtu;
 	int err;
 
-	/* Responses carry path MTU bytes except the last. */
+	/* Path MTU bytes per response, the rest in the last: nothing more, nothing less. */
 	if (rte_roce_opcode_is_end(pkt->info) != last_pkt ||
-	    (!last_pkt && pkt->payload_len != qp->mtu)) {
+	    pkt->payload_len != RTE_MIN((uint64_t)qp->mtu, wqe->length - off)) {
 		ctx->status = IBV_WC_BAD_RESP_ERR;
 		return COMP_ERROR;
 	}
@@ -306,6 +320,18 @@ comp_post(struct roce_qp *qp, struct roce_send_wqe *wqe, enum ibv_wc_status stat
 		};
 		ret = roce_cq_push(qp->scq, &wc);
 	}
+	/*
+	 * A retry moved the requester back to this WQE and a response of its
+	 * first transmission completed it: the requester goes on after it.
+	 */
+	if (qp->req.wqe_idx == roce_sq_consumer(qp)) {
+		qp->req.wqe_idx++;
+		qp->req.pkt_idx = 0;
+		if (rte_roce_psn_cmp(qp->req.psn, rte_roce_psn_add(wqe->tx.last_psn, 1)) < 0)
+			qp->req.psn = rte_roce_psn_add(wqe->tx.last_psn, 1);
+	}
+	/* The slot's next WQE starts afresh (the posting path never writes tx). */
+	wqe->tx.state = ROCE_WQE_NEW;
 	roce_sq_retire(qp);
 	return ret == 0;
 }
@@ -354,15 +380,14 @@ comp_rnr(struct comp_ctx *ctx)
 	const struct rte_roce_pkt *pkt = ctx->pkt;
 
 	qp->dev->xstats.rnr_naks_in++;
+	/* PSNs before the refused one are acknowledged. */
+	comp_implied_ack(qp, pkt->psn);
 	if (qp->comp.rnr_left == 0) {
 		ctx->status = IBV_WC_RNR_RETRY_EXC_ERR;
 		return COMP_ERROR;
 	}
 	if (qp->attr.rnr_retry != ROCE_RNR_RETRY_INFINITE)
 		qp->comp.rnr_left--;
-	/* PSNs before the refused one are acknowledged. */
-	if (rte_roce_psn_cmp(pkt->psn, qp->comp.psn) > 0)
-		qp->comp.psn = pkt->psn;
 	roce_req_rewind(qp, pkt->psn);
 	qp->comp.rnr_wait = true;
 	roce_timer_cancel(&qp->dev->timers, &qp->comp.retrans);
@@ -509,8 +534,13 @@ roce_transport_qp_modify(struct roce_qp *qp, const struct ibv_qp_attr *attr, int
 void
 roce_transport_qp_reset(struct roce_qp *qp)
 {
+	uint32_t i;
+
 	transport_timers_stop(qp);
 	transport_state_init(qp);
+	/* Slots retired by a flush keep their last state: every WQE starts afresh. */
+	for (i = 0; i < roce_queue_size(&qp->sq); i++)
+		roce_sq_wqe(qp, i)->tx.state = ROCE_WQE_NEW;
 }
 
 void

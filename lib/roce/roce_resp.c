@@ -560,8 +560,9 @@ resp_fatal(struct resp_ctx *ctx, uint8_t syndrome, enum ibv_wc_status status)
 	struct roce_resp_state *resp = &qp->resp;
 	struct ibv_wc wc;
 
-	ROCE_LOG(DEBUG, "QP %u: %s at PSN %u: NAK 0x%02x, QP to ERR", qp->ibv.qp_num,
-		 resp_state_name[ctx->from], ctx->pkt->psn, syndrome);
+	ROCE_LOG(DEBUG, "QP %u: %s: %s at PSN %u after %s: NAK 0x%02x, QP to ERR",
+		 qp->ibv.qp_num, resp_state_name[ctx->from], ctx->pkt->info->name, ctx->pkt->psn,
+		 rte_roce_opcode_name(resp->opcode), syndrome);
 	/* Best effort: the QP stops here, a NAK lost leaves the requester to its timer. */
 	if (resp->ack_pending)
 		(void)resp_send_ack(qp, RTE_ROCE_AETH_ACK_UNLIMITED, resp->ack_psn);

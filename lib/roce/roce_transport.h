@@ -21,8 +21,10 @@
  *   - struct roce_qp embeds, by value: struct roce_req_state req,
  *     struct roce_resp_state resp, struct roce_comp_state comp.
  *   - struct roce_send_wqe embeds struct roce_wqe_tx tx. The engine alone
- *     writes it, from the moment the requester first takes the WQE (it
- *     initialises it then), so the posting path need not touch it.
+ *     writes it, so the posting path need not touch it: a slot reads
+ *     ROCE_WQE_NEW when the QP is created (zeroed ring), the completer sets
+ *     it back to NEW when it retires the WQE, and _qp_reset() clears every
+ *     slot (WQEs retired by a flush keep their last state until then).
  *   - struct roce_dev embeds struct roce_timer_wheel timers and
  *     struct roce_transport_stats xstats (the engine's counters).
  *   - roce_transport_qp_init() runs once at QP creation, _qp_modify() after
