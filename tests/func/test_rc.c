@@ -1605,6 +1605,183 @@ test_sge_lists_and_inline(void)
 	return env_close(&e) | ret;
 }
 
+
+/*
+ * Lossy rings, by hand (the fault injector's rate tests live with it): both
+ * rings are taken between polls and frames dropped, duplicated and swapped
+ * with fixed odds and seed. Every WR must complete once, in order, with the
+ * right data; FETCH_ADD must run exactly once per WR however often its
+ * request or answer is repeated.
+ */
+#define SOAK_ROUNDS	40
+#define SOAK_DROP_PCT	10
+#define SOAK_DUP_PCT	5
+#define SOAK_SWAP_PCT	5
+#define SOAK_MAX_LEN	20000
+#define SOAK_SLOT	32768
+#define SOAK_BURST	64
+
+static uint32_t soak_state;
+
+static uint32_t
+soak_rand(void)
+{
+	/* Numerical Recipes LCG: reproducible on every libc. */
+	soak_state = soak_state * 1664525u + 1013904223u;
+	return soak_state >> 8;
+}
+
+static bool
+soak_chance(unsigned int pct)
+{
+	return soak_rand() % 100 < pct;
+}
+
+static void
+soak_mangle(unsigned int r)
+{
+	struct rte_mbuf *in[SOAK_BURST], *out[2 * SOAK_BURST], *t;
+	unsigned int n, i, k = 0;
+
+	n = rte_ring_dequeue_burst(pair.ring[r], (void **)in, RTE_DIM(in), NULL);
+	for (i = 0; i < n; i++) {
+		if (soak_chance(SOAK_DROP_PCT)) {
+			rte_pktmbuf_free(in[i]);
+			continue;
+		}
+		out[k++] = in[i];
+		if (soak_chance(SOAK_DUP_PCT)) {
+			t = rte_pktmbuf_copy(in[i], roce_test_mbuf_pool(), 0, UINT32_MAX);
+			if (t != NULL)
+				out[k++] = t;
+		}
+	}
+	for (i = 0; i + 1 < k; i++) {
+		if (soak_chance(SOAK_SWAP_PCT)) {
+			t = out[i];
+			out[i] = out[i + 1];
+			out[i + 1] = t;
+		}
+	}
+	for (i = 0; i < k; i++) {
+		if (rte_ring_enqueue(pair.ring[r], out[i]) != 0)
+			rte_pktmbuf_free(out[i]);
+	}
+}
+
+static const enum ibv_wr_opcode soak_ops[] = {
+	IBV_WR_SEND, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ, IBV_WR_SEND_WITH_IMM,
+	IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_ATOMIC_FETCH_AND_ADD,
+};
+
+/* Post one round: every op of soak_ops with len bytes; returns the receives expected. */
+static int
+soak_post(struct env *e, uint32_t len, uint32_t round, unsigned int *nrecv)
+{
+	uint64_t *counter = (uint64_t *)(e->s[1].buf + ATOMIC_OFF);
+	enum ibv_wr_opcode op;
+	uint32_t off;
+	unsigned int i;
+	int ret = 0;
+
+	*nrecv = 0;
+	for (i = 0; ret == 0 && i < RTE_DIM(soak_ops); i++) {
+		op = soak_ops[i];
+		off = DATA_OFF + SOAK_SLOT * (i + 1);
+		if (op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+			ret = post_atomic(e->qp[0][0], op, i, e->s[0].buf + ATOMIC_OFF,
+					  e->s[0].mr->lkey, (uintptr_t)counter, e->s[1].mr->rkey,
+					  1, 0);
+			continue;
+		}
+		fill((op == IBV_WR_RDMA_READ ? e->s[1].buf : e->s[0].buf) + off, len,
+		     round * RTE_DIM(soak_ops) + i);
+		memset((op == IBV_WR_RDMA_READ ? e->s[0].buf : e->s[1].buf) + off, 0, len);
+		if (op != IBV_WR_RDMA_WRITE && op != IBV_WR_RDMA_READ) {
+			ret = post_recv(e->qp[1][0], i, e->s[1].buf + off,
+					op == IBV_WR_RDMA_WRITE_WITH_IMM ? 0 : SOAK_SLOT,
+					e->s[1].mr->lkey);
+			(*nrecv)++;
+		}
+		if (ret == 0)
+			ret = post_send(e->qp[0][0], op, i, e->s[0].buf + off, len,
+					e->s[0].mr->lkey, (uintptr_t)(e->s[1].buf + off),
+					e->s[1].mr->rkey, IBV_SEND_SIGNALED);
+	}
+	return ret;
+}
+
+/* Drive both sides through the lossy rings until the round's completions came. */
+static int
+soak_wait(struct env *e, uint32_t round, unsigned int nrecv)
+{
+	uint64_t end = roce_test_ms() + 4 * WAIT_MS;
+	unsigned int got_s = 0, got_r = 0, i;
+	struct ibv_wc wc[SOAK_BURST];
+	int n;
+
+	while ((got_s < RTE_DIM(soak_ops) || got_r < nrecv) && roce_test_ms() < end) {
+		rte_roce_poll(e->s[0].ctx);
+		soak_mangle(1);
+		rte_roce_poll(e->s[1].ctx);
+		soak_mangle(0);
+		n = rte_roce_poll_cq(e->s[0].scq, RTE_DIM(wc), wc);
+		for (i = 0; n > 0 && i < (unsigned int)n; i++, got_s++)
+			ROCE_TEST_ASSERT(wc[i].status == IBV_WC_SUCCESS && wc[i].wr_id == got_s,
+					 "round %u: send WR %llu status %d, expected WR %u", round,
+					 (unsigned long long)wc[i].wr_id, wc[i].status, got_s);
+		n = rte_roce_poll_cq(e->s[1].rcq, RTE_DIM(wc), wc);
+		for (i = 0; n > 0 && i < (unsigned int)n; i++, got_r++)
+			ROCE_TEST_ASSERT_EQ(wc[i].status, IBV_WC_SUCCESS, "round %u: receive", round);
+	}
+	ROCE_TEST_ASSERT_EQ(got_s, RTE_DIM(soak_ops), "round %u: send completions", round);
+	ROCE_TEST_ASSERT_EQ(got_r, nrecv, "round %u: receive completions", round);
+	return 0;
+}
+
+static int
+test_lossy_rings(void)
+{
+	uint64_t *counter, *result;
+	struct conf c = default_conf;
+	unsigned int nrecv, i;
+	uint32_t round, len;
+	struct env e;
+	int ret;
+
+	soak_state = 1;
+	c.timeout = TIMEOUT_FAST;
+	ret = env_open(&e, &c, 1);
+	if (ret == 0)
+		ret = warm_up(&e);
+	counter = (uint64_t *)(e.s[1].buf + ATOMIC_OFF);
+	result = (uint64_t *)(e.s[0].buf + ATOMIC_OFF);
+	*counter = 0;
+	for (round = 0; ret == 0 && round < SOAK_ROUNDS; round++) {
+		len = soak_rand() % SOAK_MAX_LEN;
+		ret = soak_post(&e, len, round, &nrecv);
+		if (ret == 0)
+			ret = soak_wait(&e, round, nrecv);
+		for (i = 0; ret == 0 && i < RTE_DIM(soak_ops); i++) {
+			uint32_t off = DATA_OFF + SOAK_SLOT * (i + 1);
+
+			ROCE_TEST_ASSERT(memcmp(e.s[0].buf + off, e.s[1].buf + off, len) == 0,
+					 "round %u, op %d, %u bytes: data differs", round,
+					 soak_ops[i], len);
+		}
+		if (ret == 0) {
+			ROCE_TEST_ASSERT_EQ(*result, round, "FETCH_ADD returned");
+			ROCE_TEST_ASSERT_EQ(*counter, round + 1, "FETCH_ADD ran once");
+		}
+	}
+	if (ret == 0) {
+		/* The loss was real: recovery ran. */
+		ROCE_TEST_ASSERT(xstats(&e.s[0])->retries > 0 && xstats(&e.s[1])->dup_requests > 0,
+				 "no recovery exercised");
+	}
+	return env_close(&e) | ret;
+}
+
 static const struct roce_test_case cases[] = {
 	{ "rc_ops_sizes_mtu256", test_ops_mtu256 },
 	{ "rc_ops_sizes_mtu1024", test_ops_mtu1024 },
@@ -1627,6 +1804,7 @@ static const struct roce_test_case cases[] = {
 	{ "rc_fence", test_fence },
 	{ "rc_rd_atomic_limit", test_rd_atomic_limit },
 	{ "rc_sge_lists_and_inline", test_sge_lists_and_inline },
+	{ "rc_lossy_rings", test_lossy_rings },
 };
 
 int
