@@ -11,6 +11,8 @@
  */
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1317,6 +1319,159 @@ test_post_in_sqe(void)
 	return fx_close(&f);
 }
 
+/* ---- threads: posting and polling on one thread, progress on another ---- */
+
+#define XT_MSGS		256
+#define XT_LEN		64
+#define XT_TIMEOUT_MS	10000
+
+struct xt_progress {
+	struct ibv_context *ctx[2];
+	bool stop;	/* written by the test thread, read here (atomics) */
+};
+
+/* The progress thread: the owner of both devices while the test thread posts and polls. */
+static void *
+xt_progress_loop(void *arg)
+{
+	struct xt_progress *p = arg;
+
+	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
+		rte_roce_poll(p->ctx[0]);
+		rte_roce_poll(p->ctx[1]);
+	}
+	return NULL;
+}
+
+/* RESET -> RTS towards a peer QP: good_attr() with the peer's address and QPN. */
+static int
+xt_connect(struct ibv_qp *qp, uint32_t dest_qpn, const char *peer_ip)
+{
+	union rte_roce_gid peer;
+	struct ibv_qp_attr a;
+
+	ROCE_TEST_ASSERT_EQ(modify(qp, IBV_QPS_INIT, INIT_MASK), 0, "INIT");
+	good_attr(&a, IBV_QPS_RTR);
+	rte_roce_gid_parse(peer_ip, &peer);
+	memcpy(a.ah_attr.grh.dgid.raw, peer.raw, sizeof(peer.raw));
+	a.dest_qp_num = dest_qpn;
+	a.rq_psn = 0x100;
+	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, RTR_MASK), 0, "RTR");
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0x100;
+	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, RTS_MASK), 0, "RTS");
+	return 0;
+}
+
+/* Poll cq until n completions with status SUCCESS and the given opcode arrived. */
+static int
+xt_wait(struct ibv_cq *cq, unsigned int n, enum ibv_wc_opcode opcode, uint8_t *dst)
+{
+	uint64_t deadline = roce_test_ms() + XT_TIMEOUT_MS;
+	unsigned int got = 0;
+	struct ibv_wc wc[16];
+	int i, k;
+
+	while (got < n && roce_test_ms() < deadline) {
+		k = rte_roce_poll_cq(cq, RTE_DIM(wc), wc);
+		ROCE_TEST_ASSERT(k >= 0, "poll_cq: %d", k);
+		for (i = 0; i < k; i++, got++) {
+			ROCE_TEST_ASSERT(wc[i].status == IBV_WC_SUCCESS && wc[i].opcode == opcode,
+					 "completion %u: status %d opcode %d", got, wc[i].status,
+					 wc[i].opcode);
+			ROCE_TEST_ASSERT_EQ(wc[i].wr_id, got, "in posting order");
+			if (dst != NULL)
+				ROCE_TEST_ASSERT(wc[i].byte_len == XT_LEN &&
+						 dst[got * XT_LEN] == (uint8_t)got &&
+						 dst[got * XT_LEN + XT_LEN - 1] == (uint8_t)got,
+						 "message %u data", got);
+		}
+	}
+	ROCE_TEST_ASSERT_EQ(got, n, "completions before the timeout");
+	return 0;
+}
+
+static int
+test_cross_thread(void)
+{
+	struct ibv_qp_init_attr init = {
+		.cap = { .max_send_wr = XT_MSGS, .max_recv_wr = XT_MSGS,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC, .sq_sig_all = 1,
+	};
+	struct xt_progress prog = { .stop = false };
+	uint8_t *src = NULL, *dst = NULL;
+	struct ibv_cq *cq[2] = { NULL, NULL };
+	struct ibv_qp *qp[2] = { NULL, NULL };
+	struct ibv_pd *pd[2] = { NULL, NULL };
+	struct ibv_mr *mr[2] = { NULL, NULL };
+	struct ibv_send_wr swr, *sbad;
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_sge sge;
+	pthread_t thread;
+	unsigned int i;
+	int side, rc;
+
+	prog.ctx[0] = rte_roce_open_device(port_a, NULL);
+	prog.ctx[1] = rte_roce_open_device(port_b, NULL);
+	src = rte_zmalloc(NULL, XT_MSGS * XT_LEN, 0);
+	dst = rte_zmalloc(NULL, XT_MSGS * XT_LEN, 0);
+	ROCE_TEST_ASSERT(prog.ctx[0] && prog.ctx[1] && src && dst, "devices, buffers");
+	for (side = 0; side < 2; side++) {
+		pd[side] = rte_roce_alloc_pd(prog.ctx[side]);
+		cq[side] = rte_roce_create_cq(prog.ctx[side], 2 * XT_MSGS, NULL, NULL, 0);
+		ROCE_TEST_ASSERT(pd[side] != NULL && cq[side] != NULL, "pd, cq");
+		init.send_cq = cq[side];
+		init.recv_cq = cq[side];
+		qp[side] = rte_roce_create_qp(pd[side], &init);
+		mr[side] = rte_roce_reg_mr(pd[side], side == 0 ? src : dst, XT_MSGS * XT_LEN,
+					   IBV_ACCESS_LOCAL_WRITE);
+		ROCE_TEST_ASSERT(qp[side] != NULL && mr[side] != NULL, "qp, mr");
+	}
+	if (xt_connect(qp[0], qp[1]->qp_num, PEER_IP) != 0 ||
+	    xt_connect(qp[1], qp[0]->qp_num, "10.0.0.1") != 0)
+		return -1;
+	/* From here on, the devices belong to the progress thread; this one posts and polls. */
+	ROCE_TEST_ASSERT_EQ(pthread_create(&thread, NULL, xt_progress_loop, &prog), 0, "thread");
+	memset(&rwr, 0, sizeof(rwr));
+	rwr.sg_list = &sge;
+	rwr.num_sge = 1;
+	for (i = 0; i < XT_MSGS; i++) {
+		sge = (struct ibv_sge){ (uintptr_t)(dst + i * XT_LEN), XT_LEN, mr[1]->lkey };
+		rwr.wr_id = i;
+		rc = rte_roce_post_recv(qp[1], &rwr, &rbad);
+		if (rc != 0)
+			break;
+	}
+	memset(&swr, 0, sizeof(swr));
+	swr.opcode = IBV_WR_SEND;
+	swr.sg_list = &sge;
+	swr.num_sge = 1;
+	for (i = 0; i < XT_MSGS && rc == 0; i++) {
+		memset(src + i * XT_LEN, (int)i, XT_LEN);
+		sge = (struct ibv_sge){ (uintptr_t)(src + i * XT_LEN), XT_LEN, mr[0]->lkey };
+		swr.wr_id = i;
+		rc = rte_roce_post_send(qp[0], &swr, &sbad);
+	}
+	if (rc == 0)
+		rc = xt_wait(cq[0], XT_MSGS, IBV_WC_SEND, NULL);
+	if (rc == 0)
+		rc = xt_wait(cq[1], XT_MSGS, IBV_WC_RECV, dst);
+	__atomic_store_n(&prog.stop, true, __ATOMIC_RELEASE);
+	pthread_join(thread, NULL);
+	ROCE_TEST_ASSERT_EQ(rc, 0, "posted from one thread, progressed by another");
+	for (side = 0; side < 2; side++) {
+		ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(qp[side]), 0, "qp");
+		ROCE_TEST_ASSERT_EQ(rte_roce_dereg_mr(mr[side]), 0, "mr");
+		ROCE_TEST_ASSERT_EQ(rte_roce_destroy_cq(cq[side]), 0, "cq");
+		ROCE_TEST_ASSERT_EQ(rte_roce_dealloc_pd(pd[side]), 0, "pd");
+		ROCE_TEST_ASSERT_EQ(rte_roce_close_device(prog.ctx[side]), 0, "close");
+	}
+	rte_free(src);
+	rte_free(dst);
+	return 0;
+}
+
 static const struct roce_test_case cases[] = {
 	{ "device_misuse", test_device_misuse },
 	{ "query_device_port_gid", test_query_device_port_gid },
@@ -1335,6 +1490,7 @@ static const struct roce_test_case cases[] = {
 	{ "flush_exactly_once", test_flush_exactly_once },
 	{ "sig_all_sqd_destroy", test_sig_all_sqd_destroy },
 	{ "post_in_sqe", test_post_in_sqe },
+	{ "cross_thread", test_cross_thread },
 };
 
 int
