@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * Requester: send WQEs -> request packets (IBA 9.7.1, 9.7.4; K:rxe_req.c).
+ * Requester: send WQEs -> request packets (IBA chapter 9; K:rxe_req.c).
  *
  * The requester walks the send queue ahead of the completer (req.wqe_idx),
  * numbers packets with 24-bit PSNs, sets AckReq on every last/only packet
@@ -65,7 +65,7 @@ static const struct req_op req_ops[] = {
 };
 
 /* The opcode table entry of a WQE's request (ONLY position); NULL if unsupported. */
-const struct rte_roce_opcode_info *
+static const struct rte_roce_opcode_info *
 roce_req_info(const struct roce_send_wqe *wqe)
 {
 	if (wqe->opcode >= RTE_DIM(req_ops) || !req_ops[wqe->opcode].valid)
@@ -82,7 +82,7 @@ roce_req_is_rd_atomic(const struct roce_send_wqe *wqe)
 	return info != NULL && (info->flags & (RTE_ROCE_OPF_READ | RTE_ROCE_OPF_ATOMIC)) != 0;
 }
 
-/* Packets of a message of len bytes: at least one, even for 0 bytes (IBA 9.7.2). */
+/* Packets of a message of len bytes: at least one, even for 0 bytes (wire-facts section 6). */
 static inline uint32_t
 msg_npkts(uint32_t len, uint32_t mtu)
 {
@@ -132,7 +132,7 @@ roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *pay
 		rte_pktmbuf_free(m);
 		return ret;
 	}
-	/* The peer is on-link: it is its own next hop. */
+	/* The peer is on-link: it is its own next hop. -ENOBUFS: TX backlog full. */
 	return rte_roce_port_send(port, m, &qp->dgid);
 }
 
@@ -224,7 +224,7 @@ req_start_wqe(struct roce_qp *qp, struct roce_send_wqe *wqe)
 	/* IBV_SEND_FENCE: wait for every earlier READ/atomic (IBA 10.8.3.3). */
 	if ((wqe->send_flags & IBV_SEND_FENCE) && req->rd_atomic > 0)
 		return false;
-	/* IBA 9.7.7.1 / C9-150: at most max_rd_atomic READ/atomics outstanding. */
+	/* At most max_rd_atomic READ/atomics outstanding (wire-facts section 6). */
 	if (rd_atomic && req->rd_atomic >= qp->attr.max_rd_atomic)
 		return false;
 	wqe->tx.first_psn = req->psn;
@@ -258,6 +258,7 @@ req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 	const struct req_op *rop = &req_ops[wqe->opcode];
 	bool rd_atomic = roce_req_is_rd_atomic(wqe);
 	uint8_t bounce[REQ_MTU_MAX];
+	struct roce_sge_cursor cur;
 	struct rte_roce_pkt pkt;
 	enum rte_roce_op_pos pos;
 	const void *payload;
@@ -274,6 +275,7 @@ req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 	len = 0;
 	if (!rd_atomic)
 		len = RTE_MIN(qp->mtu, wqe->length - off);
+	cur = req->cur;
 	payload = payload_of(qp, wqe, off, len, bounce, &err);
 	if (err != 0) {
 		req_fail(qp, wqe, roce_copy_status(err));
@@ -281,17 +283,24 @@ req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 	}
 	pkt.payload_len = len;
 	/* AckReq on the last packet and every ROCE_MAX_PKT_PER_ACK (K:rxe_req.c). */
-	pkt.ackreq = rte_roce_opcode_is_end(pkt.info) || ++req->noack_pkts > ROCE_MAX_PKT_PER_ACK;
-	if (pkt.ackreq)
-		req->noack_pkts = 0;
-	/* Solicited event on the last packet of SEND / WRITE_WITH_IMM (IBA 9.2.3). */
+	pkt.ackreq = rte_roce_opcode_is_end(pkt.info) || req->noack_pkts >= ROCE_MAX_PKT_PER_ACK;
+	/* Solicited event on the last packet of SEND / WRITE_WITH_IMM (K:rxe_req.c). */
 	pkt.se = rte_roce_opcode_is_end(pkt.info) && (wqe->send_flags & IBV_SEND_SOLICITED) &&
 		 (pkt.info->flags & (RTE_ROCE_OPF_SEND | RTE_ROCE_OPF_IMM)) != 0;
-	/* A lost frame is recovered by the retransmission timer. */
-	(void)roce_qp_xmit(qp, &pkt, payload);
+	err = roce_qp_xmit(qp, &pkt, payload);
+	if (err == -ENOBUFS) {
+		/* No mbuf or no room to transmit: the same packet again at the next poll. */
+		req->cur = cur;
+		roce_dev_qp_schedule(qp->dev, qp);
+		return 0;
+	}
+	/* Any other loss is recovered by the retransmission timer. */
+	if (err != 0)
+		qp->dev->xstats.tx_errors++;
+	req->noack_pkts = pkt.ackreq ? 0 : req->noack_pkts + 1;
 
 	if (rd_atomic) {
-		/* A READ uses one PSN per response packet (IBA 9.7.4.1.4). */
+		/* A READ uses one PSN per response packet (K:rxe_req.c update_wqe_psn). */
 		req->psn = rte_roce_psn_add(wqe->tx.last_psn, 1);
 		req->pkt_idx = wqe->tx.npkts;
 	} else {
@@ -322,7 +331,7 @@ roce_req_run(struct roce_qp *qp, unsigned int budget)
 	while (sent < budget && req->wqe_idx != roce_sq_producer(qp)) {
 		wqe = roce_sq_wqe(qp, req->wqe_idx);
 		if (wqe->tx.state == ROCE_WQE_NEW) {
-			/* SQD: finish the message in progress, start no new one (IBA 10.3.1.2). */
+			/* SQD: finish the message in progress, start no new one. */
 			if (state == IBV_QPS_SQD || !req_start_wqe(qp, wqe))
 				break;
 		}

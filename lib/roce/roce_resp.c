@@ -2,7 +2,7 @@
 
 /*
  * Responder: request packets -> memory, receive completions, ACK/NAK,
- * READ responses and atomics (IBA 9.7.5.1, 9.7.4.1; K:rxe_resp.c).
+ * READ responses and atomics (IBA chapter 9; K:rxe_resp.c).
  *
  * A state machine run per received request: one small handler per check,
  * each returning the next state. Responses that may be many (READ) or must
@@ -20,7 +20,6 @@
 #include "rte_roce_opcode.h"
 #include "rte_roce_pkt.h"
 #include "roce_log.h"
-#include "roce_port_priv.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
 
@@ -96,24 +95,29 @@ pkt_end(const struct rte_roce_pkt *pkt)
 	return rte_roce_opcode_is_end(pkt->info);
 }
 
-/* Responses of a READ of len bytes (IBA 9.7.4.1.4: at least one). */
+/* Responses of a READ of len bytes: at least one (K:rxe_resp.c rxe_prepare_res). */
 static inline uint32_t
 read_npkts(uint32_t len, uint32_t mtu)
 {
 	return len == 0 ? 1 : (len + mtu - 1) / mtu;
 }
 
-/* Send one ACK, NAK or RNR NAK at once. */
-static void
+/* Send one ACK, NAK or RNR NAK at once. false if it must wait for TX room. */
+static bool
 resp_send_ack(struct roce_qp *qp, uint8_t syndrome, uint32_t psn)
 {
 	struct rte_roce_pkt pkt;
+	int ret;
 
 	roce_qp_pkt_init(qp, &pkt, RTE_ROCE_OP_RC_ACKNOWLEDGE, psn);
 	pkt.aeth.syndrome = syndrome;
 	pkt.aeth.msn = qp->resp.msn;
-	if (roce_qp_xmit(qp, &pkt, NULL) != 0)
+	ret = roce_qp_xmit(qp, &pkt, NULL);
+	if (ret == -ENOBUFS)
+		return false;
+	if (ret != 0)
 		qp->dev->xstats.tx_errors++;
+	return true;
 }
 
 static enum resp_state
@@ -133,7 +137,7 @@ resp_check_psn(struct resp_ctx *ctx)
 static enum resp_state
 resp_check_op_seq(struct resp_ctx *ctx)
 {
-	/* Missing FIRST or LAST, or a message interleaved (IBA C9-91, 9.7.5.1.2). */
+	/* Missing FIRST or LAST, or a message interleaved (K:rxe_resp.c check_op_seq). */
 	return rte_roce_opcode_may_follow(ctx->qp->resp.opcode, ctx->pkt->opcode) ?
 	       RESP_CHECK_OP_VALID : RESP_ERR_INV_REQ;
 }
@@ -187,7 +191,7 @@ resp_check_length(struct resp_ctx *ctx)
 
 	if (!pkt_has(pkt, RTE_ROCE_OPF_SEND | RTE_ROCE_OPF_WRITE | RTE_ROCE_OPF_READ))
 		return RESP_CHECK_RKEY;
-	/* Segmentation (IBA C9-94..C9-97; K:rxe_resp.c rxe_resp_check_length). */
+	/* Segmentation: IBA C9-92 (K:rxe_resp.c rxe_resp_check_length). */
 	switch (pkt->info->pos) {
 	case RTE_ROCE_POS_FIRST:
 	case RTE_ROCE_POS_MIDDLE:
@@ -206,7 +210,7 @@ resp_check_length(struct resp_ctx *ctx)
 	if (!pkt_has(pkt, RTE_ROCE_OPF_WRITE))
 		return pkt_has(pkt, RTE_ROCE_OPF_READ) && pkt->reth.len > ROCE_MAX_MSG_SIZE ?
 		       RESP_ERR_INV_REQ : RESP_CHECK_RKEY;
-	/* A WRITE's packets carry exactly its RETH length (IBA C9-95). */
+	/* RETH length at most 2^31 (IBA C9-94); the packets carry exactly it (K:rxe_resp.c). */
 	if (pkt_start(pkt)) {
 		if (pkt->reth.len > ROCE_MAX_MSG_SIZE ||
 		    (pkt_end(pkt) ? len != pkt->reth.len : len >= pkt->reth.len))
@@ -228,7 +232,7 @@ resp_check_rkey(struct resp_ctx *ctx)
 	int access;
 
 	if (pkt_has(pkt, RTE_ROCE_OPF_ATOMIC)) {
-		/* Atomics need 8-byte alignment (IBA C9-27; K:rxe_resp.c: invalid request). */
+		/* Atomics need 8-byte alignment, else invalid request (K:rxe_resp.c check_rkey). */
 		if (pkt->atmeth.va & (ROCE_ATOMIC_SIZE - 1))
 			return RESP_ERR_INV_REQ;
 		ctx->va = pkt->atmeth.va;
@@ -335,7 +339,7 @@ resp_exec_read(struct resp_ctx *ctx)
 
 /*
  * Atomics run with CPU atomics on the 64-bit word in host order, so they are
- * atomic against each other and against local CPU atomics (IBA 9.4.5;
+ * atomic against each other and against local CPU atomics (IBA chapter 9;
  * rxe operates on a u64 read from memory, K:rxe_resp.c atomic_reply).
  */
 static void
@@ -418,12 +422,12 @@ resp_complete(struct resp_ctx *ctx)
 
 	resp->opcode = pkt->opcode;
 	if (pkt_has(pkt, RTE_ROCE_OPF_READ))
-		/* ePSN skips one PSN per READ response (IBA 9.7.4.1.4). */
+		/* ePSN skips one PSN per READ response (wire-facts section 6). */
 		next = rte_roce_psn_add(resp->res[(resp->res_head - 1) & (ROCE_RD_ATOM_MAX - 1)].last_psn, 1);
 	resp->psn = next;
 	if (!pkt_end(pkt))
 		return RESP_ACKNOWLEDGE;
-	/* MSN counts completed requests (IBA 9.7.5.1.1, C9-148). */
+	/* MSN counts completed requests, a READ at its receipt (C9-148, wire-facts section 5). */
 	resp->msn = (resp->msn + 1) & RTE_ROCE_MSN_MASK;
 	if (ctx->wqe != NULL && !resp_post_recv(ctx)) {
 		roce_qp_error(qp);
@@ -483,13 +487,13 @@ resp_duplicate(struct resp_ctx *ctx)
 	if (res == NULL)
 		goto drop;
 	if (pkt_has(pkt, RTE_ROCE_OPF_READ)) {
-		/* Replay only a sub-range of the same READ (IBA 9.7.5.1.2; K:rxe_resp.c). */
+		/* Replay only a sub-range of the same READ (K:rxe_resp.c duplicate_request). */
 		off = (uint64_t)((pkt->psn - res->first_psn) & RTE_ROCE_PSN_MASK) * qp->mtu;
 		if (pkt->reth.rkey != res->rkey || pkt->reth.va != res->va + off ||
 		    pkt->reth.len != res->len - off)
 			goto drop;
 	}
-	/* An atomic is never executed twice: its saved result goes out again (C9-152). */
+	/* An atomic is never executed twice: its saved result goes out again (K:rxe_resp.c). */
 	res->start_psn = pkt->psn;
 	res->cur_psn = pkt->psn;
 	res->pending = true;
@@ -529,7 +533,7 @@ resp_rnr(struct resp_ctx *ctx)
 	struct roce_resp_state *resp = &qp->resp;
 
 	/*
-	 * RNR NAK with the refused PSN; nothing consumed (IBA 9.7.5.1.4). The
+	 * RNR NAK with the refused PSN; nothing consumed (wire-facts section 5). The
 	 * requester goes back to that PSN, so the packets behind it are
 	 * dropped silently like after a sequence NAK: a sequence NAK for them
 	 * would make it spend retry_cnt on what is only an RNR wait.
@@ -544,9 +548,10 @@ resp_rnr(struct resp_ctx *ctx)
 }
 
 /*
- * Class A / C / D1 errors (IBA 9.9.3.1): NAK with the packet's PSN, the
- * receive WQE in use (if any) completes with status, the QP goes to ERR and
- * flushes the rest (K:rxe_resp.c do_class_ac_error, do_class_d1e_error).
+ * Class A / C / D1 errors (IBA error classes, named as in K:rxe_resp.c): NAK
+ * with the packet's PSN, the receive WQE in use (if any) completes with
+ * status, the QP goes to ERR and flushes the rest (K:rxe_resp.c
+ * do_class_ac_error, do_class_d1e_error).
  */
 static enum resp_state
 resp_fatal(struct resp_ctx *ctx, uint8_t syndrome, enum ibv_wc_status status)
@@ -557,10 +562,11 @@ resp_fatal(struct resp_ctx *ctx, uint8_t syndrome, enum ibv_wc_status status)
 
 	ROCE_LOG(DEBUG, "QP %u: %s at PSN %u: NAK 0x%02x, QP to ERR", qp->ibv.qp_num,
 		 resp_state_name[ctx->from], ctx->pkt->psn, syndrome);
+	/* Best effort: the QP stops here, a NAK lost leaves the requester to its timer. */
 	if (resp->ack_pending)
-		resp_send_ack(qp, RTE_ROCE_AETH_ACK_UNLIMITED, resp->ack_psn);
+		(void)resp_send_ack(qp, RTE_ROCE_AETH_ACK_UNLIMITED, resp->ack_psn);
 	resp->ack_pending = false;
-	resp_send_ack(qp, syndrome, ctx->pkt->psn);
+	(void)resp_send_ack(qp, syndrome, ctx->pkt->psn);
 	if (ctx->wqe != NULL && pkt_has(ctx->pkt, RTE_ROCE_OPF_SEND)) {
 		wc = (struct ibv_wc){
 			.wr_id = ctx->wqe->wr_id,
@@ -658,7 +664,7 @@ resp_send_res(struct roce_qp *qp, struct roce_resp_res *res)
 			if (roce_mr_lookup(qp->dev, res->rkey, true, qp->ibv.pd, res->va + off,
 					   pkt.payload_len, IBV_ACCESS_REMOTE_READ, &mr) != 0) {
 				res->pending = false;
-				resp_send_ack(qp, RTE_ROCE_AETH_NAK_REM_ACCESS, res->cur_psn);
+				(void)resp_send_ack(qp, RTE_ROCE_AETH_NAK_REM_ACCESS, res->cur_psn);
 				return true;
 			}
 			payload = (const void *)(uintptr_t)(res->va + off);
@@ -669,7 +675,7 @@ resp_send_res(struct roce_qp *qp, struct roce_resp_res *res)
 	ret = roce_qp_xmit(qp, &pkt, payload);
 	if (mr != NULL)
 		roce_mr_put(mr);
-	if (ret == -ENOBUFS && rte_mempool_avail_count(qp->dev->port->pool) == 0)
+	if (ret == -ENOBUFS)
 		return false;
 	if (ret != 0)
 		qp->dev->xstats.tx_errors++;
@@ -700,14 +706,14 @@ roce_resp_run(struct roce_qp *qp, unsigned int budget)
 			goto more;
 	}
 	/* ACKs and NAKs after the READ responses they follow in PSN order. */
-	if (resp->ack_pending && sent < budget) {
+	if (resp->ack_pending && sent < budget &&
+	    resp_send_ack(qp, RTE_ROCE_AETH_ACK_UNLIMITED, resp->ack_psn)) {
 		resp->ack_pending = false;
-		resp_send_ack(qp, RTE_ROCE_AETH_ACK_UNLIMITED, resp->ack_psn);
 		sent++;
 	}
-	if (resp->nak_pending && sent < budget) {
+	if (resp->nak_pending && !resp->ack_pending && sent < budget &&
+	    resp_send_ack(qp, resp->nak_syndrome, resp->nak_psn)) {
 		resp->nak_pending = false;
-		resp_send_ack(qp, resp->nak_syndrome, resp->nak_psn);
 		sent++;
 	}
 	if (!resp->ack_pending && !resp->nak_pending)
