@@ -19,7 +19,7 @@ BAD_RESULTS = {"FAIL", "TIMEOUT", "ERROR", "UNEXPECTEDPASS"}
 
 def count_test(entry):
     passed = failed = skipped = 0
-    for line in (entry.get("stdo") or "").splitlines():
+    for line in (entry.get("stdout") or "").splitlines():
         m = TAP_LINE.match(line)
         if not m:
             continue
