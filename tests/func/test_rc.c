@@ -30,6 +30,8 @@
 
 #define ADDR_A		"10.0.0.1"
 #define ADDR_B		"10.0.0.2"
+#define ADDR6_A		"fd00::1"
+#define ADDR6_B		"fd00::2"
 #define BUF_LEN		(2u << 20)	/* 1 MiB messages plus room around them */
 #define MSG_MAX		(1u << 20)
 #define DATA_OFF	64		/* messages start here; canaries before */
@@ -74,6 +76,7 @@ struct conf {
 	uint8_t rnr_retry;
 	uint8_t min_rnr_timer;
 	uint8_t max_rd_atomic;
+	bool ipv6;		/* addresses of the peers */
 };
 
 struct env {
@@ -120,7 +123,7 @@ side_open(struct side *s, uint16_t eth, const char *addr, bool rte_mem)
 	char with_len[32];
 	union rte_roce_gid gid;
 
-	snprintf(with_len, sizeof(with_len), "%s/24", addr);
+	snprintf(with_len, sizeof(with_len), "%s/%u", addr, strchr(addr, ':') != NULL ? 64 : 24);
 	addrs[0] = with_len;
 	s->port = roce_test_port(eth, NULL, addrs);
 	ROCE_TEST_ASSERT(s->port != NULL, "port");
@@ -203,6 +206,17 @@ qp_connect(struct ibv_qp *qp, const struct side *self, const struct side *peer,
 	return 0;
 }
 
+/* Connect QP pair i of e. */
+static int
+pair_connect(struct env *e, unsigned int i, const struct conf *c)
+{
+	if (qp_connect(e->qp[0][i], &e->s[0], &e->s[1], e->qp[1][i]->qp_num, c->psn_ab,
+		       c->psn_ba, c) != 0)
+		return -1;
+	return qp_connect(e->qp[1][i], &e->s[1], &e->s[0], e->qp[0][i]->qp_num, c->psn_ba,
+			  c->psn_ab, c);
+}
+
 static int
 env_open(struct env *e, const struct conf *c, unsigned int nqps)
 {
@@ -211,18 +225,15 @@ env_open(struct env *e, const struct conf *c, unsigned int nqps)
 	memset(e, 0, sizeof(*e));
 	e->baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
 	e->nqps = nqps;
-	if (side_open(&e->s[0], pair.a, ADDR_A, false) != 0 ||
-	    side_open(&e->s[1], pair.b, ADDR_B, true) != 0)
+	if (side_open(&e->s[0], pair.a, c->ipv6 ? ADDR6_A : ADDR_A, false) != 0 ||
+	    side_open(&e->s[1], pair.b, c->ipv6 ? ADDR6_B : ADDR_B, true) != 0)
 		return -1;
 	for (i = 0; i < nqps; i++) {
 		if (qp_create(&e->s[0], &e->qp[0][i]) != 0 || qp_create(&e->s[1], &e->qp[1][i]) != 0)
 			return -1;
 	}
 	for (i = 0; i < nqps; i++) {
-		if (qp_connect(e->qp[0][i], &e->s[0], &e->s[1], e->qp[1][i]->qp_num, c->psn_ab,
-			       c->psn_ba, c) != 0 ||
-		    qp_connect(e->qp[1][i], &e->s[1], &e->s[0], e->qp[0][i]->qp_num, c->psn_ba,
-			       c->psn_ab, c) != 0)
+		if (pair_connect(e, i, c) != 0)
 			return -1;
 	}
 	return 0;
@@ -1782,6 +1793,75 @@ test_lossy_rings(void)
 	return env_close(&e) | ret;
 }
 
+/* Every opcode over IPv6 addresses (ND instead of ARP, IPv6 frames). */
+static int
+test_ipv6(void)
+{
+	struct conf c = default_conf;
+	struct env e;
+	unsigned int j;
+	int ret;
+
+	c.ipv6 = true;
+	ret = env_open(&e, &c, 1);
+	for (j = 0; ret == 0 && j < RTE_DIM(data_ops); j++)
+		ret = transfer(&e, 0, 0, data_ops[j], 5000, DATA_OFF, j);
+	if (ret == 0)
+		ret = atomics(&e);
+	return env_close(&e) | ret;
+}
+
+/*
+ * More WRs than the send queue holds, so its slots are reused; then an error
+ * takes both QPs to ERR, they go through RESET and connect again with new
+ * PSNs, and traffic runs as before.
+ */
+static int
+test_sq_wrap_and_reuse(void)
+{
+	const unsigned int rounds = 12, per_round = 100;
+	struct conf c = default_conf;
+	struct ibv_wc wc[per_round];
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RESET };
+	unsigned int r, i;
+	struct env e;
+	int ret;
+
+	ret = env_open(&e, &c, 1);
+	for (r = 0; ret == 0 && r < rounds; r++) {
+		for (i = 0; ret == 0 && i < per_round; i++)
+			ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, r * per_round + i,
+					e.s[0].buf + DATA_OFF, 1500, e.s[0].mr->lkey,
+					(uintptr_t)(e.s[1].buf + DATA_OFF), e.s[1].mr->rkey,
+					IBV_SEND_SIGNALED);
+		if (ret == 0)
+			ret = wait_wc(&e, e.s[0].scq, wc, per_round) == (int)per_round ? 0 : -1;
+		for (i = 0; ret == 0 && i < per_round; i++)
+			ret = wc[i].status == IBV_WC_SUCCESS && wc[i].wr_id == r * per_round + i ?
+			      0 : -1;
+	}
+	/* A bad rkey: both QPs to ERR. */
+	if (ret == 0)
+		ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1, e.s[0].buf, 8, e.s[0].mr->lkey,
+				(uintptr_t)e.s[1].buf, e.s[1].mr->rkey ^ 1, IBV_SEND_SIGNALED);
+	if (ret == 0)
+		ret = expect_fail_then_flush(&e, IBV_WC_REM_ACCESS_ERR);
+	if (ret == 0) {
+		ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(e.qp[0][0], &attr, IBV_QP_STATE), 0, "reset");
+		ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(e.qp[1][0], &attr, IBV_QP_STATE), 0, "reset");
+		c.psn_ab = 77777;
+		c.psn_ba = 88888;
+		ret = pair_connect(&e, 0, &c);
+	}
+	for (i = 0; ret == 0 && i < RTE_DIM(data_ops); i++)
+		ret = transfer(&e, 0, 0, data_ops[i], 3000, DATA_OFF, i);
+	if (ret == 0)
+		ret = atomics(&e);
+	if (ret != 0)
+		printf("#   failed in round %u, WR %u\n", r, i);
+	return env_close(&e) | ret;
+}
+
 static const struct roce_test_case cases[] = {
 	{ "rc_ops_sizes_mtu256", test_ops_mtu256 },
 	{ "rc_ops_sizes_mtu1024", test_ops_mtu1024 },
@@ -1805,6 +1885,8 @@ static const struct roce_test_case cases[] = {
 	{ "rc_rd_atomic_limit", test_rd_atomic_limit },
 	{ "rc_sge_lists_and_inline", test_sge_lists_and_inline },
 	{ "rc_lossy_rings", test_lossy_rings },
+	{ "rc_ipv6", test_ipv6 },
+	{ "rc_sq_wrap_and_reuse", test_sq_wrap_and_reuse },
 };
 
 int
