@@ -711,19 +711,15 @@ test_many_qps_backpressure(void)
 	return env_close(&e) | ret;
 }
 
-/* PSNs that wrap past 2^24 inside messages, in both directions. */
+/* Every opcode, 64 KiB from a to b and 5000 bytes back, then the atomics. */
 static int
-test_psn_wrap(void)
+all_ops_both_ways(const struct conf *c)
 {
-	struct conf c = default_conf;
 	struct env e;
 	unsigned int j;
 	int ret;
 
-	c.mtu = IBV_MTU_256;
-	c.psn_ab = PSN_NEAR_WRAP;
-	c.psn_ba = RTE_ROCE_PSN_MASK - 2;
-	ret = env_open(&e, &c, 1);
+	ret = env_open(&e, c, 1);
 	for (j = 0; ret == 0 && j < RTE_DIM(data_ops); j++) {
 		ret = transfer(&e, 0, 0, data_ops[j], 64 << 10, DATA_OFF, j);
 		if (ret == 0)
@@ -732,6 +728,18 @@ test_psn_wrap(void)
 	if (ret == 0)
 		ret = atomics(&e);
 	return env_close(&e) | ret;
+}
+
+/* PSNs that wrap past 2^24 inside messages, in both directions. */
+static int
+test_psn_wrap(void)
+{
+	struct conf c = default_conf;
+
+	c.mtu = IBV_MTU_256;
+	c.psn_ab = PSN_NEAR_WRAP;
+	c.psn_ba = RTE_ROCE_PSN_MASK - 2;
+	return all_ops_both_ways(&c);
 }
 
 static int
@@ -899,49 +907,89 @@ test_rnr_late_receiver(void)
 	return env_close(&e) | ret;
 }
 
-/* rnr_retry 0: the first RNR NAK fails the WQE. */
+
+
+/* One WR that must fail: how it is made to fail and what must follow. */
+struct fail_case {
+	enum ibv_wr_opcode op;
+	uint32_t lkey_xor;	/* spoil the local key */
+	bool peer_gone;		/* destroy the responder's QP first */
+	enum ibv_wc_status status;
+	enum ibv_qp_state peer_state;	/* of the responder's QP afterwards */
+};
+
+/* The WR fails with its status, the SEND after it flushes, states as expected. */
 static int
-test_rnr_exhausted(void)
+one_failing_wr(const struct conf *c, const struct fail_case *f)
 {
-	struct conf c = default_conf;
 	struct env e;
 	int ret;
 
-	c.rnr_retry = 0;
-	ret = env_open(&e, &c, 1);
+	ret = env_open(&e, c, 1);
+	if (ret == 0 && f->peer_gone) {
+		ret = rte_roce_destroy_qp(e.qp[1][0]);
+		e.qp[1][0] = NULL;
+	}
 	if (ret == 0)
-		ret = post_send(e.qp[0][0], IBV_WR_SEND, 1, e.s[0].buf, 100, e.s[0].mr->lkey, 0, 0,
-				IBV_SEND_SIGNALED);
+		ret = post_send(e.qp[0][0], f->op, 1, e.s[0].buf, 3000,
+				e.s[0].mr->lkey ^ f->lkey_xor, (uintptr_t)e.s[1].buf,
+				e.s[1].mr->rkey, IBV_SEND_SIGNALED);
 	if (ret == 0)
-		ret = expect_fail_then_flush(&e, IBV_WC_RNR_RETRY_EXC_ERR);
-	/* RNR is no error at the responder. */
-	if (ret == 0)
-		ret = check_state(e.qp[1][0], IBV_QPS_RTS);
+		ret = expect_fail_then_flush(&e, f->status);
+	if (ret == 0 && !f->peer_gone)
+		ret = check_state(e.qp[1][0], f->peer_state);
 	return env_close(&e) | ret;
+}
+
+/* rnr_retry 0: the first RNR NAK fails the WQE; RNR is no error at the responder. */
+static int
+test_rnr_exhausted(void)
+{
+	static const struct fail_case f = {
+		IBV_WR_SEND, 0, false, IBV_WC_RNR_RETRY_EXC_ERR, IBV_QPS_RTS,
+	};
+	struct conf c = default_conf;
+
+	c.rnr_retry = 0;
+	return one_failing_wr(&c, &f);
 }
 
 /* The peer's QP is destroyed: timeouts, retries, RETRY_EXC_ERR, then the flush. */
 static int
 test_peer_vanishes(void)
 {
+	static const struct fail_case f = {
+		IBV_WR_RDMA_WRITE, 0, true, IBV_WC_RETRY_EXC_ERR, IBV_QPS_ERR,
+	};
 	struct conf c = default_conf;
-	struct env e;
-	int ret;
 
 	c.timeout = TIMEOUT_FAST;
 	c.retry_cnt = 2;
-	ret = env_open(&e, &c, 1);
-	if (ret == 0) {
-		ret = rte_roce_destroy_qp(e.qp[1][0]);
-		e.qp[1][0] = NULL;
-	}
-	if (ret == 0)
-		ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1, e.s[0].buf, 3000,
-				e.s[0].mr->lkey, (uintptr_t)e.s[1].buf, e.s[1].mr->rkey,
-				IBV_SEND_SIGNALED);
-	if (ret == 0)
-		ret = expect_fail_then_flush(&e, IBV_WC_RETRY_EXC_ERR);
-	return env_close(&e) | ret;
+	return one_failing_wr(&c, &f);
+}
+
+/* An lkey that names no MR: LOC_PROT_ERR, nothing sent, the rest flushed. */
+static int
+test_bad_lkey(void)
+{
+	static const struct fail_case f = {
+		IBV_WR_SEND, 1u << ROCE_MR_KEY_GEN_BITS, false, IBV_WC_LOC_PROT_ERR, IBV_QPS_RTS,
+	};
+
+	return one_failing_wr(&default_conf, &f);
+}
+
+/* The responder's QP does not enable RDMA WRITE: invalid request, both QPs in ERR (rxe). */
+static int
+test_qp_access_denied(void)
+{
+	static const struct fail_case f = {
+		IBV_WR_RDMA_WRITE, 0, false, IBV_WC_REM_INV_REQ_ERR, IBV_QPS_ERR,
+	};
+	struct conf c = default_conf;
+
+	c.qp_access = IBV_ACCESS_REMOTE_READ;
+	return one_failing_wr(&c, &f);
 }
 
 /* Unsignaled WRs complete silently; a signaled one after them reports. */
@@ -1396,23 +1444,6 @@ test_lost_read_response_implied_nak(void)
 	return env_close(&e) | ret;
 }
 
-/* An lkey that names no MR: LOC_PROT_ERR, nothing sent, the rest flushed. */
-static int
-test_bad_lkey(void)
-{
-	struct env e;
-	int ret;
-
-	ret = env_open(&e, &default_conf, 1);
-	if (ret == 0)
-		ret = post_send(e.qp[0][0], IBV_WR_SEND, 1, e.s[0].buf, 100,
-				e.s[0].mr->lkey + (1u << 8), 0, 0, IBV_SEND_SIGNALED);
-	if (ret == 0)
-		ret = expect_fail_then_flush(&e, IBV_WC_LOC_PROT_ERR);
-	if (ret == 0)
-		ret = check_state(e.qp[1][0], IBV_QPS_RTS);
-	return env_close(&e) | ret;
-}
 
 /* A SEND larger than the receive buffer: LOC_LEN_ERR there, REM_INV_REQ_ERR here. */
 static int
@@ -1438,26 +1469,6 @@ test_recv_too_small(void)
 	return env_close(&e) | ret;
 }
 
-/* The responder's QP does not enable RDMA WRITE: invalid request (as rxe). */
-static int
-test_qp_access_denied(void)
-{
-	struct conf c = default_conf;
-	struct env e;
-	int ret;
-
-	c.qp_access = IBV_ACCESS_REMOTE_READ;
-	ret = env_open(&e, &c, 1);
-	if (ret == 0)
-		ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1, e.s[0].buf, 100,
-				e.s[0].mr->lkey, (uintptr_t)e.s[1].buf, e.s[1].mr->rkey,
-				IBV_SEND_SIGNALED);
-	if (ret == 0)
-		ret = expect_fail_then_flush(&e, IBV_WC_REM_INV_REQ_ERR);
-	if (ret == 0)
-		ret = check_state(e.qp[1][0], IBV_QPS_ERR);
-	return env_close(&e) | ret;
-}
 
 /*
  * A READ, then a fenced WRITE over the same remote bytes: the WRITE waits
@@ -1798,17 +1809,9 @@ static int
 test_ipv6(void)
 {
 	struct conf c = default_conf;
-	struct env e;
-	unsigned int j;
-	int ret;
 
 	c.ipv6 = true;
-	ret = env_open(&e, &c, 1);
-	for (j = 0; ret == 0 && j < RTE_DIM(data_ops); j++)
-		ret = transfer(&e, 0, 0, data_ops[j], 5000, DATA_OFF, j);
-	if (ret == 0)
-		ret = atomics(&e);
-	return env_close(&e) | ret;
+	return all_ops_both_ways(&c);
 }
 
 /*
