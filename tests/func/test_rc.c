@@ -1445,9 +1445,13 @@ test_lost_read_response_implied_nak(void)
 }
 
 
-/* A SEND larger than the receive buffer: LOC_LEN_ERR there, REM_INV_REQ_ERR here. */
+/*
+ * A receive WQE that cannot take the SEND: it completes with recv_status,
+ * the requester's WR with send_status, both QPs go to ERR.
+ */
 static int
-test_recv_too_small(void)
+bad_recv_wqe(uint32_t len, uint32_t lkey_xor, enum ibv_wc_status recv_status,
+	     enum ibv_wc_status send_status)
 {
 	struct ibv_wc wc;
 	struct env e;
@@ -1455,20 +1459,35 @@ test_recv_too_small(void)
 
 	ret = env_open(&e, &default_conf, 1);
 	if (ret == 0)
-		ret = post_recv(e.qp[1][0], 7, e.s[1].buf + DATA_OFF, 100, e.s[1].mr->lkey) |
+		ret = post_recv(e.qp[1][0], 7, e.s[1].buf + DATA_OFF, len,
+				e.s[1].mr->lkey ^ lkey_xor) |
 		      post_send(e.qp[0][0], IBV_WR_SEND, 1, e.s[0].buf, 3000, e.s[0].mr->lkey, 0,
 				0, IBV_SEND_SIGNALED);
 	if (ret == 0)
-		ret = expect_fail_then_flush(&e, IBV_WC_REM_INV_REQ_ERR);
+		ret = expect_fail_then_flush(&e, send_status);
 	if (ret == 0) {
 		ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.s[1].rcq, &wc, 1), 1, "receive completion");
 		ROCE_TEST_ASSERT_EQ(wc.wr_id, 7, "wr_id");
-		ROCE_TEST_ASSERT_EQ(wc.status, IBV_WC_LOC_LEN_ERR, "receive status");
+		ROCE_TEST_ASSERT_EQ(wc.status, recv_status, "receive status");
 		ret = check_state(e.qp[1][0], IBV_QPS_ERR);
 	}
 	return env_close(&e) | ret;
 }
 
+/* A SEND larger than the receive buffer: invalid request (class C, as rxe). */
+static int
+test_recv_too_small(void)
+{
+	return bad_recv_wqe(100, 0, IBV_WC_LOC_LEN_ERR, IBV_WC_REM_INV_REQ_ERR);
+}
+
+/* A receive WQE whose lkey names no MR: remote operational error (class D1, as rxe). */
+static int
+test_recv_bad_lkey(void)
+{
+	return bad_recv_wqe(4096, 1u << ROCE_MR_KEY_GEN_BITS, IBV_WC_LOC_PROT_ERR,
+			    IBV_WC_REM_OP_ERR);
+}
 
 /*
  * A READ, then a fenced WRITE over the same remote bytes: the WRITE waits
@@ -1883,6 +1902,7 @@ static const struct roce_test_case cases[] = {
 	{ "rc_lost_read_response_implied_nak", test_lost_read_response_implied_nak },
 	{ "rc_bad_lkey", test_bad_lkey },
 	{ "rc_recv_too_small", test_recv_too_small },
+	{ "rc_recv_bad_lkey", test_recv_bad_lkey },
 	{ "rc_qp_access_denied", test_qp_access_denied },
 	{ "rc_fence", test_fence },
 	{ "rc_rd_atomic_limit", test_rd_atomic_limit },
