@@ -992,6 +992,31 @@ test_qp_access_denied(void)
 	return one_failing_wr(&c, &f);
 }
 
+/* Zero-length RDMA WRITE and READ check no R_Key (IBA C9-88): a bogus one passes. */
+static int
+test_zero_length_no_rkey(void)
+{
+	const uint32_t bogus = 0xdead00u;
+	struct ibv_wc wc[2];
+	struct env e;
+	int ret;
+
+	ret = env_open(&e, &default_conf, 1);
+	if (ret == 0)
+		ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1, NULL, 0, 0, 0, bogus,
+				IBV_SEND_SIGNALED) |
+		      post_send(e.qp[0][0], IBV_WR_RDMA_READ, 2, NULL, 0, 0, 0, bogus,
+				IBV_SEND_SIGNALED);
+	if (ret == 0) {
+		ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.s[0].scq, wc, 2), 2, "completions");
+		ret = check_wc(&wc[0], 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 0, e.qp[0][0]->qp_num) |
+		      check_wc(&wc[1], 2, IBV_WC_SUCCESS, IBV_WC_RDMA_READ, 0, e.qp[0][0]->qp_num);
+	}
+	if (ret == 0)
+		ret = check_state(e.qp[1][0], IBV_QPS_RTS);
+	return env_close(&e) | ret;
+}
+
 /* Unsignaled WRs complete silently; a signaled one after them reports. */
 static int
 test_unsignaled(void)
@@ -1892,6 +1917,7 @@ static const struct roce_test_case cases[] = {
 	{ "rc_many_qps_backpressure", test_many_qps_backpressure },
 	{ "rc_psn_wrap", test_psn_wrap },
 	{ "rc_unsignaled", test_unsignaled },
+	{ "rc_zero_length_no_rkey", test_zero_length_no_rkey },
 	{ "rc_remote_access_errors", test_remote_access_errors },
 	{ "rc_rnr_late_receiver", test_rnr_late_receiver },
 	{ "rc_rnr_exhausted", test_rnr_exhausted },
