@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef ROCE_DEV_H
+#define ROCE_DEV_H
+
+/*
+ * A RoCE device: one port, its limits, the tables of QPs (by QPN) and MRs
+ * (by key), the QPs with work, and the engine's timers.
+ *
+ * Threading (doc/architecture.md, inline mode): the thread that calls
+ * rte_roce_poll() owns the device, the port, every QP's protocol state and
+ * the timers; control calls are made from it too. Other threads may post to
+ * QPs and poll CQs (SPSC rings, roce_queue.h) and ring the QP's doorbell
+ * with roce_dev_qp_schedule(), which is lock-free (an MP/SC rte_ring).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include <rte_ring.h>
+
+#include "rte_roce_verbs.h"
+#include "roce_timer.h"
+#include "roce_transport.h"
+
+struct roce_mr;
+struct roce_qp;
+
+/* QPNs below this are reserved: QP0 (SMI), QP1 (GSI) and rxe's first numbers (K:rxe_param.h). */
+#define ROCE_QPN_FIRST		0x11
+/* Largest QPN: 24 bits (IBA 9.2 BTH DestQP). */
+#define ROCE_QPN_MAX		0xffffff
+/* Frames taken from the port per rte_roce_poll(). */
+#define ROCE_DEV_RX_BURST	32
+/* Packets a QP may send per role per rte_roce_poll() before the next QP runs. */
+#define ROCE_DEV_QP_BUDGET	64
+
+/* PDs per device. */
+#define ROCE_DEV_MAX_PD		65536
+
+/* A protection domain: counts the MRs and QPs that use it (control path). */
+struct roce_pd {
+	struct ibv_pd ibv;	/* first: roce_pd_of() is a cast */
+	uint32_t users;
+};
+
+static inline struct roce_pd *
+roce_pd_of(struct ibv_pd *pd)
+{
+	return (struct roce_pd *)pd;
+}
+
+/* Device counters (read with the later stats API; kept per device). */
+struct roce_dev_stats {
+	uint64_t polls;			/* rte_roce_poll() calls */
+	uint64_t rx_frames;		/* RoCE frames handed to roce_recv_burst() */
+	uint64_t qp_runs;		/* QPs run by the progress loop */
+	uint64_t cq_overflows;		/* CQs that overran */
+};
+
+struct roce_dev {
+	struct ibv_context ibv;		/* first: roce_dev_of() is a cast */
+	struct ibv_device ibv_dev;	/* what ibv.device points to */
+	struct rte_roce_port *port;
+	struct rte_roce_dev_conf conf;	/* limits, defaults applied */
+	int socket;			/* NUMA socket of the port */
+
+	uint32_t nb_pds;
+	uint32_t nb_cqs;
+	uint32_t nb_qps;
+	uint32_t nb_mrs;
+
+	/* QPs by QPN: slot = qpn & qp_mask, generation in the bits above. */
+	struct roce_qp **qp_tbl;
+	uint32_t qp_mask;
+	uint32_t qp_shift;		/* log2(slots) */
+	uint32_t *qp_free;		/* FIFO of free slots: reuse as late as possible */
+	uint32_t qp_free_head;
+	uint32_t qp_free_count;
+	uint16_t *qp_gen;		/* generation per slot */
+
+	/* MRs by key: index = key >> ROCE_MR_KEY_GEN_BITS; entry 0 unused. */
+	struct roce_mr *mr_tbl;
+	uint32_t *mr_free;		/* FIFO of free indexes */
+	uint32_t mr_free_head;
+	uint32_t mr_free_count;
+
+	/* QPNs of QPs with work (doorbells, engine wake-ups); each at most once. */
+	struct rte_ring *sched;
+	bool cq_error;			/* a CQ overran: move its QPs to ERR */
+
+	struct roce_timer_wheel timers;	/* the engine's (roce_timer.h) */
+	struct roce_dev_stats stats;
+	struct roce_transport_stats xstats;	/* the engine's (roce_transport.h) */
+	struct rte_mbuf *rx[ROCE_DEV_RX_BURST];
+};
+
+static inline struct roce_dev *
+roce_dev_of(struct ibv_context *ctx)
+{
+	return (struct roce_dev *)ctx;
+}
+
+/* The QP numbered qpn, or NULL (free slot, stale generation, out of range). O(1). */
+struct roce_qp *roce_dev_qp_lookup(struct roce_dev *dev, uint32_t qpn);
+
+/*
+ * Note that qp has work for the progress loop: posted WQEs, a timer or a
+ * response that unblocked it, an ERR flush. Lock-free, callable from the
+ * posting thread; a QP already scheduled is not queued twice.
+ */
+void roce_dev_qp_schedule(struct roce_dev *dev, struct roce_qp *qp);
+
+/* Called by roce_cq_push() when a CQ overruns: the next poll moves its QPs to ERR. */
+void roce_dev_cq_error(struct roce_dev *dev);
+
+/* The verbs MTU enum of a path MTU in bytes, 0 below 256; and back. */
+enum ibv_mtu roce_mtu_enum(uint32_t bytes);
+uint32_t roce_mtu_bytes(enum ibv_mtu mtu);
+
+/* Slot management for roce_qp.c: 0 and *qpn, or -ENOSPC. */
+int roce_dev_qpn_alloc(struct roce_dev *dev, struct roce_qp *qp, uint32_t *qpn);
+void roce_dev_qpn_free(struct roce_dev *dev, uint32_t qpn);
+
+#endif /* ROCE_DEV_H */

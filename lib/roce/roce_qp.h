@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef ROCE_QP_H
+#define ROCE_QP_H
+
+/*
+ * Queue pairs: the verbs object (attributes, state machine), its send and
+ * receive rings, and the per-role transport state of the engine
+ * (roce_transport.h), embedded by value.
+ *
+ * Rings (roce_queue.h): the posting thread produces WQEs; the engine
+ * consumes them. Send queue: the requester walks ahead with req.wqe_idx
+ * (roce_sq_producer() tells it how far it may go), the completer retires
+ * WQEs in order with roce_sq_retire(). Receive queue: the responder takes
+ * the oldest WQE with roce_rq_peek() and retires it with roce_rq_consume().
+ * Retiring releases the MR uses taken at post time.
+ *
+ * State: qp->ibv.state is written by the control path and by
+ * roce_qp_error() (the engine's thread), with RELEASE; the posting thread
+ * reads it with roce_qp_state() (ACQUIRE).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "rte_roce_gid.h"
+#include "roce_cq.h"
+#include "roce_dev.h"
+#include "roce_mr.h"
+#include "roce_queue.h"
+#include "roce_transport.h"
+
+/* Largest message: 2^31 bytes (IBA 9.4.1: RETH DMA length; verbs max_msg_sz). */
+#define ROCE_MAX_MSG_SIZE	(1u << 31)
+/* Atomic operand size and alignment (IBA 9.4.5, C9-27). */
+#define ROCE_ATOMIC_SIZE	8
+/* UDP source ports of RoCEv2 QPs: 0xC000 | 14 bits of hash (K:rxe_qp.c, RXE_ROCE_V2_SPORT). */
+#define ROCE_UDP_SPORT_BASE	0xc000
+#define ROCE_UDP_SPORT_MASK	0x3fff
+
+/* A send WQE as stored in the send ring. */
+struct roce_send_wqe {
+	uint64_t wr_id;
+	uint32_t opcode;	/* enum ibv_wr_opcode */
+	uint32_t send_flags;	/* IBV_SEND_*; SIGNALED set here when sq_sig_all */
+	uint32_t length;	/* message length: sum of the SGEs or inline bytes */
+	uint32_t num_sge;	/* 0 for inline data */
+	union {
+		uint32_t imm_data;		/* network order, as ibv_send_wr */
+		uint32_t invalidate_rkey;	/* SEND_WITH_INV */
+	} ex;
+	union {
+		struct {
+			uint64_t remote_addr;
+			uint32_t rkey;
+		} rdma;
+		struct {
+			uint64_t remote_addr;
+			uint64_t compare_add;
+			uint64_t swap;
+			uint32_t rkey;
+		} atomic;
+	} wr;
+	struct roce_wqe_tx tx;	/* the engine's (roce_transport.h); not written when posting */
+	/* num_sge SGEs, or inline data (roce_send_wqe_inline()); the ring stride covers the larger. */
+	struct roce_sge sge[];
+};
+
+/* A receive WQE as stored in the receive ring. */
+struct roce_recv_wqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	uint32_t length;	/* sum of the SGE lengths */
+	struct roce_sge sge[];
+};
+
+struct roce_qp {
+	struct ibv_qp ibv;	/* first: roce_qp_of() is a cast; ibv.state is the state */
+	struct roce_dev *dev;
+	struct roce_cq *scq;
+	struct roce_cq *rcq;
+	struct ibv_qp_cap cap;	/* granted */
+	bool sq_sig_all;
+	bool scheduled;		/* in dev->sched (atomic exchange) */
+
+	/* Current attributes, as rte_roce_query_qp() returns them. */
+	struct ibv_qp_attr attr;
+	/* Derived from them for the engine. */
+	uint32_t mtu;		/* path MTU in bytes (256..4096) */
+	union rte_roce_gid sgid;	/* source address: the port's GID at ah_attr.grh.sgid_index */
+	union rte_roce_gid dgid;	/* the peer's address */
+	uint16_t src_port;	/* UDP source port */
+
+	struct roce_queue sq;	/* struct roce_send_wqe */
+	struct roce_queue rq;	/* struct roce_recv_wqe */
+
+	struct roce_req_state req;
+	struct roce_resp_state resp;
+	struct roce_comp_state comp;
+};
+
+static inline struct roce_qp *
+roce_qp_of(struct ibv_qp *qp)
+{
+	return (struct roce_qp *)qp;
+}
+
+/* The QP's state as the posting thread and the engine read it. */
+static inline enum ibv_qp_state
+roce_qp_state(const struct roce_qp *qp)
+{
+	return __atomic_load_n(&qp->ibv.state, __ATOMIC_ACQUIRE);
+}
+
+/* Send WQE at free-running index idx (engine). */
+static inline struct roce_send_wqe *
+roce_sq_wqe(struct roce_qp *qp, uint32_t idx)
+{
+	return roce_queue_slot(&qp->sq, idx);
+}
+
+/* One past the last posted send WQE (ACQUIRE: the WQEs before it are readable). */
+static inline uint32_t
+roce_sq_producer(const struct roce_qp *qp)
+{
+	return roce_queue_prod(&qp->sq);
+}
+
+/* Index of the oldest send WQE not yet retired. */
+static inline uint32_t
+roce_sq_consumer(const struct roce_qp *qp)
+{
+	return qp->sq.cons;
+}
+
+/* Completer: retire the oldest send WQE (after its completion, if any, was pushed). */
+void roce_sq_retire(struct roce_qp *qp);
+
+/* Inline data of a WQE posted with IBV_SEND_INLINE. */
+static inline uint8_t *
+roce_send_wqe_inline(struct roce_send_wqe *wqe)
+{
+	return (uint8_t *)wqe->sge;
+}
+
+/*
+ * Gather len payload bytes of a send WQE (SGEs or inline data) at cursor
+ * into dst. Returns 0, -EACCES (an SGE whose lkey failed at post time),
+ * -EMSGSIZE (past the end).
+ */
+int roce_send_wqe_gather(struct roce_send_wqe *wqe, struct roce_sge_cursor *cur, void *dst,
+			 uint32_t len);
+
+/* Oldest posted receive WQE, or NULL if the receive queue is empty. */
+struct roce_recv_wqe *roce_rq_peek(struct roce_qp *qp);
+
+/* Retire the receive WQE roce_rq_peek() returned. */
+void roce_rq_consume(struct roce_qp *qp);
+
+/*
+ * Move qp to ERR (from the engine or the control path) and flush: every
+ * send WQE not yet retired and every receive WQE completes with
+ * IBV_WC_WR_FLUSH_ERR exactly once, in posting order, signaled or not (as
+ * rxe's flush_send_queue()). A WQE the engine already completed must be
+ * retired before the call. Harmless if qp is already in ERR.
+ */
+void roce_qp_error(struct roce_qp *qp);
+
+/* Flush what was posted to a QP in ERR since the last flush (progress loop). */
+void roce_qp_flush(struct roce_qp *qp);
+
+/* The wc opcode of a send work request (IBV_WC_SEND, IBV_WC_RDMA_WRITE, ...). */
+enum ibv_wc_opcode roce_wr_wc_opcode(uint32_t wr_opcode);
+
+#endif /* ROCE_QP_H */

@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef RTE_ROCE_VERBS_H
+#define RTE_ROCE_VERBS_H
+
+/**
+ * @file
+ * The verbs-like API of librte_roce.
+ *
+ * Objects are rdma-core's own types from <infiniband/verbs.h>: a device is a
+ * struct ibv_context, and PDs, MRs, CQs and QPs are struct ibv_pd, ibv_mr,
+ * ibv_cq and ibv_qp, embedded at the start of librte_roce's private objects.
+ * Work requests and completions are struct ibv_send_wr, ibv_recv_wr and
+ * ibv_wc. A verbs program ports by renaming its calls (ibv_post_send ->
+ * rte_roce_post_send) and adding the progress call rte_roce_poll(); the
+ * public fields it reads (qp->qp_num, mr->lkey, mr->rkey, cq->cqe, ...) are
+ * filled in as a verbs provider fills them. The ops table of the
+ * ibv_context is left empty: do not call libibverbs on these objects.
+ *
+ * Return values follow DPDK, not verbs: constructors return NULL and set
+ * rte_errno; other calls return 0 or a NEGATIVE errno (verbs returns a
+ * positive one; `if (rc)` works with both). A failure of one work request
+ * after it was posted shows only as the status of its completion.
+ *
+ * Threading (see doc/architecture.md): one thread drives a device's progress
+ * (rte_roce_poll()). A QP's send and receive queues are single-producer
+ * rings: one thread posts to them, possibly another than the progress
+ * thread. A CQ is a single-consumer ring: one thread polls it. Control calls
+ * (create, modify, destroy, register) are made from the progress thread.
+ */
+
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include <rte_roce_port.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Largest max_qp: QPNs are 24 bits, and the table is a power of two. */
+#define RTE_ROCE_DEV_MAX_QP_MAX (1u << 20)
+/** Largest max_qp_wr, max_cqe: ring indexes are 32 bits. */
+#define RTE_ROCE_DEV_MAX_WR_MAX (1u << 24)
+/** Largest max_sge. */
+#define RTE_ROCE_DEV_MAX_SGE_MAX 256
+/** Largest max_inline_data. */
+#define RTE_ROCE_DEV_MAX_INLINE_MAX 4096
+/** Largest max_mr: keys are index << 8 | generation. */
+#define RTE_ROCE_DEV_MAX_MR_MAX ((1u << 24) - 1)
+/** Largest max_qp_rd_atom: the responder's resources per QP. */
+#define RTE_ROCE_DEV_MAX_RD_ATOM_MAX 16
+
+/** Limits of a device; zero fields take the default shown. */
+struct rte_roce_dev_conf {
+	uint32_t max_qp;	/**< QPs, QP1 included (default 1024) */
+	uint32_t max_qp_wr;	/**< WRs per send or receive queue (default 4096) */
+	uint32_t max_sge;	/**< SGEs per WR (default 32) */
+	uint32_t max_inline_data; /**< inline bytes per send WR (default 256) */
+	uint32_t max_cq;	/**< CQs (default 1024) */
+	uint32_t max_cqe;	/**< entries per CQ (default 65536) */
+	uint32_t max_mr;	/**< MRs (default 4096) */
+	uint32_t max_qp_rd_atom; /**< outstanding READ/atomic per QP, both directions (default 16) */
+};
+
+/**
+ * Open a RoCE device on a port.
+ *
+ * @param port
+ *   The port: its addresses form the device's GID table.
+ * @param conf
+ *   Limits, or NULL for the defaults.
+ * @return
+ *   The device, or NULL with rte_errno set: EINVAL (port NULL, a limit
+ *   above what the device supports: see RTE_ROCE_DEV_*_MAX), ENOMEM.
+ */
+struct ibv_context *rte_roce_open_device(struct rte_roce_port *port,
+					 const struct rte_roce_dev_conf *conf);
+
+/**
+ * Close a device.
+ *
+ * @param ctx
+ *   The device.
+ * @return
+ *   0; -EINVAL (ctx NULL); -EBUSY (PDs, CQs or QPs still exist).
+ */
+int rte_roce_close_device(struct ibv_context *ctx);
+
+/**
+ * Make progress: receive a burst, run the requester, responder and
+ * completer of every QP with work, fire due timers, transmit. Called by
+ * the one thread that owns the device (inline mode).
+ *
+ * @param ctx
+ *   The device.
+ * @return
+ *   The number of packets and work requests handled (0 when idle), or
+ *   -EINVAL (ctx NULL).
+ */
+int rte_roce_poll(struct ibv_context *ctx);
+
+/**
+ * Read the device's attributes, as ibv_query_device(3): the limits of
+ * rte_roce_dev_conf (max_qp, max_qp_wr, max_sge, max_cq, max_cqe, max_mr,
+ * max_qp_rd_atom = max_qp_init_rd_atom), max_mr_size 2^64 - 1, atomic_cap
+ * IBV_ATOMIC_HCA (atomics are atomic with respect to each other on the
+ * device, not to the CPU), one physical port.
+ *
+ * @param ctx
+ *   The device.
+ * @param attr
+ *   Where to write the attributes.
+ * @return
+ *   0; -EINVAL (NULL argument).
+ */
+int rte_roce_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr);
+
+/**
+ * Read the port's attributes, as ibv_query_port(3): state ACTIVE or DOWN
+ * from the link, max_mtu and active_mtu from the port's IB MTU, GID table
+ * length, link layer Ethernet, max_msg_sz 2^31.
+ *
+ * @param ctx
+ *   The device.
+ * @param port_num
+ *   1: a device has one port.
+ * @param attr
+ *   Where to write the attributes.
+ * @return
+ *   0; -EINVAL (NULL argument, port_num not 1); -errno of
+ *   rte_roce_port_info_get().
+ */
+int rte_roce_query_port(struct ibv_context *ctx, uint8_t port_num,
+			struct ibv_port_attr *attr);
+
+/**
+ * Read an entry of the port's GID table, as ibv_query_gid(3). Entries are
+ * the port's addresses (rte_roce_port_addr_add()); index 0 is the
+ * link-local default GID.
+ *
+ * @param ctx
+ *   The device.
+ * @param port_num
+ *   1.
+ * @param index
+ *   0 .. gid_tbl_len - 1.
+ * @param gid
+ *   Where to write the GID.
+ * @return
+ *   0; -EINVAL (NULL argument, bad port_num or index); -ENOENT (free entry).
+ */
+int rte_roce_query_gid(struct ibv_context *ctx, uint8_t port_num, int index,
+		       union ibv_gid *gid);
+
+/**
+ * Allocate a protection domain, as ibv_alloc_pd(3).
+ *
+ * @param ctx
+ *   The device.
+ * @return
+ *   The PD, or NULL with rte_errno EINVAL (ctx NULL), ENOSPC (65536 PDs
+ *   already), ENOMEM.
+ */
+struct ibv_pd *rte_roce_alloc_pd(struct ibv_context *ctx);
+
+/**
+ * Free a protection domain, as ibv_dealloc_pd(3).
+ *
+ * @param pd
+ *   The PD.
+ * @return
+ *   0; -EINVAL (pd NULL); -EBUSY (MRs or QPs use it).
+ */
+int rte_roce_dealloc_pd(struct ibv_pd *pd);
+
+/**
+ * Register memory, as ibv_reg_mr(3): hugepage memory (rte_malloc, memzones)
+ * or ordinary process memory; addresses are process virtual addresses.
+ * lkey and rkey are equal and carry a generation in their low byte, so a
+ * key of a deregistered MR fails even after its slot is reused.
+ *
+ * @param pd
+ *   The PD the MR belongs to.
+ * @param addr
+ *   Start of the memory.
+ * @param length
+ *   Its length in bytes; 0 is allowed.
+ * @param access
+ *   IBV_ACCESS_LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC.
+ * @return
+ *   The MR, or NULL with rte_errno: EINVAL (NULL pd, NULL addr with a
+ *   non-zero length, a range that wraps, unknown access bits, REMOTE_WRITE
+ *   or REMOTE_ATOMIC without LOCAL_WRITE, as ibv_reg_mr(3) requires),
+ *   ENOSPC (max_mr reached), ENOMEM.
+ */
+struct ibv_mr *rte_roce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			       int access);
+
+/**
+ * Deregister an MR, as ibv_dereg_mr(3).
+ *
+ * @param mr
+ *   The MR.
+ * @return
+ *   0; -EINVAL (mr NULL); -EBUSY (a posted and not yet completed work
+ *   request, or a remote operation in progress, uses it: retry after the
+ *   completions).
+ */
+int rte_roce_dereg_mr(struct ibv_mr *mr);
+
+/**
+ * Create a CQ, as ibv_create_cq(3). The CQ holds at least cqe entries
+ * (the next power of two); cq->cqe tells how many.
+ *
+ * @param ctx
+ *   The device.
+ * @param cqe
+ *   Minimum number of entries, 1..max_cqe.
+ * @param cq_context
+ *   Stored in cq->cq_context.
+ * @param channel
+ *   Must be NULL: completion channels come later.
+ * @param comp_vector
+ *   Ignored (one vector).
+ * @return
+ *   The CQ, or NULL with rte_errno: EINVAL (ctx NULL, cqe < 1 or above
+ *   max_cqe, channel not NULL), ENOSPC (max_cq reached), ENOMEM.
+ */
+struct ibv_cq *rte_roce_create_cq(struct ibv_context *ctx, int cqe,
+				  void *cq_context,
+				  struct ibv_comp_channel *channel,
+				  int comp_vector);
+
+/**
+ * Destroy a CQ, as ibv_destroy_cq(3); completions it holds are lost.
+ *
+ * @param cq
+ *   The CQ.
+ * @return
+ *   0; -EINVAL (cq NULL); -EBUSY (a QP uses it).
+ */
+int rte_roce_destroy_cq(struct ibv_cq *cq);
+
+/**
+ * Poll a CQ, as ibv_poll_cq(3). Lock-free; one thread polls a CQ.
+ *
+ * @param cq
+ *   The CQ.
+ * @param num_entries
+ *   Room in wc.
+ * @param wc
+ *   Where to write the completions, oldest first.
+ * @return
+ *   The number of completions written to wc (0 when none); -EINVAL (NULL
+ *   cq or wc, num_entries < 0); -EOVERFLOW when the CQ overran:
+ *   completions were produced while it was full. The completions stored
+ *   before the overrun are returned first; once they are drained every
+ *   call returns -EOVERFLOW. The CQ is then in error (IBA 11.4.2.1: destroy
+ *   it) and every QP that uses it is moved to the ERR state by the next
+ *   rte_roce_poll(); nothing is silently dropped.
+ */
+int rte_roce_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+
+/**
+ * Create a QP, as ibv_create_qp(3). Only IBV_QPT_RC for now. attr->cap is
+ * updated with the capacities granted (at least those asked: queue depths
+ * rounded up to a power of two, max_inline_data at least what the SGE
+ * array of a WQE holds).
+ *
+ * @param pd
+ *   The PD.
+ * @param attr
+ *   send_cq, recv_cq, cap, qp_type, sq_sig_all; qp_context is stored.
+ * @return
+ *   The QP in the RESET state, or NULL with rte_errno: EINVAL (NULL
+ *   argument, NULL or foreign CQs, a cap of 0 WRs or above the device
+ *   limits, unsupported qp_type, srq set), ENOSPC (max_qp reached), ENOMEM.
+ */
+struct ibv_qp *rte_roce_create_qp(struct ibv_pd *pd,
+				  struct ibv_qp_init_attr *attr);
+
+/**
+ * Modify a QP, as ibv_modify_qp(3). The transition and the attribute mask
+ * are checked against the IBTA QP state table (IBA 10.3.1, as the kernel's
+ * ib_modify_qp_is_ok()): every required attribute present, nothing beyond
+ * the optional ones. The address vector must be global (RoCE): its DGID
+ * names the peer's IP address, whose resolution through the port's ARP/ND
+ * starts at the transition to RTR. A move to ERR flushes every
+ * outstanding work request with IBV_WC_WR_FLUSH_ERR; a move to RESET
+ * empties the queues without completions.
+ *
+ * @param qp
+ *   The QP.
+ * @param attr
+ *   The attributes named by attr_mask.
+ * @param attr_mask
+ *   IBV_QP_* bits.
+ * @return
+ *   0; -EINVAL (NULL argument, bad transition, cur_qp_state not the
+ *   current state, missing or extra attributes, a value out of range: path
+ *   MTU outside 256..4096 or above the port's active MTU, timeout or
+ *   min_rnr_timer > 31, retry_cnt or rnr_retry > 7, PSNs or dest_qp_num
+ *   above 24 bits, max_rd_atomic or max_dest_rd_atomic above
+ *   max_qp_rd_atom, unknown access flags, an address vector that is not
+ *   global or names an unknown sgid_index, a port_num other than 1, a
+ *   pkey_index other than 0, alternate paths).
+ */
+int rte_roce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		       int attr_mask);
+
+/**
+ * Read a QP's attributes, as ibv_query_qp(3): every attribute is written
+ * whatever attr_mask says.
+ *
+ * @param qp
+ *   The QP.
+ * @param attr
+ *   Where to write the current attributes.
+ * @param attr_mask
+ *   Ignored.
+ * @param init_attr
+ *   Where to write the creation attributes (caps granted).
+ * @return
+ *   0; -EINVAL (NULL argument).
+ */
+int rte_roce_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		      int attr_mask, struct ibv_qp_init_attr *init_attr);
+
+/**
+ * Destroy a QP, as ibv_destroy_qp(3): outstanding work is dropped without
+ * completions, its MRs released.
+ *
+ * @param qp
+ *   The QP.
+ * @return
+ *   0; -EINVAL (qp NULL).
+ */
+int rte_roce_destroy_qp(struct ibv_qp *qp);
+
+/**
+ * Post a chain of send work requests, as ibv_post_send(3): SEND,
+ * SEND_WITH_IMM, SEND_WITH_INV, RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ,
+ * ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD; flags SIGNALED, INLINE, FENCE,
+ * SOLICITED. Inline data is copied at post time. Nothing of the chain from
+ * *bad_wr on is posted. No lock and no system call: the WQEs are written
+ * to the send ring and published with one release store.
+ *
+ * In RTS the WRs are executed; in SQD they wait for the return to RTS; in
+ * SQE and ERR they are accepted and complete with IBV_WC_WR_FLUSH_ERR
+ * (as verbs providers do).
+ *
+ * @param qp
+ *   The QP.
+ * @param wr
+ *   The chain.
+ * @param bad_wr
+ *   Set to the first WR not posted on failure.
+ * @return
+ *   0; -EINVAL (NULL argument, QP in RESET, INIT or RTR, a malformed WR:
+ *   unknown opcode or send flag, too many SGEs, inline data above
+ *   max_inline_data, an atomic whose remote address is not 8-byte aligned
+ *   or whose SGE list is not one SGE of 8 bytes, a message above 2^31
+ *   bytes); -ENOMEM (send queue full). An invalid lkey or an SGE outside its
+ *   MR is not refused here: it completes with IBV_WC_LOC_PROT_ERR, as on
+ *   hardware.
+ */
+int rte_roce_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		       struct ibv_send_wr **bad_wr);
+
+/**
+ * Post a chain of receive work requests, as ibv_post_recv(3). In ERR they
+ * complete with IBV_WC_WR_FLUSH_ERR.
+ *
+ * @param qp
+ *   The QP.
+ * @param wr
+ *   The chain.
+ * @param bad_wr
+ *   Set to the first WR not posted on failure.
+ * @return
+ *   0; -EINVAL (NULL argument, QP in RESET, too many SGEs, a message above
+ *   2^31 bytes), -ENOMEM (receive queue full); *bad_wr names the first WR
+ *   not posted. Bad lkeys complete with IBV_WC_LOC_PROT_ERR.
+ */
+int rte_roce_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RTE_ROCE_VERBS_H */
