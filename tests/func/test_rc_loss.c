@@ -54,6 +54,7 @@
 #define SEED_A 0x1111
 #define SEED_B 0x2222
 #define WC_BURST 16
+#define BLACKHOLE_WRS 8
 
 /* Message sizes of the workload, cycled through; 9 entries against 8 opcodes. */
 static const uint32_t sizes[] = { 1, 7, 64, 1000, 1024, 1025, 4096, 65536, 262144 };
@@ -643,6 +644,49 @@ test_rule_write_middle(void)
 	return teardown();
 }
 
+/*
+ * Everything to B lost: the oldest WR fails with IBV_WC_RETRY_EXC_ERR after
+ * retry_cnt retransmissions, every later one with IBV_WC_WR_FLUSH_ERR, each
+ * exactly once and in order; A's QP is in ERR and B's memory untouched.
+ */
+static int
+test_blackhole(void)
+{
+	const struct rte_roce_fault_conf all = { .drop = 1.0, .roce_only = true };
+	const struct rte_roce_fault_conf none = { .roce_only = true };
+	uint64_t end, done = 0;
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+	struct ibv_wc wc[WC_BURST];
+	size_t i;
+	int n, k;
+
+	ROCE_TEST_ASSERT(setup(&none, &all) == 0, "setup");
+	ROCE_TEST_ASSERT(post_workload(BLACKHOLE_WRS) == 0, "post");
+	end = roce_test_ms() + SCENARIO_MS;
+	while (done < nb_posted) {
+		ROCE_TEST_ASSERT(roce_test_ms() < end, "timeout: %" PRIu64 " done", done);
+		rte_roce_poll(sa.ctx);
+		rte_roce_poll(sb.ctx);
+		n = rte_roce_poll_cq(sa.cq, WC_BURST, wc);
+		ROCE_TEST_ASSERT(n >= 0, "poll_cq: %d", n);
+		for (k = 0; k < n; k++, done++) {
+			ROCE_TEST_ASSERT_EQ(wc[k].wr_id, done, "order");
+			ROCE_TEST_ASSERT_EQ(wc[k].status, done == 0 ? IBV_WC_RETRY_EXC_ERR :
+					    IBV_WC_WR_FLUSH_ERR, "status of wr %" PRIu64, done);
+		}
+	}
+	for (k = 0; k < 100; k++)
+		rte_roce_poll(sa.ctx);
+	ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(sa.cq, WC_BURST, wc), 0, "extra completion");
+	ROCE_TEST_ASSERT_EQ(rte_roce_query_qp(sa.qp, &attr, 0, &init), 0, "query");
+	ROCE_TEST_ASSERT_EQ(attr.qp_state, IBV_QPS_ERR, "A's QP state");
+	for (i = 0; i < sb.dst.len; i++)
+		ROCE_TEST_ASSERT_EQ(sb.dst.data[i], GUARD_BYTE, "B's memory written at %zu", i);
+	ROCE_TEST_ASSERT(guards_intact(&sb.atom) && sb.atom.data[0] == 0, "B's atomics");
+	return teardown();
+}
+
 /* Drop the first ACK A receives: the SEND is retransmitted, B acks the duplicate. */
 static int
 test_rule_send_ack(void)
@@ -678,6 +722,7 @@ static const struct roce_test_case cases[] = {
 	{ "mix", test_mix },
 	{ "rule_drop_write_middle", test_rule_write_middle },
 	{ "rule_drop_send_ack", test_rule_send_ack },
+	{ "blackhole_retry_exceeded_then_flush", test_blackhole },
 };
 
 int
