@@ -242,12 +242,14 @@ rte_roce_fault_stats_get(struct rte_roce_fault *f, struct rte_roce_fault_stats *
  * only unlinks them), so the caller must make sure no burst runs on the
  * queue: call it from the thread doing the bursts, or with the device
  * stopped. The callback records are then freed here, as DPDK 22.11 asks.
+ * Detach before rte_eth_dev_close() of the ethdev.
  *
  * @param f
  *   The injector; NULL is ignored.
  * @return
- *   0 (f is freed, also if the ethdev has gone away meanwhile); -EINVAL (a
- *   callback was not found: f is left as it was).
+ *   0 (f is freed, also if the ethdev has gone away meanwhile); -EINVAL
+ *   (ethdev does not know one of the callbacks: f is not freed, and the
+ *   callbacks removed before the failure stay removed).
  */
 int
 rte_roce_fault_detach(struct rte_roce_fault *f);
