@@ -407,7 +407,7 @@ rte_roce_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
 }
 
 /* The verbs MTU enum of a path MTU in bytes (256..4096); 0 for none. */
-enum ibv_mtu
+static enum ibv_mtu
 roce_mtu_enum(uint32_t bytes)
 {
 	if (bytes < (1u << (IBV_MTU_256 + ROCE_IB_MTU_SHIFT)))

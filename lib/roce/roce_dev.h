@@ -116,8 +116,7 @@ void roce_dev_qp_schedule(struct roce_dev *dev, struct roce_qp *qp);
 /* Called by roce_cq_push() when a CQ overruns: the next poll moves its QPs to ERR. */
 void roce_dev_cq_error(struct roce_dev *dev);
 
-/* The verbs MTU enum of a path MTU in bytes, 0 below 256; and back. */
-enum ibv_mtu roce_mtu_enum(uint32_t bytes);
+/* Bytes of a verbs path MTU enum (IBV_MTU_256 = 1 .. IBV_MTU_4096 = 5). */
 uint32_t roce_mtu_bytes(enum ibv_mtu mtu);
 
 /* Slot management for roce_qp.c: 0 and *qpn, or -ENOSPC. */

@@ -86,13 +86,7 @@ roce_mr_of(struct ibv_mr *mr)
 int roce_mr_lookup(struct roce_dev *dev, uint32_t key, bool remote, struct ibv_pd *pd,
 		   uint64_t addr, uint64_t len, int access, struct roce_mr **mr);
 
-/* Take / drop a use of an MR (posted WQE, responder operation). */
-static inline void
-roce_mr_get(struct roce_mr *mr)
-{
-	__atomic_fetch_add(&mr->users, 1, __ATOMIC_ACQ_REL);
-}
-
+/* Drop a use of an MR taken by roce_mr_lookup(). */
 static inline void
 roce_mr_put(struct roce_mr *mr)
 {

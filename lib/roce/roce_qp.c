@@ -231,19 +231,6 @@ roce_rq_consume(struct roce_qp *qp)
 	roce_queue_retire(&qp->rq, qp->rq.cons + 1);
 }
 
-int
-roce_send_wqe_gather(struct roce_send_wqe *wqe, struct roce_sge_cursor *cur, void *dst,
-		     uint32_t len)
-{
-	if ((wqe->send_flags & IBV_SEND_INLINE) == 0)
-		return roce_sge_gather(wqe->sge, wqe->num_sge, cur, dst, len);
-	if (len > wqe->length - cur->off)
-		return -EMSGSIZE;
-	memcpy(dst, roce_send_wqe_inline(wqe) + cur->off, len);
-	cur->off += len;
-	return 0;
-}
-
 /* ---- Flush ---- */
 
 static void

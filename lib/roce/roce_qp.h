@@ -145,14 +145,6 @@ roce_send_wqe_inline(struct roce_send_wqe *wqe)
 	return (uint8_t *)wqe->sge;
 }
 
-/*
- * Gather len payload bytes of a send WQE (SGEs or inline data) at cursor
- * into dst. Returns 0, -EACCES (an SGE whose lkey failed at post time),
- * -EMSGSIZE (past the end).
- */
-int roce_send_wqe_gather(struct roce_send_wqe *wqe, struct roce_sge_cursor *cur, void *dst,
-			 uint32_t len);
-
 /* Oldest posted receive WQE, or NULL if the receive queue is empty. */
 struct roce_recv_wqe *roce_rq_peek(struct roce_qp *qp);
 

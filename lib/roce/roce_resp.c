@@ -511,7 +511,13 @@ resp_rnr(struct resp_ctx *ctx)
 	struct roce_qp *qp = ctx->qp;
 	struct roce_resp_state *resp = &qp->resp;
 
-	/* RNR NAK with the refused PSN; nothing consumed (IBA 9.7.5.1.4). */
+	/*
+	 * RNR NAK with the refused PSN; nothing consumed (IBA 9.7.5.1.4). The
+	 * requester goes back to that PSN, so the packets behind it are
+	 * dropped silently like after a sequence NAK: a sequence NAK for them
+	 * would make it spend retry_cnt on what is only an RNR wait.
+	 */
+	resp->nak_sent = true;
 	resp->nak_pending = true;
 	resp->nak_syndrome = rte_roce_aeth_rnr_syndrome(qp->attr.min_rnr_timer);
 	resp->nak_psn = ctx->pkt->psn;
