@@ -264,9 +264,10 @@ qp_connect(struct side *s, const struct side *peer, uint32_t sq_psn, uint32_t rq
 	return 0;
 }
 
-/* Two connected QPs; faults (may be NULL) on A's and B's RX queues. */
+/* Two connected QPs; faults (may be NULL) on A's and B's queues of direction dir. */
 static int
-setup(const struct rte_roce_fault_conf *fa, const struct rte_roce_fault_conf *fb)
+setup(const struct rte_roce_fault_conf *fa, const struct rte_roce_fault_conf *fb,
+      enum rte_roce_fault_dir dir)
 {
 	struct rte_ether_addr mac;
 
@@ -281,11 +282,11 @@ setup(const struct rte_roce_fault_conf *fa, const struct rte_roce_fault_conf *fb
 	ROCE_TEST_ASSERT(qp_connect(&sa, &sb, START_PSN_A, START_PSN_B) == 0, "connect A");
 	ROCE_TEST_ASSERT(qp_connect(&sb, &sa, START_PSN_B, START_PSN_A) == 0, "connect B");
 	if (fa != NULL) {
-		sa.fault = rte_roce_fault_attach(pair.a, 0, RTE_ROCE_FAULT_RX, fa);
+		sa.fault = rte_roce_fault_attach(pair.a, 0, dir, fa);
 		ROCE_TEST_ASSERT(sa.fault != NULL, "fault A: %s", rte_strerror(rte_errno));
 	}
 	if (fb != NULL) {
-		sb.fault = rte_roce_fault_attach(pair.b, 0, RTE_ROCE_FAULT_RX, fb);
+		sb.fault = rte_roce_fault_attach(pair.b, 0, dir, fb);
 		ROCE_TEST_ASSERT(sb.fault != NULL, "fault B: %s", rte_strerror(rte_errno));
 	}
 	nb_posted = 0;
@@ -524,14 +525,14 @@ check_memory(void)
 #define WORKLOAD 48	/* 6 WRs of each opcode; sizes (9) cycle against ops (8) */
 
 static int
-scenario(const struct rte_roce_fault_conf *conf)
+scenario(const struct rte_roce_fault_conf *conf, enum rte_roce_fault_dir dir)
 {
 	struct rte_roce_fault_conf fa = *conf, fb = *conf;
 	struct rte_roce_fault_stats sta, stb;
 
 	fa.seed = SEED_A;
 	fb.seed = SEED_B;
-	ROCE_TEST_ASSERT(setup(&fa, &fb) == 0, "setup");
+	ROCE_TEST_ASSERT(setup(&fa, &fb, dir) == 0, "setup");
 	ROCE_TEST_ASSERT(post_workload(WORKLOAD) == 0, "post");
 	ROCE_TEST_ASSERT(run_to_completion() == 0, "run");
 	ROCE_TEST_ASSERT(check_memory() == 0, "memory");
@@ -556,7 +557,7 @@ test_no_fault(void)
 {
 	const struct rte_roce_fault_conf conf = { .roce_only = true };
 
-	return scenario(&conf);
+	return scenario(&conf, RTE_ROCE_FAULT_RX);
 }
 
 static int
@@ -564,7 +565,7 @@ test_loss_1(void)
 {
 	const struct rte_roce_fault_conf conf = { .drop = 0.01, .roce_only = true };
 
-	return scenario(&conf);
+	return scenario(&conf, RTE_ROCE_FAULT_RX);
 }
 
 static int
@@ -572,7 +573,7 @@ test_loss_5(void)
 {
 	const struct rte_roce_fault_conf conf = { .drop = 0.05, .roce_only = true };
 
-	return scenario(&conf);
+	return scenario(&conf, RTE_ROCE_FAULT_RX);
 }
 
 static int
@@ -582,7 +583,7 @@ test_reorder(void)
 		.reorder = 0.05, .reorder_depth = 3, .reorder_max_us = 200, .roce_only = true,
 	};
 
-	return scenario(&conf);
+	return scenario(&conf, RTE_ROCE_FAULT_RX);
 }
 
 static int
@@ -590,7 +591,7 @@ test_delay(void)
 {
 	const struct rte_roce_fault_conf conf = { .delay = 0.05, .delay_us = 300, .roce_only = true };
 
-	return scenario(&conf);
+	return scenario(&conf, RTE_ROCE_FAULT_RX);
 }
 
 static int
@@ -598,7 +599,7 @@ test_dup(void)
 {
 	const struct rte_roce_fault_conf conf = { .dup = 0.05, .roce_only = true };
 
-	return scenario(&conf);
+	return scenario(&conf, RTE_ROCE_FAULT_RX);
 }
 
 static int
@@ -608,7 +609,18 @@ test_corrupt(void)
 		.corrupt = 0.02, .corrupt_region = RTE_ROCE_FAULT_REGION_ROCE, .roce_only = true,
 	};
 
-	return scenario(&conf);
+	return scenario(&conf, RTE_ROCE_FAULT_RX);
+}
+
+/* Corrupted as sent (TX callbacks): requests from A, responses and ACKs from B. */
+static int
+test_corrupt_tx(void)
+{
+	const struct rte_roce_fault_conf conf = {
+		.corrupt = 0.02, .corrupt_region = RTE_ROCE_FAULT_REGION_ROCE, .roce_only = true,
+	};
+
+	return scenario(&conf, RTE_ROCE_FAULT_TX);
 }
 
 static int
@@ -619,7 +631,7 @@ test_mix(void)
 		.delay_us = 300, .reorder_depth = 2, .reorder_max_us = 200, .roce_only = true,
 	};
 
-	return scenario(&conf);
+	return scenario(&conf, RTE_ROCE_FAULT_RX);
 }
 
 /* ---- Targeted rules ---- */
@@ -635,7 +647,7 @@ test_rule_write_middle(void)
 	};
 	uint64_t a_off = 0, b_off = 0, faa = 0, cas = 0;
 
-	ROCE_TEST_ASSERT(setup(&none, &none) == 0, "setup");
+	ROCE_TEST_ASSERT(setup(&none, &none, RTE_ROCE_FAULT_RX) == 0, "setup");
 	ROCE_TEST_ASSERT_EQ(rte_roce_fault_rule_add(sb.fault, &rule), 0, "rule");
 	ROCE_TEST_ASSERT(post_one(IBV_WR_RDMA_WRITE, 65536, &a_off, &b_off, &faa, &cas) == 0, "W");
 	ROCE_TEST_ASSERT(run_to_completion() == 0, "run");
@@ -661,7 +673,7 @@ test_blackhole(void)
 	size_t i;
 	int n, k;
 
-	ROCE_TEST_ASSERT(setup(&none, &all) == 0, "setup");
+	ROCE_TEST_ASSERT(setup(&none, &all, RTE_ROCE_FAULT_RX) == 0, "setup");
 	ROCE_TEST_ASSERT(post_workload(BLACKHOLE_WRS) == 0, "post");
 	end = roce_test_ms() + SCENARIO_MS;
 	while (done < nb_posted) {
@@ -699,7 +711,7 @@ test_rule_send_ack(void)
 	uint64_t a_off = 0, b_off = 0, faa = 0, cas = 0;
 	struct rte_roce_fault_stats s;
 
-	ROCE_TEST_ASSERT(setup(&none, &none) == 0, "setup");
+	ROCE_TEST_ASSERT(setup(&none, &none, RTE_ROCE_FAULT_RX) == 0, "setup");
 	ROCE_TEST_ASSERT_EQ(rte_roce_fault_rule_add(sa.fault, &rule), 0, "rule");
 	ROCE_TEST_ASSERT(post_one(IBV_WR_SEND, 100, &a_off, &b_off, &faa, &cas) == 0, "S");
 	ROCE_TEST_ASSERT(run_to_completion() == 0, "run");
@@ -719,6 +731,7 @@ static const struct roce_test_case cases[] = {
 	{ "delay", test_delay },
 	{ "duplicate", test_dup },
 	{ "corrupt", test_corrupt },
+	{ "corrupt_tx", test_corrupt_tx },
 	{ "mix", test_mix },
 	{ "rule_drop_write_middle", test_rule_write_middle },
 	{ "rule_drop_send_ack", test_rule_send_ack },
