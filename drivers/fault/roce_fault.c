@@ -281,7 +281,7 @@ fault_release(struct roce_fault_dir *d, struct rte_mbuf **pkts, uint16_t n, uint
 		}
 	}
 	d->nb_held = kept;
-	/* A flush covers what was held when it was asked, not later faults. */
+	/* The flush ends when the queue is empty; frames held later wait as usual. */
 	if (all && kept == 0)
 		__atomic_store_n(&d->flush, false, __ATOMIC_RELAXED);
 	return n;
