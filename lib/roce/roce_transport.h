@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef ROCE_TRANSPORT_H
+#define ROCE_TRANSPORT_H
+
+/*
+ * The RC transport engine: the per-role state a QP carries and the entry
+ * points the device's progress loop (roce_dev.c) and the QP object
+ * (roce_qp.c) call.
+ *
+ * Roles, one file each, as kernel rxe:
+ *   roce_recv.c  validates a received frame against its QP and dispatches
+ *                requests to the responder, responses to the completer;
+ *   roce_req.c   requester: send WQEs -> request packets;
+ *   roce_resp.c  responder: request packets -> memory, receive completions,
+ *                ACK/NAK, READ responses, atomics;
+ *   roce_comp.c  completer: ACKs, READ responses, atomic ACKs -> send
+ *                completions; retransmission and RNR timers.
+ *
+ * Contract with roce_qp.h (owner "verbs"):
+ *   - struct roce_qp embeds, by value: struct roce_req_state req,
+ *     struct roce_resp_state resp, struct roce_comp_state comp.
+ *   - struct roce_send_wqe embeds struct roce_wqe_tx tx. The engine alone
+ *     writes it, from the moment the requester first takes the WQE (it
+ *     initialises it then), so the posting path need not touch it.
+ *   - struct roce_dev embeds struct roce_timer_wheel timers.
+ *   - roce_transport_qp_init() runs once at QP creation, _qp_modify() after
+ *     every successful modify (with the attributes and mask applied),
+ *     _qp_reset() on the transition to RESET, _qp_flush() on the
+ *     transition to ERR before the queues are flushed, _qp_fini() at
+ *     destroy.
+ *   - The send queue's consumer index belongs to the completer: a WQE is
+ *     consumed when it is completed (or flushed). The requester walks ahead
+ *     of it with req.wqe_idx.
+ *   - max_qp_rd_atom of the device is at most ROCE_RD_ATOM_MAX.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "roce_mr.h"
+#include "roce_timer.h"
+
+struct ibv_qp_attr;
+struct roce_dev;
+struct roce_qp;
+
+/* Requester window: at most this many PSNs unacknowledged (K:rxe_param.h RXE_MAX_UNACKED_PSNS). */
+#define ROCE_MAX_UNACKED_PSNS	128
+/* AckReq at least every this many packets of a long message (K:rxe_param.h RXE_MAX_PKT_PER_ACK). */
+#define ROCE_MAX_PKT_PER_ACK	64
+/* Responder resources (READ/atomic replay) per QP; a power of two. */
+#define ROCE_RD_ATOM_MAX	16
+/* retry_cnt / rnr_retry value that means "retry forever" (IBA 9.7.5.2.8: rnr_retry only). */
+#define ROCE_RNR_RETRY_INFINITE	7
+/* Local ACK timeout unit: 4.096 us x 2^timeout (IBA 9.7.6.1.3). */
+#define ROCE_ACK_TIMEOUT_NS_UNIT 4096
+
+/* Progress of one send WQE through requester and completer. */
+enum roce_wqe_state {
+	ROCE_WQE_NEW = 0,	/* not yet taken by the requester */
+	ROCE_WQE_SENDING,	/* some packets sent */
+	ROCE_WQE_PENDING,	/* every packet sent, waiting for the response */
+	ROCE_WQE_FAILED,	/* the requester found an error (status) */
+};
+
+/* Engine state of one send WQE, embedded in struct roce_send_wqe as "tx". */
+struct roce_wqe_tx {
+	uint32_t first_psn;	/* PSN of its first packet */
+	uint32_t last_psn;	/* PSN of its last packet (READ: last response) */
+	uint32_t npkts;		/* packets (READ: response packets) */
+	uint8_t state;		/* enum roce_wqe_state */
+	uint8_t status;		/* enum ibv_wc_status when FAILED */
+};
+
+/* Requester (roce_req.c). */
+struct roce_req_state {
+	uint32_t wqe_idx;	/* free-running index of the WQE being sent */
+	uint32_t psn;		/* next PSN to send */
+	uint32_t pkt_idx;	/* next packet of the current WQE */
+	struct roce_sge_cursor cur;	/* payload position of pkt_idx */
+	uint32_t noack_pkts;	/* packets sent without AckReq */
+	uint32_t rd_atomic;	/* READ/atomic WQEs sent and not completed */
+	uint32_t max_unacked;	/* window, in PSNs */
+	bool failed;		/* a WQE failed locally: send nothing more */
+};
+
+/* One responder resource: a READ or atomic, kept for duplicate replay (IBA 9.7.5.1.1). */
+struct roce_resp_res {
+	bool valid;		/* holds a request */
+	bool pending;		/* responses still to send */
+	uint8_t opcode;		/* request opcode */
+	uint32_t first_psn;	/* PSN of the request */
+	uint32_t last_psn;	/* PSN of the last response */
+	uint32_t start_psn;	/* first response of the current series (FIRST/ONLY) */
+	uint32_t cur_psn;	/* next response to send */
+	uint64_t va;		/* READ: address of first_psn's data */
+	uint32_t rkey;
+	uint32_t len;		/* READ: length of the whole request */
+	uint64_t orig;		/* atomic: value before the operation */
+};
+
+/* Responder (roce_resp.c). */
+struct roce_resp_state {
+	uint32_t psn;		/* expected PSN (ePSN) */
+	uint32_t msn;		/* completed requests, 24 bits */
+	uint8_t opcode;		/* opcode of the last accepted request; sequence check */
+	bool nak_sent;		/* a PSN sequence NAK is outstanding (only one, K:rxe_resp.c) */
+	struct roce_sge_cursor recv_cur;	/* position in the current receive WQE */
+	uint32_t recv_len;	/* bytes of the current SEND placed */
+	uint64_t write_va;	/* next address of the current WRITE */
+	uint32_t write_rkey;	/* its R_Key */
+	uint32_t write_resid;	/* bytes of it still expected */
+	uint32_t write_len;	/* its RETH length (byte_len of WRITE_WITH_IMM) */
+	/* ACK coalescing: one ACK per burst for the highest AckReq PSN. */
+	bool ack_pending;
+	uint32_t ack_psn;
+	/* NAK waiting behind READ responses (sequence error, RNR). */
+	bool nak_pending;
+	uint8_t nak_syndrome;
+	uint32_t nak_psn;
+	/* READ/atomic replay ring; res_head is the next slot, the oldest. */
+	uint32_t res_head;
+	struct roce_resp_res res[ROCE_RD_ATOM_MAX];
+};
+
+/* Completer (roce_comp.c). */
+struct roce_comp_state {
+	uint32_t psn;		/* next PSN a response is expected for */
+	uint8_t opcode;		/* opcode of the last accepted READ response */
+	struct roce_sge_cursor cur;	/* placement position of the current READ */
+	uint32_t retry_left;	/* retries left after timeout / sequence NAK */
+	uint32_t rnr_left;	/* RNR retries left */
+	bool retrying;		/* a go-back-N retry started, no progress since */
+	bool rnr_wait;		/* requester paused by an RNR NAK */
+	uint64_t timeout_us;	/* local ACK timeout; 0 = none */
+	struct roce_timer retrans;	/* local ACK timeout */
+	struct roce_timer rnr;		/* RNR NAK wait */
+};
+
+/* Engine entry points. */
+
+/* Hand a burst of frames from rte_roce_port_poll() to their QPs; takes the mbufs. */
+void roce_recv_burst(struct roce_dev *dev, struct rte_mbuf **pkts, uint16_t n);
+
+/* Send up to budget request packets of qp; returns how many were sent. */
+int roce_req_run(struct roce_qp *qp, unsigned int budget);
+
+/* Send pending ACK/NAKs and up to budget READ response packets; returns packets sent. */
+int roce_resp_run(struct roce_qp *qp, unsigned int budget);
+
+/* Fire the due timers of dev (retransmission, RNR). */
+void roce_timer_run(struct roce_dev *dev);
+
+/* Complete, from the oldest, the send WQEs that need no response (local errors). */
+void roce_comp_drain(struct roce_qp *qp);
+
+/* Packet helpers shared by requester and responder (roce_req.c). */
+struct rte_roce_pkt;
+void roce_qp_pkt_init(struct roce_qp *qp, struct rte_roce_pkt *pkt, uint8_t opcode, uint32_t psn);
+int roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *payload);
+
+/* QP hooks, called by roce_qp.c (see the contract above). */
+void roce_transport_qp_init(struct roce_qp *qp);
+void roce_transport_qp_modify(struct roce_qp *qp, const struct ibv_qp_attr *attr, int mask);
+void roce_transport_qp_reset(struct roce_qp *qp);
+void roce_transport_qp_flush(struct roce_qp *qp);
+void roce_transport_qp_fini(struct roce_qp *qp);
+
+#endif /* ROCE_TRANSPORT_H */
