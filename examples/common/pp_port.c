@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+
+#include <rte_roce_verbs.h>
+
+#include "pp_port.h"
+
+#define PP_IPV4_PREFIX_MAX 32
+#define PP_IPV6_PREFIX_MAX 128
+#define PP_MS_PER_S 1000
+#define PP_NS_PER_MS 1000000
+
+uint64_t
+pp_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * PP_MS_PER_S + ts.tv_nsec / PP_NS_PER_MS;
+}
+
+int
+pp_parse_ip(const char *arg, union rte_roce_gid *addr, uint8_t *prefix_len)
+{
+	char text[RTE_ROCE_GID_STRLEN];
+	const char *slash = strchr(arg, '/');
+	size_t len = slash != NULL ? (size_t)(slash - arg) : strlen(arg);
+	unsigned long max, plen;
+	char *end;
+
+	if (len == 0 || len >= sizeof(text))
+		return -EINVAL;
+	memcpy(text, arg, len);
+	text[len] = '\0';
+	if (rte_roce_gid_parse(text, addr) != 0)
+		return -EINVAL;
+	max = rte_roce_gid_is_ipv4(addr) ? PP_IPV4_PREFIX_MAX : PP_IPV6_PREFIX_MAX;
+	if (slash == NULL) {
+		*prefix_len = rte_roce_gid_is_ipv4(addr) ? PP_IPV4_PREFIX_DEFAULT :
+							   PP_IPV6_PREFIX_DEFAULT;
+		return 0;
+	}
+	errno = 0;
+	plen = strtoul(slash + 1, &end, 10);
+	if (slash[1] < '0' || slash[1] > '9' || *end != '\0' || errno != 0 || plen < 1 ||
+	    plen > max)
+		return -EINVAL;
+	*prefix_len = plen;
+	return 0;
+}
+
+static int
+pp_find_ethdev(const char *name, uint16_t *eth)
+{
+	uint16_t id;
+
+	if (name != NULL)
+		return rte_eth_dev_get_port_by_name(name, eth) == 0 ? 0 : -ENODEV;
+	RTE_ETH_FOREACH_DEV(id) {
+		*eth = id;
+		return 0;
+	}
+	return -ENODEV;
+}
+
+int
+pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
+{
+	struct rte_roce_port_conf pconf;
+	int ret;
+
+	memset(pp, 0, sizeof(*pp));
+	if (conf->ip == NULL || pp_parse_ip(conf->ip, &pp->addr, &pp->prefix_len) != 0) {
+		fprintf(stderr, "--ip ADDR[/LEN] is required: the IPv4 or IPv6 address of the port "
+			"(got '%s')\n", conf->ip != NULL ? conf->ip : "");
+		return -EINVAL;
+	}
+	if (pp_find_ethdev(conf->ethdev, &pp->eth) != 0) {
+		fprintf(stderr, "IB device %s not found (no such ethdev: give one with --vdev)\n",
+			conf->ethdev != NULL ? conf->ethdev : "(first ethdev)");
+		return -ENODEV;
+	}
+	memset(&pconf, 0, sizeof(pconf));
+	pconf.port_id = pp->eth;
+	pconf.mtu = conf->eth_mtu;
+	pp->port = rte_roce_port_create(&pconf);
+	if (pp->port == NULL) {
+		ret = -rte_errno;
+		fprintf(stderr, "Couldn't create a RoCE port on ethdev %u: %s\n", pp->eth,
+			rte_strerror(-ret));
+		return ret;
+	}
+	ret = rte_roce_port_addr_add(pp->port, &pp->addr, pp->prefix_len);
+	if (ret == 0)
+		ret = rte_roce_port_gid_find(pp->port, &pp->addr);
+	if (ret < 0) {
+		fprintf(stderr, "Couldn't give the port address %s: %s\n", conf->ip, strerror(-ret));
+		goto destroy_port;
+	}
+	pp->gid_index = ret;
+	pp->ctx = rte_roce_open_device(pp->port, NULL);
+	if (pp->ctx == NULL) {
+		ret = -rte_errno;
+		fprintf(stderr, "Couldn't open a device on the port: %s\n", rte_strerror(-ret));
+		goto destroy_port;
+	}
+	return 0;
+
+destroy_port:
+	rte_roce_port_destroy(pp->port);
+	pp->port = NULL;
+	return ret;
+}
+
+int
+pp_port_wait_link(struct pp_port *pp, unsigned int timeout_ms)
+{
+	uint64_t end = pp_now_ms() + timeout_ms;
+	struct rte_roce_port_info info;
+
+	do {
+		rte_roce_poll(pp->ctx);
+		if (rte_roce_port_info_get(pp->port, &info) == 0 && info.link_up)
+			return 0;
+	} while (pp_now_ms() < end);
+	fprintf(stderr, "Link of ethdev %u still down after %u ms\n", pp->eth, timeout_ms);
+	return -ETIMEDOUT;
+}
+
+void
+pp_port_linger(struct pp_port *pp, unsigned int quiet_ms, unsigned int max_ms)
+{
+	uint64_t now = pp_now_ms();
+	uint64_t end = now + max_ms, quiet_end = now + quiet_ms;
+
+	while (now < end && now < quiet_end) {
+		if (rte_roce_poll(pp->ctx) > 0)
+			quiet_end = now + quiet_ms;
+		now = pp_now_ms();
+	}
+}
+
+int
+pp_port_close(struct pp_port *pp)
+{
+	int ret = 0;
+
+	if (pp->ctx != NULL) {
+		ret = rte_roce_close_device(pp->ctx);
+		if (ret != 0) {
+			/* Objects still use the device: the port must outlive them. */
+			fprintf(stderr, "Couldn't release context: %s\n", strerror(-ret));
+			return ret;
+		}
+		pp->ctx = NULL;
+	}
+	rte_roce_port_destroy(pp->port);
+	pp->port = NULL;
+	return ret;
+}

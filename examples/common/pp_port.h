@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef PP_PORT_H
+#define PP_PORT_H
+
+/*
+ * Bring-up shared by the examples: one RoCE port over an ethdev the EAL
+ * already probed (--vdev net_memif0,..., net_af_packet0,iface=..., a NIC),
+ * one address (--ip ADDR[/LEN]) and a device opened on it. The example's
+ * thread drives everything through rte_roce_poll() (inline mode).
+ */
+
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include <rte_roce_gid.h>
+#include <rte_roce_port.h>
+
+/** On-link prefix when --ip has no /LEN. */
+#define PP_IPV4_PREFIX_DEFAULT 24
+#define PP_IPV6_PREFIX_DEFAULT 64
+
+/** How long pp_port_wait_link() waits by default. */
+#define PP_LINK_WAIT_MS_DEFAULT 10000
+
+/** What a port is opened from. */
+struct pp_port_conf {
+	const char *ethdev;	/* ethdev name (e.g. net_memif0); NULL = the first one */
+	const char *ip;		/* "ADDR[/LEN]", IPv4 or IPv6: required */
+	uint16_t eth_mtu;	/* Ethernet MTU to set; 0 = keep the device's */
+};
+
+struct pp_port {
+	uint16_t eth;			/* the ethdev */
+	struct rte_roce_port *port;
+	struct ibv_context *ctx;	/* the device on the port */
+	union rte_roce_gid addr;	/* the --ip address */
+	uint8_t prefix_len;
+	int gid_index;			/* index of addr in the GID table */
+};
+
+/*
+ * Parse "ADDR[/LEN]": an IPv4 or IPv6 address, optionally a prefix length
+ * (1..32 or 1..128; default 24 or 64). 0 or -EINVAL.
+ */
+int pp_parse_ip(const char *arg, union rte_roce_gid *addr, uint8_t *prefix_len);
+
+/*
+ * Find the ethdev, create the port on it, give it the address, open a
+ * device with default limits. On failure prints why on stderr, undoes what
+ * it did and returns a negative errno.
+ */
+int pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf);
+
+/*
+ * Wait until the link is up, driving progress meanwhile. 0, or -ETIMEDOUT
+ * after printing why.
+ */
+int pp_port_wait_link(struct pp_port *pp, unsigned int timeout_ms);
+
+/*
+ * Keep driving progress until nothing happened for quiet_ms (so the last
+ * ACK of a message leaves before the QP is destroyed), or max_ms passed.
+ */
+void pp_port_linger(struct pp_port *pp, unsigned int quiet_ms, unsigned int max_ms);
+
+/* Close the device and destroy the port. 0, or the close's negative errno (printed). */
+int pp_port_close(struct pp_port *pp);
+
+/* Milliseconds on a monotonic clock. */
+uint64_t pp_now_ms(void);
+
+#endif /* PP_PORT_H */
