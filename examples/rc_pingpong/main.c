@@ -284,6 +284,8 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		{ "eth-mtu", required_argument, NULL, PP_OPT_ETH_MTU },
 		{ NULL, 0, NULL, 0 },
 	};
+	union rte_roce_gid addr;
+	uint8_t prefix_len;
 	int c, ret;
 
 	*o = (struct pp_opts){
@@ -309,8 +311,9 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		pp_usage(argv[0]);
 		return -EINVAL;
 	}
-	if (o->ip == NULL) {
-		fprintf(stderr, "--ip ADDR[/LEN] is required: the address the port owns\n");
+	if (o->ip == NULL || pp_parse_ip(o->ip, &addr, &prefix_len) != 0) {
+		fprintf(stderr, "--ip ADDR[/LEN] is required: the IPv4 or IPv6 address the port "
+			"owns, prefix 1..32 or 1..128 (got '%s')\n", o->ip != NULL ? o->ip : "");
 		pp_usage(argv[0]);
 		return -EINVAL;
 	}
