@@ -9,7 +9,7 @@ share a memif socket in a temporary directory and do the ibv_rc_pingpong
 TCP exchange over 127.0.0.1 on a port that was free a moment before. Each
 case checks both exit statuses, the address lines (each side's remote
 address is the other's local one) and the throughput and latency lines
-(bytes = size x iters x 2). Negative cases: path MTU above the port's,
+(bytes = size x iters x 2), over IPv4 and IPv6. Negative cases: path MTU above the port's,
 server absent, bad or missing --ip, refused options. Every process runs
 under a deadline and is killed by its PID if it overstays.
 Python 3 standard library only.
@@ -30,6 +30,9 @@ EAL_ARGS = ["--no-huge", "-m", "256", "--no-shconf", "--no-pci",
 SERVER_IP = "198.18.0.1"        # RFC 2544 benchmarking range
 CLIENT_IP = "198.18.0.2"
 PREFIX = "/24"
+SERVER_IP6 = "2001:db8::1"      # RFC 3849 documentation range
+CLIENT_IP6 = "2001:db8::2"
+PREFIX6 = "/64"
 STARTUP_S = 30                  # until the server listens
 RUN_S = 120                     # a whole run, both processes
 REFUSE_S = 15                   # a run expected to fail fast
@@ -119,19 +122,18 @@ class Harness:
             argv.append(server)
         return argv
 
-    def pair(self, opts, client_opts=None, timeout=RUN_S):
+    def pair(self, opts, timeout=RUN_S, ips=(SERVER_IP + PREFIX, CLIENT_IP + PREFIX)):
         """Run a server and a client; returns (server rc, client rc, server, client)."""
         self.runs += 1
         port = free_tcp_port()
         popts = ["-p", str(port)] + opts
-        srv = Proc(self.argv("server", SERVER_IP + PREFIX, popts))
+        srv = Proc(self.argv("server", ips[0], popts))
         cli = None
         try:
             if not srv.wait_line(r"^  local address:", STARTUP_S):
                 srv.kill()
                 return srv.finish(0), None, srv, None
-            cli = Proc(self.argv("client", CLIENT_IP + PREFIX,
-                                 popts + (client_opts or []), "127.0.0.1"))
+            cli = Proc(self.argv("client", ips[1], popts, "127.0.0.1"))
             end = time.monotonic() + timeout
             crc = cli.finish(end - time.monotonic())
             src = srv.finish(end - time.monotonic())
@@ -185,8 +187,11 @@ def check(cond, why):
         raise Fail(why)
 
 
-def check_success(h, size, iters, opts, results):
-    src, crc, srv, cli = h.pair(["-s", str(size), "-n", str(iters)] + opts)
+def check_success(h, size, iters, opts, results, v6=False):
+    ips = (SERVER_IP6 + PREFIX6, CLIENT_IP6 + PREFIX6) if v6 else \
+        (SERVER_IP + PREFIX, CLIENT_IP + PREFIX)
+    gids = (SERVER_IP6, CLIENT_IP6) if v6 else ("::ffff:" + SERVER_IP, "::ffff:" + CLIENT_IP)
+    src, crc, srv, cli = h.pair(["-s", str(size), "-n", str(iters)] + opts, ips=ips)
     detail = "\n[server]\n%s\n[client]\n%s" % (srv.text(), cli.text() if cli else "")
     check(src == 0 and crc == 0, "exit statuses server %s client %s%s" % (src, crc, detail))
     s, c = parse_run(srv), parse_run(cli)
@@ -199,16 +204,16 @@ def check_success(h, size, iters, opts, results):
         check(side["local"][0] == 0, "%s: LID 0 on RoCE" % name)
     check(s["remote"] == c["local"] and c["remote"] == s["local"],
           "each side's remote address is the other's local one%s" % detail)
-    check(s["local"][3] == "::ffff:" + SERVER_IP and c["local"][3] == "::ffff:" + CLIENT_IP,
-          "GIDs are the IPv4-mapped --ip addresses: %s %s" % (s["local"][3], c["local"][3]))
+    check((s["local"][3], c["local"][3]) == gids,
+          "GIDs are the --ip addresses: %s %s" % (s["local"][3], c["local"][3]))
     results.append("size %d iters %d %s: %.2f Mbit/s, %.2f usec/iter" %
                    (size, iters, " ".join(opts), c["bw"][2], c["lat"][2]))
     return s, c
 
 
-def case_size(size, iters, opts=()):
+def case_size(size, iters, opts=(), v6=False):
     def run(h, results):
-        check_success(h, size, iters, list(opts), results)
+        check_success(h, size, iters, list(opts), results, v6)
     return run
 
 
@@ -258,6 +263,7 @@ CASES = [
     ("rc_pingpong_memif_size_0", case_size(0, 100)),
     ("rc_pingpong_memif_mtu_256", case_size(4096, 200, ["-m", "256"])),
     ("rc_pingpong_memif_mtu_512_rx_depth_2", case_size(8192, 200, ["-m", "512", "-r", "2"])),
+    ("rc_pingpong_memif_ipv6", case_size(4096, 200, v6=True)),
     ("rc_pingpong_memif_chk_validates", case_validate),
     ("rc_pingpong_memif_mtu_above_port_refused", case_mtu_above_port),
     ("rc_pingpong_memif_server_absent", case_server_absent),
@@ -268,6 +274,9 @@ CASES = [
     ("rc_pingpong_odp_refused", refused(["-o"], r"on demand paging.*not supported")),
     ("rc_pingpong_ts_refused", refused(["-t"], r"timestamps.*not supported")),
     ("rc_pingpong_dm_refused", refused(["-j"], r"device memory.*not supported")),
+    ("rc_pingpong_ib_port_2_refused", refused(["-i", "2"],
+                                                  r"Failed to modify QP to INIT|Couldn.t get port info")),
+    ("rc_pingpong_empty_gid_refused", refused(["-g", "9"], r"can't read sgid of index 9")),
     ("rc_pingpong_bad_mtu_usage", refused(["-m", "1000"], r"Usage")),
     ("rc_pingpong_bad_port_usage", refused(["-p", "70000"], r"Usage")),
 ]
