@@ -23,6 +23,7 @@
 
 #include "rte_roce_verbs.h"
 #include "roce_timer.h"
+#include "roce_transport.h"
 
 struct roce_mr;
 struct roce_qp;
@@ -35,6 +36,21 @@ struct roce_qp;
 #define ROCE_DEV_RX_BURST	32
 /* Packets a QP may send per role per rte_roce_poll() before the next QP runs. */
 #define ROCE_DEV_QP_BUDGET	64
+
+/* PDs per device. */
+#define ROCE_DEV_MAX_PD		65536
+
+/* A protection domain: counts the MRs and QPs that use it (control path). */
+struct roce_pd {
+	struct ibv_pd ibv;	/* first: roce_pd_of() is a cast */
+	uint32_t users;
+};
+
+static inline struct roce_pd *
+roce_pd_of(struct ibv_pd *pd)
+{
+	return (struct roce_pd *)pd;
+}
 
 /* Device counters (read with the later stats API; kept per device). */
 struct roce_dev_stats {
@@ -77,6 +93,7 @@ struct roce_dev {
 
 	struct roce_timer_wheel timers;	/* the engine's (roce_timer.h) */
 	struct roce_dev_stats stats;
+	struct roce_transport_stats xstats;	/* the engine's (roce_transport.h) */
 	struct rte_mbuf *rx[ROCE_DEV_RX_BURST];
 };
 
@@ -98,6 +115,9 @@ void roce_dev_qp_schedule(struct roce_dev *dev, struct roce_qp *qp);
 
 /* Called by roce_cq_push() when a CQ overruns: the next poll moves its QPs to ERR. */
 void roce_dev_cq_error(struct roce_dev *dev);
+
+/* Bytes of a verbs path MTU enum (IBV_MTU_256 = 1 .. IBV_MTU_4096 = 5). */
+uint32_t roce_mtu_bytes(enum ibv_mtu mtu);
 
 /* Slot management for roce_qp.c: 0 and *qpn, or -ENOSPC. */
 int roce_dev_qpn_alloc(struct roce_dev *dev, struct roce_qp *qp, uint32_t *qpn);

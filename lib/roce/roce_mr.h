@@ -33,15 +33,18 @@ struct roce_dev;
 #define ROCE_MR_KEY_GEN_BITS	8
 #define ROCE_MR_KEY_GEN_MASK	((1u << ROCE_MR_KEY_GEN_BITS) - 1)
 
+/* Rights of a remote access. */
+#define ROCE_MR_ACCESS_REMOTE	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
+				 IBV_ACCESS_REMOTE_ATOMIC)
 /* Access flags an MR may carry. */
-#define ROCE_MR_ACCESS_SUPPORTED (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
-				  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+#define ROCE_MR_ACCESS_SUPPORTED (IBV_ACCESS_LOCAL_WRITE | ROCE_MR_ACCESS_REMOTE)
 
 struct roce_mr {
 	struct ibv_mr ibv;	/* first: roce_mr_of() is a cast */
 	uint64_t start;		/* first registered address */
 	uint64_t end;		/* one past the last (start + length, checked no wrap) */
 	uint32_t users;		/* posted SGEs + responder operations using it (atomic) */
+	int access;		/* IBV_ACCESS_* granted */
 	uint8_t gen;		/* generation of the slot; low byte of the keys */
 	bool valid;		/* registered (atomic) */
 };
@@ -51,7 +54,7 @@ struct roce_sge {
 	uint64_t addr;
 	uint32_t length;
 	uint32_t lkey;
-	struct roce_mr *mr;	/* referenced (users) while the WQE lives; NULL if the lkey failed */
+	struct roce_mr *mr;	/* used (users) while the WQE lives; NULL if the lkey failed */
 };
 
 /*
@@ -70,11 +73,12 @@ roce_mr_of(struct ibv_mr *mr)
 }
 
 /*
- * Find the MR of key for an access of len bytes at addr. remote selects
- * rkey semantics (access checked against the MR's remote rights; a zero
- * length access is always allowed, IBA C9-88) or lkey semantics. pd is the
- * QP's PD: the MR must belong to it. access holds the IBV_ACCESS_* bits the
- * operation needs (0 for a local read).
+ * Find the MR of key for an access of len bytes at addr. remote: an rkey
+ * check, access names the remote right(s) needed (REMOTE_READ, _WRITE,
+ * _ATOMIC; at least one). Local: access is IBV_ACCESS_LOCAL_WRITE to write,
+ * 0 to read. A zero-length RDMA WRITE or READ checks no key at all (IBA
+ * C9-88): the caller skips the lookup. pd is the QP's PD: the MR must
+ * belong to it.
  * On success the MR's users count is incremented: call roce_mr_put().
  * Returns 0 and *mr; -ENOENT (no such key, stale generation), -EACCES (other
  * PD or missing access right), -EFAULT (range outside the MR or wrapping).
@@ -82,13 +86,7 @@ roce_mr_of(struct ibv_mr *mr)
 int roce_mr_lookup(struct roce_dev *dev, uint32_t key, bool remote, struct ibv_pd *pd,
 		   uint64_t addr, uint64_t len, int access, struct roce_mr **mr);
 
-/* Take / drop a use of an MR (posted WQE, responder operation). */
-static inline void
-roce_mr_get(struct roce_mr *mr)
-{
-	__atomic_fetch_add(&mr->users, 1, __ATOMIC_ACQ_REL);
-}
-
+/* Drop a use of an MR taken by roce_mr_lookup(). */
 static inline void
 roce_mr_put(struct roce_mr *mr)
 {
@@ -119,6 +117,15 @@ int roce_sge_scatter(const struct roce_sge *sge, uint32_t num_sge, struct roce_s
 int roce_sge_scatter_mbuf(const struct roce_sge *sge, uint32_t num_sge,
 			  struct roce_sge_cursor *cur, const struct rte_mbuf *m, uint32_t off,
 			  uint32_t len);
+
+/*
+ * Post time: copy a verbs SGE and resolve its lkey for access (0 or
+ * IBV_ACCESS_LOCAL_WRITE), taking a use of the MR. A zero-length SGE is
+ * not resolved. Returns 0, or the roce_mr_lookup() error with out->mr NULL
+ * (the WQE is still posted; it completes with IBV_WC_LOC_PROT_ERR).
+ */
+int roce_sge_resolve(struct roce_dev *dev, struct ibv_pd *pd, const struct ibv_sge *in,
+		     int access, struct roce_sge *out);
 
 /* Release the MR uses of a WQE's SGE list (on retire); the list stays readable. */
 void roce_sge_put(const struct roce_sge *sge, uint32_t num_sge);

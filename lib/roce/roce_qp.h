@@ -64,7 +64,7 @@ struct roce_send_wqe {
 		} atomic;
 	} wr;
 	struct roce_wqe_tx tx;	/* the engine's (roce_transport.h); not written when posting */
-	/* num_sge SGEs, or inline data (roce_send_wqe_inline()); the ring stride covers the larger. */
+	/* num_sge SGEs, or inline data (roce_send_wqe_inline()); the stride covers the larger. */
 	struct roce_sge sge[];
 };
 
@@ -89,7 +89,7 @@ struct roce_qp {
 	struct ibv_qp_attr attr;
 	/* Derived from them for the engine. */
 	uint32_t mtu;		/* path MTU in bytes (256..4096) */
-	union rte_roce_gid sgid;	/* source address: the port's GID at ah_attr.grh.sgid_index */
+	union rte_roce_gid sgid;	/* the port's GID at ah_attr.grh.sgid_index */
 	union rte_roce_gid dgid;	/* the peer's address */
 	uint16_t src_port;	/* UDP source port */
 
@@ -144,14 +144,6 @@ roce_send_wqe_inline(struct roce_send_wqe *wqe)
 {
 	return (uint8_t *)wqe->sge;
 }
-
-/*
- * Gather len payload bytes of a send WQE (SGEs or inline data) at cursor
- * into dst. Returns 0, -EACCES (an SGE whose lkey failed at post time),
- * -EMSGSIZE (past the end).
- */
-int roce_send_wqe_gather(struct roce_send_wqe *wqe, struct roce_sge_cursor *cur, void *dst,
-			 uint32_t len);
 
 /* Oldest posted receive WQE, or NULL if the receive queue is empty. */
 struct roce_recv_wqe *roce_rq_peek(struct roce_qp *qp);

@@ -31,10 +31,12 @@
  * own thread and needs no ordering beyond the ACQUIRE of prod.
  */
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_common.h>
+#include <rte_malloc.h>
 
 struct roce_queue {
 	uint32_t prod __rte_cache_aligned;	/* producer's index */
@@ -44,11 +46,36 @@ struct roce_queue {
 	uint32_t mask;				/* size - 1 */
 };
 
-/* Allocate a ring of at least count slots (rounded up to a power of two). 0 or -ENOMEM/-EINVAL. */
-int roce_queue_init(struct roce_queue *q, uint32_t count, uint32_t stride, int socket);
+/* Largest ring: indexes are free-running uint32_t. */
+#define ROCE_QUEUE_MAX_SIZE (1u << 31)
+
+/* Allocate a ring of at least count slots (rounded up to a power of two): 0, -EINVAL or -ENOMEM. */
+static inline int
+roce_queue_init(struct roce_queue *q, uint32_t count, uint32_t stride, int socket)
+{
+	uint32_t size;
+
+	if (count == 0 || count > ROCE_QUEUE_MAX_SIZE || stride == 0)
+		return -EINVAL;
+	size = rte_align32pow2(count);
+	q->slots = rte_zmalloc_socket("roce_queue", (size_t)size * stride, RTE_CACHE_LINE_SIZE,
+				      socket);
+	if (q->slots == NULL)
+		return -ENOMEM;
+	q->stride = stride;
+	q->mask = size - 1;
+	q->prod = 0;
+	q->cons = 0;
+	return 0;
+}
 
 /* Free the slots. */
-void roce_queue_fini(struct roce_queue *q);
+static inline void
+roce_queue_fini(struct roce_queue *q)
+{
+	rte_free(q->slots);
+	q->slots = NULL;
+}
 
 /* Empty the ring (both indexes to 0); neither side may run concurrently. */
 static inline void

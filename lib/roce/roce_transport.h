@@ -23,7 +23,8 @@
  *   - struct roce_send_wqe embeds struct roce_wqe_tx tx. The engine alone
  *     writes it, from the moment the requester first takes the WQE (it
  *     initialises it then), so the posting path need not touch it.
- *   - struct roce_dev embeds struct roce_timer_wheel timers.
+ *   - struct roce_dev embeds struct roce_timer_wheel timers and
+ *     struct roce_transport_stats xstats (the engine's counters).
  *   - roce_transport_qp_init() runs once at QP creation, _qp_modify() after
  *     every successful modify (with the attributes and mask applied),
  *     _qp_reset() on the transition to RESET, _qp_flush() on the
@@ -44,6 +45,7 @@
 #include "roce_timer.h"
 
 struct ibv_qp_attr;
+struct rte_roce_pkt;
 struct roce_dev;
 struct roce_qp;
 
@@ -57,6 +59,32 @@ struct roce_qp;
 #define ROCE_RNR_RETRY_INFINITE	7
 /* Local ACK timeout unit: 4.096 us x 2^timeout (IBA 9.7.6.1.3). */
 #define ROCE_ACK_TIMEOUT_NS_UNIT 4096
+
+/* Why roce_recv.c or an engine role dropped a received frame. */
+enum roce_rx_drop {
+	ROCE_RX_DROP_PARSE,		/* reparse failed (cannot happen after the port's) */
+	ROCE_RX_DROP_NO_QP,		/* no QP with that number */
+	ROCE_RX_DROP_TRANSPORT,		/* not an RC opcode, or a CNP */
+	ROCE_RX_DROP_QP_STATE,		/* QP not in a state that receives it */
+	ROCE_RX_DROP_ADDR,		/* addresses differ from the QP's address vector */
+	ROCE_RX_DROP_PKEY,		/* P_Key not the default partition */
+	ROCE_RX_DROP_RESP_STALE,	/* response to nothing outstanding, or out of order */
+	ROCE_RX_DROP_REQ_DUP,		/* duplicate request without a resource to replay */
+	ROCE_RX_DROP_REQ_AHEAD,		/* request after a sequence NAK, before ePSN came */
+	ROCE_RX_DROP_MAX
+};
+
+/* Counters of the engine, per device. */
+struct roce_transport_stats {
+	uint64_t rx_drops[ROCE_RX_DROP_MAX];
+	uint64_t tx_errors;		/* frames the builder or the port refused */
+	uint64_t retries;		/* go-back-N retries started */
+	uint64_t timeouts;		/* local ACK timeouts */
+	uint64_t rnr_naks_in;		/* RNR NAKs received */
+	uint64_t seq_naks_out;		/* PSN sequence NAKs sent */
+	uint64_t rnr_naks_out;		/* RNR NAKs sent */
+	uint64_t dup_requests;		/* duplicate requests answered */
+};
 
 /* Progress of one send WQE through requester and completer. */
 enum roce_wqe_state {
@@ -154,11 +182,22 @@ int roce_resp_run(struct roce_qp *qp, unsigned int budget);
 /* Fire the due timers of dev (retransmission, RNR). */
 void roce_timer_run(struct roce_dev *dev);
 
+/* Requester internals shared with the completer (roce_req.c). */
+struct roce_send_wqe;
+struct rte_roce_opcode_info;
+const struct rte_roce_opcode_info *roce_req_info(const struct roce_send_wqe *wqe);
+bool roce_req_is_rd_atomic(const struct roce_send_wqe *wqe);
+/* Go back to psn: the requester resends from there (go-back-N, IBA 9.7.5.2.4). */
+void roce_req_rewind(struct roce_qp *qp, uint32_t psn);
+
+/* A response for qp (roce_comp.c), a request for qp (roce_resp.c); m is not freed. */
+void roce_comp_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const struct rte_mbuf *m);
+void roce_resp_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const struct rte_mbuf *m);
+
 /* Complete, from the oldest, the send WQEs that need no response (local errors). */
 void roce_comp_drain(struct roce_qp *qp);
 
 /* Packet helpers shared by requester and responder (roce_req.c). */
-struct rte_roce_pkt;
 void roce_qp_pkt_init(struct roce_qp *qp, struct rte_roce_pkt *pkt, uint8_t opcode, uint32_t psn);
 int roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *payload);
 

@@ -61,7 +61,7 @@ struct rte_roce_dev_conf {
 	uint32_t max_cq;	/**< CQs (default 1024) */
 	uint32_t max_cqe;	/**< entries per CQ (default 65536) */
 	uint32_t max_mr;	/**< MRs (default 4096) */
-	uint32_t max_qp_rd_atom; /**< outstanding READ/atomic per QP, both directions (default 16) */
+	uint32_t max_qp_rd_atom; /**< READ/atomic in flight per QP and direction (default 16) */
 };
 
 /**
@@ -120,7 +120,8 @@ int rte_roce_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
 /**
  * Read the port's attributes, as ibv_query_port(3): state ACTIVE or DOWN
  * from the link, max_mtu and active_mtu from the port's IB MTU, GID table
- * length, link layer Ethernet, max_msg_sz 2^31.
+ * length, link layer Ethernet, max_msg_sz 2^31, flags IBV_QPF_GRH_REQUIRED,
+ * active width and speed from the Ethernet speed as Linux reports them.
  *
  * @param ctx
  *   The device.
@@ -160,7 +161,8 @@ int rte_roce_query_gid(struct ibv_context *ctx, uint8_t port_num, int index,
  * @param ctx
  *   The device.
  * @return
- *   The PD, or NULL with rte_errno EINVAL (ctx NULL), ENOMEM.
+ *   The PD, or NULL with rte_errno EINVAL (ctx NULL), ENOSPC (65536 PDs
+ *   already), ENOMEM.
  */
 struct ibv_pd *rte_roce_alloc_pd(struct ibv_context *ctx);
 
@@ -303,7 +305,8 @@ struct ibv_qp *rte_roce_create_qp(struct ibv_pd *pd,
  *   min_rnr_timer > 31, retry_cnt or rnr_retry > 7, PSNs or dest_qp_num
  *   above 24 bits, max_rd_atomic or max_dest_rd_atomic above
  *   max_qp_rd_atom, unknown access flags, an address vector that is not
- *   global or names an unknown sgid_index, a port_num other than 1, a
+ *   global, names an unknown sgid_index, or a destination that is not a
+ *   unicast address of the source GID's IP version, a port_num other than 1, a
  *   pkey_index other than 0, alternate paths).
  */
 int rte_roce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,

@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Completer: responses -> send completions (IBA 9.7.5.2, 9.9; K:rxe_comp.c).
+ *
+ * A state machine run per received response (and, without a packet, from
+ * the timers and after local errors): one small handler per state returns
+ * the next state. Completions go to the send CQ strictly in posting order;
+ * an unsignaled WQE produces none unless it fails.
+ *
+ * Retries: a sequence NAK, an implied NAK (a response beyond a READ/atomic
+ * not answered yet, IBA 9.7.5.2.3) and the local ACK timeout go back to the
+ * oldest unacknowledged PSN and use one of retry_cnt. retry_cnt 7 is NOT
+ * infinite: IBA 9.7.6.1.4 defines 7 as infinite only for the RNR retry
+ * counter (rxe treats both alike; a vanished peer under ibv_rc_pingpong's
+ * retry_cnt 7 then hangs forever, here it fails after 7 retries).
+ * RNR NAKs wait rte_roce_rnr_timer_usec(code) and use one of rnr_retry;
+ * rnr_retry 7 retries forever (IBA 9.7.5.2.8).
+ */
+
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "rte_roce_hdr.h"
+#include "rte_roce_opcode.h"
+#include "rte_roce_pkt.h"
+#include "roce_log.h"
+#include "roce_qp.h"
+#include "roce_transport.h"
+
+#define NS_PER_US UINT64_C(1000)
+
+enum comp_state {
+	COMP_GET_WQE,		/* oldest outstanding WQE */
+	COMP_CHECK_PSN,		/* response against the WQE's and the expected PSNs */
+	COMP_CHECK_ACK,		/* what kind of response */
+	COMP_READ,		/* place READ response data */
+	COMP_ATOMIC,		/* store the original value of an atomic */
+	COMP_ACK,		/* ACK: PSNs up to it acknowledged */
+	COMP_COMPLETE,		/* the WQE is done: completion, retire */
+	COMP_RETRY,		/* go-back-N from the oldest unacknowledged PSN */
+	COMP_RNR,		/* RNR NAK: wait, then go back to its PSN */
+	COMP_ERROR,		/* the WQE failed: error completion, QP to ERR */
+	COMP_DONE,		/* nothing more for this packet */
+};
+
+/* State names, for the debug log (as rxe's comp_state_name[]). */
+static const char *const comp_state_name[] = {
+	[COMP_GET_WQE] = "GET_WQE",
+	[COMP_CHECK_PSN] = "CHECK_PSN",
+	[COMP_CHECK_ACK] = "CHECK_ACK",
+	[COMP_READ] = "READ",
+	[COMP_ATOMIC] = "ATOMIC",
+	[COMP_ACK] = "ACK",
+	[COMP_COMPLETE] = "COMPLETE",
+	[COMP_RETRY] = "RETRY",
+	[COMP_RNR] = "RNR",
+	[COMP_ERROR] = "ERROR",
+	[COMP_DONE] = "DONE",
+};
+
+/* What a run works on. */
+struct comp_ctx {
+	enum comp_state from;		/* the state that led to the current one */
+	struct roce_qp *qp;
+	const struct rte_roce_pkt *pkt;	/* NULL without a packet */
+	const struct rte_mbuf *m;
+	struct roce_send_wqe *wqe;
+	enum ibv_wc_status status;
+};
+
+typedef enum comp_state (*comp_handler_t)(struct comp_ctx *ctx);
+
+static void
+reset_retry_counters(struct roce_qp *qp)
+{
+	qp->comp.retry_left = qp->attr.retry_cnt;
+	qp->comp.rnr_left = qp->attr.rnr_retry;
+	qp->comp.retrying = false;
+}
+
+/* The local ACK timer runs while PSNs are outstanding (IBA 9.7.6.1.3). */
+static void
+update_retrans_timer(struct roce_qp *qp)
+{
+	struct roce_timer_wheel *wheel = &qp->dev->timers;
+
+	if (qp->comp.psn == qp->req.psn || qp->comp.timeout_us == 0 || qp->comp.rnr_wait)
+		roce_timer_cancel(wheel, &qp->comp.retrans);
+	else
+		roce_timer_arm(wheel, &qp->comp.retrans, qp->comp.timeout_us);
+}
+
+/* Progress: an expected response arrived. */
+static void
+comp_progress(struct roce_qp *qp, uint32_t psn)
+{
+	qp->comp.psn = rte_roce_psn_add(psn, 1);
+	reset_retry_counters(qp);
+	update_retrans_timer(qp);
+	/* The window moved: the requester may send again. */
+	roce_dev_qp_schedule(qp->dev, qp);
+}
+
+/* A response that matches nothing outstanding: counted and dropped. */
+static enum comp_state
+comp_drop(struct comp_ctx *ctx)
+{
+	ctx->qp->dev->xstats.rx_drops[ROCE_RX_DROP_RESP_STALE]++;
+	return COMP_DONE;
+}
+
+static enum comp_state
+comp_get_wqe(struct comp_ctx *ctx)
+{
+	struct roce_qp *qp = ctx->qp;
+	uint32_t idx = roce_sq_consumer(qp);
+	/* A packet that finds nothing outstanding at once answers nothing. */
+	bool unexpected = ctx->pkt != NULL && ctx->from == COMP_DONE;
+
+	if (idx == roce_sq_producer(qp))
+		return unexpected ? comp_drop(ctx) : COMP_DONE;
+	ctx->wqe = roce_sq_wqe(qp, idx);
+	switch (ctx->wqe->tx.state) {
+	case ROCE_WQE_FAILED:
+		ctx->status = ctx->wqe->tx.status;
+		return COMP_ERROR;
+	case ROCE_WQE_NEW:
+		return unexpected ? comp_drop(ctx) : COMP_DONE;
+	default:
+		return ctx->pkt != NULL ? COMP_CHECK_PSN : COMP_DONE;
+	}
+}
+
+static enum comp_state
+comp_check_psn(struct comp_ctx *ctx)
+{
+	struct roce_qp *qp = ctx->qp;
+	const struct rte_roce_pkt *pkt = ctx->pkt;
+	struct roce_send_wqe *wqe = ctx->wqe;
+	int32_t diff;
+
+	diff = rte_roce_psn_cmp(pkt->psn, wqe->tx.last_psn);
+	if (diff > 0) {
+		if (wqe->tx.state != ROCE_WQE_PENDING)
+			return COMP_DONE;
+		/* Implied NAK: the READ/atomic was not answered (IBA 9.7.5.2.3). */
+		if (roce_req_is_rd_atomic(wqe))
+			return qp->comp.retrying ? COMP_DONE : COMP_RETRY;
+		/* Implied (coalesced) ACK of a SEND/WRITE (IBA 9.7.5.2.2). */
+		return COMP_COMPLETE;
+	}
+	diff = rte_roce_psn_cmp(pkt->psn, qp->comp.psn);
+	/* A stale response (duplicate, or of a packet retried since). */
+	if (diff < 0)
+		return comp_drop(ctx);
+	/* A READ response after a lost one: the timer retries (K:rxe_comp.c check_psn). */
+	if (diff > 0 && roce_req_is_rd_atomic(wqe))
+		return comp_drop(ctx);
+	return COMP_CHECK_ACK;
+}
+
+/* Status of a NAK code (wire-facts section 5; K:rxe_comp.c check_ack). */
+static enum ibv_wc_status
+nak_status(uint8_t code)
+{
+	switch (code) {
+	case RTE_ROCE_AETH_NAK_INV_REQ:
+		return IBV_WC_REM_INV_REQ_ERR;
+	case RTE_ROCE_AETH_NAK_REM_ACCESS:
+		return IBV_WC_REM_ACCESS_ERR;
+	default:
+		/* REM_OP and anything unknown, as rxe. */
+		return IBV_WC_REM_OP_ERR;
+	}
+}
+
+static enum comp_state
+comp_check_aeth(struct comp_ctx *ctx)
+{
+	struct roce_qp *qp = ctx->qp;
+	const struct rte_roce_pkt *pkt = ctx->pkt;
+	uint8_t syn = pkt->aeth.syndrome;
+
+	switch (syn & RTE_ROCE_AETH_TYPE_MASK) {
+	case RTE_ROCE_AETH_TYPE_ACK:
+		/* A plain ACK inside a READ/atomic's PSNs means nothing. */
+		return roce_req_is_rd_atomic(ctx->wqe) ? comp_drop(ctx) : COMP_ACK;
+	case RTE_ROCE_AETH_TYPE_RNR:
+		return COMP_RNR;
+	case RTE_ROCE_AETH_TYPE_NAK:
+		if (syn != RTE_ROCE_AETH_NAK_PSN_SEQ) {
+			ctx->status = nak_status(syn);
+			return COMP_ERROR;
+		}
+		/* Every PSN before the NAK's is acknowledged (IBA 9.7.5.2.4). */
+		if (rte_roce_psn_cmp(pkt->psn, qp->comp.psn) > 0)
+			qp->comp.psn = pkt->psn;
+		qp->comp.retrying = false;
+		return COMP_RETRY;
+	default:
+		return COMP_DONE;
+	}
+}
+
+static enum comp_state
+comp_check_ack(struct comp_ctx *ctx)
+{
+	const struct rte_roce_pkt *pkt = ctx->pkt;
+	struct roce_send_wqe *wqe = ctx->wqe;
+	uint8_t prev = ctx->qp->comp.opcode;
+
+	switch (pkt->opcode) {
+	case RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE:
+	case RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_LAST:
+		if (prev != RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST &&
+		    prev != RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE)
+			return comp_drop(ctx);
+		/* fall through */
+	case RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST:
+	case RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_ONLY:
+		return wqe->opcode == IBV_WR_RDMA_READ ? COMP_READ : comp_drop(ctx);
+	case RTE_ROCE_OP_RC_ATOMIC_ACKNOWLEDGE:
+		return wqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+		       wqe->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ? COMP_ATOMIC : comp_drop(ctx);
+	case RTE_ROCE_OP_RC_ACKNOWLEDGE:
+		return comp_check_aeth(ctx);
+	default:
+		return comp_drop(ctx);
+	}
+}
+
+static enum comp_state
+comp_read(struct comp_ctx *ctx)
+{
+	struct roce_qp *qp = ctx->qp;
+	const struct rte_roce_pkt *pkt = ctx->pkt;
+	struct roce_send_wqe *wqe = ctx->wqe;
+	bool last_pkt = pkt->psn == wqe->tx.last_psn;
+	int err;
+
+	/* Responses carry path MTU bytes except the last (IBA C9-176..178). */
+	if (rte_roce_opcode_is_end(pkt->info) != last_pkt ||
+	    (!last_pkt && pkt->payload_len != qp->mtu)) {
+		ctx->status = IBV_WC_BAD_RESP_ERR;
+		return COMP_ERROR;
+	}
+	if (pkt->psn == wqe->tx.first_psn)
+		qp->comp.cur = (struct roce_sge_cursor){ 0, 0 };
+	err = roce_sge_scatter_mbuf(wqe->sge, wqe->num_sge, &qp->comp.cur, ctx->m,
+				    pkt->payload_off, pkt->payload_len);
+	if (err != 0) {
+		ctx->status = roce_copy_status(err);
+		return COMP_ERROR;
+	}
+	qp->comp.opcode = pkt->opcode;
+	comp_progress(qp, pkt->psn);
+	return last_pkt ? COMP_COMPLETE : COMP_DONE;
+}
+
+static enum comp_state
+comp_atomic(struct comp_ctx *ctx)
+{
+	struct roce_qp *qp = ctx->qp;
+	struct roce_send_wqe *wqe = ctx->wqe;
+	struct roce_sge_cursor cur = { 0, 0 };
+	/* The original value lands in local memory in host order (K:rxe_comp.c do_atomic). */
+	uint64_t orig = ctx->pkt->atmack_orig;
+	int err;
+
+	err = roce_sge_scatter(wqe->sge, wqe->num_sge, &cur, &orig, sizeof(orig));
+	if (err != 0) {
+		ctx->status = roce_copy_status(err);
+		return COMP_ERROR;
+	}
+	comp_progress(qp, ctx->pkt->psn);
+	return COMP_COMPLETE;
+}
+
+static enum comp_state
+comp_ack(struct comp_ctx *ctx)
+{
+	comp_progress(ctx->qp, ctx->pkt->psn);
+	return rte_roce_psn_cmp(ctx->pkt->psn, ctx->wqe->tx.last_psn) >= 0 ? COMP_COMPLETE :
+									      COMP_DONE;
+}
+
+/* Post the completion of the oldest WQE (if due) and retire it. false on CQ overrun. */
+static bool
+comp_post(struct roce_qp *qp, struct roce_send_wqe *wqe, enum ibv_wc_status status)
+{
+	struct ibv_wc wc;
+	int ret = 0;
+
+	if (roce_req_is_rd_atomic(wqe) && qp->req.rd_atomic > 0)
+		qp->req.rd_atomic--;
+	if (status != IBV_WC_SUCCESS || (wqe->send_flags & IBV_SEND_SIGNALED)) {
+		wc = (struct ibv_wc){
+			.wr_id = wqe->wr_id,
+			.status = status,
+			.opcode = roce_wr_wc_opcode(wqe->opcode),
+			.byte_len = wqe->length,	/* as rxe make_send_cqe() */
+			.qp_num = qp->ibv.qp_num,
+		};
+		ret = roce_cq_push(qp->scq, &wc);
+	}
+	roce_sq_retire(qp);
+	return ret == 0;
+}
+
+static enum comp_state
+comp_complete(struct comp_ctx *ctx)
+{
+	struct roce_qp *qp = ctx->qp;
+	uint32_t next = rte_roce_psn_add(ctx->wqe->tx.last_psn, 1);
+
+	if (rte_roce_psn_cmp(next, qp->comp.psn) > 0)
+		qp->comp.psn = next;
+	if (!comp_post(qp, ctx->wqe, IBV_WC_SUCCESS)) {
+		roce_qp_error(qp);
+		return COMP_DONE;
+	}
+	update_retrans_timer(qp);
+	/* A fence, max_rd_atomic or the window may have held the requester. */
+	roce_dev_qp_schedule(qp->dev, qp);
+	/* A coalesced ACK may complete more WQEs. */
+	return COMP_GET_WQE;
+}
+
+static enum comp_state
+comp_retry(struct comp_ctx *ctx)
+{
+	struct roce_qp *qp = ctx->qp;
+
+	if (qp->comp.retry_left == 0) {
+		ctx->status = IBV_WC_RETRY_EXC_ERR;
+		return COMP_ERROR;
+	}
+	qp->comp.retry_left--;
+	qp->comp.retrying = true;
+	qp->dev->xstats.retries++;
+	roce_req_rewind(qp, qp->comp.psn);
+	update_retrans_timer(qp);
+	roce_dev_qp_schedule(qp->dev, qp);
+	return COMP_DONE;
+}
+
+static enum comp_state
+comp_rnr(struct comp_ctx *ctx)
+{
+	struct roce_qp *qp = ctx->qp;
+	const struct rte_roce_pkt *pkt = ctx->pkt;
+
+	qp->dev->xstats.rnr_naks_in++;
+	if (qp->comp.rnr_left == 0) {
+		ctx->status = IBV_WC_RNR_RETRY_EXC_ERR;
+		return COMP_ERROR;
+	}
+	if (qp->attr.rnr_retry != ROCE_RNR_RETRY_INFINITE)
+		qp->comp.rnr_left--;
+	/* PSNs before the refused one are acknowledged. */
+	if (rte_roce_psn_cmp(pkt->psn, qp->comp.psn) > 0)
+		qp->comp.psn = pkt->psn;
+	roce_req_rewind(qp, pkt->psn);
+	qp->comp.rnr_wait = true;
+	roce_timer_cancel(&qp->dev->timers, &qp->comp.retrans);
+	roce_timer_arm(&qp->dev->timers, &qp->comp.rnr,
+		       rte_roce_rnr_timer_usec(pkt->aeth.syndrome & RTE_ROCE_AETH_CODE_MASK));
+	return COMP_DONE;
+}
+
+static enum comp_state
+comp_error(struct comp_ctx *ctx)
+{
+	struct roce_qp *qp = ctx->qp;
+
+	ROCE_LOG(DEBUG, "QP %u: WQE %" PRIu64 " fails with status %d after %s", qp->ibv.qp_num,
+		 ctx->wqe->wr_id, ctx->status, comp_state_name[ctx->from]);
+	(void)comp_post(qp, ctx->wqe, ctx->status);
+	/* Every later WQE flushes (IBA 10.7.2.1). */
+	roce_qp_error(qp);
+	return COMP_DONE;
+}
+
+static const comp_handler_t comp_handlers[] = {
+	[COMP_GET_WQE] = comp_get_wqe,
+	[COMP_CHECK_PSN] = comp_check_psn,
+	[COMP_CHECK_ACK] = comp_check_ack,
+	[COMP_READ] = comp_read,
+	[COMP_ATOMIC] = comp_atomic,
+	[COMP_ACK] = comp_ack,
+	[COMP_COMPLETE] = comp_complete,
+	[COMP_RETRY] = comp_retry,
+	[COMP_RNR] = comp_rnr,
+	[COMP_ERROR] = comp_error,
+};
+
+static void
+comp_run(struct comp_ctx *ctx, enum comp_state state)
+{
+	enum comp_state next;
+
+	while (state != COMP_DONE) {
+		next = comp_handlers[state](ctx);
+		ctx->from = state;
+		state = next;
+	}
+}
+
+void
+roce_comp_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const struct rte_mbuf *m)
+{
+	struct comp_ctx ctx = { .from = COMP_DONE, .qp = qp, .pkt = pkt, .m = m };
+
+	comp_run(&ctx, COMP_GET_WQE);
+}
+
+void
+roce_comp_drain(struct roce_qp *qp)
+{
+	struct comp_ctx ctx = { .from = COMP_DONE, .qp = qp };
+
+	comp_run(&ctx, COMP_GET_WQE);
+}
+
+/* Local ACK timeout: go back to the oldest unacknowledged PSN. */
+static void
+comp_retrans_expired(struct roce_timer *t)
+{
+	struct roce_qp *qp = container_of(t, struct roce_qp, comp.retrans);
+	struct comp_ctx ctx = { .from = COMP_DONE, .qp = qp };
+	enum ibv_qp_state state = roce_qp_state(qp);
+	enum comp_state next;
+
+	if ((state != IBV_QPS_RTS && state != IBV_QPS_SQD) || qp->comp.psn == qp->req.psn)
+		return;
+	next = comp_get_wqe(&ctx);
+	if (next == COMP_DONE && ctx.wqe != NULL && ctx.wqe->tx.state != ROCE_WQE_NEW) {
+		qp->dev->xstats.timeouts++;
+		next = COMP_RETRY;
+	}
+	comp_run(&ctx, next);
+}
+
+/* The RNR wait is over: the requester resends from the refused PSN. */
+static void
+comp_rnr_expired(struct roce_timer *t)
+{
+	struct roce_qp *qp = container_of(t, struct roce_qp, comp.rnr);
+
+	qp->comp.rnr_wait = false;
+	roce_dev_qp_schedule(qp->dev, qp);
+}
+
+/* Local ACK timeout: 4.096 us x 2^timeout, 0 = infinite (IBA 9.7.6.1.3). */
+static uint64_t
+ack_timeout_us(uint8_t timeout)
+{
+	if (timeout == 0)
+		return 0;
+	return RTE_MAX(((uint64_t)ROCE_ACK_TIMEOUT_NS_UNIT << timeout) / NS_PER_US, UINT64_C(1));
+}
+
+static void
+transport_state_init(struct roce_qp *qp)
+{
+	memset(&qp->req, 0, sizeof(qp->req));
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	memset(&qp->comp, 0, sizeof(qp->comp));
+	qp->req.max_unacked = ROCE_MAX_UNACKED_PSNS;
+	/* Between messages: any FIRST or ONLY may come. */
+	qp->resp.opcode = RTE_ROCE_OP_RC_SEND_ONLY;
+	roce_timer_init(&qp->comp.retrans, comp_retrans_expired);
+	roce_timer_init(&qp->comp.rnr, comp_rnr_expired);
+}
+
+static void
+transport_timers_stop(struct roce_qp *qp)
+{
+	roce_timer_cancel(&qp->dev->timers, &qp->comp.retrans);
+	roce_timer_cancel(&qp->dev->timers, &qp->comp.rnr);
+}
+
+void
+roce_transport_qp_init(struct roce_qp *qp)
+{
+	transport_state_init(qp);
+}
+
+void
+roce_transport_qp_modify(struct roce_qp *qp, const struct ibv_qp_attr *attr, int mask)
+{
+	if (mask & IBV_QP_RQ_PSN)
+		qp->resp.psn = attr->rq_psn & RTE_ROCE_PSN_MASK;
+	if (mask & IBV_QP_SQ_PSN) {
+		qp->req.psn = attr->sq_psn & RTE_ROCE_PSN_MASK;
+		qp->comp.psn = qp->req.psn;
+	}
+	if (mask & IBV_QP_TIMEOUT)
+		qp->comp.timeout_us = ack_timeout_us(attr->timeout);
+	if (mask & IBV_QP_RETRY_CNT)
+		qp->comp.retry_left = attr->retry_cnt;
+	if (mask & IBV_QP_RNR_RETRY)
+		qp->comp.rnr_left = attr->rnr_retry;
+}
+
+void
+roce_transport_qp_reset(struct roce_qp *qp)
+{
+	transport_timers_stop(qp);
+	transport_state_init(qp);
+}
+
+void
+roce_transport_qp_flush(struct roce_qp *qp)
+{
+	unsigned int i;
+
+	transport_timers_stop(qp);
+	qp->comp.rnr_wait = false;
+	qp->resp.ack_pending = false;
+	qp->resp.nak_pending = false;
+	for (i = 0; i < ROCE_RD_ATOM_MAX; i++)
+		qp->resp.res[i].pending = false;
+}
+
+void
+roce_transport_qp_fini(struct roce_qp *qp)
+{
+	transport_timers_stop(qp);
+}

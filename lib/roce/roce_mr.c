@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Memory regions: registration, lookup by key with PD, access and bounds
+ * checks, in-use counting, and the copies between SGE lists and packets.
+ *
+ * Deregistration against a concurrent post or lookup (Dekker's pattern,
+ * both sides sequentially consistent): a user increments users and then
+ * reads valid; dereg clears valid and then reads users. At least one of them
+ * sees the other, so dereg never succeeds while a user holds the MR (the
+ * user backs off and fails its lookup instead, as if it came after).
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "roce_dev.h"
+#include "roce_log.h"
+#include "roce_mr.h"
+
+/* Optional access bits (RC:verbs.h IBV_ACCESS_OPTIONAL_RANGE): a provider may ignore them. */
+#define ROCE_MR_ACCESS_IGNORED	IBV_ACCESS_OPTIONAL_RANGE
+
+int
+roce_mr_table_init(struct roce_dev *dev)
+{
+	uint32_t i, n = dev->conf.max_mr;
+
+	/* Entry 0 is never used: key 0 is always invalid. */
+	dev->mr_tbl = rte_zmalloc_socket("roce_mr_tbl", (size_t)(n + 1) * sizeof(*dev->mr_tbl),
+					 RTE_CACHE_LINE_SIZE, dev->socket);
+	dev->mr_free = rte_malloc_socket("roce_mr_free", (size_t)n * sizeof(*dev->mr_free), 0,
+					 dev->socket);
+	if (dev->mr_tbl == NULL || dev->mr_free == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		dev->mr_free[i] = i + 1;
+	dev->mr_free_head = 0;
+	dev->mr_free_count = n;
+	return 0;
+}
+
+void
+roce_mr_table_fini(struct roce_dev *dev)
+{
+	rte_free(dev->mr_free);
+	rte_free(dev->mr_tbl);
+	dev->mr_free = NULL;
+	dev->mr_tbl = NULL;
+}
+
+static int
+roce_mr_check_access(int access)
+{
+	if ((access & ~(ROCE_MR_ACCESS_SUPPORTED | ROCE_MR_ACCESS_IGNORED)) != 0) {
+		ROCE_LOG(ERR, "unsupported access flags 0x%x",
+			 access & ~(ROCE_MR_ACCESS_SUPPORTED | ROCE_MR_ACCESS_IGNORED));
+		return -EINVAL;
+	}
+	/* ibv_reg_mr(3): remote write or atomic rights require local write. */
+	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) != 0 &&
+	    (access & IBV_ACCESS_LOCAL_WRITE) == 0) {
+		ROCE_LOG(ERR, "REMOTE_WRITE or REMOTE_ATOMIC without LOCAL_WRITE");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct ibv_mr *
+rte_roce_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
+{
+	struct roce_dev *dev;
+	struct roce_mr *mr;
+	uint32_t idx;
+	int rc;
+
+	if (pd == NULL || (addr == NULL && length != 0)) {
+		ROCE_LOG(ERR, "NULL pd, or NULL addr with length %zu", length);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if ((uintptr_t)addr + length < (uintptr_t)addr) {
+		ROCE_LOG(ERR, "range %p + %zu wraps", addr, length);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	rc = roce_mr_check_access(access);
+	if (rc < 0) {
+		rte_errno = -rc;
+		return NULL;
+	}
+	dev = roce_dev_of(pd->context);
+	if (dev->nb_mrs >= dev->conf.max_mr) {
+		ROCE_LOG(ERR, "device %s: max_mr (%u) reached", dev->ibv_dev.name,
+			 dev->conf.max_mr);
+		rte_errno = ENOSPC;
+		return NULL;
+	}
+	/* Oldest free slot first: a key is reused as late as possible. */
+	idx = dev->mr_free[dev->mr_free_head];
+	dev->mr_free_head = (dev->mr_free_head + 1) % dev->conf.max_mr;
+	dev->mr_free_count--;
+	dev->nb_mrs++;
+
+	mr = &dev->mr_tbl[idx];
+	mr->gen++;
+	mr->access = access & ROCE_MR_ACCESS_SUPPORTED;
+	mr->start = (uintptr_t)addr;
+	mr->end = mr->start + length;
+	mr->ibv.context = pd->context;
+	mr->ibv.pd = pd;
+	mr->ibv.addr = addr;
+	mr->ibv.length = length;
+	mr->ibv.handle = idx;
+	mr->ibv.lkey = idx << ROCE_MR_KEY_GEN_BITS | mr->gen;
+	mr->ibv.rkey = mr->ibv.lkey;
+	roce_pd_of(pd)->users++;
+	/* Publish: a lookup that sees valid sees the fields above. */
+	__atomic_store_n(&mr->valid, true, __ATOMIC_SEQ_CST);
+	return &mr->ibv;
+}
+
+int
+rte_roce_dereg_mr(struct ibv_mr *ibv_mr)
+{
+	struct roce_mr *mr;
+	struct roce_dev *dev;
+	uint32_t users, tail;
+
+	if (ibv_mr == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	mr = roce_mr_of(ibv_mr);
+	if (!__atomic_load_n(&mr->valid, __ATOMIC_ACQUIRE)) {
+		ROCE_LOG(ERR, "MR 0x%x is not registered", ibv_mr->lkey);
+		return -EINVAL;
+	}
+	__atomic_store_n(&mr->valid, false, __ATOMIC_SEQ_CST);
+	users = __atomic_load_n(&mr->users, __ATOMIC_SEQ_CST);
+	if (users != 0) {
+		__atomic_store_n(&mr->valid, true, __ATOMIC_SEQ_CST);
+		ROCE_LOG(WARNING, "MR 0x%x in use by %u work requests or operations",
+			 ibv_mr->lkey, users);
+		return -EBUSY;
+	}
+	dev = roce_dev_of(ibv_mr->context);
+	roce_pd_of(ibv_mr->pd)->users--;
+	tail = (dev->mr_free_head + dev->mr_free_count) % dev->conf.max_mr;
+	dev->mr_free[tail] = ibv_mr->handle;
+	dev->mr_free_count++;
+	dev->nb_mrs--;
+	return 0;
+}
+
+/*
+ * A local access needs LOCAL_WRITE to write and nothing to read; a remote
+ * one needs the remote right of its operation (IBA 10.6.3.2), and at least
+ * one: a remote access naming none is refused.
+ */
+static bool
+roce_mr_rights(const struct roce_mr *mr, bool remote, int access)
+{
+	int need = access & (remote ? ROCE_MR_ACCESS_REMOTE : IBV_ACCESS_LOCAL_WRITE);
+
+	if (need != access || (remote && need == 0))
+		return false;
+	return (mr->access & need) == need;
+}
+
+int
+roce_mr_lookup(struct roce_dev *dev, uint32_t key, bool remote, struct ibv_pd *pd,
+	       uint64_t addr, uint64_t len, int access, struct roce_mr **out)
+{
+	uint32_t idx = key >> ROCE_MR_KEY_GEN_BITS;
+	struct roce_mr *mr;
+	int rc = 0;
+
+	if (idx == 0 || idx > dev->conf.max_mr)
+		return -ENOENT;
+	mr = &dev->mr_tbl[idx];
+	__atomic_fetch_add(&mr->users, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&mr->valid, __ATOMIC_SEQ_CST) ||
+	    mr->gen != (key & ROCE_MR_KEY_GEN_MASK))
+		rc = -ENOENT;
+	else if (mr->ibv.pd != pd)
+		rc = -EACCES;
+	else if (!roce_mr_rights(mr, remote, access))
+		rc = -EACCES;
+	/* Overflow-safe bounds: addr + len never computed. */
+	else if (addr < mr->start || addr > mr->end || len > mr->end - addr)
+		rc = -EFAULT;
+	if (rc < 0) {
+		roce_mr_put(mr);
+		return rc;
+	}
+	*out = mr;
+	return 0;
+}
+
+int
+roce_sge_resolve(struct roce_dev *dev, struct ibv_pd *pd, const struct ibv_sge *in,
+		 int access, struct roce_sge *out)
+{
+	int rc;
+
+	out->addr = in->addr;
+	out->length = in->length;
+	out->lkey = in->lkey;
+	out->mr = NULL;
+	if (in->length == 0)
+		return 0;	/* nothing is accessed, so the key is not checked */
+	rc = roce_mr_lookup(dev, in->lkey, false, pd, in->addr, in->length, access, &out->mr);
+	return rc;
+}
+
+void
+roce_sge_put(const struct roce_sge *sge, uint32_t num_sge)
+{
+	uint32_t i;
+
+	for (i = 0; i < num_sge; i++)
+		if (sge[i].mr != NULL)
+			roce_mr_put(sge[i].mr);
+}
+
+enum ibv_wc_status
+roce_copy_status(int err)
+{
+	switch (err) {
+	case 0:
+		return IBV_WC_SUCCESS;
+	case -EACCES:
+	case -ENOENT:
+		return IBV_WC_LOC_PROT_ERR;
+	case -EFAULT:
+	case -EMSGSIZE:
+		return IBV_WC_LOC_LEN_ERR;
+	default:
+		return IBV_WC_LOC_QP_OP_ERR;
+	}
+}
+
+/* Copy len bytes between buf and the SGE list at cur, in the direction asked. */
+static int
+roce_sge_copy(const struct roce_sge *sge, uint32_t num_sge, struct roce_sge_cursor *cur,
+	      uint8_t *buf, uint32_t len, bool to_sge)
+{
+	while (len > 0) {
+		const struct roce_sge *s;
+		uint32_t chunk;
+		uint8_t *mem;
+
+		if (cur->idx >= num_sge)
+			return -EMSGSIZE;
+		s = &sge[cur->idx];
+		if (cur->off == s->length) {
+			cur->idx++;
+			cur->off = 0;
+			continue;
+		}
+		if (s->mr == NULL)
+			return -EACCES;
+		chunk = RTE_MIN(len, s->length - cur->off);
+		mem = (uint8_t *)(uintptr_t)(s->addr + cur->off);
+		if (to_sge)
+			memcpy(mem, buf, chunk);
+		else
+			memcpy(buf, mem, chunk);
+		buf += chunk;
+		len -= chunk;
+		cur->off += chunk;
+	}
+	return 0;
+}
+
+int
+roce_sge_gather(const struct roce_sge *sge, uint32_t num_sge, struct roce_sge_cursor *cur,
+		void *dst, uint32_t len)
+{
+	return roce_sge_copy(sge, num_sge, cur, dst, len, false);
+}
+
+int
+roce_sge_scatter(const struct roce_sge *sge, uint32_t num_sge, struct roce_sge_cursor *cur,
+		 const void *src, uint32_t len)
+{
+	return roce_sge_copy(sge, num_sge, cur, (uint8_t *)(uintptr_t)src, len, true);
+}
+
+int
+roce_sge_scatter_mbuf(const struct roce_sge *sge, uint32_t num_sge,
+		      struct roce_sge_cursor *cur, const struct rte_mbuf *m, uint32_t off,
+		      uint32_t len)
+{
+	int rc;
+
+	while (m != NULL && off >= m->data_len) {
+		off -= m->data_len;
+		m = m->next;
+	}
+	while (len > 0) {
+		uint32_t chunk;
+
+		if (m == NULL)
+			return -EMSGSIZE;
+		chunk = RTE_MIN(len, (uint32_t)m->data_len - off);
+		rc = roce_sge_scatter(sge, num_sge, cur, rte_pktmbuf_mtod_offset(m, void *, off),
+				      chunk);
+		if (rc < 0)
+			return rc;
+		len -= chunk;
+		off = 0;
+		m = m->next;
+	}
+	return 0;
+}

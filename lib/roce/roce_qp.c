@@ -1,0 +1,942 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Queue pairs: create/modify/query/destroy, the IBTA state machine,
+ * post_send/post_recv, and the flush to ERR.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_ip.h>
+#include <rte_malloc.h>
+
+#include "roce_cq.h"
+#include "roce_dev.h"
+#include "roce_log.h"
+#include "roce_mr.h"
+#include "roce_qp.h"
+#include "roce_transport.h"
+
+/* Attribute limits (RC:verbs.h field widths, IBA 9.7 and 10.3). */
+#define ROCE_PSN_MASK		0xffffff	/* 24-bit PSNs */
+#define ROCE_QPN_MASK		0xffffff	/* 24-bit QPNs */
+#define ROCE_TIMEOUT_MAX	31		/* 5 bits: 4.096 us x 2^timeout */
+#define ROCE_MIN_RNR_TIMER_MAX	31		/* 5-bit RNR timer code */
+#define ROCE_RETRY_MAX		7		/* 3 bits: retry_cnt, rnr_retry */
+/* rxe's hash of the QPN into the UDP source port (K:rxe_qp.c, hash_32(): golden ratio). */
+#define ROCE_HASH_GOLDEN_RATIO_32 0x61c88647u
+#define ROCE_UDP_SPORT_BITS	14
+/* Stride alignment of WQE slots. */
+#define ROCE_WQE_ALIGN		16
+
+/* Send flags a WR may carry. */
+#define ROCE_SEND_FLAGS (IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_INLINE)
+/* QP access flags (the remote rights; IBV_ACCESS_LOCAL_WRITE is accepted and ignored, as rxe). */
+#define ROCE_QP_ACCESS	(IBV_ACCESS_LOCAL_WRITE | ROCE_MR_ACCESS_REMOTE)
+
+/* What a send opcode is, for validation, SGE resolution and flush completions. */
+struct roce_wr_info {
+	bool rc;		/* valid on an RC QP */
+	bool inline_ok;		/* may carry IBV_SEND_INLINE */
+	bool writes_local;	/* the SGEs receive data: LOCAL_WRITE needed */
+	bool atomic;		/* one 8-byte SGE, 8-byte aligned remote address */
+	enum ibv_wc_opcode wc;	/* the completion's opcode */
+};
+
+static const struct roce_wr_info roce_wr_info[] = {
+	[IBV_WR_SEND] = { true, true, false, false, IBV_WC_SEND },
+	[IBV_WR_SEND_WITH_IMM] = { true, true, false, false, IBV_WC_SEND },
+	[IBV_WR_SEND_WITH_INV] = { true, true, false, false, IBV_WC_SEND },
+	[IBV_WR_RDMA_WRITE] = { true, true, false, false, IBV_WC_RDMA_WRITE },
+	[IBV_WR_RDMA_WRITE_WITH_IMM] = { true, true, false, false, IBV_WC_RDMA_WRITE },
+	[IBV_WR_RDMA_READ] = { true, false, true, false, IBV_WC_RDMA_READ },
+	[IBV_WR_ATOMIC_CMP_AND_SWP] = { true, false, true, true, IBV_WC_COMP_SWAP },
+	[IBV_WR_ATOMIC_FETCH_AND_ADD] = { true, false, true, true, IBV_WC_FETCH_ADD },
+};
+
+static const struct roce_wr_info *
+roce_wr_info_get(uint32_t opcode)
+{
+	if (opcode >= RTE_DIM(roce_wr_info) || !roce_wr_info[opcode].rc)
+		return NULL;
+	return &roce_wr_info[opcode];
+}
+
+enum ibv_wc_opcode
+roce_wr_wc_opcode(uint32_t wr_opcode)
+{
+	const struct roce_wr_info *info = roce_wr_info_get(wr_opcode);
+
+	return info != NULL ? info->wc : IBV_WC_SEND;
+}
+
+/*
+ * The QP state table (IBA 10.3.1; K:core/verbs.c qp_state_table; wire-facts
+ * §8): per transport, current and next state, whether the transition is
+ * valid and which attributes it requires and allows. UD and UC rows are
+ * kept because they are data; create refuses those types for now.
+ */
+enum roce_qp_transport { ROCE_QPT_UD, ROCE_QPT_UC, ROCE_QPT_RC, ROCE_QPT_NB };
+
+struct roce_qp_transition {
+	bool valid;
+	int req;
+	int opt;
+};
+
+#define ROCE_NB_QP_STATES (IBV_QPS_ERR + 1)
+
+#define UC_RESET_INIT	(IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)
+#define UD_RESET_INIT	(IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY)
+#define UC_INIT_RTR_REQ	(IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN)
+#define UC_INIT_RTR_OPT	(IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX)
+#define RC_RTR_RTS_REQ	(IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | \
+			 IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC)
+#define UC_RTS_OPT	(IBV_QP_CUR_STATE | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | \
+			 IBV_QP_PATH_MIG_STATE)
+#define UD_RTS_OPT	(IBV_QP_CUR_STATE | IBV_QP_QKEY)
+#define RC_SQD_SQD_OPT	(IBV_QP_PORT | IBV_QP_AV | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | \
+			 IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC | \
+			 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | \
+			 IBV_QP_PKEY_INDEX | IBV_QP_MIN_RNR_TIMER | IBV_QP_PATH_MIG_STATE)
+#define UC_SQD_SQD_OPT	(IBV_QP_AV | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | \
+			 IBV_QP_PKEY_INDEX | IBV_QP_PATH_MIG_STATE)
+
+/* A transition open to every transport with no attribute. */
+#define ROCE_QPT_ANY_NONE { [ROCE_QPT_UD] = { true, 0, 0 }, [ROCE_QPT_UC] = { true, 0, 0 }, \
+			    [ROCE_QPT_RC] = { true, 0, 0 } }
+/* Transitions every state but RESET has to RESET and ERR (IBA 10.3.1). */
+#define ROCE_QPS_TO_RESET_ERR \
+	[IBV_QPS_RESET] = ROCE_QPT_ANY_NONE, [IBV_QPS_ERR] = ROCE_QPT_ANY_NONE
+
+static const struct roce_qp_transition
+roce_qp_table[ROCE_NB_QP_STATES][ROCE_NB_QP_STATES][ROCE_QPT_NB] = {
+	[IBV_QPS_RESET] = {
+		[IBV_QPS_RESET] = ROCE_QPT_ANY_NONE,
+		[IBV_QPS_INIT] = {
+			[ROCE_QPT_UD] = { true, UD_RESET_INIT, 0 },
+			[ROCE_QPT_UC] = { true, UC_RESET_INIT, 0 },
+			[ROCE_QPT_RC] = { true, UC_RESET_INIT, 0 },
+		},
+	},
+	[IBV_QPS_INIT] = {
+		ROCE_QPS_TO_RESET_ERR,
+		[IBV_QPS_INIT] = {
+			[ROCE_QPT_UD] = { true, 0, UD_RESET_INIT },
+			[ROCE_QPT_UC] = { true, 0, UC_RESET_INIT },
+			[ROCE_QPT_RC] = { true, 0, UC_RESET_INIT },
+		},
+		[IBV_QPS_RTR] = {
+			[ROCE_QPT_UD] = { true, 0, IBV_QP_PKEY_INDEX | IBV_QP_QKEY },
+			[ROCE_QPT_UC] = { true, UC_INIT_RTR_REQ, UC_INIT_RTR_OPT },
+			[ROCE_QPT_RC] = { true, UC_INIT_RTR_REQ | IBV_QP_MAX_DEST_RD_ATOMIC |
+					  IBV_QP_MIN_RNR_TIMER, UC_INIT_RTR_OPT },
+		},
+	},
+	[IBV_QPS_RTR] = {
+		ROCE_QPS_TO_RESET_ERR,
+		[IBV_QPS_RTS] = {
+			[ROCE_QPT_UD] = { true, IBV_QP_SQ_PSN, UD_RTS_OPT },
+			[ROCE_QPT_UC] = { true, IBV_QP_SQ_PSN, UC_RTS_OPT },
+			[ROCE_QPT_RC] = { true, RC_RTR_RTS_REQ, UC_RTS_OPT | IBV_QP_MIN_RNR_TIMER },
+		},
+	},
+	[IBV_QPS_RTS] = {
+		ROCE_QPS_TO_RESET_ERR,
+		[IBV_QPS_RTS] = {
+			[ROCE_QPT_UD] = { true, 0, UD_RTS_OPT },
+			[ROCE_QPT_UC] = { true, 0, UC_RTS_OPT },
+			[ROCE_QPT_RC] = { true, 0, UC_RTS_OPT | IBV_QP_MIN_RNR_TIMER },
+		},
+		[IBV_QPS_SQD] = {
+			[ROCE_QPT_UD] = { true, 0, IBV_QP_EN_SQD_ASYNC_NOTIFY },
+			[ROCE_QPT_UC] = { true, 0, IBV_QP_EN_SQD_ASYNC_NOTIFY },
+			[ROCE_QPT_RC] = { true, 0, IBV_QP_EN_SQD_ASYNC_NOTIFY },
+		},
+	},
+	[IBV_QPS_SQD] = {
+		ROCE_QPS_TO_RESET_ERR,
+		[IBV_QPS_RTS] = {
+			[ROCE_QPT_UD] = { true, 0, UD_RTS_OPT },
+			[ROCE_QPT_UC] = { true, 0, UC_RTS_OPT },
+			[ROCE_QPT_RC] = { true, 0, UC_RTS_OPT | IBV_QP_MIN_RNR_TIMER },
+		},
+		[IBV_QPS_SQD] = {
+			[ROCE_QPT_UD] = { true, 0, IBV_QP_PKEY_INDEX | IBV_QP_QKEY },
+			[ROCE_QPT_UC] = { true, 0, UC_SQD_SQD_OPT },
+			[ROCE_QPT_RC] = { true, 0, RC_SQD_SQD_OPT },
+		},
+	},
+	[IBV_QPS_SQE] = {
+		ROCE_QPS_TO_RESET_ERR,
+		[IBV_QPS_RTS] = {
+			[ROCE_QPT_UD] = { true, 0, UD_RTS_OPT },
+			[ROCE_QPT_UC] = { true, 0, IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS },
+		},
+	},
+	[IBV_QPS_ERR] = {
+		ROCE_QPS_TO_RESET_ERR,
+	},
+};
+
+static enum roce_qp_transport
+roce_qp_transport(const struct roce_qp *qp)
+{
+	switch (qp->ibv.qp_type) {
+	case IBV_QPT_UD:
+		return ROCE_QPT_UD;
+	case IBV_QPT_UC:
+		return ROCE_QPT_UC;
+	default:
+		return ROCE_QPT_RC;
+	}
+}
+
+static const char *const roce_qp_state_names[ROCE_NB_QP_STATES] = {
+	"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
+};
+
+static const char *
+roce_qp_state_name(enum ibv_qp_state s)
+{
+	return (unsigned int)s < ROCE_NB_QP_STATES ? roce_qp_state_names[s] : "unknown";
+}
+
+/* ---- Rings ---- */
+
+void
+roce_sq_retire(struct roce_qp *qp)
+{
+	struct roce_send_wqe *wqe = roce_sq_wqe(qp, qp->sq.cons);
+
+	roce_sge_put(wqe->sge, wqe->num_sge);
+	roce_queue_retire(&qp->sq, qp->sq.cons + 1);
+}
+
+struct roce_recv_wqe *
+roce_rq_peek(struct roce_qp *qp)
+{
+	if (roce_queue_count(&qp->rq) == 0)
+		return NULL;
+	return roce_queue_slot(&qp->rq, qp->rq.cons);
+}
+
+void
+roce_rq_consume(struct roce_qp *qp)
+{
+	struct roce_recv_wqe *wqe = roce_queue_slot(&qp->rq, qp->rq.cons);
+
+	roce_sge_put(wqe->sge, wqe->num_sge);
+	roce_queue_retire(&qp->rq, qp->rq.cons + 1);
+}
+
+/* ---- Flush ---- */
+
+static void
+roce_qp_flush_send(struct roce_qp *qp)
+{
+	uint32_t prod = roce_sq_producer(qp);
+	struct ibv_wc wc = {
+		.status = IBV_WC_WR_FLUSH_ERR,
+		.qp_num = qp->ibv.qp_num,
+	};
+
+	while (qp->sq.cons != prod) {
+		struct roce_send_wqe *wqe = roce_sq_wqe(qp, qp->sq.cons);
+
+		/*
+		 * Every WQE, signaled or not: verbs reports each flushed WR
+		 * (K:rxe_comp.c flush_send_wqe() posts one CQE per WQE). A CQ
+		 * overrun is the CQ's error, already recorded by the push.
+		 */
+		wc.wr_id = wqe->wr_id;
+		wc.opcode = roce_wr_wc_opcode(wqe->opcode);
+		roce_cq_push(qp->scq, &wc);
+		roce_sq_retire(qp);
+	}
+}
+
+static void
+roce_qp_flush_recv(struct roce_qp *qp)
+{
+	struct roce_recv_wqe *wqe;
+	struct ibv_wc wc = {
+		.status = IBV_WC_WR_FLUSH_ERR,
+		.opcode = IBV_WC_RECV,
+		.qp_num = qp->ibv.qp_num,
+	};
+
+	while ((wqe = roce_rq_peek(qp)) != NULL) {
+		wc.wr_id = wqe->wr_id;
+		roce_cq_push(qp->rcq, &wc);
+		roce_rq_consume(qp);
+	}
+}
+
+void
+roce_qp_flush(struct roce_qp *qp)
+{
+	enum ibv_qp_state state = roce_qp_state(qp);
+
+	/* IBA 10.8.3: SQE flushes the send queue, ERR both queues. */
+	if (state == IBV_QPS_ERR || state == IBV_QPS_SQE)
+		roce_qp_flush_send(qp);
+	if (state == IBV_QPS_ERR)
+		roce_qp_flush_recv(qp);
+}
+
+static void
+roce_qp_set_state(struct roce_qp *qp, enum ibv_qp_state state)
+{
+	qp->attr.qp_state = state;
+	qp->attr.cur_qp_state = state;
+	__atomic_store_n(&qp->ibv.state, state, __ATOMIC_RELEASE);
+}
+
+void
+roce_qp_error(struct roce_qp *qp)
+{
+	if (roce_qp_state(qp) == IBV_QPS_ERR)
+		return;
+	roce_qp_set_state(qp, IBV_QPS_ERR);
+	roce_transport_qp_flush(qp);
+	roce_qp_flush(qp);
+}
+
+/* Drop every WQE without a completion (RESET, destroy), releasing their MRs. */
+static void
+roce_qp_drop_wqes(struct roce_qp *qp)
+{
+	while (qp->sq.cons != roce_sq_producer(qp))
+		roce_sq_retire(qp);
+	while (roce_rq_peek(qp) != NULL)
+		roce_rq_consume(qp);
+	roce_queue_reset(&qp->sq);
+	roce_queue_reset(&qp->rq);
+}
+
+/* ---- Create, query, destroy ---- */
+
+static int
+roce_qp_check_init_attr(struct roce_dev *dev, const struct ibv_qp_init_attr *attr)
+{
+	const struct ibv_qp_cap *cap = &attr->cap;
+	const struct rte_roce_dev_conf *lim = &dev->conf;
+
+	if (attr->qp_type != IBV_QPT_RC) {
+		ROCE_LOG(ERR, "QP type %d not supported (RC only)", attr->qp_type);
+		return -EINVAL;
+	}
+	if (attr->srq != NULL) {
+		ROCE_LOG(ERR, "SRQs not supported");
+		return -EINVAL;
+	}
+	if (attr->send_cq == NULL || attr->recv_cq == NULL ||
+	    roce_cq_of(attr->send_cq)->dev != dev || roce_cq_of(attr->recv_cq)->dev != dev) {
+		ROCE_LOG(ERR, "send and receive CQs must exist on the QP's device");
+		return -EINVAL;
+	}
+	if (cap->max_send_wr > lim->max_qp_wr || cap->max_recv_wr > lim->max_qp_wr ||
+	    cap->max_send_sge > lim->max_sge || cap->max_recv_sge > lim->max_sge ||
+	    cap->max_inline_data > lim->max_inline_data) {
+		ROCE_LOG(ERR, "caps %u/%u WRs, %u/%u SGEs, %u inline above the device's %u, %u, %u",
+			 cap->max_send_wr, cap->max_recv_wr, cap->max_send_sge, cap->max_recv_sge,
+			 cap->max_inline_data, lim->max_qp_wr, lim->max_sge, lim->max_inline_data);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Grant at least what was asked: rings of a power of two, at least one SGE and one WR. */
+static void
+roce_qp_grant_caps(struct roce_qp *qp, const struct ibv_qp_cap *asked)
+{
+	struct ibv_qp_cap *cap = &qp->cap;
+	uint32_t sge_bytes;
+
+	cap->max_send_wr = rte_align32pow2(RTE_MAX(asked->max_send_wr, 1u));
+	cap->max_recv_wr = rte_align32pow2(RTE_MAX(asked->max_recv_wr, 1u));
+	cap->max_send_sge = RTE_MAX(asked->max_send_sge, 1u);
+	cap->max_recv_sge = RTE_MAX(asked->max_recv_sge, 1u);
+	/* Inline data shares the WQE's SGE space: grant what it holds, up to the limit. */
+	sge_bytes = cap->max_send_sge * sizeof(struct roce_sge);
+	cap->max_inline_data = RTE_MAX(asked->max_inline_data,
+				       RTE_MIN(sge_bytes, qp->dev->conf.max_inline_data));
+}
+
+static int
+roce_qp_rings_init(struct roce_qp *qp)
+{
+	const struct ibv_qp_cap *cap = &qp->cap;
+	uint32_t send_room, send_stride, recv_stride;
+	int rc;
+
+	send_room = RTE_MAX(cap->max_send_sge * (uint32_t)sizeof(struct roce_sge),
+			    cap->max_inline_data);
+	send_stride = RTE_ALIGN_CEIL(sizeof(struct roce_send_wqe) + send_room, ROCE_WQE_ALIGN);
+	recv_stride = RTE_ALIGN_CEIL(sizeof(struct roce_recv_wqe) +
+				     cap->max_recv_sge * sizeof(struct roce_sge), ROCE_WQE_ALIGN);
+	rc = roce_queue_init(&qp->sq, cap->max_send_wr, send_stride, qp->dev->socket);
+	if (rc < 0)
+		return rc;
+	rc = roce_queue_init(&qp->rq, cap->max_recv_wr, recv_stride, qp->dev->socket);
+	if (rc < 0)
+		roce_queue_fini(&qp->sq);
+	return rc;
+}
+
+/* rxe's UDP source port of a QP: 0xC000 + 14 bits of hash_32(qpn) (K:rxe_qp.c). */
+static uint16_t
+roce_qp_src_port(uint32_t qpn)
+{
+	uint32_t hash = (qpn * ROCE_HASH_GOLDEN_RATIO_32) >> (32 - ROCE_UDP_SPORT_BITS);
+
+	return ROCE_UDP_SPORT_BASE | (hash & ROCE_UDP_SPORT_MASK);
+}
+
+struct ibv_qp *
+rte_roce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct roce_dev *dev;
+	struct roce_qp *qp;
+	uint32_t qpn;
+	int rc;
+
+	if (pd == NULL || attr == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	dev = roce_dev_of(pd->context);
+	rc = roce_qp_check_init_attr(dev, attr);
+	if (rc < 0) {
+		rte_errno = -rc;
+		return NULL;
+	}
+	qp = rte_zmalloc_socket("roce_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE, dev->socket);
+	if (qp == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	qp->dev = dev;
+	roce_qp_grant_caps(qp, &attr->cap);
+	rc = roce_qp_rings_init(qp);
+	if (rc < 0) {
+		rte_free(qp);
+		rte_errno = -rc;
+		return NULL;
+	}
+	rc = roce_dev_qpn_alloc(dev, qp, &qpn);
+	if (rc < 0) {
+		ROCE_LOG(ERR, "device %s: max_qp (%u) reached", dev->ibv_dev.name,
+			 dev->conf.max_qp);
+		roce_queue_fini(&qp->rq);
+		roce_queue_fini(&qp->sq);
+		rte_free(qp);
+		rte_errno = -rc;
+		return NULL;
+	}
+	qp->ibv.context = pd->context;
+	qp->ibv.qp_context = attr->qp_context;
+	qp->ibv.pd = pd;
+	qp->ibv.send_cq = attr->send_cq;
+	qp->ibv.recv_cq = attr->recv_cq;
+	qp->ibv.qp_num = qpn;
+	qp->ibv.qp_type = attr->qp_type;
+	qp->ibv.handle = qpn;
+	qp->scq = roce_cq_of(attr->send_cq);
+	qp->rcq = roce_cq_of(attr->recv_cq);
+	qp->sq_sig_all = attr->sq_sig_all != 0;
+	qp->src_port = roce_qp_src_port(qpn);
+	qp->attr.cap = qp->cap;
+	qp->attr.port_num = 1;
+	roce_qp_set_state(qp, IBV_QPS_RESET);
+	qp->scq->nb_qps++;
+	qp->rcq->nb_qps++;
+	roce_pd_of(pd)->users++;
+	attr->cap = qp->cap;
+	roce_transport_qp_init(qp);
+	return &qp->ibv;
+}
+
+int
+rte_roce_query_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask,
+		  struct ibv_qp_init_attr *init_attr)
+{
+	struct roce_qp *qp;
+
+	RTE_SET_USED(attr_mask);
+	if (ibv_qp == NULL || attr == NULL || init_attr == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	qp = roce_qp_of(ibv_qp);
+	*attr = qp->attr;
+	attr->qp_state = roce_qp_state(qp);
+	attr->cur_qp_state = attr->qp_state;
+	memset(init_attr, 0, sizeof(*init_attr));
+	init_attr->qp_context = ibv_qp->qp_context;
+	init_attr->send_cq = ibv_qp->send_cq;
+	init_attr->recv_cq = ibv_qp->recv_cq;
+	init_attr->cap = qp->cap;
+	init_attr->qp_type = ibv_qp->qp_type;
+	init_attr->sq_sig_all = qp->sq_sig_all;
+	return 0;
+}
+
+int
+rte_roce_destroy_qp(struct ibv_qp *ibv_qp)
+{
+	struct roce_qp *qp;
+	struct roce_dev *dev;
+
+	if (ibv_qp == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	qp = roce_qp_of(ibv_qp);
+	dev = qp->dev;
+	roce_transport_qp_fini(qp);
+	roce_qp_drop_wqes(qp);
+	/* A pending doorbell names the QPN, which now finds nothing. */
+	roce_dev_qpn_free(dev, ibv_qp->qp_num);
+	qp->scq->nb_qps--;
+	qp->rcq->nb_qps--;
+	roce_pd_of(ibv_qp->pd)->users--;
+	roce_queue_fini(&qp->rq);
+	roce_queue_fini(&qp->sq);
+	rte_free(qp);
+	return 0;
+}
+
+/* ---- Modify ---- */
+
+static int
+roce_qp_check_mask(struct roce_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next, int mask)
+{
+	const struct roce_qp_transition *t;
+	int extra, missing;
+
+	if ((unsigned int)next >= ROCE_NB_QP_STATES) {
+		ROCE_LOG(ERR, "QP 0x%x: unknown state %d", qp->ibv.qp_num, next);
+		return -EINVAL;
+	}
+	t = &roce_qp_table[cur][next][roce_qp_transport(qp)];
+	if (!t->valid) {
+		ROCE_LOG(ERR, "QP 0x%x: no transition %s -> %s", qp->ibv.qp_num,
+			 roce_qp_state_name(cur), roce_qp_state_name(next));
+		return -EINVAL;
+	}
+	missing = t->req & ~mask;
+	extra = mask & ~(t->req | t->opt | IBV_QP_STATE);
+	if (missing != 0 || extra != 0) {
+		ROCE_LOG(ERR, "QP 0x%x: %s -> %s: attributes 0x%x missing, 0x%x not allowed",
+			 qp->ibv.qp_num, roce_qp_state_name(cur), roce_qp_state_name(next),
+			 missing, extra);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Start resolving the peer's MAC now, so that the first packet rarely
+ * waits; the answer is not needed yet. The port refuses multicast and
+ * unspecified addresses (IPv6 ff00::/8, ::).
+ */
+static int
+roce_qp_start_resolve(struct roce_qp *qp, const union rte_roce_gid *dgid)
+{
+	struct rte_ether_addr mac;
+	int rc = rte_roce_port_resolve(qp->dev->port, dgid, &mac);
+
+	if (rc == -EINVAL) {
+		ROCE_LOG(ERR, "QP 0x%x: destination GID is not a unicast address", qp->ibv.qp_num);
+		return rc;
+	}
+	if (rc < 0 && rc != -EAGAIN)
+		ROCE_LOG(WARNING, "QP 0x%x: peer address not resolvable yet (%d)",
+			 qp->ibv.qp_num, rc);
+	return 0;
+}
+
+/* The AV: global (RoCE needs a GRH), a source GID we have, a unicast peer of its IP version. */
+static int
+roce_qp_check_av(struct roce_qp *qp, const struct ibv_ah_attr *ah, union rte_roce_gid *sgid)
+{
+	union rte_roce_gid dgid;
+	int rc;
+
+	if (!ah->is_global) {
+		ROCE_LOG(ERR, "QP 0x%x: address vector not global: RoCE needs a GRH",
+			 qp->ibv.qp_num);
+		return -EINVAL;
+	}
+	if (ah->port_num > 1) {
+		ROCE_LOG(ERR, "QP 0x%x: address vector port %u", qp->ibv.qp_num, ah->port_num);
+		return -EINVAL;
+	}
+	rc = rte_roce_port_gid_query(qp->dev->port, ah->grh.sgid_index, sgid);
+	if (rc < 0) {
+		ROCE_LOG(ERR, "QP 0x%x: sgid_index %u: no such GID", qp->ibv.qp_num,
+			 ah->grh.sgid_index);
+		return -EINVAL;
+	}
+	memcpy(dgid.raw, ah->grh.dgid.raw, sizeof(dgid.raw));
+	if (rte_roce_gid_is_ipv4(sgid) != rte_roce_gid_is_ipv4(&dgid)) {
+		ROCE_LOG(ERR, "QP 0x%x: source and destination GIDs of different IP versions",
+			 qp->ibv.qp_num);
+		return -EINVAL;
+	}
+	/* One unicast peer: 224.0.0.0 and up are multicast, reserved, broadcast. */
+	if (rte_roce_gid_is_ipv4(&dgid) &&
+	    rte_be_to_cpu_32(rte_roce_gid_to_ipv4(&dgid)) >= RTE_IPV4_MIN_MCAST) {
+		ROCE_LOG(ERR, "QP 0x%x: destination GID is not a unicast address", qp->ibv.qp_num);
+		return -EINVAL;
+	}
+	return roce_qp_start_resolve(qp, &dgid);
+}
+
+static int
+roce_qp_check_values(struct roce_qp *qp, const struct ibv_qp_attr *a, int mask,
+		     union rte_roce_gid *sgid)
+{
+	const struct rte_roce_dev_conf *lim = &qp->dev->conf;
+	struct rte_roce_port_info info;
+	const char *bad = NULL;
+
+	if ((mask & IBV_QP_PATH_MTU) != 0) {
+		if (rte_roce_port_info_get(qp->dev->port, &info) < 0)
+			return -EINVAL;
+		if (a->path_mtu < IBV_MTU_256 || a->path_mtu > IBV_MTU_4096 ||
+		    roce_mtu_bytes(a->path_mtu) > info.ib_mtu)
+			bad = "path_mtu (1..5, at most the port's active MTU)";
+	}
+	if ((mask & IBV_QP_ACCESS_FLAGS) != 0 && (a->qp_access_flags & ~ROCE_QP_ACCESS) != 0)
+		bad = "qp_access_flags";
+	if ((mask & IBV_QP_PKEY_INDEX) != 0 && a->pkey_index != 0)
+		bad = "pkey_index (0: one P_Key)";
+	if ((mask & IBV_QP_PORT) != 0 && a->port_num != 1)
+		bad = "port_num (1)";
+	if ((mask & IBV_QP_TIMEOUT) != 0 && a->timeout > ROCE_TIMEOUT_MAX)
+		bad = "timeout (0..31)";
+	if ((mask & IBV_QP_RETRY_CNT) != 0 && a->retry_cnt > ROCE_RETRY_MAX)
+		bad = "retry_cnt (0..7)";
+	if ((mask & IBV_QP_RNR_RETRY) != 0 && a->rnr_retry > ROCE_RETRY_MAX)
+		bad = "rnr_retry (0..7)";
+	if ((mask & IBV_QP_MIN_RNR_TIMER) != 0 && a->min_rnr_timer > ROCE_MIN_RNR_TIMER_MAX)
+		bad = "min_rnr_timer (0..31)";
+	if ((mask & IBV_QP_RQ_PSN) != 0 && a->rq_psn > ROCE_PSN_MASK)
+		bad = "rq_psn (24 bits)";
+	if ((mask & IBV_QP_SQ_PSN) != 0 && a->sq_psn > ROCE_PSN_MASK)
+		bad = "sq_psn (24 bits)";
+	if ((mask & IBV_QP_DEST_QPN) != 0 && a->dest_qp_num > ROCE_QPN_MASK)
+		bad = "dest_qp_num (24 bits)";
+	if ((mask & IBV_QP_MAX_QP_RD_ATOMIC) != 0 && a->max_rd_atomic > lim->max_qp_rd_atom)
+		bad = "max_rd_atomic (at most max_qp_rd_atom)";
+	if ((mask & IBV_QP_MAX_DEST_RD_ATOMIC) != 0 && a->max_dest_rd_atomic > lim->max_qp_rd_atom)
+		bad = "max_dest_rd_atomic (at most max_qp_rd_atom)";
+	/* RoCE has no alternate path (K:core/verbs.c _ib_modify_qp refuses IB_QP_ALT_PATH). */
+	if ((mask & IBV_QP_ALT_PATH) != 0)
+		bad = "alt_path (not on RoCE)";
+	if (bad != NULL) {
+		ROCE_LOG(ERR, "QP 0x%x: bad %s", qp->ibv.qp_num, bad);
+		return -EINVAL;
+	}
+	if ((mask & IBV_QP_AV) != 0)
+		return roce_qp_check_av(qp, &a->ah_attr, sgid);
+	return 0;
+}
+
+/* Copy the attributes of mask into the QP. */
+static void
+roce_qp_apply(struct roce_qp *qp, const struct ibv_qp_attr *a, int mask,
+	      const union rte_roce_gid *sgid)
+{
+	struct ibv_qp_attr *cur = &qp->attr;
+
+	if (mask & IBV_QP_ACCESS_FLAGS)
+		cur->qp_access_flags = a->qp_access_flags;
+	if (mask & IBV_QP_PKEY_INDEX)
+		cur->pkey_index = a->pkey_index;
+	if (mask & IBV_QP_PORT)
+		cur->port_num = a->port_num;
+	if (mask & IBV_QP_QKEY)
+		cur->qkey = a->qkey;
+	if (mask & IBV_QP_AV) {
+		cur->ah_attr = a->ah_attr;
+		qp->sgid = *sgid;
+		memcpy(qp->dgid.raw, a->ah_attr.grh.dgid.raw, sizeof(qp->dgid.raw));
+	}
+	if (mask & IBV_QP_PATH_MTU) {
+		cur->path_mtu = a->path_mtu;
+		qp->mtu = roce_mtu_bytes(a->path_mtu);
+	}
+	if (mask & IBV_QP_TIMEOUT)
+		cur->timeout = a->timeout;
+	if (mask & IBV_QP_RETRY_CNT)
+		cur->retry_cnt = a->retry_cnt;
+	if (mask & IBV_QP_RNR_RETRY)
+		cur->rnr_retry = a->rnr_retry;
+	if (mask & IBV_QP_RQ_PSN)
+		cur->rq_psn = a->rq_psn;
+	if (mask & IBV_QP_SQ_PSN)
+		cur->sq_psn = a->sq_psn;
+	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
+		cur->max_rd_atomic = a->max_rd_atomic;
+	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
+		cur->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	if (mask & IBV_QP_MIN_RNR_TIMER)
+		cur->min_rnr_timer = a->min_rnr_timer;
+	if (mask & IBV_QP_DEST_QPN)
+		cur->dest_qp_num = a->dest_qp_num;
+	if (mask & IBV_QP_PATH_MIG_STATE)
+		cur->path_mig_state = a->path_mig_state;
+	if (mask & IBV_QP_EN_SQD_ASYNC_NOTIFY)
+		cur->en_sqd_async_notify = a->en_sqd_async_notify;
+}
+
+int
+rte_roce_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask)
+{
+	enum ibv_qp_state cur, next;
+	union rte_roce_gid sgid;
+	struct roce_qp *qp;
+	int rc;
+
+	if (ibv_qp == NULL || attr == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	qp = roce_qp_of(ibv_qp);
+	cur = roce_qp_state(qp);
+	if ((attr_mask & IBV_QP_CUR_STATE) != 0 && attr->cur_qp_state != cur) {
+		ROCE_LOG(ERR, "QP 0x%x: cur_qp_state %s but the QP is in %s", ibv_qp->qp_num,
+			 roce_qp_state_name(attr->cur_qp_state), roce_qp_state_name(cur));
+		return -EINVAL;
+	}
+	next = (attr_mask & IBV_QP_STATE) != 0 ? attr->qp_state : cur;
+	rc = roce_qp_check_mask(qp, cur, next, attr_mask);
+	if (rc == 0)
+		rc = roce_qp_check_values(qp, attr, attr_mask, &sgid);
+	if (rc < 0)
+		return rc;
+	roce_qp_apply(qp, attr, attr_mask, &sgid);
+	if (next == cur) {
+		roce_transport_qp_modify(qp, attr, attr_mask);
+		return 0;
+	}
+	switch (next) {
+	case IBV_QPS_RESET:
+		roce_transport_qp_reset(qp);
+		roce_qp_drop_wqes(qp);
+		roce_qp_set_state(qp, next);
+		break;
+	case IBV_QPS_ERR:
+		roce_qp_error(qp);
+		break;
+	default:
+		roce_qp_set_state(qp, next);
+		break;
+	}
+	roce_transport_qp_modify(qp, attr, attr_mask);
+	/* WQEs posted in SQD (or before RTS) may start now. */
+	if (next == IBV_QPS_RTS)
+		roce_dev_qp_schedule(qp->dev, qp);
+	return 0;
+}
+
+/* ---- Posting ---- */
+
+/* Validate one send WR; returns its message length through *len. */
+static int
+roce_post_send_check(const struct roce_qp *qp, const struct ibv_send_wr *wr,
+		     const struct roce_wr_info **info, uint64_t *len)
+{
+	const char *bad = NULL;
+	int i;
+
+	*info = roce_wr_info_get(wr->opcode);
+	*len = 0;
+	if (*info == NULL)
+		bad = "opcode";
+	else if ((wr->send_flags & ~ROCE_SEND_FLAGS) != 0)
+		bad = "send flags";
+	else if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge ||
+		 (wr->num_sge > 0 && wr->sg_list == NULL))
+		bad = "num_sge";
+	else if ((wr->send_flags & IBV_SEND_INLINE) != 0 && !(*info)->inline_ok)
+		bad = "inline flag on a READ or atomic";
+	if (bad == NULL) {
+		for (i = 0; i < wr->num_sge; i++)
+			*len += wr->sg_list[i].length;
+		if (*len > ROCE_MAX_MSG_SIZE)
+			bad = "message length (at most 2^31)";
+		else if ((wr->send_flags & IBV_SEND_INLINE) != 0 &&
+			 *len > qp->cap.max_inline_data)
+			bad = "inline length (above max_inline_data)";
+		else if ((*info)->atomic &&
+			 (wr->num_sge != 1 || *len != ROCE_ATOMIC_SIZE ||
+			  (wr->wr.atomic.remote_addr & (ROCE_ATOMIC_SIZE - 1)) != 0))
+			bad = "atomic (one 8-byte SGE, 8-byte aligned remote address)";
+	}
+	if (bad != NULL) {
+		ROCE_LOG(ERR, "QP 0x%x: WR 0x%" PRIx64 ": bad %s", qp->ibv.qp_num, wr->wr_id, bad);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Write one WR into its slot: SGEs resolved (a failure shows at completion), or the inline copy. */
+static void
+roce_post_send_one(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct ibv_send_wr *wr,
+		   const struct roce_wr_info *info, uint32_t len)
+{
+	int access = info->writes_local ? IBV_ACCESS_LOCAL_WRITE : 0;
+	uint32_t off = 0;
+	int i;
+
+	wqe->wr_id = wr->wr_id;
+	wqe->opcode = wr->opcode;
+	wqe->send_flags = wr->send_flags | (qp->sq_sig_all ? IBV_SEND_SIGNALED : 0);
+	wqe->length = len;
+	if (wr->opcode == IBV_WR_SEND_WITH_INV)
+		wqe->ex.invalidate_rkey = wr->invalidate_rkey;
+	else
+		wqe->ex.imm_data = wr->imm_data;
+	if (info->atomic) {
+		wqe->wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
+		wqe->wr.atomic.compare_add = wr->wr.atomic.compare_add;
+		wqe->wr.atomic.swap = wr->wr.atomic.swap;
+		wqe->wr.atomic.rkey = wr->wr.atomic.rkey;
+	} else {
+		wqe->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
+		wqe->wr.rdma.rkey = wr->wr.rdma.rkey;
+	}
+	if ((wr->send_flags & IBV_SEND_INLINE) != 0) {
+		/* Inline: the data is copied now and the lkeys are not used (ibv_post_send(3)). */
+		wqe->num_sge = 0;
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(roce_send_wqe_inline(wqe) + off,
+			       (const void *)(uintptr_t)wr->sg_list[i].addr, wr->sg_list[i].length);
+			off += wr->sg_list[i].length;
+		}
+		return;
+	}
+	wqe->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++)
+		roce_sge_resolve(qp->dev, qp->ibv.pd, &wr->sg_list[i], access, &wqe->sge[i]);
+}
+
+int
+rte_roce_post_send(struct ibv_qp *ibv_qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+{
+	const struct roce_wr_info *info;
+	enum ibv_qp_state state;
+	struct roce_qp *qp;
+	uint32_t prod, free;
+	uint64_t len;
+	int rc = 0;
+
+	if (ibv_qp == NULL || wr == NULL || bad_wr == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	qp = roce_qp_of(ibv_qp);
+	state = roce_qp_state(qp);
+	if (state == IBV_QPS_RESET || state == IBV_QPS_INIT || state == IBV_QPS_RTR) {
+		ROCE_LOG(ERR, "QP 0x%x: post_send in %s", ibv_qp->qp_num,
+			 roce_qp_state_name(state));
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	prod = qp->sq.prod;
+	free = roce_queue_free(&qp->sq);
+	for (; wr != NULL; wr = wr->next) {
+		rc = roce_post_send_check(qp, wr, &info, &len);
+		if (rc == 0 && free == 0)
+			rc = -ENOMEM;
+		if (rc < 0) {
+			*bad_wr = wr;
+			break;
+		}
+		roce_post_send_one(qp, roce_sq_wqe(qp, prod), wr, info, len);
+		prod++;
+		free--;
+	}
+	/* The doorbell: one release store for the whole chain, then wake the engine. */
+	if (prod != qp->sq.prod) {
+		roce_queue_publish(&qp->sq, prod);
+		roce_dev_qp_schedule(qp->dev, qp);
+	}
+	return rc;
+}
+
+int
+rte_roce_post_recv(struct ibv_qp *ibv_qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+{
+	enum ibv_qp_state state;
+	struct roce_recv_wqe *wqe;
+	struct roce_qp *qp;
+	uint32_t prod, free;
+	uint64_t len;
+	int i, rc = 0;
+
+	if (ibv_qp == NULL || wr == NULL || bad_wr == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	qp = roce_qp_of(ibv_qp);
+	state = roce_qp_state(qp);
+	if (state == IBV_QPS_RESET) {
+		ROCE_LOG(ERR, "QP 0x%x: post_recv in RESET", ibv_qp->qp_num);
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	prod = qp->rq.prod;
+	free = roce_queue_free(&qp->rq);
+	for (; wr != NULL; wr = wr->next) {
+		len = 0;
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_recv_sge ||
+		    (wr->num_sge > 0 && wr->sg_list == NULL)) {
+			ROCE_LOG(ERR, "QP 0x%x: WR 0x%" PRIx64 ": bad num_sge %d", ibv_qp->qp_num,
+				 wr->wr_id, wr->num_sge);
+			rc = -EINVAL;
+		} else {
+			for (i = 0; i < wr->num_sge; i++)
+				len += wr->sg_list[i].length;
+			if (len > ROCE_MAX_MSG_SIZE) {
+				ROCE_LOG(ERR, "QP 0x%x: WR 0x%" PRIx64 ": length above 2^31",
+					 ibv_qp->qp_num, wr->wr_id);
+				rc = -EINVAL;
+			} else if (free == 0) {
+				rc = -ENOMEM;
+			}
+		}
+		if (rc < 0) {
+			*bad_wr = wr;
+			break;
+		}
+		wqe = roce_queue_slot(&qp->rq, prod);
+		wqe->wr_id = wr->wr_id;
+		wqe->num_sge = wr->num_sge;
+		wqe->length = len;
+		for (i = 0; i < wr->num_sge; i++)
+			roce_sge_resolve(qp->dev, ibv_qp->pd, &wr->sg_list[i],
+					 IBV_ACCESS_LOCAL_WRITE, &wqe->sge[i]);
+		prod++;
+		free--;
+	}
+	if (prod != qp->rq.prod) {
+		roce_queue_publish(&qp->rq, prod);
+		/*
+		 * Always ring: a QP that goes to ERR between the state check
+		 * and the publish still gets its new WQEs flushed by the
+		 * progress loop (IBA 10.8.3.2), and a responder waiting for a
+		 * receive WQE learns of it.
+		 */
+		roce_dev_qp_schedule(qp->dev, qp);
+	}
+	return rc;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Receive dispatch: a frame accepted by the port (parsed, ICRC checked) is
+ * matched to its QP and checked against it, then requests go to the
+ * responder and responses to the completer (K:rxe_recv.c). Every drop is
+ * counted by reason in the device's xstats.
+ *
+ * The port parsed the frame already but does not hand the result out, so
+ * it is parsed a second time here (a cost to remove when the port exposes
+ * its struct rte_roce_pkt).
+ */
+
+#include <rte_mbuf.h>
+
+#include "rte_roce_pkt.h"
+#include "roce_port_priv.h"
+#include "roce_qp.h"
+#include "roce_transport.h"
+
+/* Drop reason of a frame for qp, or ROCE_RX_DROP_MAX if it is acceptable. */
+static enum roce_rx_drop
+recv_check(struct roce_qp *qp, const struct rte_roce_pkt *pkt)
+{
+	enum ibv_qp_state state;
+	bool request;
+
+	if (qp == NULL)
+		return ROCE_RX_DROP_NO_QP;
+	if (pkt->info->transport != RTE_ROCE_TRANSPORT_RC || qp->ibv.qp_type != IBV_QPT_RC)
+		return ROCE_RX_DROP_TRANSPORT;
+	/* Requests from RTR on, responses only where the requester runs (IBA 10.3.1). */
+	state = roce_qp_state(qp);
+	request = (pkt->info->flags & RTE_ROCE_OPF_REQ) != 0;
+	if (request ? state < IBV_QPS_RTR || state == IBV_QPS_ERR :
+		      state != IBV_QPS_RTS && state != IBV_QPS_SQD)
+		return ROCE_RX_DROP_QP_STATE;
+	/* A connected QP hears only its peer (K:rxe_recv.c check_addr). */
+	if (!rte_roce_gid_equal(&pkt->sgid, &qp->dgid) || !rte_roce_gid_equal(&pkt->dgid, &qp->sgid))
+		return ROCE_RX_DROP_ADDR;
+	/* The default partition only, as rxe (K:rxe_recv.c check_keys). */
+	if ((pkt->pkey & RTE_ROCE_PKEY_BASE_MASK) != (RTE_ROCE_DEFAULT_PKEY & RTE_ROCE_PKEY_BASE_MASK))
+		return ROCE_RX_DROP_PKEY;
+	return ROCE_RX_DROP_MAX;
+}
+
+static void
+recv_one(struct roce_dev *dev, struct rte_mbuf *m)
+{
+	struct roce_transport_stats *st = &dev->xstats;
+	enum roce_rx_drop drop;
+	struct rte_roce_pkt pkt;
+	struct roce_qp *qp;
+
+	if (rte_roce_pkt_parse_mbuf(m, dev->port->ib_mtu, &pkt) != RTE_ROCE_DROP_NONE) {
+		st->rx_drops[ROCE_RX_DROP_PARSE]++;
+		return;
+	}
+	if (pkt.info->transport == RTE_ROCE_TRANSPORT_CNP) {
+		/* Congestion control comes later. */
+		st->rx_drops[ROCE_RX_DROP_TRANSPORT]++;
+		return;
+	}
+	qp = roce_dev_qp_lookup(dev, pkt.dqpn);
+	drop = recv_check(qp, &pkt);
+	if (drop != ROCE_RX_DROP_MAX) {
+		st->rx_drops[drop]++;
+		return;
+	}
+	if (pkt.info->flags & RTE_ROCE_OPF_REQ)
+		roce_resp_recv(qp, &pkt, m);
+	else
+		roce_comp_recv(qp, &pkt, m);
+}
+
+void
+roce_recv_burst(struct roce_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		recv_one(dev, pkts[i]);
+		rte_pktmbuf_free(pkts[i]);
+	}
+}

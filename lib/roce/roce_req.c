@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Requester: send WQEs -> request packets (IBA 9.7.1, 9.7.4; K:rxe_req.c).
+ *
+ * The requester walks the send queue ahead of the completer (req.wqe_idx),
+ * numbers packets with 24-bit PSNs, sets AckReq on every last/only packet
+ * and at least every ROCE_MAX_PKT_PER_ACK packets, and stops on the window
+ * of unacknowledged PSNs, on max_rd_atomic outstanding READ/atomics and on
+ * fences. A go-back-N retry (roce_req_rewind()) moves it back to a PSN.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "rte_roce_hdr.h"
+#include "rte_roce_opcode.h"
+#include "rte_roce_pkt.h"
+#include "rte_roce_port.h"
+#include "roce_port_priv.h"
+#include "roce_qp.h"
+#include "roce_transport.h"
+
+/* Largest payload of one packet: the largest path MTU. */
+#define REQ_MTU_MAX 4096
+
+/*
+ * Wire opcode of each (work request, packet position): one table instead of
+ * rxe's per-opcode switch ladders (K:rxe_req.c next_opcode_rc()). READ and
+ * the atomics are single-packet requests: every position maps to the same
+ * opcode.
+ */
+struct req_op {
+	bool valid;
+	uint8_t op[RTE_ROCE_POS_ONLY + 1];	/* by enum rte_roce_op_pos */
+};
+
+#define REQ_OP(wr, first, middle, last, only) \
+	[IBV_WR_ ## wr] = { \
+		.valid = true, \
+		.op = { \
+			[RTE_ROCE_POS_FIRST] = RTE_ROCE_OP_RC_ ## first, \
+			[RTE_ROCE_POS_MIDDLE] = RTE_ROCE_OP_RC_ ## middle, \
+			[RTE_ROCE_POS_LAST] = RTE_ROCE_OP_RC_ ## last, \
+			[RTE_ROCE_POS_ONLY] = RTE_ROCE_OP_RC_ ## only, \
+		}, \
+	}
+#define REQ_OP1(wr, op) REQ_OP(wr, op, op, op, op)
+
+static const struct req_op req_ops[] = {
+	REQ_OP(SEND, SEND_FIRST, SEND_MIDDLE, SEND_LAST, SEND_ONLY),
+	REQ_OP(SEND_WITH_IMM, SEND_FIRST, SEND_MIDDLE, SEND_LAST_WITH_IMMEDIATE,
+	       SEND_ONLY_WITH_IMMEDIATE),
+	REQ_OP(SEND_WITH_INV, SEND_FIRST, SEND_MIDDLE, SEND_LAST_WITH_INVALIDATE,
+	       SEND_ONLY_WITH_INVALIDATE),
+	REQ_OP(RDMA_WRITE, RDMA_WRITE_FIRST, RDMA_WRITE_MIDDLE, RDMA_WRITE_LAST,
+	       RDMA_WRITE_ONLY),
+	REQ_OP(RDMA_WRITE_WITH_IMM, RDMA_WRITE_FIRST, RDMA_WRITE_MIDDLE,
+	       RDMA_WRITE_LAST_WITH_IMMEDIATE, RDMA_WRITE_ONLY_WITH_IMMEDIATE),
+	REQ_OP1(RDMA_READ, RDMA_READ_REQUEST),
+	REQ_OP1(ATOMIC_CMP_AND_SWP, COMPARE_SWAP),
+	REQ_OP1(ATOMIC_FETCH_AND_ADD, FETCH_ADD),
+};
+
+/* The opcode table entry of a WQE's request (ONLY position); NULL if unsupported. */
+const struct rte_roce_opcode_info *
+roce_req_info(const struct roce_send_wqe *wqe)
+{
+	if (wqe->opcode >= RTE_DIM(req_ops) || !req_ops[wqe->opcode].valid)
+		return NULL;
+	return rte_roce_opcode_info(req_ops[wqe->opcode].op[RTE_ROCE_POS_ONLY]);
+}
+
+/* True for READ and the atomics: one request, answered with data. */
+bool
+roce_req_is_rd_atomic(const struct roce_send_wqe *wqe)
+{
+	const struct rte_roce_opcode_info *info = roce_req_info(wqe);
+
+	return info != NULL && (info->flags & (RTE_ROCE_OPF_READ | RTE_ROCE_OPF_ATOMIC)) != 0;
+}
+
+/* Packets of a message of len bytes: at least one, even for 0 bytes (IBA 9.7.2). */
+static inline uint32_t
+msg_npkts(uint32_t len, uint32_t mtu)
+{
+	return len == 0 ? 1 : (len + mtu - 1) / mtu;
+}
+
+static enum rte_roce_op_pos
+pkt_pos(uint32_t idx, uint32_t npkts)
+{
+	if (npkts == 1)
+		return RTE_ROCE_POS_ONLY;
+	if (idx == 0)
+		return RTE_ROCE_POS_FIRST;
+	return idx == npkts - 1 ? RTE_ROCE_POS_LAST : RTE_ROCE_POS_MIDDLE;
+}
+
+void
+roce_qp_pkt_init(struct roce_qp *qp, struct rte_roce_pkt *pkt, uint8_t opcode, uint32_t psn)
+{
+	const struct ibv_global_route *grh = &qp->attr.ah_attr.grh;
+
+	rte_roce_pkt_init(pkt, opcode);
+	pkt->ip_version = rte_roce_gid_is_ipv4(&qp->dgid) ? 4 : 6;
+	pkt->sgid = qp->sgid;
+	pkt->dgid = qp->dgid;
+	if (grh->hop_limit != 0)
+		pkt->ttl = grh->hop_limit;
+	pkt->tos = grh->traffic_class;
+	pkt->flow_label = grh->flow_label;
+	pkt->sport = qp->src_port;
+	pkt->dqpn = qp->attr.dest_qp_num;
+	pkt->psn = psn;
+}
+
+int
+roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *payload)
+{
+	struct rte_roce_port *port = qp->dev->port;
+	struct rte_mbuf *m;
+	int ret;
+
+	m = rte_pktmbuf_alloc(port->pool);
+	if (m == NULL)
+		return -ENOBUFS;
+	ret = rte_roce_pkt_build_mbuf(pkt, payload, m);
+	if (ret < 0) {
+		rte_pktmbuf_free(m);
+		return ret;
+	}
+	/* The peer is on-link: it is its own next hop. */
+	return rte_roce_port_send(port, m, &qp->dgid);
+}
+
+/* Move a cursor len bytes on in an SGE list (no access check: see payload_of()). */
+static void
+cursor_skip(const struct roce_send_wqe *wqe, struct roce_sge_cursor *cur, uint32_t len)
+{
+	uint32_t n;
+
+	while (len > 0 && cur->idx < wqe->num_sge) {
+		n = RTE_MIN(len, wqe->sge[cur->idx].length - cur->off);
+		cur->off += n;
+		len -= n;
+		if (cur->off == wqe->sge[cur->idx].length) {
+			cur->idx++;
+			cur->off = 0;
+		}
+	}
+}
+
+/*
+ * Payload of len bytes at the requester's cursor: a pointer into registered
+ * memory (or the inline data) when it is contiguous, so that the builder
+ * copies it once; otherwise gathered into bounce. NULL with *err on a bad
+ * lkey.
+ */
+static const void *
+payload_of(struct roce_qp *qp, struct roce_send_wqe *wqe, uint32_t off, uint32_t len,
+	   uint8_t *bounce, int *err)
+{
+	struct roce_sge_cursor *cur = &qp->req.cur;
+	const struct roce_sge *sge;
+
+	*err = 0;
+	if (len == 0)
+		return NULL;
+	if (wqe->send_flags & IBV_SEND_INLINE)
+		return roce_send_wqe_inline(wqe) + off;
+	while (cur->idx < wqe->num_sge && cur->off == wqe->sge[cur->idx].length) {
+		cur->idx++;
+		cur->off = 0;
+	}
+	sge = &wqe->sge[cur->idx];
+	if (cur->idx < wqe->num_sge && sge->mr != NULL && sge->length - cur->off >= len) {
+		const void *p = (const void *)(uintptr_t)(sge->addr + cur->off);
+
+		cursor_skip(wqe, cur, len);
+		return p;
+	}
+	*err = roce_sge_gather(wqe->sge, wqe->num_sge, cur, bounce, len);
+	return *err == 0 ? bounce : NULL;
+}
+
+/* Fill the extension headers of request packet idx of a WQE. */
+static void
+req_fill_ext(const struct roce_send_wqe *wqe, struct rte_roce_pkt *pkt, uint32_t off)
+{
+	uint32_t mask = pkt->info->hdr_mask;
+
+	if (mask & (UINT32_C(1) << RTE_ROCE_HDR_RETH)) {
+		/* A retried READ asks for the rest only (K:rxe_req.c req_retry). */
+		pkt->reth.va = wqe->wr.rdma.remote_addr + off;
+		pkt->reth.rkey = wqe->wr.rdma.rkey;
+		pkt->reth.len = wqe->length - off;
+	}
+	if (mask & (UINT32_C(1) << RTE_ROCE_HDR_IMMDT))
+		pkt->imm = wqe->ex.imm_data;
+	if (mask & (UINT32_C(1) << RTE_ROCE_HDR_IETH))
+		pkt->ieth_rkey = wqe->ex.invalidate_rkey;
+	if (mask & (UINT32_C(1) << RTE_ROCE_HDR_ATMETH)) {
+		pkt->atmeth.va = wqe->wr.atomic.remote_addr;
+		pkt->atmeth.rkey = wqe->wr.atomic.rkey;
+		if (wqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP) {
+			pkt->atmeth.swap_add = wqe->wr.atomic.swap;
+			pkt->atmeth.compare = wqe->wr.atomic.compare_add;
+		} else {
+			pkt->atmeth.swap_add = wqe->wr.atomic.compare_add;
+		}
+	}
+}
+
+/* Take a new WQE: number its PSNs. false if it must wait (fence, max_rd_atomic). */
+static bool
+req_start_wqe(struct roce_qp *qp, struct roce_send_wqe *wqe)
+{
+	struct roce_req_state *req = &qp->req;
+	bool rd_atomic = roce_req_is_rd_atomic(wqe);
+
+	/* IBV_SEND_FENCE: wait for every earlier READ/atomic (IBA 10.8.3.3). */
+	if ((wqe->send_flags & IBV_SEND_FENCE) && req->rd_atomic > 0)
+		return false;
+	/* IBA 9.7.7.1 / C9-150: at most max_rd_atomic READ/atomics outstanding. */
+	if (rd_atomic && req->rd_atomic >= qp->attr.max_rd_atomic)
+		return false;
+	wqe->tx.first_psn = req->psn;
+	wqe->tx.npkts = wqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+			wqe->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ? 1 : msg_npkts(wqe->length, qp->mtu);
+	wqe->tx.last_psn = rte_roce_psn_add(req->psn, wqe->tx.npkts - 1);
+	wqe->tx.state = ROCE_WQE_SENDING;
+	wqe->tx.status = IBV_WC_SUCCESS;
+	req->pkt_idx = 0;
+	req->cur = (struct roce_sge_cursor){ 0, 0 };
+	if (rd_atomic)
+		req->rd_atomic++;
+	return true;
+}
+
+/* The requester found a local error in the WQE: it completes in order with status. */
+static void
+req_fail(struct roce_qp *qp, struct roce_send_wqe *wqe, enum ibv_wc_status status)
+{
+	wqe->tx.state = ROCE_WQE_FAILED;
+	wqe->tx.status = status;
+	qp->req.failed = true;
+	roce_comp_drain(qp);
+}
+
+/* Send the next packet of wqe. 1 if sent, 0 if it must wait, -1 on a local error. */
+static int
+req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
+{
+	struct roce_req_state *req = &qp->req;
+	const struct req_op *rop = &req_ops[wqe->opcode];
+	bool rd_atomic = roce_req_is_rd_atomic(wqe);
+	uint8_t bounce[REQ_MTU_MAX];
+	struct rte_roce_pkt pkt;
+	enum rte_roce_op_pos pos;
+	const void *payload;
+	uint32_t off, len;
+	int err;
+
+	/* Window: at most max_unacked PSNs beyond the oldest unacknowledged (K:rxe_req.c). */
+	if (rte_roce_psn_cmp(req->psn, rte_roce_psn_add(qp->comp.psn, req->max_unacked)) > 0)
+		return 0;
+	pos = rd_atomic ? RTE_ROCE_POS_ONLY : pkt_pos(req->pkt_idx, wqe->tx.npkts);
+	off = req->pkt_idx * qp->mtu;
+	roce_qp_pkt_init(qp, &pkt, rop->op[pos], req->psn);
+	req_fill_ext(wqe, &pkt, off);
+	len = 0;
+	if (!rd_atomic)
+		len = RTE_MIN(qp->mtu, wqe->length - off);
+	payload = payload_of(qp, wqe, off, len, bounce, &err);
+	if (err != 0) {
+		req_fail(qp, wqe, roce_copy_status(err));
+		return -1;
+	}
+	pkt.payload_len = len;
+	/* AckReq on the last packet and every ROCE_MAX_PKT_PER_ACK (K:rxe_req.c). */
+	pkt.ackreq = rte_roce_opcode_is_end(pkt.info) || ++req->noack_pkts > ROCE_MAX_PKT_PER_ACK;
+	if (pkt.ackreq)
+		req->noack_pkts = 0;
+	/* Solicited event on the last packet of SEND / WRITE_WITH_IMM (IBA 9.2.3). */
+	pkt.se = rte_roce_opcode_is_end(pkt.info) && (wqe->send_flags & IBV_SEND_SOLICITED) &&
+		 (pkt.info->flags & (RTE_ROCE_OPF_SEND | RTE_ROCE_OPF_IMM)) != 0;
+	/* A lost frame is recovered by the retransmission timer. */
+	(void)roce_qp_xmit(qp, &pkt, payload);
+
+	if (rd_atomic) {
+		/* A READ uses one PSN per response packet (IBA 9.7.4.1.4). */
+		req->psn = rte_roce_psn_add(wqe->tx.last_psn, 1);
+		req->pkt_idx = wqe->tx.npkts;
+	} else {
+		req->psn = rte_roce_psn_add(req->psn, 1);
+		req->pkt_idx++;
+	}
+	if (req->pkt_idx == wqe->tx.npkts) {
+		wqe->tx.state = ROCE_WQE_PENDING;
+		req->wqe_idx++;
+		req->pkt_idx = 0;
+	}
+	if (qp->comp.timeout_us != 0 && !roce_timer_pending(&qp->comp.retrans))
+		roce_timer_arm(&qp->dev->timers, &qp->comp.retrans, qp->comp.timeout_us);
+	return 1;
+}
+
+int
+roce_req_run(struct roce_qp *qp, unsigned int budget)
+{
+	struct roce_req_state *req = &qp->req;
+	enum ibv_qp_state state = roce_qp_state(qp);
+	struct roce_send_wqe *wqe;
+	unsigned int sent = 0;
+	int ret;
+
+	if ((state != IBV_QPS_RTS && state != IBV_QPS_SQD) || req->failed || qp->comp.rnr_wait)
+		return 0;
+	while (sent < budget && req->wqe_idx != roce_sq_producer(qp)) {
+		wqe = roce_sq_wqe(qp, req->wqe_idx);
+		if (wqe->tx.state == ROCE_WQE_NEW) {
+			/* SQD: finish the message in progress, start no new one (IBA 10.3.1.2). */
+			if (state == IBV_QPS_SQD || !req_start_wqe(qp, wqe))
+				break;
+		}
+		ret = req_send_pkt(qp, wqe);
+		if (ret <= 0)
+			break;
+		sent++;
+	}
+	return sent;
+}
+
+void
+roce_req_rewind(struct roce_qp *qp, uint32_t psn)
+{
+	struct roce_req_state *req = &qp->req;
+	uint32_t prod = roce_sq_producer(qp);
+	struct roce_send_wqe *wqe;
+	bool found = false;
+	uint32_t idx;
+
+	req->rd_atomic = 0;
+	req->noack_pkts = 0;
+	for (idx = roce_sq_consumer(qp); idx != prod; idx++) {
+		wqe = roce_sq_wqe(qp, idx);
+		if (wqe->tx.state == ROCE_WQE_NEW || wqe->tx.state == ROCE_WQE_FAILED)
+			break;
+		if (found) {
+			/* Later WQEs are numbered again, to the same PSNs. */
+			wqe->tx.state = ROCE_WQE_NEW;
+			continue;
+		}
+		if (rte_roce_psn_cmp(psn, wqe->tx.last_psn) > 0)
+			continue;
+		/*
+		 * Resume inside this WQE at psn; a READ asks again for the
+		 * responses not yet placed (K:rxe_req.c req_retry).
+		 */
+		found = true;
+		if (rte_roce_psn_cmp(psn, wqe->tx.first_psn) < 0)
+			psn = wqe->tx.first_psn;
+		req->wqe_idx = idx;
+		req->pkt_idx = (psn - wqe->tx.first_psn) & RTE_ROCE_PSN_MASK;
+		req->psn = psn;
+		req->cur = (struct roce_sge_cursor){ 0, 0 };
+		cursor_skip(wqe, &req->cur, req->pkt_idx * qp->mtu);
+		wqe->tx.state = ROCE_WQE_SENDING;
+		if (roce_req_is_rd_atomic(wqe))
+			req->rd_atomic++;
+	}
+}

@@ -1,0 +1,1165 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * RC end to end: two librte_roce devices in one process over a net_ring
+ * pair, both driven from this thread. Every opcode and size, data checked
+ * byte for byte and completions field by field; many QPs; PSN wrap; remote
+ * access errors; RNR; a vanished peer; and hand-made duplicate and
+ * out-of-order requests checked against the responder's answers.
+ *
+ * net_ring's MTU is 1500, so the largest IB path MTU is 1024.
+ */
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_malloc.h>
+#include <rte_ring.h>
+
+#include <rte_roce.h>
+
+#include "roce_test.h"
+#include "roce_test_eal.h"
+#include "roce_test_port.h"
+
+#define ADDR_A		"10.0.0.1"
+#define ADDR_B		"10.0.0.2"
+#define BUF_LEN		(2u << 20)	/* 1 MiB messages plus room around them */
+#define MSG_MAX		(1u << 20)
+#define DATA_OFF	64		/* messages start here; canaries before */
+#define CANARY		0xa5
+#define CANARY_LEN	32
+#define CQ_LEN		4096
+#define WAIT_MS		5000
+#define QUIET_MS	20		/* how long "nothing more comes" is watched */
+#define MAX_QPS		64
+#define RD_ATOM		16
+#define IMM		0x12345678u
+#define INV_RKEY	0xabcd01u
+#define TIMEOUT_FAST	8		/* 4.096 us << 8 = 1 ms */
+#define RETRY_CNT	7
+#define RNR_INFINITE	7
+#define RNR_TIMER_10US	1		/* RNR timer code 1: 10 us */
+#define PSN_NEAR_WRAP	0xfffff0u
+#define ATOMIC_OFF	256		/* 8-aligned target of the atomics */
+
+/* One device with its objects. */
+struct side {
+	struct rte_roce_port *port;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *scq;
+	struct ibv_cq *rcq;
+	uint8_t *buf;
+	bool rte_mem;		/* buf from rte_malloc, else malloc */
+	struct ibv_mr *mr;
+	int gid_index;
+	union ibv_gid gid;
+};
+
+/* How a test connects its QPs. */
+struct conf {
+	enum ibv_mtu mtu;
+	uint32_t psn_ab;	/* PSNs from a to b */
+	uint32_t psn_ba;
+	int qp_access;
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t min_rnr_timer;
+};
+
+struct env {
+	struct side s[2];
+	struct ibv_qp *qp[2][MAX_QPS];
+	unsigned int nqps;
+	unsigned int baseline;
+};
+
+static struct roce_test_pair pair;
+
+static const struct conf default_conf = {
+	.mtu = IBV_MTU_1024,
+	.psn_ab = 100,
+	.psn_ba = 2000,
+	.qp_access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
+	.timeout = 14,
+	.retry_cnt = RETRY_CNT,
+	.rnr_retry = RNR_INFINITE,
+	.min_rnr_timer = RNR_TIMER_10US,
+};
+
+static const int all_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			      IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+
+static void
+pump(struct env *e)
+{
+	rte_roce_poll(e->s[0].ctx);
+	rte_roce_poll(e->s[1].ctx);
+}
+
+static int
+side_open(struct side *s, uint16_t eth, const char *addr, bool rte_mem)
+{
+	const char *addrs[] = { addr, NULL };
+	char with_len[32];
+	union rte_roce_gid gid;
+
+	snprintf(with_len, sizeof(with_len), "%s/24", addr);
+	addrs[0] = with_len;
+	s->port = roce_test_port(eth, NULL, addrs);
+	ROCE_TEST_ASSERT(s->port != NULL, "port");
+	s->ctx = rte_roce_open_device(s->port, NULL);
+	ROCE_TEST_ASSERT(s->ctx != NULL, "open device");
+	s->pd = rte_roce_alloc_pd(s->ctx);
+	s->scq = rte_roce_create_cq(s->ctx, CQ_LEN, NULL, NULL, 0);
+	s->rcq = rte_roce_create_cq(s->ctx, CQ_LEN, NULL, NULL, 0);
+	ROCE_TEST_ASSERT(s->pd != NULL && s->scq != NULL && s->rcq != NULL, "pd/cq");
+	s->rte_mem = rte_mem;
+	s->buf = rte_mem ? rte_zmalloc("rc_test", BUF_LEN, 64) : calloc(1, BUF_LEN);
+	ROCE_TEST_ASSERT(s->buf != NULL, "buffer");
+	s->mr = rte_roce_reg_mr(s->pd, s->buf, BUF_LEN, all_access);
+	ROCE_TEST_ASSERT(s->mr != NULL, "reg_mr");
+	ROCE_TEST_ASSERT_EQ(rte_roce_gid_parse(addr, &gid), 0, "gid");
+	s->gid_index = rte_roce_port_gid_find(s->port, &gid);
+	ROCE_TEST_ASSERT(s->gid_index > 0, "gid index");
+	memcpy(s->gid.raw, gid.raw, sizeof(s->gid.raw));
+	return 0;
+}
+
+static int
+qp_create(struct side *s, struct ibv_qp **qp)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = s->scq,
+		.recv_cq = s->rcq,
+		.cap = { .max_send_wr = 256, .max_recv_wr = 256, .max_send_sge = 4,
+			 .max_recv_sge = 4, .max_inline_data = 64 },
+		.qp_type = IBV_QPT_RC,
+	};
+
+	*qp = rte_roce_create_qp(s->pd, &ia);
+	ROCE_TEST_ASSERT(*qp != NULL, "create_qp");
+	return 0;
+}
+
+/* RESET -> INIT -> RTR -> RTS, as ibv_rc_pingpong does. */
+static int
+qp_connect(struct ibv_qp *qp, const struct side *self, const struct side *peer,
+	   uint32_t peer_qpn, uint32_t sq_psn, uint32_t rq_psn, const struct conf *c)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = c->qp_access,
+	};
+
+	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+					       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0, "INIT");
+	a = (struct ibv_qp_attr){
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = c->mtu,
+		.dest_qp_num = peer_qpn,
+		.rq_psn = rq_psn,
+		.max_dest_rd_atomic = RD_ATOM,
+		.min_rnr_timer = c->min_rnr_timer,
+		.ah_attr = {
+			.is_global = 1,
+			.port_num = 1,
+			.grh = { .dgid = peer->gid, .sgid_index = self->gid_index,
+				 .hop_limit = 64 },
+		},
+	};
+	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+					       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+					       IBV_QP_MAX_DEST_RD_ATOMIC |
+					       IBV_QP_MIN_RNR_TIMER), 0, "RTR");
+	a = (struct ibv_qp_attr){
+		.qp_state = IBV_QPS_RTS,
+		.timeout = c->timeout,
+		.retry_cnt = c->retry_cnt,
+		.rnr_retry = c->rnr_retry,
+		.sq_psn = sq_psn,
+		.max_rd_atomic = RD_ATOM,
+	};
+	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+					       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+					       IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC), 0, "RTS");
+	return 0;
+}
+
+static int
+env_open(struct env *e, const struct conf *c, unsigned int nqps)
+{
+	unsigned int i;
+
+	memset(e, 0, sizeof(*e));
+	e->baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
+	e->nqps = nqps;
+	if (side_open(&e->s[0], pair.a, ADDR_A, false) != 0 ||
+	    side_open(&e->s[1], pair.b, ADDR_B, true) != 0)
+		return -1;
+	for (i = 0; i < nqps; i++) {
+		if (qp_create(&e->s[0], &e->qp[0][i]) != 0 || qp_create(&e->s[1], &e->qp[1][i]) != 0)
+			return -1;
+	}
+	for (i = 0; i < nqps; i++) {
+		if (qp_connect(e->qp[0][i], &e->s[0], &e->s[1], e->qp[1][i]->qp_num, c->psn_ab,
+			       c->psn_ba, c) != 0 ||
+		    qp_connect(e->qp[1][i], &e->s[1], &e->s[0], e->qp[0][i]->qp_num, c->psn_ba,
+			       c->psn_ab, c) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+side_close(struct side *s, struct ibv_qp **qps, unsigned int nqps)
+{
+	unsigned int i;
+
+	for (i = 0; i < nqps; i++) {
+		if (qps[i] != NULL)
+			ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(qps[i]), 0, "destroy qp");
+	}
+	if (s->mr != NULL)
+		ROCE_TEST_ASSERT_EQ(rte_roce_dereg_mr(s->mr), 0, "dereg");
+	if (s->buf != NULL) {
+		if (s->rte_mem)
+			rte_free(s->buf);
+		else
+			free(s->buf);
+	}
+	if (s->scq != NULL)
+		ROCE_TEST_ASSERT_EQ(rte_roce_destroy_cq(s->scq), 0, "destroy scq");
+	if (s->rcq != NULL)
+		ROCE_TEST_ASSERT_EQ(rte_roce_destroy_cq(s->rcq), 0, "destroy rcq");
+	if (s->pd != NULL)
+		ROCE_TEST_ASSERT_EQ(rte_roce_dealloc_pd(s->pd), 0, "dealloc pd");
+	if (s->ctx != NULL)
+		ROCE_TEST_ASSERT_EQ(rte_roce_close_device(s->ctx), 0, "close");
+	return 0;
+}
+
+static int
+env_close(struct env *e)
+{
+	int ret = 0;
+
+	ret |= side_close(&e->s[0], e->qp[0], e->nqps);
+	ret |= side_close(&e->s[1], e->qp[1], e->nqps);
+	ret |= roce_test_pair_release(&pair, &e->s[0].port, &e->s[1].port, e->baseline);
+	return ret;
+}
+
+/* Poll both devices until cq gave n completions; returns how many it gave. */
+static int
+wait_wc(struct env *e, struct ibv_cq *cq, struct ibv_wc *wc, int n)
+{
+	uint64_t end = roce_test_ms() + WAIT_MS;
+	int got = 0, r;
+
+	while (got < n && roce_test_ms() < end) {
+		pump(e);
+		r = rte_roce_poll_cq(cq, n - got, wc + got);
+		if (r < 0)
+			return r;
+		got += r;
+	}
+	return got;
+}
+
+/* Nothing more arrives on cq for a while. */
+static int
+expect_quiet(struct env *e, struct ibv_cq *cq)
+{
+	uint64_t end = roce_test_ms() + QUIET_MS;
+	struct ibv_wc wc;
+
+	while (roce_test_ms() < end) {
+		pump(e);
+		ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(cq, 1, &wc), 0,
+				    "unexpected completion wr_id %llu status %d",
+				    (unsigned long long)wc.wr_id, wc.status);
+	}
+	return 0;
+}
+
+static int
+post_recv(struct ibv_qp *qp, uint64_t wr_id, void *addr, uint32_t len, uint32_t lkey)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)addr, .length = len, .lkey = lkey };
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = len > 0 };
+	struct ibv_recv_wr *bad;
+
+	ROCE_TEST_ASSERT_EQ(rte_roce_post_recv(qp, &wr, &bad), 0, "post_recv");
+	return 0;
+}
+
+/* One send WR; laddr/len the local buffer, raddr/rkey the remote one. */
+static int
+post_send(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t wr_id, void *laddr, uint32_t len,
+	  uint32_t lkey, uint64_t raddr, uint32_t rkey, int flags)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)laddr, .length = len, .lkey = lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.num_sge = len > 0,
+		.opcode = op,
+		.send_flags = flags,
+	};
+	struct ibv_send_wr *bad;
+
+	if (op == IBV_WR_SEND_WITH_INV)
+		wr.invalidate_rkey = INV_RKEY;
+	else
+		wr.imm_data = htonl(IMM);
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(qp, &wr, &bad), 0, "post_send op %d", op);
+	return 0;
+}
+
+static int
+post_atomic(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t wr_id, void *laddr, uint32_t lkey,
+	    uint64_t raddr, uint32_t rkey, uint64_t compare_add, uint64_t swap)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)laddr, .length = 8, .lkey = lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+
+	wr.wr.atomic.remote_addr = raddr;
+	wr.wr.atomic.rkey = rkey;
+	wr.wr.atomic.compare_add = compare_add;
+	wr.wr.atomic.swap = swap;
+	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(qp, &wr, &bad), 0, "post atomic");
+	return 0;
+}
+
+static void
+fill(uint8_t *p, uint32_t len, uint32_t seed)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)(seed + i * 7 + (i >> 8));
+}
+
+/* Canaries around [off, off + len) of buf. */
+static void
+canaries_set(uint8_t *buf, uint32_t off, uint32_t len)
+{
+	memset(buf + off - CANARY_LEN, CANARY, CANARY_LEN);
+	memset(buf + off + len, CANARY, CANARY_LEN);
+}
+
+static int
+canaries_check(const uint8_t *buf, uint32_t off, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < CANARY_LEN; i++) {
+		ROCE_TEST_ASSERT_EQ(buf[off - CANARY_LEN + i], CANARY, "canary before, byte %u", i);
+		ROCE_TEST_ASSERT_EQ(buf[off + len + i], CANARY, "canary after, byte %u", i);
+	}
+	return 0;
+}
+
+static int
+check_wc(const struct ibv_wc *wc, uint64_t wr_id, enum ibv_wc_status status,
+	 enum ibv_wc_opcode opcode, uint32_t byte_len, uint32_t qp_num)
+{
+	ROCE_TEST_ASSERT_EQ(wc->status, status, "status %d", wc->status);
+	ROCE_TEST_ASSERT_EQ(wc->wr_id, wr_id, "wr_id");
+	if (status != IBV_WC_SUCCESS)
+		return 0;
+	ROCE_TEST_ASSERT_EQ(wc->opcode, opcode, "opcode");
+	ROCE_TEST_ASSERT_EQ(wc->byte_len, byte_len, "byte_len");
+	ROCE_TEST_ASSERT_EQ(wc->qp_num, qp_num, "qp_num");
+	return 0;
+}
+
+/* The receiver's view of a SEND or WRITE_WITH_IMM. */
+static int
+check_recv_wc(const struct ibv_wc *wc, enum ibv_wr_opcode op, uint64_t wr_id, uint32_t len,
+	      const struct ibv_qp *qp, const struct ibv_qp *src)
+{
+	bool write = op == IBV_WR_RDMA_WRITE_WITH_IMM;
+
+	if (check_wc(wc, wr_id, IBV_WC_SUCCESS, write ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV,
+		     len, qp->qp_num) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(wc->src_qp, src->qp_num, "src_qp");
+	if (op == IBV_WR_SEND_WITH_IMM || write) {
+		ROCE_TEST_ASSERT_EQ(wc->wc_flags & IBV_WC_WITH_IMM, IBV_WC_WITH_IMM, "WITH_IMM");
+		ROCE_TEST_ASSERT_EQ(ntohl(wc->imm_data), IMM, "imm_data");
+	} else if (op == IBV_WR_SEND_WITH_INV) {
+		ROCE_TEST_ASSERT_EQ(wc->wc_flags & IBV_WC_WITH_INV, IBV_WC_WITH_INV, "WITH_INV");
+		ROCE_TEST_ASSERT_EQ(wc->invalidated_rkey, INV_RKEY, "invalidated_rkey");
+	} else {
+		ROCE_TEST_ASSERT_EQ(wc->wc_flags & (IBV_WC_WITH_IMM | IBV_WC_WITH_INV), 0, "flags");
+	}
+	return 0;
+}
+
+static enum ibv_wc_opcode
+send_wc_opcode(enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return IBV_WC_RDMA_WRITE;
+	case IBV_WR_RDMA_READ:
+		return IBV_WC_RDMA_READ;
+	default:
+		return IBV_WC_SEND;
+	}
+}
+
+/*
+ * One message of len bytes with op from e's side `from` on QP pair i,
+ * at offset off of both buffers; checks data, canaries and completions.
+ */
+static int
+transfer(struct env *e, unsigned int from, unsigned int i, enum ibv_wr_opcode op, uint32_t len,
+	 uint32_t off, uint32_t seed)
+{
+	struct side *src = &e->s[from], *dst = &e->s[!from];
+	struct ibv_qp *sqp = e->qp[from][i], *dqp = e->qp[!from][i];
+	bool read = op == IBV_WR_RDMA_READ;
+	/* Data flows from `data_from` to `data_to`. */
+	struct side *data_from = read ? dst : src, *data_to = read ? src : dst;
+	bool recv = op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
+		    op == IBV_WR_SEND_WITH_INV || op == IBV_WR_RDMA_WRITE_WITH_IMM;
+	struct ibv_wc wc;
+	uint64_t wr_id = ((uint64_t)seed << 8) | op;
+
+	fill(data_from->buf + off, len, seed);
+	memset(data_to->buf + off, 0, len);
+	canaries_set(data_to->buf, off, len);
+	if (recv) {
+		/* SEND lands in a buffer larger than the message; WRITE_WITH_IMM needs no SGE. */
+		if (post_recv(dqp, wr_id, dst->buf + off,
+			      op == IBV_WR_RDMA_WRITE_WITH_IMM ? 0 : len + CANARY_LEN / 2,
+			      dst->mr->lkey) != 0)
+			return -1;
+		/* Bytes after the message inside the receive buffer stay as they were. */
+	}
+	if (post_send(sqp, op, wr_id, src->buf + off, len, src->mr->lkey,
+		      (uintptr_t)(dst->buf + off), dst->mr->rkey, IBV_SEND_SIGNALED) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(wait_wc(e, src->scq, &wc, 1), 1, "send completion, op %d len %u", op,
+			    len);
+	if (check_wc(&wc, wr_id, IBV_WC_SUCCESS, send_wc_opcode(op), len, sqp->qp_num) != 0)
+		return -1;
+	if (recv) {
+		ROCE_TEST_ASSERT_EQ(wait_wc(e, dst->rcq, &wc, 1), 1, "recv completion");
+		if (check_recv_wc(&wc, op, wr_id, len, dqp, sqp) != 0)
+			return -1;
+	}
+	ROCE_TEST_ASSERT(memcmp(data_from->buf + off, data_to->buf + off, len) == 0,
+			 "data differs, op %d len %u", op, len);
+	return canaries_check(data_to->buf, off, len);
+}
+
+static const enum ibv_wr_opcode data_ops[] = {
+	IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_SEND_WITH_INV,
+	IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_RDMA_READ,
+};
+
+static int
+ops_sizes(enum ibv_mtu mtu)
+{
+	uint32_t m = 1u << (mtu + 7);
+	const uint32_t sizes[] = { 0, 1, m - 1, m, m + 1, 64 << 10, MSG_MAX };
+	struct conf c = default_conf;
+	struct env e;
+	unsigned int i, j;
+	int ret = 0;
+
+	c.mtu = mtu;
+	if (env_open(&e, &c, 1) != 0)
+		ret = -1;
+	for (i = 0; ret == 0 && i < RTE_DIM(sizes); i++) {
+		for (j = 0; ret == 0 && j < RTE_DIM(data_ops); j++) {
+			ret = transfer(&e, 0, 0, data_ops[j], sizes[i], DATA_OFF, i * 16 + j);
+			if (ret != 0)
+				printf("#   mtu %u, size %u, op %d\n", m, sizes[i], data_ops[j]);
+		}
+	}
+	if (ret == 0)
+		ret = expect_quiet(&e, e.s[1].rcq);
+	return env_close(&e) | ret;
+}
+
+static int
+test_ops_mtu256(void)
+{
+	return ops_sizes(IBV_MTU_256);
+}
+
+static int
+test_ops_mtu1024(void)
+{
+	return ops_sizes(IBV_MTU_1024);
+}
+
+static int
+atomics(struct env *e)
+{
+	struct side *a = &e->s[0], *b = &e->s[1];
+	uint64_t *target = (uint64_t *)(b->buf + ATOMIC_OFF);
+	uint64_t *result = (uint64_t *)(a->buf + ATOMIC_OFF);
+	uint64_t raddr = (uintptr_t)target;
+	struct ibv_wc wc;
+
+	*target = 100;
+	/* Compare matches: swapped. */
+	if (post_atomic(e->qp[0][0], IBV_WR_ATOMIC_CMP_AND_SWP, 1, result, a->mr->lkey, raddr,
+			b->mr->rkey, 100, 200) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(wait_wc(e, a->scq, &wc, 1), 1, "cmp_swp");
+	if (check_wc(&wc, 1, IBV_WC_SUCCESS, IBV_WC_COMP_SWAP, 8, e->qp[0][0]->qp_num) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(*result, 100, "original value");
+	ROCE_TEST_ASSERT_EQ(*target, 200, "swapped");
+	/* Compare differs: unchanged, the original comes back. */
+	if (post_atomic(e->qp[0][0], IBV_WR_ATOMIC_CMP_AND_SWP, 2, result, a->mr->lkey, raddr,
+			b->mr->rkey, 5, 7) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(wait_wc(e, a->scq, &wc, 1), 1, "cmp_swp 2");
+	if (check_wc(&wc, 2, IBV_WC_SUCCESS, IBV_WC_COMP_SWAP, 8, e->qp[0][0]->qp_num) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(*result, 200, "original value");
+	ROCE_TEST_ASSERT_EQ(*target, 200, "not swapped");
+	if (post_atomic(e->qp[0][0], IBV_WR_ATOMIC_FETCH_AND_ADD, 3, result, a->mr->lkey, raddr,
+			b->mr->rkey, 5, 0) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(wait_wc(e, a->scq, &wc, 1), 1, "fetch_add");
+	if (check_wc(&wc, 3, IBV_WC_SUCCESS, IBV_WC_FETCH_ADD, 8, e->qp[0][0]->qp_num) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(*result, 200, "original value");
+	ROCE_TEST_ASSERT_EQ(*target, 205, "added");
+	return 0;
+}
+
+static int
+test_atomics(void)
+{
+	struct env e;
+	int ret;
+
+	ret = env_open(&e, &default_conf, 1);
+	if (ret == 0)
+		ret = atomics(&e);
+	return env_close(&e) | ret;
+}
+
+/* 64 QP pairs, each with a SEND and a WRITE in flight at once. */
+static int
+test_many_qps(void)
+{
+	const uint32_t send_len = 3000, write_len = 5000, slot = 16 << 10;
+	struct ibv_wc wc[2 * MAX_QPS];
+	struct env e;
+	unsigned int i;
+	uint32_t off;
+	int ret, n;
+
+	ret = env_open(&e, &default_conf, MAX_QPS);
+	for (i = 0; ret == 0 && i < MAX_QPS; i++) {
+		off = DATA_OFF + i * slot;
+		fill(e.s[0].buf + off, send_len + write_len, i);
+		ret = post_recv(e.qp[1][i], i, e.s[1].buf + off, send_len, e.s[1].mr->lkey);
+		ret |= post_send(e.qp[0][i], IBV_WR_SEND, i, e.s[0].buf + off, send_len,
+				 e.s[0].mr->lkey, 0, 0, IBV_SEND_SIGNALED);
+		ret |= post_send(e.qp[0][i], IBV_WR_RDMA_WRITE, MAX_QPS + i,
+				 e.s[0].buf + off + send_len, write_len, e.s[0].mr->lkey,
+				 (uintptr_t)(e.s[1].buf + off + send_len), e.s[1].mr->rkey,
+				 IBV_SEND_SIGNALED);
+	}
+	if (ret == 0) {
+		n = wait_wc(&e, e.s[0].scq, wc, 2 * MAX_QPS);
+		ret = n == 2 * MAX_QPS ? 0 : -1;
+		for (i = 0; ret == 0 && i < (unsigned int)n; i++)
+			ret = wc[i].status == IBV_WC_SUCCESS ? 0 : -1;
+		if (ret == 0) {
+			n = wait_wc(&e, e.s[1].rcq, wc, MAX_QPS);
+			ret = n == MAX_QPS ? 0 : -1;
+		}
+		for (i = 0; ret == 0 && i < MAX_QPS; i++) {
+			off = DATA_OFF + i * slot;
+			ret = memcmp(e.s[0].buf + off, e.s[1].buf + off, send_len + write_len) == 0 ?
+			      0 : -1;
+		}
+		if (ret != 0)
+			printf("#   many QPs: completions or data wrong (n %d, i %u)\n", n, i);
+	}
+	return env_close(&e) | ret;
+}
+
+/* PSNs that wrap past 2^24 inside messages, in both directions. */
+static int
+test_psn_wrap(void)
+{
+	struct conf c = default_conf;
+	struct env e;
+	unsigned int j;
+	int ret;
+
+	c.mtu = IBV_MTU_256;
+	c.psn_ab = PSN_NEAR_WRAP;
+	c.psn_ba = RTE_ROCE_PSN_MASK - 2;
+	ret = env_open(&e, &c, 1);
+	for (j = 0; ret == 0 && j < RTE_DIM(data_ops); j++) {
+		ret = transfer(&e, 0, 0, data_ops[j], 64 << 10, DATA_OFF, j);
+		if (ret == 0)
+			ret = transfer(&e, 1, 0, data_ops[j], 5000, DATA_OFF, j + 100);
+	}
+	if (ret == 0)
+		ret = atomics(&e);
+	return env_close(&e) | ret;
+}
+
+static int
+check_state(struct ibv_qp *qp, enum ibv_qp_state state)
+{
+	struct ibv_qp_attr attr;
+	struct ibv_qp_init_attr init;
+
+	ROCE_TEST_ASSERT_EQ(rte_roce_query_qp(qp, &attr, IBV_QP_STATE, &init), 0, "query");
+	ROCE_TEST_ASSERT_EQ(attr.qp_state, state, "QP state");
+	return 0;
+}
+
+/* A failing WR then a SEND: the first fails with status, the second flushes, once each. */
+static int
+expect_fail_then_flush(struct env *e, enum ibv_wc_status status)
+{
+	struct ibv_wc wc[2];
+
+	if (post_send(e->qp[0][0], IBV_WR_SEND, 99, e->s[0].buf, 16, e->s[0].mr->lkey, 0, 0,
+		      IBV_SEND_SIGNALED) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(wait_wc(e, e->s[0].scq, wc, 2), 2, "two completions");
+	ROCE_TEST_ASSERT_EQ(wc[0].status, status, "first status %d", wc[0].status);
+	ROCE_TEST_ASSERT_EQ(wc[0].wr_id, 1, "first wr_id");
+	ROCE_TEST_ASSERT_EQ(wc[1].status, IBV_WC_WR_FLUSH_ERR, "second flushed");
+	ROCE_TEST_ASSERT_EQ(wc[1].wr_id, 99, "second wr_id");
+	if (expect_quiet(e, e->s[0].scq) != 0)
+		return -1;
+	return check_state(e->qp[0][0], IBV_QPS_ERR);
+}
+
+enum access_case {
+	ACC_BAD_RKEY,
+	ACC_STALE_RKEY,
+	ACC_OOB,
+	ACC_NO_WRITE,
+	ACC_NO_READ,
+	ACC_NO_ATOMIC,
+	ACC_MAX
+};
+
+static int
+access_case(enum access_case k)
+{
+	struct env e;
+	struct ibv_mr *mr = NULL;
+	uint32_t len = 1500, off = DATA_OFF, rkey;
+	uint8_t *target;
+	enum ibv_wr_opcode op = IBV_WR_RDMA_WRITE;
+	int access = all_access;
+	uint32_t span, i;
+	int ret;
+
+	ret = env_open(&e, &default_conf, 1);
+	if (ret != 0)
+		return env_close(&e) | ret;
+	target = e.s[1].buf + off;
+	rkey = e.s[1].mr->rkey;
+	switch (k) {
+	case ACC_BAD_RKEY:
+		rkey += 1u << 8;	/* another MR index */
+		break;
+	case ACC_STALE_RKEY:
+		rkey ^= 1;		/* another generation */
+		break;
+	case ACC_OOB:
+		off = BUF_LEN - len / 2;
+		target = e.s[1].buf + off;
+		break;
+	case ACC_NO_WRITE:
+		access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
+		break;
+	case ACC_NO_READ:
+		access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+		op = IBV_WR_RDMA_READ;
+		break;
+	default:
+		access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+		op = IBV_WR_ATOMIC_FETCH_AND_ADD;
+		len = 8;
+		break;
+	}
+	if (access != all_access) {
+		/* A second MR over part of the buffer with fewer rights. */
+		mr = rte_roce_reg_mr(e.s[1].pd, e.s[1].buf + BUF_LEN / 2, BUF_LEN / 4, access);
+		ROCE_TEST_ASSERT(mr != NULL, "second MR");
+		rkey = mr->rkey;
+		off = BUF_LEN / 2 + DATA_OFF;
+		target = e.s[1].buf + off;
+	}
+	fill(e.s[0].buf + DATA_OFF, len, k);
+	/* The target and canaries around it, within the buffer (OOB runs past its end). */
+	span = RTE_MIN(len + 2 * CANARY_LEN, BUF_LEN - (off - CANARY_LEN));
+	memset(target - CANARY_LEN, CANARY, span);
+	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD)
+		ret = post_atomic(e.qp[0][0], op, 1, e.s[0].buf + DATA_OFF, e.s[0].mr->lkey,
+				  (uintptr_t)target, rkey, 1, 0);
+	else
+		ret = post_send(e.qp[0][0], op, 1, e.s[0].buf + DATA_OFF, len, e.s[0].mr->lkey,
+				(uintptr_t)target, rkey, IBV_SEND_SIGNALED);
+	if (ret == 0)
+		ret = expect_fail_then_flush(&e, IBV_WC_REM_ACCESS_ERR);
+	/* Nothing written at the responder: the whole target and its canaries. */
+	if (ret == 0 && op != IBV_WR_RDMA_READ) {
+		for (i = 0; i < span && ret == 0; i++)
+			ret = target[(int)i - CANARY_LEN] == CANARY ? 0 : -1;
+		if (ret != 0)
+			printf("#   responder memory written (case %d)\n", k);
+	}
+	/* The responder's QP goes to ERR too (K:rxe_resp.c class C error). */
+	if (ret == 0)
+		ret = check_state(e.qp[1][0], IBV_QPS_ERR);
+	if (mr != NULL)
+		ret |= rte_roce_dereg_mr(mr);
+	return env_close(&e) | ret;
+}
+
+static int
+test_remote_access_errors(void)
+{
+	int k;
+
+	for (k = 0; k < ACC_MAX; k++) {
+		if (access_case(k) != 0) {
+			printf("#   access case %d failed\n", k);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The receiver posts late: RNR NAKs, then the SEND goes through. */
+static int
+test_rnr_late_receiver(void)
+{
+	struct env e;
+	struct ibv_wc wc;
+	uint64_t end;
+	int ret;
+
+	ret = env_open(&e, &default_conf, 1);
+	if (ret == 0) {
+		fill(e.s[0].buf + DATA_OFF, 3000, 7);
+		ret = post_send(e.qp[0][0], IBV_WR_SEND, 5, e.s[0].buf + DATA_OFF, 3000,
+				e.s[0].mr->lkey, 0, 0, IBV_SEND_SIGNALED);
+	}
+	if (ret == 0) {
+		end = roce_test_ms() + QUIET_MS;
+		while (roce_test_ms() < end)
+			pump(&e);
+		ret = rte_roce_poll_cq(e.s[0].scq, 1, &wc);
+		if (ret != 0)
+			printf("#   completed before the receive was posted, status %d\n", wc.status);
+		if (ret == 0)
+			ret = post_recv(e.qp[1][0], 6, e.s[1].buf + DATA_OFF, 4096, e.s[1].mr->lkey);
+	}
+	if (ret == 0) {
+		ret = wait_wc(&e, e.s[0].scq, &wc, 1) == 1 ? 0 : -1;
+		ret |= check_wc(&wc, 5, IBV_WC_SUCCESS, IBV_WC_SEND, 3000, e.qp[0][0]->qp_num);
+		ret |= wait_wc(&e, e.s[1].rcq, &wc, 1) == 1 ? 0 : -1;
+		ret |= check_recv_wc(&wc, IBV_WR_SEND, 6, 3000, e.qp[1][0], e.qp[0][0]);
+		ret |= memcmp(e.s[0].buf + DATA_OFF, e.s[1].buf + DATA_OFF, 3000) != 0;
+	}
+	return env_close(&e) | ret;
+}
+
+/* rnr_retry 0: the first RNR NAK fails the WQE. */
+static int
+test_rnr_exhausted(void)
+{
+	struct conf c = default_conf;
+	struct env e;
+	int ret;
+
+	c.rnr_retry = 0;
+	ret = env_open(&e, &c, 1);
+	if (ret == 0)
+		ret = post_send(e.qp[0][0], IBV_WR_SEND, 1, e.s[0].buf, 100, e.s[0].mr->lkey, 0, 0,
+				IBV_SEND_SIGNALED);
+	if (ret == 0)
+		ret = expect_fail_then_flush(&e, IBV_WC_RNR_RETRY_EXC_ERR);
+	/* RNR is no error at the responder. */
+	if (ret == 0)
+		ret = check_state(e.qp[1][0], IBV_QPS_RTS);
+	return env_close(&e) | ret;
+}
+
+/* The peer's QP is destroyed: timeouts, retries, RETRY_EXC_ERR, then the flush. */
+static int
+test_peer_vanishes(void)
+{
+	struct conf c = default_conf;
+	struct env e;
+	int ret;
+
+	c.timeout = TIMEOUT_FAST;
+	c.retry_cnt = 2;
+	ret = env_open(&e, &c, 1);
+	if (ret == 0) {
+		ret = rte_roce_destroy_qp(e.qp[1][0]);
+		e.qp[1][0] = NULL;
+	}
+	if (ret == 0)
+		ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1, e.s[0].buf, 3000,
+				e.s[0].mr->lkey, (uintptr_t)e.s[1].buf, e.s[1].mr->rkey,
+				IBV_SEND_SIGNALED);
+	if (ret == 0)
+		ret = expect_fail_then_flush(&e, IBV_WC_RETRY_EXC_ERR);
+	return env_close(&e) | ret;
+}
+
+/* Unsignaled WRs complete silently; a signaled one after them reports. */
+static int
+test_unsignaled(void)
+{
+	struct env e;
+	struct ibv_wc wc;
+	int ret, i;
+
+	ret = env_open(&e, &default_conf, 1);
+	for (i = 0; ret == 0 && i < 10; i++)
+		ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, i, e.s[0].buf + DATA_OFF, 2000,
+				e.s[0].mr->lkey, (uintptr_t)(e.s[1].buf + DATA_OFF),
+				e.s[1].mr->rkey, i == 9 ? IBV_SEND_SIGNALED : 0);
+	if (ret == 0) {
+		ret = wait_wc(&e, e.s[0].scq, &wc, 1) == 1 ? 0 : -1;
+		ret |= check_wc(&wc, 9, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 2000,
+				e.qp[0][0]->qp_num);
+		ret |= expect_quiet(&e, e.s[0].scq);
+	}
+	return env_close(&e) | ret;
+}
+
+/*
+ * Hand-made requests to b; b's answers are read off the ring before a sees
+ * them. After one real SEND, b's ePSN is psn_ab + 1.
+ */
+struct inject {
+	struct env *e;
+	struct rte_ether_addr mac[2];
+	uint32_t epsn;
+};
+
+static int
+inject_init(struct inject *in, struct env *e)
+{
+	struct rte_roce_port_info info;
+	struct ibv_wc wc;
+
+	in->e = e;
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(e->s[0].port, &info), 0, "info");
+	in->mac[0] = info.mac;
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(e->s[1].port, &info), 0, "info");
+	in->mac[1] = info.mac;
+	/* A real exchange first: both neighbour caches learn the other. */
+	if (post_recv(e->qp[1][0], 1, e->s[1].buf, 64, e->s[1].mr->lkey) != 0 ||
+	    post_send(e->qp[0][0], IBV_WR_SEND, 1, e->s[0].buf, 8, e->s[0].mr->lkey, 0, 0,
+		      IBV_SEND_SIGNALED) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(wait_wc(e, e->s[0].scq, &wc, 1), 1, "warm-up send");
+	ROCE_TEST_ASSERT_EQ(wait_wc(e, e->s[1].rcq, &wc, 1), 1, "warm-up recv");
+	in->epsn = default_conf.psn_ab + 1;
+	return 0;
+}
+
+/* Send a request frame from a's address to b's QP; pkt fields set by the caller. */
+static int
+inject_send(struct inject *in, struct rte_roce_pkt *pkt, const void *payload)
+{
+	struct env *e = in->e;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(roce_test_mbuf_pool());
+
+	ROCE_TEST_ASSERT(m != NULL, "mbuf");
+	pkt->src_mac = in->mac[0];
+	pkt->dst_mac = in->mac[1];
+	pkt->ip_version = 4;
+	memcpy(pkt->sgid.raw, e->s[0].gid.raw, sizeof(pkt->sgid.raw));
+	memcpy(pkt->dgid.raw, e->s[1].gid.raw, sizeof(pkt->dgid.raw));
+	pkt->sport = 0xc001;
+	pkt->dqpn = e->qp[1][0]->qp_num;
+	ROCE_TEST_ASSERT(rte_roce_pkt_build_mbuf(pkt, payload, m) > 0, "build");
+	ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(pair.ring[1], m), 0, "enqueue");
+	return 0;
+}
+
+/* Poll b only, then take b's next frame to a; -1 if none comes. */
+static int
+inject_answer(struct inject *in, struct rte_roce_pkt *pkt, uint8_t *payload)
+{
+	uint64_t end = roce_test_ms() + QUIET_MS;
+	struct rte_mbuf *m;
+	int ret;
+
+	while (roce_test_ms() < end) {
+		rte_roce_poll(in->e->s[1].ctx);
+		if (rte_ring_dequeue(pair.ring[0], (void **)&m) != 0)
+			continue;
+		ret = rte_roce_pkt_parse_mbuf(m, 4096, pkt) == RTE_ROCE_DROP_NONE ? 0 : -1;
+		if (ret == 0 && payload != NULL && pkt->payload_len > 0) {
+			const void *p = rte_pktmbuf_read(m, pkt->payload_off, pkt->payload_len,
+							 payload);
+
+			if (p != payload)
+				memcpy(payload, p, pkt->payload_len);
+		}
+		rte_pktmbuf_free(m);
+		return ret;
+	}
+	return -1;
+}
+
+static int
+expect_ack(struct inject *in, uint8_t opcode, uint8_t syndrome, uint32_t psn)
+{
+	struct rte_roce_pkt pkt;
+
+	ROCE_TEST_ASSERT_EQ(inject_answer(in, &pkt, NULL), 0, "no answer");
+	ROCE_TEST_ASSERT_EQ(pkt.opcode, opcode, "answer opcode");
+	ROCE_TEST_ASSERT_EQ(pkt.psn, psn, "answer PSN");
+	ROCE_TEST_ASSERT_EQ(pkt.aeth.syndrome, syndrome, "syndrome");
+	return 0;
+}
+
+static int
+expect_no_answer(struct inject *in)
+{
+	struct rte_roce_pkt pkt;
+
+	ROCE_TEST_ASSERT(inject_answer(in, &pkt, NULL) != 0, "unexpected answer, opcode 0x%x",
+			 pkt.opcode);
+	return 0;
+}
+
+static int
+send_only(struct inject *in, uint32_t psn)
+{
+	static const uint8_t payload[16];
+	struct rte_roce_pkt pkt;
+
+	rte_roce_pkt_init(&pkt, RTE_ROCE_OP_RC_SEND_ONLY);
+	pkt.psn = psn;
+	pkt.ackreq = true;
+	pkt.payload_len = sizeof(payload);
+	return inject_send(in, &pkt, payload);
+}
+
+/* Duplicate SEND: re-ACKed with ePSN - 1, nothing consumed. PSN ahead: one NAK only. */
+static int
+dup_and_ahead(struct inject *in)
+{
+	struct env *e = in->e;
+	struct ibv_wc wc;
+	uint32_t epsn = in->epsn;
+
+	if (post_recv(e->qp[1][0], 2, e->s[1].buf, 64, e->s[1].mr->lkey) != 0)
+		return -1;
+	if (send_only(in, epsn - 1) != 0 ||
+	    expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_ACK_UNLIMITED, epsn - 1) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(e->s[1].rcq, 1, &wc), 0, "duplicate consumed a WQE");
+	if (send_only(in, epsn + 5) != 0 ||
+	    expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_NAK_PSN_SEQ, epsn) != 0)
+		return -1;
+	if (send_only(in, epsn + 6) != 0 || expect_no_answer(in) != 0)
+		return -1;
+	/* ePSN itself: accepted, acknowledged, received. */
+	if (send_only(in, epsn) != 0 ||
+	    expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_ACK_UNLIMITED, epsn) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(e->s[1].rcq, 1, &wc), 1, "receive completion");
+	ROCE_TEST_ASSERT_EQ(wc.wr_id, 2, "wr_id");
+	in->epsn = epsn + 1;
+	/* A later gap NAKs again: the first NAK was cleared by ePSN. */
+	if (send_only(in, in->epsn + 1) != 0 ||
+	    expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_NAK_PSN_SEQ, in->epsn) != 0)
+		return -1;
+	return 0;
+}
+
+static int
+read_req(struct inject *in, uint32_t psn, uint64_t va, uint32_t len)
+{
+	struct rte_roce_pkt pkt;
+
+	rte_roce_pkt_init(&pkt, RTE_ROCE_OP_RC_RDMA_READ_REQUEST);
+	pkt.psn = psn;
+	pkt.ackreq = true;
+	pkt.reth.va = va;
+	pkt.reth.rkey = in->e->s[1].mr->rkey;
+	pkt.reth.len = len;
+	return inject_send(in, &pkt, NULL);
+}
+
+static int
+expect_read_resp(struct inject *in, uint8_t opcode, uint32_t psn, const uint8_t *data,
+		 uint32_t len)
+{
+	static uint8_t payload[4096];
+	struct rte_roce_pkt pkt;
+
+	ROCE_TEST_ASSERT_EQ(inject_answer(in, &pkt, payload), 0, "no READ response");
+	ROCE_TEST_ASSERT_EQ(pkt.opcode, opcode, "response opcode");
+	ROCE_TEST_ASSERT_EQ(pkt.psn, psn, "response PSN");
+	ROCE_TEST_ASSERT_EQ(pkt.payload_len, len, "response length");
+	ROCE_TEST_ASSERT(memcmp(payload, data, len) == 0, "response data");
+	return 0;
+}
+
+/* READ answered; its duplicate replayed whole, then from its second packet. */
+static int
+read_replay(struct inject *in)
+{
+	const uint32_t mtu = 1024;
+	uint8_t *data = in->e->s[1].buf + DATA_OFF;
+	uint64_t va = (uintptr_t)data;
+	uint32_t psn = in->epsn + 1;	/* the NAKed gap of dup_and_ahead() is skipped */
+	int pass;
+
+	/* ePSN is still in->epsn: fill it with a SEND first. */
+	if (post_recv(in->e->qp[1][0], 3, in->e->s[1].buf + BUF_LEN / 2, 64,
+		      in->e->s[1].mr->lkey) != 0 ||
+	    send_only(in, in->epsn) != 0 ||
+	    expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_ACK_UNLIMITED, in->epsn) != 0)
+		return -1;
+	fill(data, 2 * mtu, 42);
+	for (pass = 0; pass < 2; pass++) {
+		if (read_req(in, psn, va, 2 * mtu) != 0 ||
+		    expect_read_resp(in, RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST, psn, data,
+				     mtu) != 0 ||
+		    expect_read_resp(in, RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_LAST, psn + 1,
+				     data + mtu, mtu) != 0)
+			return -1;
+	}
+	if (read_req(in, psn + 1, va + mtu, mtu) != 0 ||
+	    expect_read_resp(in, RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_ONLY, psn + 1, data + mtu,
+			     mtu) != 0)
+		return -1;
+	/* Not a sub-range of the saved READ: dropped. */
+	if (read_req(in, psn + 1, va, mtu) != 0 || expect_no_answer(in) != 0)
+		return -1;
+	in->epsn = psn + 2;
+	return 0;
+}
+
+/* An atomic is executed once; its duplicate gets the saved original value. */
+static int
+atomic_replay(struct inject *in)
+{
+	uint64_t *target = (uint64_t *)(in->e->s[1].buf + ATOMIC_OFF);
+	struct rte_roce_pkt pkt, ans;
+	int pass;
+
+	*target = 10;
+	for (pass = 0; pass < 2; pass++) {
+		rte_roce_pkt_init(&pkt, RTE_ROCE_OP_RC_FETCH_ADD);
+		pkt.psn = in->epsn;
+		pkt.ackreq = true;
+		pkt.atmeth.va = (uintptr_t)target;
+		pkt.atmeth.rkey = in->e->s[1].mr->rkey;
+		pkt.atmeth.swap_add = 1;
+		if (inject_send(in, &pkt, NULL) != 0)
+			return -1;
+		ROCE_TEST_ASSERT_EQ(inject_answer(in, &ans, NULL), 0, "no atomic ACK");
+		ROCE_TEST_ASSERT_EQ(ans.opcode, RTE_ROCE_OP_RC_ATOMIC_ACKNOWLEDGE, "opcode");
+		ROCE_TEST_ASSERT_EQ(ans.psn, in->epsn, "PSN");
+		ROCE_TEST_ASSERT_EQ(ans.atmack_orig, 10, "original value");
+		ROCE_TEST_ASSERT_EQ(*target, 11, "executed once");
+	}
+	in->epsn++;
+	return 0;
+}
+
+/* A WRITE_MIDDLE without FIRST: invalid request NAK, the QP to ERR. */
+static int
+broken_sequence(struct inject *in)
+{
+	static const uint8_t payload[1024];
+	struct rte_roce_pkt pkt;
+
+	rte_roce_pkt_init(&pkt, RTE_ROCE_OP_RC_RDMA_WRITE_MIDDLE);
+	pkt.psn = in->epsn;
+	pkt.payload_len = sizeof(payload);
+	if (inject_send(in, &pkt, payload) != 0 ||
+	    expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_NAK_INV_REQ, in->epsn) != 0)
+		return -1;
+	return check_state(in->e->qp[1][0], IBV_QPS_ERR);
+}
+
+static int
+test_injected_requests(void)
+{
+	struct inject in;
+	struct env e;
+	int ret;
+
+	ret = env_open(&e, &default_conf, 1);
+	if (ret == 0)
+		ret = inject_init(&in, &e);
+	if (ret == 0)
+		ret = dup_and_ahead(&in);
+	if (ret == 0)
+		ret = read_replay(&in);
+	if (ret == 0)
+		ret = atomic_replay(&in);
+	if (ret == 0)
+		ret = broken_sequence(&in);
+	return env_close(&e) | ret;
+}
+
+static const struct roce_test_case cases[] = {
+	{ "rc_ops_sizes_mtu256", test_ops_mtu256 },
+	{ "rc_ops_sizes_mtu1024", test_ops_mtu1024 },
+	{ "rc_atomics", test_atomics },
+	{ "rc_many_qps", test_many_qps },
+	{ "rc_psn_wrap", test_psn_wrap },
+	{ "rc_unsignaled", test_unsignaled },
+	{ "rc_remote_access_errors", test_remote_access_errors },
+	{ "rc_rnr_late_receiver", test_rnr_late_receiver },
+	{ "rc_rnr_exhausted", test_rnr_exhausted },
+	{ "rc_peer_vanishes", test_peer_vanishes },
+	{ "rc_injected_requests", test_injected_requests },
+};
+
+int
+main(int argc, char **argv)
+{
+	RTE_SET_USED(argc);
+	if (roce_test_eal_init(argv[0], NULL) != 0 || roce_test_mbuf_pool() == NULL ||
+	    roce_test_pair_create(&pair, "rc") != 0)
+		return 1;
+	return roce_test_run(cases, RTE_DIM(cases));
+}
