@@ -21,6 +21,9 @@
 
 #include <rte_roce.h>
 
+/* The engine's counters, to tell which recovery path ran. */
+#include "roce_dev.h"
+
 #include "roce_test.h"
 #include "roce_test_eal.h"
 #include "roce_test_port.h"
@@ -70,6 +73,7 @@ struct conf {
 	uint8_t retry_cnt;
 	uint8_t rnr_retry;
 	uint8_t min_rnr_timer;
+	uint8_t max_rd_atomic;
 };
 
 struct env {
@@ -90,6 +94,7 @@ static const struct conf default_conf = {
 	.retry_cnt = RETRY_CNT,
 	.rnr_retry = RNR_INFINITE,
 	.min_rnr_timer = RNR_TIMER_10US,
+	.max_rd_atomic = RD_ATOM,
 };
 
 static const int all_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
@@ -184,7 +189,7 @@ qp_connect(struct ibv_qp *qp, const struct side *self, const struct side *peer,
 		.retry_cnt = c->retry_cnt,
 		.rnr_retry = c->rnr_retry,
 		.sq_psn = sq_psn,
-		.max_rd_atomic = RD_ATOM,
+		.max_rd_atomic = c->max_rd_atomic,
 	};
 	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
 					       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
@@ -874,24 +879,33 @@ struct inject {
 	uint32_t epsn;
 };
 
+/* One real SEND first, so that both neighbour caches know the other. */
 static int
-inject_init(struct inject *in, struct env *e)
+warm_up(struct env *e)
 {
-	struct rte_roce_port_info info;
 	struct ibv_wc wc;
 
-	in->e = e;
-	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(e->s[0].port, &info), 0, "info");
-	in->mac[0] = info.mac;
-	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(e->s[1].port, &info), 0, "info");
-	in->mac[1] = info.mac;
-	/* A real exchange first: both neighbour caches learn the other. */
 	if (post_recv(e->qp[1][0], 1, e->s[1].buf, 64, e->s[1].mr->lkey) != 0 ||
 	    post_send(e->qp[0][0], IBV_WR_SEND, 1, e->s[0].buf, 8, e->s[0].mr->lkey, 0, 0,
 		      IBV_SEND_SIGNALED) != 0)
 		return -1;
 	ROCE_TEST_ASSERT_EQ(wait_wc(e, e->s[0].scq, &wc, 1), 1, "warm-up send");
 	ROCE_TEST_ASSERT_EQ(wait_wc(e, e->s[1].rcq, &wc, 1), 1, "warm-up recv");
+	return 0;
+}
+
+static int
+inject_init(struct inject *in, struct env *e)
+{
+	struct rte_roce_port_info info;
+
+	in->e = e;
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(e->s[0].port, &info), 0, "info");
+	in->mac[0] = info.mac;
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(e->s[1].port, &info), 0, "info");
+	in->mac[1] = info.mac;
+	if (warm_up(e) != 0)
+		return -1;
 	in->epsn = default_conf.psn_ab + 1;
 	return 0;
 }
@@ -1119,6 +1133,29 @@ broken_sequence(struct inject *in)
 	return check_state(in->e->qp[1][0], IBV_QPS_ERR);
 }
 
+/* Three SENDs with AckReq in one receive burst: one ACK, for the last. */
+static int
+ack_coalescing(struct inject *in)
+{
+	struct env *e = in->e;
+	struct ibv_wc wc[3];
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		if (post_recv(e->qp[1][0], 10 + i, e->s[1].buf, 64, e->s[1].mr->lkey) != 0 ||
+		    send_only(in, in->epsn + i) != 0)
+			return -1;
+	}
+	if (expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_ACK_UNLIMITED,
+		       in->epsn + 2) != 0 || expect_no_answer(in) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(e->s[1].rcq, 3, wc), 3, "three receives");
+	for (i = 0; i < 3; i++)
+		ROCE_TEST_ASSERT_EQ(wc[i].wr_id, 10u + i, "in order");
+	in->epsn += 3;
+	return 0;
+}
+
 static int
 test_injected_requests(void)
 {
@@ -1130,6 +1167,8 @@ test_injected_requests(void)
 	if (ret == 0)
 		ret = inject_init(&in, &e);
 	if (ret == 0)
+		ret = ack_coalescing(&in);
+	if (ret == 0)
 		ret = dup_and_ahead(&in);
 	if (ret == 0)
 		ret = read_replay(&in);
@@ -1137,6 +1176,367 @@ test_injected_requests(void)
 		ret = atomic_replay(&in);
 	if (ret == 0)
 		ret = broken_sequence(&in);
+	return env_close(&e) | ret;
+}
+
+/* Frames b will receive (ring 1), after polling a until at least n are there. */
+static int
+frames_to_b(struct env *e, unsigned int n)
+{
+	uint64_t end = roce_test_ms() + WAIT_MS;
+
+	while (rte_ring_count(pair.ring[1]) < n && roce_test_ms() < end)
+		rte_roce_poll(e->s[0].ctx);
+	ROCE_TEST_ASSERT_EQ(rte_ring_count(pair.ring[1]), n, "frames from a");
+	return 0;
+}
+
+/* Take the frames in ring r, drop those whose bit is set in drop_mask, put the rest back. */
+static int
+drop_frames(unsigned int r, uint64_t drop_mask)
+{
+	struct rte_mbuf *m[64];
+	unsigned int n, i;
+
+	n = rte_ring_dequeue_burst(pair.ring[r], (void **)m, RTE_DIM(m), NULL);
+	for (i = 0; i < n; i++) {
+		if (drop_mask & (UINT64_C(1) << i))
+			rte_pktmbuf_free(m[i]);
+		else
+			ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(pair.ring[r], m[i]), 0, "requeue");
+	}
+	return 0;
+}
+
+static const struct roce_transport_stats *
+xstats(struct side *s)
+{
+	return &roce_dev_of(s->ctx)->xstats;
+}
+
+/* A SEND whose frames all vanish: the local ACK timeout resends it. */
+static int
+test_lost_request_timeout(void)
+{
+	struct conf c = default_conf;
+	struct ibv_wc wc;
+	struct env e;
+	int ret;
+
+	c.timeout = TIMEOUT_FAST;
+	ret = env_open(&e, &c, 1);
+	if (ret == 0)
+		ret = warm_up(&e);
+	if (ret == 0)
+		ret = post_recv(e.qp[1][0], 2, e.s[1].buf + DATA_OFF, 4096, e.s[1].mr->lkey) |
+		      post_send(e.qp[0][0], IBV_WR_SEND, 2, e.s[0].buf + DATA_OFF, 3000,
+				e.s[0].mr->lkey, 0, 0, IBV_SEND_SIGNALED) |
+		      frames_to_b(&e, 3) | drop_frames(1, 0x7);
+	if (ret == 0) {
+		ret = wait_wc(&e, e.s[0].scq, &wc, 1) == 1 ? 0 : -1;
+		ret |= check_wc(&wc, 2, IBV_WC_SUCCESS, IBV_WC_SEND, 3000, e.qp[0][0]->qp_num);
+		ret |= wait_wc(&e, e.s[1].rcq, &wc, 1) == 1 ? 0 : -1;
+		ret |= check_recv_wc(&wc, IBV_WR_SEND, 2, 3000, e.qp[1][0], e.qp[0][0]);
+		ROCE_TEST_ASSERT(xstats(&e.s[0])->timeouts > 0, "no timeout counted");
+	}
+	return env_close(&e) | ret;
+}
+
+/* The first packet of a SEND is lost: a sequence NAK, then go-back-N, no timeout. */
+static int
+test_lost_packet_seq_nak(void)
+{
+	struct ibv_wc wc;
+	struct env e;
+	int ret;
+
+	ret = env_open(&e, &default_conf, 1);
+	if (ret == 0)
+		ret = warm_up(&e);
+	if (ret == 0) {
+		fill(e.s[0].buf + DATA_OFF, 3000, 3);
+		ret = post_recv(e.qp[1][0], 2, e.s[1].buf + DATA_OFF, 4096, e.s[1].mr->lkey) |
+		      post_send(e.qp[0][0], IBV_WR_SEND, 2, e.s[0].buf + DATA_OFF, 3000,
+				e.s[0].mr->lkey, 0, 0, IBV_SEND_SIGNALED) |
+		      frames_to_b(&e, 3) | drop_frames(1, 0x1);
+	}
+	if (ret == 0) {
+		ret = wait_wc(&e, e.s[0].scq, &wc, 1) == 1 ? 0 : -1;
+		ret |= check_wc(&wc, 2, IBV_WC_SUCCESS, IBV_WC_SEND, 3000, e.qp[0][0]->qp_num);
+		ret |= wait_wc(&e, e.s[1].rcq, &wc, 1) == 1 ? 0 : -1;
+		ret |= memcmp(e.s[0].buf + DATA_OFF, e.s[1].buf + DATA_OFF, 3000) != 0;
+		ROCE_TEST_ASSERT_EQ(xstats(&e.s[1])->seq_naks_out, 1, "sequence NAKs sent");
+		ROCE_TEST_ASSERT(xstats(&e.s[0])->retries > 0, "no retry");
+		ROCE_TEST_ASSERT_EQ(xstats(&e.s[0])->timeouts, 0, "timeout instead of NAK");
+	}
+	return env_close(&e) | ret;
+}
+
+/*
+ * The responses of a READ are lost but the ACK of the SEND after it comes:
+ * an implied NAK resends the READ, which the responder replays from its
+ * resource; the duplicate SEND is only acknowledged again.
+ */
+static int
+test_lost_read_response_implied_nak(void)
+{
+	uint64_t end;
+	struct ibv_wc wc[2];
+	struct env e;
+	int ret;
+
+	ret = env_open(&e, &default_conf, 1);
+	if (ret == 0)
+		ret = warm_up(&e);
+	if (ret == 0) {
+		fill(e.s[1].buf + DATA_OFF, 2000, 9);
+		ret = post_recv(e.qp[1][0], 3, e.s[1].buf + BUF_LEN / 2, 4096, e.s[1].mr->lkey) |
+		      post_send(e.qp[0][0], IBV_WR_RDMA_READ, 2, e.s[0].buf + DATA_OFF, 2000,
+				e.s[0].mr->lkey, (uintptr_t)(e.s[1].buf + DATA_OFF),
+				e.s[1].mr->rkey, IBV_SEND_SIGNALED) |
+		      post_send(e.qp[0][0], IBV_WR_SEND, 3, e.s[0].buf, 100, e.s[0].mr->lkey, 0,
+				0, IBV_SEND_SIGNALED) |
+		      frames_to_b(&e, 2);
+	}
+	if (ret == 0) {
+		/* b answers: READ_RESPONSE_FIRST, _LAST, then the ACK of the SEND. */
+		end = roce_test_ms() + WAIT_MS;
+		while (rte_ring_count(pair.ring[0]) < 3 && roce_test_ms() < end)
+			rte_roce_poll(e.s[1].ctx);
+		ret = drop_frames(0, 0x3);
+	}
+	if (ret == 0) {
+		ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.s[0].scq, wc, 2), 2, "completions");
+		ret = check_wc(&wc[0], 2, IBV_WC_SUCCESS, IBV_WC_RDMA_READ, 2000,
+			       e.qp[0][0]->qp_num);
+		ret |= check_wc(&wc[1], 3, IBV_WC_SUCCESS, IBV_WC_SEND, 100, e.qp[0][0]->qp_num);
+		ret |= memcmp(e.s[0].buf + DATA_OFF, e.s[1].buf + DATA_OFF, 2000) != 0;
+		ROCE_TEST_ASSERT(xstats(&e.s[0])->retries > 0, "no retry");
+		ROCE_TEST_ASSERT_EQ(xstats(&e.s[0])->timeouts, 0, "timeout instead of implied NAK");
+		ROCE_TEST_ASSERT(xstats(&e.s[1])->dup_requests >= 2, "no replay");
+		ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.s[1].rcq, wc, 1), 1, "one receive");
+		ret |= expect_quiet(&e, e.s[1].rcq);
+	}
+	return env_close(&e) | ret;
+}
+
+/* An lkey that names no MR: LOC_PROT_ERR, nothing sent, the rest flushed. */
+static int
+test_bad_lkey(void)
+{
+	struct env e;
+	int ret;
+
+	ret = env_open(&e, &default_conf, 1);
+	if (ret == 0)
+		ret = post_send(e.qp[0][0], IBV_WR_SEND, 1, e.s[0].buf, 100,
+				e.s[0].mr->lkey + (1u << 8), 0, 0, IBV_SEND_SIGNALED);
+	if (ret == 0)
+		ret = expect_fail_then_flush(&e, IBV_WC_LOC_PROT_ERR);
+	if (ret == 0)
+		ret = check_state(e.qp[1][0], IBV_QPS_RTS);
+	return env_close(&e) | ret;
+}
+
+/* A SEND larger than the receive buffer: LOC_LEN_ERR there, REM_INV_REQ_ERR here. */
+static int
+test_recv_too_small(void)
+{
+	struct ibv_wc wc;
+	struct env e;
+	int ret;
+
+	ret = env_open(&e, &default_conf, 1);
+	if (ret == 0)
+		ret = post_recv(e.qp[1][0], 7, e.s[1].buf + DATA_OFF, 100, e.s[1].mr->lkey) |
+		      post_send(e.qp[0][0], IBV_WR_SEND, 1, e.s[0].buf, 3000, e.s[0].mr->lkey, 0,
+				0, IBV_SEND_SIGNALED);
+	if (ret == 0)
+		ret = expect_fail_then_flush(&e, IBV_WC_REM_INV_REQ_ERR);
+	if (ret == 0) {
+		ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.s[1].rcq, &wc, 1), 1, "receive completion");
+		ROCE_TEST_ASSERT_EQ(wc.wr_id, 7, "wr_id");
+		ROCE_TEST_ASSERT_EQ(wc.status, IBV_WC_LOC_LEN_ERR, "receive status");
+		ret = check_state(e.qp[1][0], IBV_QPS_ERR);
+	}
+	return env_close(&e) | ret;
+}
+
+/* The responder's QP does not enable RDMA WRITE: invalid request (as rxe). */
+static int
+test_qp_access_denied(void)
+{
+	struct conf c = default_conf;
+	struct env e;
+	int ret;
+
+	c.qp_access = IBV_ACCESS_REMOTE_READ;
+	ret = env_open(&e, &c, 1);
+	if (ret == 0)
+		ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1, e.s[0].buf, 100,
+				e.s[0].mr->lkey, (uintptr_t)e.s[1].buf, e.s[1].mr->rkey,
+				IBV_SEND_SIGNALED);
+	if (ret == 0)
+		ret = expect_fail_then_flush(&e, IBV_WC_REM_INV_REQ_ERR);
+	if (ret == 0)
+		ret = check_state(e.qp[1][0], IBV_QPS_ERR);
+	return env_close(&e) | ret;
+}
+
+/*
+ * A READ, then a fenced WRITE over the same remote bytes: the WRITE waits
+ * for the READ, which sees the old bytes (IBA 10.8.3.3: without the fence
+ * the responder may run the WRITE before it reads).
+ */
+static int
+test_fence(void)
+{
+	const uint32_t len = 4000;
+	uint8_t *remote, *old, *newer, *got;
+	struct ibv_wc wc[2];
+	struct env e;
+	int ret;
+
+	ret = env_open(&e, &default_conf, 1);
+	if (ret == 0)
+		ret = warm_up(&e);
+	remote = e.s[1].buf + DATA_OFF;
+	old = e.s[0].buf + BUF_LEN / 2;
+	newer = old + len;
+	got = e.s[0].buf + DATA_OFF;
+	if (ret == 0) {
+		fill(remote, len, 1);
+		memcpy(old, remote, len);
+		fill(newer, len, 2);
+		ret = post_send(e.qp[0][0], IBV_WR_RDMA_READ, 1, got, len, e.s[0].mr->lkey,
+				(uintptr_t)remote, e.s[1].mr->rkey, IBV_SEND_SIGNALED) |
+		      post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 2, newer, len, e.s[0].mr->lkey,
+				(uintptr_t)remote, e.s[1].mr->rkey,
+				IBV_SEND_SIGNALED | IBV_SEND_FENCE);
+	}
+	if (ret == 0) {
+		/* Only the READ request leaves before the READ completes. */
+		ret = frames_to_b(&e, 1);
+		rte_roce_poll(e.s[0].ctx);
+		ROCE_TEST_ASSERT_EQ(rte_ring_count(pair.ring[1]), 1, "fence not honoured");
+	}
+	if (ret == 0) {
+		ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.s[0].scq, wc, 2), 2, "completions");
+		ret = (wc[0].status | wc[1].status) != IBV_WC_SUCCESS;
+		ret |= memcmp(got, old, len) != 0;
+		ret |= memcmp(remote, newer, len) != 0;
+		if (ret != 0)
+			printf("#   fence: wrong data or status\n");
+	}
+	return env_close(&e) | ret;
+}
+
+/* max_rd_atomic 1: four READs go out one at a time, and all complete. */
+static int
+test_rd_atomic_limit(void)
+{
+	struct conf c = default_conf;
+	struct ibv_wc wc[4];
+	uint8_t *remote;
+	struct env e;
+	int ret, i;
+
+	c.max_rd_atomic = 1;
+	ret = env_open(&e, &c, 1);
+	if (ret == 0)
+		ret = warm_up(&e);
+	remote = e.s[1].buf + DATA_OFF;
+	fill(remote, 32, 5);
+	for (i = 0; ret == 0 && i < 4; i++)
+		ret = post_send(e.qp[0][0], IBV_WR_RDMA_READ, 10 + i, e.s[0].buf + DATA_OFF + i * 8,
+				8, e.s[0].mr->lkey, (uintptr_t)(remote + i * 8), e.s[1].mr->rkey,
+				IBV_SEND_SIGNALED);
+	if (ret == 0) {
+		ret = frames_to_b(&e, 1);
+		rte_roce_poll(e.s[0].ctx);
+		ROCE_TEST_ASSERT_EQ(rte_ring_count(pair.ring[1]), 1, "more than one READ out");
+	}
+	if (ret == 0) {
+		ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.s[0].scq, wc, 4), 4, "four READs");
+		for (i = 0; i < 4; i++)
+			ROCE_TEST_ASSERT_EQ(wc[i].wr_id, 10u + i, "in order");
+		ret = memcmp(e.s[0].buf + DATA_OFF, remote, 32) != 0;
+	}
+	return env_close(&e) | ret;
+}
+
+/* Messages gathered from and scattered to several SGEs, and inline data. */
+static int
+test_sge_lists_and_inline(void)
+{
+	static const uint32_t slen[3] = { 1000, 1, 2500 };
+	static const uint32_t rlen[2] = { 3000, 1000 };
+	const uint32_t total = 3501;
+	struct ibv_sge sge[3], rsge[2];
+	struct ibv_send_wr wr, *bad;
+	struct ibv_recv_wr rwr, *rbad;
+	uint8_t expect[4096];
+	struct ibv_wc wc;
+	struct env e;
+	uint32_t off, i;
+	int ret;
+
+	ret = env_open(&e, &default_conf, 1);
+	if (ret != 0)
+		return env_close(&e) | ret;
+	/* Three source pieces, apart from each other. */
+	for (i = 0, off = 0; i < 3; i++) {
+		sge[i] = (struct ibv_sge){ .addr = (uintptr_t)(e.s[0].buf + DATA_OFF + i * 8192),
+					   .length = slen[i], .lkey = e.s[0].mr->lkey };
+		fill((uint8_t *)(uintptr_t)sge[i].addr, slen[i], 20 + i);
+		memcpy(expect + off, (void *)(uintptr_t)sge[i].addr, slen[i]);
+		off += slen[i];
+	}
+	for (i = 0; i < 2; i++)
+		rsge[i] = (struct ibv_sge){ .addr = (uintptr_t)(e.s[1].buf + DATA_OFF + i * 8192),
+					    .length = rlen[i], .lkey = e.s[1].mr->lkey };
+	rwr = (struct ibv_recv_wr){ .wr_id = 1, .sg_list = rsge, .num_sge = 2 };
+	wr = (struct ibv_send_wr){ .wr_id = 1, .sg_list = sge, .num_sge = 3,
+				   .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED };
+	ROCE_TEST_ASSERT_EQ(rte_roce_post_recv(e.qp[1][0], &rwr, &rbad), 0, "post_recv");
+	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(e.qp[0][0], &wr, &bad), 0, "post_send");
+	ret = wait_wc(&e, e.s[0].scq, &wc, 1) == 1 && wc.status == IBV_WC_SUCCESS ? 0 : -1;
+	ret |= wait_wc(&e, e.s[1].rcq, &wc, 1) == 1 && wc.byte_len == total ? 0 : -1;
+	ret |= memcmp(e.s[1].buf + DATA_OFF, expect, rlen[0]) != 0;
+	ret |= memcmp(e.s[1].buf + DATA_OFF + 8192, expect + rlen[0], total - rlen[0]) != 0;
+	if (ret != 0)
+		printf("#   multi-SGE SEND wrong\n");
+	/* READ the first total remote bytes back into the three pieces. */
+	if (ret == 0) {
+		memcpy(expect, e.s[1].buf + DATA_OFF, total);
+		for (i = 0; i < 3; i++)
+			memset((void *)(uintptr_t)sge[i].addr, 0, slen[i]);
+		wr = (struct ibv_send_wr){ .wr_id = 2, .sg_list = sge, .num_sge = 3,
+					   .opcode = IBV_WR_RDMA_READ,
+					   .send_flags = IBV_SEND_SIGNALED };
+		wr.wr.rdma.remote_addr = (uintptr_t)(e.s[1].buf + DATA_OFF);
+		wr.wr.rdma.rkey = e.s[1].mr->rkey;
+		ROCE_TEST_ASSERT_EQ(rte_roce_post_send(e.qp[0][0], &wr, &bad), 0, "post READ");
+		ret = wait_wc(&e, e.s[0].scq, &wc, 1) == 1 && wc.status == IBV_WC_SUCCESS ? 0 : -1;
+		for (i = 0, off = 0; ret == 0 && i < 3; off += slen[i], i++)
+			ret = memcmp((void *)(uintptr_t)sge[i].addr, expect + off, slen[i]) != 0;
+		if (ret != 0)
+			printf("#   multi-SGE READ wrong\n");
+	}
+	/* Inline SEND: the data is copied at post time, the buffer may change after. */
+	if (ret == 0) {
+		fill(e.s[0].buf, 40, 77);
+		memcpy(expect, e.s[0].buf, 40);
+		ret = post_recv(e.qp[1][0], 3, e.s[1].buf, 64, e.s[1].mr->lkey) |
+		      post_send(e.qp[0][0], IBV_WR_SEND, 3, e.s[0].buf, 40, 0, 0, 0,
+				IBV_SEND_SIGNALED | IBV_SEND_INLINE);
+		memset(e.s[0].buf, 0, 40);
+		ret |= wait_wc(&e, e.s[1].rcq, &wc, 1) == 1 && wc.byte_len == 40 ? 0 : -1;
+		ret |= memcmp(e.s[1].buf, expect, 40) != 0;
+		ret |= wait_wc(&e, e.s[0].scq, &wc, 1) == 1 && wc.status == IBV_WC_SUCCESS ? 0 : -1;
+		if (ret != 0)
+			printf("#   inline SEND wrong\n");
+	}
 	return env_close(&e) | ret;
 }
 
@@ -1152,6 +1552,15 @@ static const struct roce_test_case cases[] = {
 	{ "rc_rnr_exhausted", test_rnr_exhausted },
 	{ "rc_peer_vanishes", test_peer_vanishes },
 	{ "rc_injected_requests", test_injected_requests },
+	{ "rc_lost_request_timeout", test_lost_request_timeout },
+	{ "rc_lost_packet_seq_nak", test_lost_packet_seq_nak },
+	{ "rc_lost_read_response_implied_nak", test_lost_read_response_implied_nak },
+	{ "rc_bad_lkey", test_bad_lkey },
+	{ "rc_recv_too_small", test_recv_too_small },
+	{ "rc_qp_access_denied", test_qp_access_denied },
+	{ "rc_fence", test_fence },
+	{ "rc_rd_atomic_limit", test_rd_atomic_limit },
+	{ "rc_sge_lists_and_inline", test_sge_lists_and_inline },
 };
 
 int
