@@ -132,7 +132,7 @@ roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *pay
 		rte_pktmbuf_free(m);
 		return ret;
 	}
-	/* The peer is on-link: it is its own next hop. */
+	/* The peer is on-link: it is its own next hop. -ENOBUFS: TX backlog full. */
 	return rte_roce_port_send(port, m, &qp->dgid);
 }
 
@@ -258,6 +258,7 @@ req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 	const struct req_op *rop = &req_ops[wqe->opcode];
 	bool rd_atomic = roce_req_is_rd_atomic(wqe);
 	uint8_t bounce[REQ_MTU_MAX];
+	struct roce_sge_cursor cur;
 	struct rte_roce_pkt pkt;
 	enum rte_roce_op_pos pos;
 	const void *payload;
@@ -274,6 +275,7 @@ req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 	len = 0;
 	if (!rd_atomic)
 		len = RTE_MIN(qp->mtu, wqe->length - off);
+	cur = req->cur;
 	payload = payload_of(qp, wqe, off, len, bounce, &err);
 	if (err != 0) {
 		req_fail(qp, wqe, roce_copy_status(err));
@@ -281,14 +283,21 @@ req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 	}
 	pkt.payload_len = len;
 	/* AckReq on the last packet and every ROCE_MAX_PKT_PER_ACK (K:rxe_req.c). */
-	pkt.ackreq = rte_roce_opcode_is_end(pkt.info) || ++req->noack_pkts > ROCE_MAX_PKT_PER_ACK;
-	if (pkt.ackreq)
-		req->noack_pkts = 0;
+	pkt.ackreq = rte_roce_opcode_is_end(pkt.info) || req->noack_pkts >= ROCE_MAX_PKT_PER_ACK;
 	/* Solicited event on the last packet of SEND / WRITE_WITH_IMM (IBA 9.2.3). */
 	pkt.se = rte_roce_opcode_is_end(pkt.info) && (wqe->send_flags & IBV_SEND_SOLICITED) &&
 		 (pkt.info->flags & (RTE_ROCE_OPF_SEND | RTE_ROCE_OPF_IMM)) != 0;
-	/* A lost frame is recovered by the retransmission timer. */
-	(void)roce_qp_xmit(qp, &pkt, payload);
+	err = roce_qp_xmit(qp, &pkt, payload);
+	if (err == -ENOBUFS) {
+		/* No mbuf or no room to transmit: the same packet again at the next poll. */
+		req->cur = cur;
+		roce_dev_qp_schedule(qp->dev, qp);
+		return 0;
+	}
+	/* Any other loss is recovered by the retransmission timer. */
+	if (err != 0)
+		qp->dev->xstats.tx_errors++;
+	req->noack_pkts = pkt.ackreq ? 0 : req->noack_pkts + 1;
 
 	if (rd_atomic) {
 		/* A READ uses one PSN per response packet (IBA 9.7.4.1.4). */

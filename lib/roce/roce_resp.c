@@ -20,7 +20,6 @@
 #include "rte_roce_opcode.h"
 #include "rte_roce_pkt.h"
 #include "roce_log.h"
-#include "roce_port_priv.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
 
@@ -103,17 +102,22 @@ read_npkts(uint32_t len, uint32_t mtu)
 	return len == 0 ? 1 : (len + mtu - 1) / mtu;
 }
 
-/* Send one ACK, NAK or RNR NAK at once. */
-static void
+/* Send one ACK, NAK or RNR NAK at once. false if it must wait for TX room. */
+static bool
 resp_send_ack(struct roce_qp *qp, uint8_t syndrome, uint32_t psn)
 {
 	struct rte_roce_pkt pkt;
+	int ret;
 
 	roce_qp_pkt_init(qp, &pkt, RTE_ROCE_OP_RC_ACKNOWLEDGE, psn);
 	pkt.aeth.syndrome = syndrome;
 	pkt.aeth.msn = qp->resp.msn;
-	if (roce_qp_xmit(qp, &pkt, NULL) != 0)
+	ret = roce_qp_xmit(qp, &pkt, NULL);
+	if (ret == -ENOBUFS)
+		return false;
+	if (ret != 0)
 		qp->dev->xstats.tx_errors++;
+	return true;
 }
 
 static enum resp_state
@@ -557,10 +561,11 @@ resp_fatal(struct resp_ctx *ctx, uint8_t syndrome, enum ibv_wc_status status)
 
 	ROCE_LOG(DEBUG, "QP %u: %s at PSN %u: NAK 0x%02x, QP to ERR", qp->ibv.qp_num,
 		 resp_state_name[ctx->from], ctx->pkt->psn, syndrome);
+	/* Best effort: the QP stops here, a NAK lost leaves the requester to its timer. */
 	if (resp->ack_pending)
-		resp_send_ack(qp, RTE_ROCE_AETH_ACK_UNLIMITED, resp->ack_psn);
+		(void)resp_send_ack(qp, RTE_ROCE_AETH_ACK_UNLIMITED, resp->ack_psn);
 	resp->ack_pending = false;
-	resp_send_ack(qp, syndrome, ctx->pkt->psn);
+	(void)resp_send_ack(qp, syndrome, ctx->pkt->psn);
 	if (ctx->wqe != NULL && pkt_has(ctx->pkt, RTE_ROCE_OPF_SEND)) {
 		wc = (struct ibv_wc){
 			.wr_id = ctx->wqe->wr_id,
@@ -658,7 +663,7 @@ resp_send_res(struct roce_qp *qp, struct roce_resp_res *res)
 			if (roce_mr_lookup(qp->dev, res->rkey, true, qp->ibv.pd, res->va + off,
 					   pkt.payload_len, IBV_ACCESS_REMOTE_READ, &mr) != 0) {
 				res->pending = false;
-				resp_send_ack(qp, RTE_ROCE_AETH_NAK_REM_ACCESS, res->cur_psn);
+				(void)resp_send_ack(qp, RTE_ROCE_AETH_NAK_REM_ACCESS, res->cur_psn);
 				return true;
 			}
 			payload = (const void *)(uintptr_t)(res->va + off);
@@ -669,7 +674,7 @@ resp_send_res(struct roce_qp *qp, struct roce_resp_res *res)
 	ret = roce_qp_xmit(qp, &pkt, payload);
 	if (mr != NULL)
 		roce_mr_put(mr);
-	if (ret == -ENOBUFS && rte_mempool_avail_count(qp->dev->port->pool) == 0)
+	if (ret == -ENOBUFS)
 		return false;
 	if (ret != 0)
 		qp->dev->xstats.tx_errors++;
@@ -700,14 +705,14 @@ roce_resp_run(struct roce_qp *qp, unsigned int budget)
 			goto more;
 	}
 	/* ACKs and NAKs after the READ responses they follow in PSN order. */
-	if (resp->ack_pending && sent < budget) {
+	if (resp->ack_pending && sent < budget &&
+	    resp_send_ack(qp, RTE_ROCE_AETH_ACK_UNLIMITED, resp->ack_psn)) {
 		resp->ack_pending = false;
-		resp_send_ack(qp, RTE_ROCE_AETH_ACK_UNLIMITED, resp->ack_psn);
 		sent++;
 	}
-	if (resp->nak_pending && sent < budget) {
+	if (resp->nak_pending && !resp->ack_pending && sent < budget &&
+	    resp_send_ack(qp, resp->nak_syndrome, resp->nak_psn)) {
 		resp->nak_pending = false;
-		resp_send_ack(qp, resp->nak_syndrome, resp->nak_psn);
 		sent++;
 	}
 	if (!resp->ack_pending && !resp->nak_pending)

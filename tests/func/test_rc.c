@@ -107,6 +107,12 @@ pump(struct env *e)
 	rte_roce_poll(e->s[1].ctx);
 }
 
+static const struct roce_transport_stats *
+xstats(struct side *s)
+{
+	return &roce_dev_of(s->ctx)->xstats;
+}
+
 static int
 side_open(struct side *s, uint16_t eth, const char *addr, bool rte_mem)
 {
@@ -478,6 +484,21 @@ transfer(struct env *e, unsigned int from, unsigned int i, enum ibv_wr_opcode op
 	return canaries_check(data_to->buf, off, len);
 }
 
+/* One real SEND first, so that both neighbour caches know the other. */
+static int
+warm_up(struct env *e)
+{
+	struct ibv_wc wc;
+
+	if (post_recv(e->qp[1][0], 1, e->s[1].buf, 64, e->s[1].mr->lkey) != 0 ||
+	    post_send(e->qp[0][0], IBV_WR_SEND, 1, e->s[0].buf, 8, e->s[0].mr->lkey, 0, 0,
+		      IBV_SEND_SIGNALED) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(wait_wc(e, e->s[0].scq, &wc, 1), 1, "warm-up send");
+	ROCE_TEST_ASSERT_EQ(wait_wc(e, e->s[1].rcq, &wc, 1), 1, "warm-up recv");
+	return 0;
+}
+
 static const enum ibv_wr_opcode data_ops[] = {
 	IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_SEND_WITH_INV,
 	IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_RDMA_READ,
@@ -610,6 +631,69 @@ test_many_qps(void)
 		}
 		if (ret != 0)
 			printf("#   many QPs: completions or data wrong (n %d, i %u)\n", n, i);
+	}
+	return env_close(&e) | ret;
+}
+
+/*
+ * 64 QP pairs each with four WRITEs and a READ of 6.5 KiB posted at once:
+ * more packets than the rings hold, so transmission backs off; nothing may
+ * be lost to it (no retry at all) and every byte must arrive.
+ */
+static int
+test_many_qps_backpressure(void)
+{
+	const uint32_t per_qp = 4;
+	const uint32_t slot = (BUF_LEN - 2 * DATA_OFF) / MAX_QPS / (per_qp + 1) / 8 * 8;
+	struct ibv_wc wc[64];
+	unsigned int i, k, done = 0;
+	uint64_t end;
+	struct env e;
+	int ret, n;
+
+	ret = env_open(&e, &default_conf, MAX_QPS);
+	if (ret == 0)
+		ret = warm_up(&e);
+	for (i = 0; ret == 0 && i < MAX_QPS; i++) {
+		uint8_t *src = e.s[0].buf + DATA_OFF + i * slot * (per_qp + 1);
+		uint8_t *dst = e.s[1].buf + DATA_OFF + i * slot * (per_qp + 1);
+		uint32_t chunk = slot;
+
+		fill(src, slot * per_qp, i);
+		fill(dst + per_qp * slot, slot, i + MAX_QPS);
+		for (k = 0; ret == 0 && k < per_qp; k++)
+			ret = post_send(e.qp[0][i], IBV_WR_RDMA_WRITE, k, src + k * slot, chunk,
+					e.s[0].mr->lkey, (uintptr_t)(dst + k * slot),
+					e.s[1].mr->rkey, IBV_SEND_SIGNALED);
+		if (ret == 0)
+			ret = post_send(e.qp[0][i], IBV_WR_RDMA_READ, per_qp, src + per_qp * slot,
+					chunk, e.s[0].mr->lkey,
+					(uintptr_t)(dst + per_qp * slot), e.s[1].mr->rkey,
+					IBV_SEND_SIGNALED);
+	}
+	end = roce_test_ms() + 4 * WAIT_MS;
+	while (ret == 0 && done < MAX_QPS * (per_qp + 1) && roce_test_ms() < end) {
+		pump(&e);
+		n = rte_roce_poll_cq(e.s[0].scq, RTE_DIM(wc), wc);
+		for (k = 0; n > 0 && k < (unsigned int)n; k++) {
+			if (wc[k].status != IBV_WC_SUCCESS) {
+				printf("#   QP %u WR %llu: status %d\n", wc[k].qp_num,
+				       (unsigned long long)wc[k].wr_id, wc[k].status);
+				ret = -1;
+			}
+		}
+		done += n > 0 ? n : 0;
+	}
+	if (ret == 0) {
+		ROCE_TEST_ASSERT_EQ(done, MAX_QPS * (per_qp + 1), "completions");
+		for (i = 0; i < MAX_QPS; i++) {
+			uint32_t base = DATA_OFF + i * slot * (per_qp + 1);
+
+			/* WRITEs put a's bytes at b; the READ brought b's bytes to a. */
+			ROCE_TEST_ASSERT(memcmp(e.s[0].buf + base, e.s[1].buf + base,
+						slot * (per_qp + 1)) == 0, "QP %u data", i);
+		}
+		ROCE_TEST_ASSERT_EQ(xstats(&e.s[0])->retries, 0, "retries without loss");
 	}
 	return env_close(&e) | ret;
 }
@@ -878,21 +962,6 @@ struct inject {
 	struct rte_ether_addr mac[2];
 	uint32_t epsn;
 };
-
-/* One real SEND first, so that both neighbour caches know the other. */
-static int
-warm_up(struct env *e)
-{
-	struct ibv_wc wc;
-
-	if (post_recv(e->qp[1][0], 1, e->s[1].buf, 64, e->s[1].mr->lkey) != 0 ||
-	    post_send(e->qp[0][0], IBV_WR_SEND, 1, e->s[0].buf, 8, e->s[0].mr->lkey, 0, 0,
-		      IBV_SEND_SIGNALED) != 0)
-		return -1;
-	ROCE_TEST_ASSERT_EQ(wait_wc(e, e->s[0].scq, &wc, 1), 1, "warm-up send");
-	ROCE_TEST_ASSERT_EQ(wait_wc(e, e->s[1].rcq, &wc, 1), 1, "warm-up recv");
-	return 0;
-}
 
 static int
 inject_init(struct inject *in, struct env *e)
@@ -1206,12 +1275,6 @@ drop_frames(unsigned int r, uint64_t drop_mask)
 			ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(pair.ring[r], m[i]), 0, "requeue");
 	}
 	return 0;
-}
-
-static const struct roce_transport_stats *
-xstats(struct side *s)
-{
-	return &roce_dev_of(s->ctx)->xstats;
 }
 
 /* A SEND whose frames all vanish: the local ACK timeout resends it. */
@@ -1545,6 +1608,7 @@ static const struct roce_test_case cases[] = {
 	{ "rc_ops_sizes_mtu1024", test_ops_mtu1024 },
 	{ "rc_atomics", test_atomics },
 	{ "rc_many_qps", test_many_qps },
+	{ "rc_many_qps_backpressure", test_many_qps_backpressure },
 	{ "rc_psn_wrap", test_psn_wrap },
 	{ "rc_unsignaled", test_unsignaled },
 	{ "rc_remote_access_errors", test_remote_access_errors },
