@@ -749,30 +749,38 @@ rte_roce_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mas
 
 /* ---- Posting ---- */
 
+/* The SGE list of a WR: count within max_sge, total at most 2^31. NULL, or what is wrong. */
+static const char *
+roce_wr_sge_check(const struct ibv_sge *sg, int num_sge, uint32_t max_sge, uint64_t *len)
+{
+	int i;
+
+	*len = 0;
+	if (num_sge < 0 || (uint32_t)num_sge > max_sge || (num_sge > 0 && sg == NULL))
+		return "num_sge";
+	for (i = 0; i < num_sge; i++)
+		*len += sg[i].length;
+	return *len > ROCE_MAX_MSG_SIZE ? "message length (at most 2^31)" : NULL;
+}
+
 /* Validate one send WR; returns its message length through *len. */
 static int
 roce_post_send_check(const struct roce_qp *qp, const struct ibv_send_wr *wr,
 		     const struct roce_wr_info **info, uint64_t *len)
 {
-	const char *bad = NULL;
-	int i;
+	const char *bad;
 
-	*info = roce_wr_info_get(wr->opcode);
 	*len = 0;
+	*info = roce_wr_info_get(wr->opcode);
 	if (*info == NULL)
 		bad = "opcode";
 	else if ((wr->send_flags & ~ROCE_SEND_FLAGS) != 0)
 		bad = "send flags";
-	else if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge ||
-		 (wr->num_sge > 0 && wr->sg_list == NULL))
-		bad = "num_sge";
-	else if ((wr->send_flags & IBV_SEND_INLINE) != 0 && !(*info)->inline_ok)
-		bad = "inline flag on a READ or atomic";
+	else
+		bad = roce_wr_sge_check(wr->sg_list, wr->num_sge, qp->cap.max_send_sge, len);
 	if (bad == NULL) {
-		for (i = 0; i < wr->num_sge; i++)
-			*len += wr->sg_list[i].length;
-		if (*len > ROCE_MAX_MSG_SIZE)
-			bad = "message length (at most 2^31)";
+		if ((wr->send_flags & IBV_SEND_INLINE) != 0 && !(*info)->inline_ok)
+			bad = "inline flag on a READ or atomic";
 		else if ((wr->send_flags & IBV_SEND_INLINE) != 0 &&
 			 *len > qp->cap.max_inline_data)
 			bad = "inline length (above max_inline_data)";
@@ -880,6 +888,7 @@ rte_roce_post_recv(struct ibv_qp *ibv_qp, struct ibv_recv_wr *wr, struct ibv_rec
 	struct roce_recv_wqe *wqe;
 	struct roce_qp *qp;
 	uint32_t prod, free;
+	const char *bad;
 	uint64_t len;
 	int i, rc = 0;
 
@@ -897,22 +906,13 @@ rte_roce_post_recv(struct ibv_qp *ibv_qp, struct ibv_recv_wr *wr, struct ibv_rec
 	prod = qp->rq.prod;
 	free = roce_queue_free(&qp->rq);
 	for (; wr != NULL; wr = wr->next) {
-		len = 0;
-		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_recv_sge ||
-		    (wr->num_sge > 0 && wr->sg_list == NULL)) {
-			ROCE_LOG(ERR, "QP 0x%x: WR 0x%" PRIx64 ": bad num_sge %d", ibv_qp->qp_num,
-				 wr->wr_id, wr->num_sge);
+		bad = roce_wr_sge_check(wr->sg_list, wr->num_sge, qp->cap.max_recv_sge, &len);
+		if (bad != NULL) {
+			ROCE_LOG(ERR, "QP 0x%x: WR 0x%" PRIx64 ": bad %s", ibv_qp->qp_num,
+				 wr->wr_id, bad);
 			rc = -EINVAL;
-		} else {
-			for (i = 0; i < wr->num_sge; i++)
-				len += wr->sg_list[i].length;
-			if (len > ROCE_MAX_MSG_SIZE) {
-				ROCE_LOG(ERR, "QP 0x%x: WR 0x%" PRIx64 ": length above 2^31",
-					 ibv_qp->qp_num, wr->wr_id);
-				rc = -EINVAL;
-			} else if (free == 0) {
-				rc = -ENOMEM;
-			}
+		} else if (free == 0) {
+			rc = -ENOMEM;
 		}
 		if (rc < 0) {
 			*bad_wr = wr;

@@ -1101,6 +1101,12 @@ test_post_recv_misuse(void)
 	wr.num_sge = 3;
 	ROCE_TEST_ASSERT(rte_roce_post_recv(f.qp, &wr, &bad) == -EINVAL && bad == &wr, "3 SGEs");
 	wr.num_sge = 1;
+	sge[0].length = 1u << 31;
+	wr.num_sge = 2;
+	ROCE_TEST_ASSERT(rte_roce_post_recv(f.qp, &wr, &bad) == -EINVAL && bad == &wr,
+			 "above 2^31 in total");
+	sge[0].length = 16;
+	wr.num_sge = 1;
 	ROCE_TEST_ASSERT_EQ(rqp->rq.prod, 0, "nothing posted");
 	ROCE_TEST_ASSERT_EQ(rte_roce_post_recv(f.qp, &wr, &bad), 0, "INIT accepts");
 	ROCE_TEST_ASSERT(roce_rq_peek(rqp) != NULL && roce_rq_peek(rqp)->sge[0].mr == NULL,
@@ -1236,6 +1242,31 @@ test_sig_all_sqd_destroy(void)
 	return fx_close(&f);
 }
 
+/* SQE (UC/UD only; forced here): sends are flushed, receives stay posted. */
+static int
+test_post_in_sqe(void)
+{
+	struct ibv_send_wr swr = { .wr_id = 7, .opcode = IBV_WR_SEND };
+	struct ibv_recv_wr rwr = { .wr_id = 8 };
+	struct ibv_send_wr *sbad;
+	struct ibv_recv_wr *rbad;
+	struct ibv_wc wc[4];
+	struct fx f;
+
+	if (fx_open(&f, NULL) != 0 || drive_to(f.qp, IBV_QPS_SQE) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(f.qp, &swr, &sbad), 0, "post_send in SQE");
+	ROCE_TEST_ASSERT_EQ(rte_roce_post_recv(f.qp, &rwr, &rbad), 0, "post_recv in SQE");
+	ROCE_TEST_ASSERT(rte_roce_poll(f.ctx) >= 0, "poll");
+	ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(f.cq, RTE_DIM(wc), wc), 1, "the send flushed");
+	ROCE_TEST_ASSERT(wc[0].wr_id == 7 && wc[0].status == IBV_WC_WR_FLUSH_ERR, "send");
+	ROCE_TEST_ASSERT(roce_rq_peek(roce_qp_of(f.qp)) != NULL, "the receive still posted");
+	ROCE_TEST_ASSERT_EQ(modify(f.qp, IBV_QPS_ERR, IBV_QP_STATE), 0, "to ERR");
+	ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(f.cq, RTE_DIM(wc), wc), 1, "the receive flushed");
+	ROCE_TEST_ASSERT(wc[0].wr_id == 8 && wc[0].opcode == IBV_WC_RECV, "receive");
+	return fx_close(&f);
+}
+
 static const struct roce_test_case cases[] = {
 	{ "device_misuse", test_device_misuse },
 	{ "query_device_port_gid", test_query_device_port_gid },
@@ -1253,6 +1284,7 @@ static const struct roce_test_case cases[] = {
 	{ "post_recv_misuse", test_post_recv_misuse },
 	{ "flush_exactly_once", test_flush_exactly_once },
 	{ "sig_all_sqd_destroy", test_sig_all_sqd_destroy },
+	{ "post_in_sqe", test_post_in_sqe },
 };
 
 int
