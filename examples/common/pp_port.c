@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,18 @@ pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
 destroy_port:
 	rte_roce_port_destroy(pp->port);
 	pp->port = NULL;
+	/* Close the ethdev too: a net_memif peer learns at once that we left. */
+	rte_eth_dev_close(pp->eth);
+	return ret;
+}
+
+int
+pp_port_poll(struct pp_port *pp)
+{
+	int ret = rte_roce_poll(pp->ctx);
+
+	if (ret == 0)
+		sched_yield();
 	return ret;
 }
 
@@ -128,7 +141,7 @@ pp_port_wait_link(struct pp_port *pp, unsigned int timeout_ms)
 	struct rte_roce_port_info info;
 
 	do {
-		rte_roce_poll(pp->ctx);
+		pp_port_poll(pp);
 		if (rte_roce_port_info_get(pp->port, &info) == 0 && info.link_up)
 			return 0;
 	} while (pp_now_ms() < end);
@@ -143,7 +156,7 @@ pp_port_linger(struct pp_port *pp, unsigned int quiet_ms, unsigned int max_ms)
 	uint64_t end = now + max_ms, quiet_end = now + quiet_ms;
 
 	while (now < end && now < quiet_end) {
-		if (rte_roce_poll(pp->ctx) > 0)
+		if (pp_port_poll(pp) > 0)
 			quiet_end = now + quiet_ms;
 		now = pp_now_ms();
 	}
@@ -165,5 +178,7 @@ pp_port_close(struct pp_port *pp)
 	}
 	rte_roce_port_destroy(pp->port);
 	pp->port = NULL;
+	/* Close the ethdev too: a net_memif peer learns at once that we left. */
+	rte_eth_dev_close(pp->eth);
 	return ret;
 }

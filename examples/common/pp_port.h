@@ -54,6 +54,15 @@ int pp_parse_ip(const char *arg, union rte_roce_gid *addr, uint8_t *prefix_len);
 int pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf);
 
 /*
+ * One round of progress (rte_roce_poll()). When it found nothing to do the
+ * CPU is yielded (sched_yield()): the two processes of a test, or a process
+ * and its peer's kernel, often share a core, and spinning through a whole
+ * time slice would make every round trip wait for the scheduler. Returns
+ * what rte_roce_poll() returned.
+ */
+int pp_port_poll(struct pp_port *pp);
+
+/*
  * Wait until the link is up, driving progress meanwhile. 0, or -ETIMEDOUT
  * after printing why.
  */
@@ -65,7 +74,7 @@ int pp_port_wait_link(struct pp_port *pp, unsigned int timeout_ms);
  */
 void pp_port_linger(struct pp_port *pp, unsigned int quiet_ms, unsigned int max_ms);
 
-/* Close the device and destroy the port. 0, or the close's negative errno (printed). */
+/* Close the device, destroy the port and close its ethdev. 0, or the close's negative errno (printed). */
 int pp_port_close(struct pp_port *pp);
 
 /* Milliseconds on a monotonic clock. */

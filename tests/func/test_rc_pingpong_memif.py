@@ -206,9 +206,10 @@ def check_success(h, size, iters, opts, results, v6=False):
           "each side's remote address is the other's local one%s" % detail)
     check((s["local"][3], c["local"][3]) == gids,
           "GIDs are the --ip addresses: %s %s" % (s["local"][3], c["local"][3]))
-    results.append("size %d iters %d %s: %.2f Mbit/s, %.2f usec/iter" %
-                   (size, iters, " ".join(opts), c["bw"][2], c["lat"][2]))
-    return s, c
+    results.append("%s size %d iters %d %s: %.2f Mbit/s, %.2f usec/iter" %
+                   ("IPv6" if v6 else "IPv4", size, iters, " ".join(opts), c["bw"][2],
+                    c["lat"][2]))
+    return srv, cli
 
 
 def case_size(size, iters, opts=(), v6=False):
@@ -219,8 +220,8 @@ def case_size(size, iters, opts=(), v6=False):
 
 def case_validate(h, results):
     """-c: the client marks one byte per page, the server checks them."""
-    s, _ = check_success(h, 65536, 20, ["-c"], results)
-    check(not any("invalid data" in l for l in s.err), "server found invalid data")
+    srv, _ = check_success(h, 65536, 20, ["-c"], results)
+    check(not any("invalid data" in l for l in srv.err), "server found invalid data")
 
 
 def case_mtu_above_port(h, results):
@@ -259,7 +260,7 @@ CASES = [
     ("rc_pingpong_memif_size_1", case_size(1, 1000)),
     ("rc_pingpong_memif_size_4096_default", case_size(4096, 1000)),
     ("rc_pingpong_memif_size_65536", case_size(65536, 100)),
-    ("rc_pingpong_memif_size_1MiB", case_size(1 << 20, 5)),
+    ("rc_pingpong_memif_size_1MiB", case_size(1 << 20, 20)),
     ("rc_pingpong_memif_size_0", case_size(0, 100)),
     ("rc_pingpong_memif_mtu_256", case_size(4096, 200, ["-m", "256"])),
     ("rc_pingpong_memif_mtu_512_rx_depth_2", case_size(8192, 200, ["-m", "512", "-r", "2"])),
