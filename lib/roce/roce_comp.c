@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * Completer: responses -> send completions (IBA 9.7.5.2, 9.9; K:rxe_comp.c).
+ * Completer: responses -> send completions (IBA chapter 9; K:rxe_comp.c).
  *
  * A state machine run per received response (and, without a packet, from
  * the timers and after local errors): one small handler per state returns
@@ -9,13 +9,13 @@
  * an unsignaled WQE produces none unless it fails.
  *
  * Retries: a sequence NAK, an implied NAK (a response beyond a READ/atomic
- * not answered yet, IBA 9.7.5.2.3) and the local ACK timeout go back to the
+ * not answered yet, wire-facts section 6) and the local ACK timeout go back to the
  * oldest unacknowledged PSN and use one of retry_cnt. retry_cnt 7 is NOT
- * infinite: IBA 9.7.6.1.4 defines 7 as infinite only for the RNR retry
- * counter (rxe treats both alike; a vanished peer under ibv_rc_pingpong's
+ * infinite: the IBTA defines 7 as infinite only for the RNR retry counter
+ * (wire-facts section 7; rxe treats both alike; a vanished peer under ibv_rc_pingpong's
  * retry_cnt 7 then hangs forever, here it fails after 7 retries).
  * RNR NAKs wait rte_roce_rnr_timer_usec(code) and use one of rnr_retry;
- * rnr_retry 7 retries forever (IBA 9.7.5.2.8).
+ * rnr_retry 7 retries forever.
  */
 
 #include <inttypes.h>
@@ -81,7 +81,7 @@ reset_retry_counters(struct roce_qp *qp)
 	qp->comp.retrying = false;
 }
 
-/* The local ACK timer runs while PSNs are outstanding (IBA 9.7.6.1.3). */
+/* The local ACK timer runs while PSNs are outstanding (K:rxe_comp.c, rxe_req.c). */
 static void
 update_retrans_timer(struct roce_qp *qp)
 {
@@ -110,6 +110,20 @@ comp_drop(struct comp_ctx *ctx)
 {
 	ctx->qp->dev->xstats.rx_drops[ROCE_RX_DROP_RESP_STALE]++;
 	return COMP_DONE;
+}
+
+/*
+ * A NAK acknowledges the PSNs before its own. Acknowledged PSNs are forward
+ * progress: the retry counters start again, so that a long message under
+ * loss is not failed by NAKs that each moved it on.
+ */
+static void
+comp_implied_ack(struct roce_qp *qp, uint32_t psn)
+{
+	if (rte_roce_psn_cmp(psn, qp->comp.psn) <= 0)
+		return;
+	qp->comp.psn = psn;
+	reset_retry_counters(qp);
 }
 
 static enum comp_state
@@ -146,10 +160,10 @@ comp_check_psn(struct comp_ctx *ctx)
 	if (diff > 0) {
 		if (wqe->tx.state != ROCE_WQE_PENDING)
 			return COMP_DONE;
-		/* Implied NAK: the READ/atomic was not answered (IBA 9.7.5.2.3). */
+		/* Implied NAK: the READ/atomic was not answered (K:rxe_comp.c check_psn). */
 		if (roce_req_is_rd_atomic(wqe))
 			return qp->comp.retrying ? COMP_DONE : COMP_RETRY;
-		/* Implied (coalesced) ACK of a SEND/WRITE (IBA 9.7.5.2.2). */
+		/* Implied (coalesced) ACK of a SEND/WRITE (K:rxe_comp.c check_psn). */
 		return COMP_COMPLETE;
 	}
 	diff = rte_roce_psn_cmp(pkt->psn, qp->comp.psn);
@@ -195,9 +209,8 @@ comp_check_aeth(struct comp_ctx *ctx)
 			ctx->status = nak_status(syn);
 			return COMP_ERROR;
 		}
-		/* Every PSN before the NAK's is acknowledged (IBA 9.7.5.2.4). */
-		if (rte_roce_psn_cmp(pkt->psn, qp->comp.psn) > 0)
-			qp->comp.psn = pkt->psn;
+		/* Every PSN before the NAK's is acknowledged (K:rxe_comp.c check_ack). */
+		comp_implied_ack(qp, pkt->psn);
 		qp->comp.retrying = false;
 		return COMP_RETRY;
 	default:
@@ -239,11 +252,12 @@ comp_read(struct comp_ctx *ctx)
 	const struct rte_roce_pkt *pkt = ctx->pkt;
 	struct roce_send_wqe *wqe = ctx->wqe;
 	bool last_pkt = pkt->psn == wqe->tx.last_psn;
+	uint64_t off = (uint64_t)((pkt->psn - wqe->tx.first_psn) & RTE_ROCE_PSN_MASK) * qp->mtu;
 	int err;
 
-	/* Responses carry path MTU bytes except the last (IBA C9-176..178). */
+	/* Path MTU bytes per response, the rest in the last: nothing more, nothing less. */
 	if (rte_roce_opcode_is_end(pkt->info) != last_pkt ||
-	    (!last_pkt && pkt->payload_len != qp->mtu)) {
+	    pkt->payload_len != RTE_MIN((uint64_t)qp->mtu, wqe->length - off)) {
 		ctx->status = IBV_WC_BAD_RESP_ERR;
 		return COMP_ERROR;
 	}
@@ -306,6 +320,18 @@ comp_post(struct roce_qp *qp, struct roce_send_wqe *wqe, enum ibv_wc_status stat
 		};
 		ret = roce_cq_push(qp->scq, &wc);
 	}
+	/*
+	 * A retry moved the requester back to this WQE and a response of its
+	 * first transmission completed it: the requester goes on after it.
+	 */
+	if (qp->req.wqe_idx == roce_sq_consumer(qp)) {
+		qp->req.wqe_idx++;
+		qp->req.pkt_idx = 0;
+		if (rte_roce_psn_cmp(qp->req.psn, rte_roce_psn_add(wqe->tx.last_psn, 1)) < 0)
+			qp->req.psn = rte_roce_psn_add(wqe->tx.last_psn, 1);
+	}
+	/* The slot's next WQE starts afresh (the posting path never writes tx). */
+	wqe->tx.state = ROCE_WQE_NEW;
 	roce_sq_retire(qp);
 	return ret == 0;
 }
@@ -354,15 +380,14 @@ comp_rnr(struct comp_ctx *ctx)
 	const struct rte_roce_pkt *pkt = ctx->pkt;
 
 	qp->dev->xstats.rnr_naks_in++;
+	/* PSNs before the refused one are acknowledged. */
+	comp_implied_ack(qp, pkt->psn);
 	if (qp->comp.rnr_left == 0) {
 		ctx->status = IBV_WC_RNR_RETRY_EXC_ERR;
 		return COMP_ERROR;
 	}
 	if (qp->attr.rnr_retry != ROCE_RNR_RETRY_INFINITE)
 		qp->comp.rnr_left--;
-	/* PSNs before the refused one are acknowledged. */
-	if (rte_roce_psn_cmp(pkt->psn, qp->comp.psn) > 0)
-		qp->comp.psn = pkt->psn;
 	roce_req_rewind(qp, pkt->psn);
 	qp->comp.rnr_wait = true;
 	roce_timer_cancel(&qp->dev->timers, &qp->comp.retrans);
@@ -379,7 +404,7 @@ comp_error(struct comp_ctx *ctx)
 	ROCE_LOG(DEBUG, "QP %u: WQE %" PRIu64 " fails with status %d after %s", qp->ibv.qp_num,
 		 ctx->wqe->wr_id, ctx->status, comp_state_name[ctx->from]);
 	(void)comp_post(qp, ctx->wqe, ctx->status);
-	/* Every later WQE flushes (IBA 10.7.2.1). */
+	/* Every later WQE flushes (roce_qp_error(), as rxe). */
 	roce_qp_error(qp);
 	return COMP_DONE;
 }
@@ -454,7 +479,7 @@ comp_rnr_expired(struct roce_timer *t)
 	roce_dev_qp_schedule(qp->dev, qp);
 }
 
-/* Local ACK timeout: 4.096 us x 2^timeout, 0 = infinite (IBA 9.7.6.1.3). */
+/* Local ACK timeout: 4.096 us x 2^timeout, 0 = infinite (wire-facts section 7). */
 static uint64_t
 ack_timeout_us(uint8_t timeout)
 {
@@ -509,8 +534,13 @@ roce_transport_qp_modify(struct roce_qp *qp, const struct ibv_qp_attr *attr, int
 void
 roce_transport_qp_reset(struct roce_qp *qp)
 {
+	uint32_t i;
+
 	transport_timers_stop(qp);
 	transport_state_init(qp);
+	/* Slots retired by a flush keep their last state: every WQE starts afresh. */
+	for (i = 0; i < roce_queue_size(&qp->sq); i++)
+		roce_sq_wqe(qp, i)->tx.state = ROCE_WQE_NEW;
 }
 
 void

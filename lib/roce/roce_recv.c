@@ -29,7 +29,7 @@ recv_check(struct roce_qp *qp, const struct rte_roce_pkt *pkt)
 		return ROCE_RX_DROP_NO_QP;
 	if (pkt->info->transport != RTE_ROCE_TRANSPORT_RC || qp->ibv.qp_type != IBV_QPT_RC)
 		return ROCE_RX_DROP_TRANSPORT;
-	/* Requests from RTR on, responses only where the requester runs (IBA 10.3.1). */
+	/* Requests from RTR on, responses only where the requester runs (K:rxe_recv.c check_type_state). */
 	state = roce_qp_state(qp);
 	request = (pkt->info->flags & RTE_ROCE_OPF_REQ) != 0;
 	if (request ? state < IBV_QPS_RTR || state == IBV_QPS_ERR :

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * Requester: send WQEs -> request packets (IBA 9.7.1, 9.7.4; K:rxe_req.c).
+ * Requester: send WQEs -> request packets (IBA chapter 9; K:rxe_req.c).
  *
  * The requester walks the send queue ahead of the completer (req.wqe_idx),
  * numbers packets with 24-bit PSNs, sets AckReq on every last/only packet
@@ -65,7 +65,7 @@ static const struct req_op req_ops[] = {
 };
 
 /* The opcode table entry of a WQE's request (ONLY position); NULL if unsupported. */
-const struct rte_roce_opcode_info *
+static const struct rte_roce_opcode_info *
 roce_req_info(const struct roce_send_wqe *wqe)
 {
 	if (wqe->opcode >= RTE_DIM(req_ops) || !req_ops[wqe->opcode].valid)
@@ -82,7 +82,7 @@ roce_req_is_rd_atomic(const struct roce_send_wqe *wqe)
 	return info != NULL && (info->flags & (RTE_ROCE_OPF_READ | RTE_ROCE_OPF_ATOMIC)) != 0;
 }
 
-/* Packets of a message of len bytes: at least one, even for 0 bytes (IBA 9.7.2). */
+/* Packets of a message of len bytes: at least one, even for 0 bytes (wire-facts section 6). */
 static inline uint32_t
 msg_npkts(uint32_t len, uint32_t mtu)
 {
@@ -224,7 +224,7 @@ req_start_wqe(struct roce_qp *qp, struct roce_send_wqe *wqe)
 	/* IBV_SEND_FENCE: wait for every earlier READ/atomic (IBA 10.8.3.3). */
 	if ((wqe->send_flags & IBV_SEND_FENCE) && req->rd_atomic > 0)
 		return false;
-	/* IBA 9.7.7.1 / C9-150: at most max_rd_atomic READ/atomics outstanding. */
+	/* At most max_rd_atomic READ/atomics outstanding (wire-facts section 6). */
 	if (rd_atomic && req->rd_atomic >= qp->attr.max_rd_atomic)
 		return false;
 	wqe->tx.first_psn = req->psn;
@@ -284,7 +284,7 @@ req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 	pkt.payload_len = len;
 	/* AckReq on the last packet and every ROCE_MAX_PKT_PER_ACK (K:rxe_req.c). */
 	pkt.ackreq = rte_roce_opcode_is_end(pkt.info) || req->noack_pkts >= ROCE_MAX_PKT_PER_ACK;
-	/* Solicited event on the last packet of SEND / WRITE_WITH_IMM (IBA 9.2.3). */
+	/* Solicited event on the last packet of SEND / WRITE_WITH_IMM (K:rxe_req.c). */
 	pkt.se = rte_roce_opcode_is_end(pkt.info) && (wqe->send_flags & IBV_SEND_SOLICITED) &&
 		 (pkt.info->flags & (RTE_ROCE_OPF_SEND | RTE_ROCE_OPF_IMM)) != 0;
 	err = roce_qp_xmit(qp, &pkt, payload);
@@ -300,7 +300,7 @@ req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 	req->noack_pkts = pkt.ackreq ? 0 : req->noack_pkts + 1;
 
 	if (rd_atomic) {
-		/* A READ uses one PSN per response packet (IBA 9.7.4.1.4). */
+		/* A READ uses one PSN per response packet (K:rxe_req.c update_wqe_psn). */
 		req->psn = rte_roce_psn_add(wqe->tx.last_psn, 1);
 		req->pkt_idx = wqe->tx.npkts;
 	} else {
@@ -331,7 +331,7 @@ roce_req_run(struct roce_qp *qp, unsigned int budget)
 	while (sent < budget && req->wqe_idx != roce_sq_producer(qp)) {
 		wqe = roce_sq_wqe(qp, req->wqe_idx);
 		if (wqe->tx.state == ROCE_WQE_NEW) {
-			/* SQD: finish the message in progress, start no new one (IBA 10.3.1.2). */
+			/* SQD: finish the message in progress, start no new one. */
 			if (state == IBV_QPS_SQD || !req_start_wqe(qp, wqe))
 				break;
 		}

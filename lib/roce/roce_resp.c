@@ -2,7 +2,7 @@
 
 /*
  * Responder: request packets -> memory, receive completions, ACK/NAK,
- * READ responses and atomics (IBA 9.7.5.1, 9.7.4.1; K:rxe_resp.c).
+ * READ responses and atomics (IBA chapter 9; K:rxe_resp.c).
  *
  * A state machine run per received request: one small handler per check,
  * each returning the next state. Responses that may be many (READ) or must
@@ -95,7 +95,7 @@ pkt_end(const struct rte_roce_pkt *pkt)
 	return rte_roce_opcode_is_end(pkt->info);
 }
 
-/* Responses of a READ of len bytes (IBA 9.7.4.1.4: at least one). */
+/* Responses of a READ of len bytes: at least one (K:rxe_resp.c rxe_prepare_res). */
 static inline uint32_t
 read_npkts(uint32_t len, uint32_t mtu)
 {
@@ -137,7 +137,7 @@ resp_check_psn(struct resp_ctx *ctx)
 static enum resp_state
 resp_check_op_seq(struct resp_ctx *ctx)
 {
-	/* Missing FIRST or LAST, or a message interleaved (IBA C9-91, 9.7.5.1.2). */
+	/* Missing FIRST or LAST, or a message interleaved (K:rxe_resp.c check_op_seq). */
 	return rte_roce_opcode_may_follow(ctx->qp->resp.opcode, ctx->pkt->opcode) ?
 	       RESP_CHECK_OP_VALID : RESP_ERR_INV_REQ;
 }
@@ -191,7 +191,7 @@ resp_check_length(struct resp_ctx *ctx)
 
 	if (!pkt_has(pkt, RTE_ROCE_OPF_SEND | RTE_ROCE_OPF_WRITE | RTE_ROCE_OPF_READ))
 		return RESP_CHECK_RKEY;
-	/* Segmentation (IBA C9-94..C9-97; K:rxe_resp.c rxe_resp_check_length). */
+	/* Segmentation: IBA C9-92 (K:rxe_resp.c rxe_resp_check_length). */
 	switch (pkt->info->pos) {
 	case RTE_ROCE_POS_FIRST:
 	case RTE_ROCE_POS_MIDDLE:
@@ -210,7 +210,7 @@ resp_check_length(struct resp_ctx *ctx)
 	if (!pkt_has(pkt, RTE_ROCE_OPF_WRITE))
 		return pkt_has(pkt, RTE_ROCE_OPF_READ) && pkt->reth.len > ROCE_MAX_MSG_SIZE ?
 		       RESP_ERR_INV_REQ : RESP_CHECK_RKEY;
-	/* A WRITE's packets carry exactly its RETH length (IBA C9-95). */
+	/* RETH length at most 2^31 (IBA C9-94); the packets carry exactly it (K:rxe_resp.c). */
 	if (pkt_start(pkt)) {
 		if (pkt->reth.len > ROCE_MAX_MSG_SIZE ||
 		    (pkt_end(pkt) ? len != pkt->reth.len : len >= pkt->reth.len))
@@ -232,7 +232,7 @@ resp_check_rkey(struct resp_ctx *ctx)
 	int access;
 
 	if (pkt_has(pkt, RTE_ROCE_OPF_ATOMIC)) {
-		/* Atomics need 8-byte alignment (IBA C9-27; K:rxe_resp.c: invalid request). */
+		/* Atomics need 8-byte alignment, else invalid request (K:rxe_resp.c check_rkey). */
 		if (pkt->atmeth.va & (ROCE_ATOMIC_SIZE - 1))
 			return RESP_ERR_INV_REQ;
 		ctx->va = pkt->atmeth.va;
@@ -339,7 +339,7 @@ resp_exec_read(struct resp_ctx *ctx)
 
 /*
  * Atomics run with CPU atomics on the 64-bit word in host order, so they are
- * atomic against each other and against local CPU atomics (IBA 9.4.5;
+ * atomic against each other and against local CPU atomics (IBA chapter 9;
  * rxe operates on a u64 read from memory, K:rxe_resp.c atomic_reply).
  */
 static void
@@ -422,12 +422,12 @@ resp_complete(struct resp_ctx *ctx)
 
 	resp->opcode = pkt->opcode;
 	if (pkt_has(pkt, RTE_ROCE_OPF_READ))
-		/* ePSN skips one PSN per READ response (IBA 9.7.4.1.4). */
+		/* ePSN skips one PSN per READ response (wire-facts section 6). */
 		next = rte_roce_psn_add(resp->res[(resp->res_head - 1) & (ROCE_RD_ATOM_MAX - 1)].last_psn, 1);
 	resp->psn = next;
 	if (!pkt_end(pkt))
 		return RESP_ACKNOWLEDGE;
-	/* MSN counts completed requests (IBA 9.7.5.1.1, C9-148). */
+	/* MSN counts completed requests, a READ at its receipt (C9-148, wire-facts section 5). */
 	resp->msn = (resp->msn + 1) & RTE_ROCE_MSN_MASK;
 	if (ctx->wqe != NULL && !resp_post_recv(ctx)) {
 		roce_qp_error(qp);
@@ -487,13 +487,13 @@ resp_duplicate(struct resp_ctx *ctx)
 	if (res == NULL)
 		goto drop;
 	if (pkt_has(pkt, RTE_ROCE_OPF_READ)) {
-		/* Replay only a sub-range of the same READ (IBA 9.7.5.1.2; K:rxe_resp.c). */
+		/* Replay only a sub-range of the same READ (K:rxe_resp.c duplicate_request). */
 		off = (uint64_t)((pkt->psn - res->first_psn) & RTE_ROCE_PSN_MASK) * qp->mtu;
 		if (pkt->reth.rkey != res->rkey || pkt->reth.va != res->va + off ||
 		    pkt->reth.len != res->len - off)
 			goto drop;
 	}
-	/* An atomic is never executed twice: its saved result goes out again (C9-152). */
+	/* An atomic is never executed twice: its saved result goes out again (K:rxe_resp.c). */
 	res->start_psn = pkt->psn;
 	res->cur_psn = pkt->psn;
 	res->pending = true;
@@ -533,7 +533,7 @@ resp_rnr(struct resp_ctx *ctx)
 	struct roce_resp_state *resp = &qp->resp;
 
 	/*
-	 * RNR NAK with the refused PSN; nothing consumed (IBA 9.7.5.1.4). The
+	 * RNR NAK with the refused PSN; nothing consumed (wire-facts section 5). The
 	 * requester goes back to that PSN, so the packets behind it are
 	 * dropped silently like after a sequence NAK: a sequence NAK for them
 	 * would make it spend retry_cnt on what is only an RNR wait.
@@ -548,9 +548,10 @@ resp_rnr(struct resp_ctx *ctx)
 }
 
 /*
- * Class A / C / D1 errors (IBA 9.9.3.1): NAK with the packet's PSN, the
- * receive WQE in use (if any) completes with status, the QP goes to ERR and
- * flushes the rest (K:rxe_resp.c do_class_ac_error, do_class_d1e_error).
+ * Class A / C / D1 errors (IBA error classes, named as in K:rxe_resp.c): NAK
+ * with the packet's PSN, the receive WQE in use (if any) completes with
+ * status, the QP goes to ERR and flushes the rest (K:rxe_resp.c
+ * do_class_ac_error, do_class_d1e_error).
  */
 static enum resp_state
 resp_fatal(struct resp_ctx *ctx, uint8_t syndrome, enum ibv_wc_status status)
@@ -559,8 +560,9 @@ resp_fatal(struct resp_ctx *ctx, uint8_t syndrome, enum ibv_wc_status status)
 	struct roce_resp_state *resp = &qp->resp;
 	struct ibv_wc wc;
 
-	ROCE_LOG(DEBUG, "QP %u: %s at PSN %u: NAK 0x%02x, QP to ERR", qp->ibv.qp_num,
-		 resp_state_name[ctx->from], ctx->pkt->psn, syndrome);
+	ROCE_LOG(DEBUG, "QP %u: %s: %s at PSN %u after %s: NAK 0x%02x, QP to ERR",
+		 qp->ibv.qp_num, resp_state_name[ctx->from], ctx->pkt->info->name, ctx->pkt->psn,
+		 rte_roce_opcode_name(resp->opcode), syndrome);
 	/* Best effort: the QP stops here, a NAK lost leaves the requester to its timer. */
 	if (resp->ack_pending)
 		(void)resp_send_ack(qp, RTE_ROCE_AETH_ACK_UNLIMITED, resp->ack_psn);

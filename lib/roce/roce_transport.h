@@ -21,8 +21,10 @@
  *   - struct roce_qp embeds, by value: struct roce_req_state req,
  *     struct roce_resp_state resp, struct roce_comp_state comp.
  *   - struct roce_send_wqe embeds struct roce_wqe_tx tx. The engine alone
- *     writes it, from the moment the requester first takes the WQE (it
- *     initialises it then), so the posting path need not touch it.
+ *     writes it, so the posting path need not touch it: a slot reads
+ *     ROCE_WQE_NEW when the QP is created (zeroed ring), the completer sets
+ *     it back to NEW when it retires the WQE, and _qp_reset() clears every
+ *     slot (WQEs retired by a flush keep their last state until then).
  *   - struct roce_dev embeds struct roce_timer_wheel timers and
  *     struct roce_transport_stats xstats (the engine's counters).
  *   - roce_transport_qp_init() runs once at QP creation, _qp_modify() after
@@ -55,9 +57,9 @@ struct roce_qp;
 #define ROCE_MAX_PKT_PER_ACK	64
 /* Responder resources (READ/atomic replay) per QP; a power of two. */
 #define ROCE_RD_ATOM_MAX	16
-/* retry_cnt / rnr_retry value that means "retry forever" (IBA 9.7.5.2.8: rnr_retry only). */
+/* rnr_retry value that means "retry forever"; retry_cnt 7 is not (wire-facts section 7). */
 #define ROCE_RNR_RETRY_INFINITE	7
-/* Local ACK timeout unit: 4.096 us x 2^timeout (IBA 9.7.6.1.3). */
+/* Local ACK timeout unit: 4.096 us x 2^timeout (wire-facts section 7). */
 #define ROCE_ACK_TIMEOUT_NS_UNIT 4096
 
 /* Why roce_recv.c or an engine role dropped a received frame. */
@@ -115,7 +117,7 @@ struct roce_req_state {
 	bool failed;		/* a WQE failed locally: send nothing more */
 };
 
-/* One responder resource: a READ or atomic, kept for duplicate replay (IBA 9.7.5.1.1). */
+/* One responder resource: a READ or atomic, kept for duplicate replay (wire-facts section 6). */
 struct roce_resp_res {
 	bool valid;		/* holds a request */
 	bool pending;		/* responses still to send */
@@ -184,10 +186,8 @@ void roce_timer_run(struct roce_dev *dev);
 
 /* Requester internals shared with the completer (roce_req.c). */
 struct roce_send_wqe;
-struct rte_roce_opcode_info;
-const struct rte_roce_opcode_info *roce_req_info(const struct roce_send_wqe *wqe);
 bool roce_req_is_rd_atomic(const struct roce_send_wqe *wqe);
-/* Go back to psn: the requester resends from there (go-back-N, IBA 9.7.5.2.4). */
+/* Go back to psn: the requester resends from there (go-back-N). */
 void roce_req_rewind(struct roce_qp *qp, uint32_t psn);
 
 /* A response for qp (roce_comp.c), a request for qp (roce_resp.c); m is not freed. */

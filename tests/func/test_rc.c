@@ -541,42 +541,44 @@ test_ops_mtu1024(void)
 	return ops_sizes(IBV_MTU_1024);
 }
 
+/* One atomic and what it must leave: the value returned and the value in memory. */
+struct atomic_step {
+	enum ibv_wr_opcode op;
+	uint64_t compare_add;
+	uint64_t swap;
+	uint64_t orig;
+	uint64_t after;
+};
+
 static int
 atomics(struct env *e)
 {
+	static const struct atomic_step steps[] = {
+		{ IBV_WR_ATOMIC_CMP_AND_SWP, 100, 200, 100, 200 },	/* compare matches */
+		{ IBV_WR_ATOMIC_CMP_AND_SWP, 5, 7, 200, 200 },		/* compare differs */
+		{ IBV_WR_ATOMIC_FETCH_AND_ADD, 5, 0, 200, 205 },
+	};
 	struct side *a = &e->s[0], *b = &e->s[1];
 	uint64_t *target = (uint64_t *)(b->buf + ATOMIC_OFF);
 	uint64_t *result = (uint64_t *)(a->buf + ATOMIC_OFF);
-	uint64_t raddr = (uintptr_t)target;
+	const struct atomic_step *st;
 	struct ibv_wc wc;
+	unsigned int i;
 
-	*target = 100;
-	/* Compare matches: swapped. */
-	if (post_atomic(e->qp[0][0], IBV_WR_ATOMIC_CMP_AND_SWP, 1, result, a->mr->lkey, raddr,
-			b->mr->rkey, 100, 200) != 0)
-		return -1;
-	ROCE_TEST_ASSERT_EQ(wait_wc(e, a->scq, &wc, 1), 1, "cmp_swp");
-	if (check_wc(&wc, 1, IBV_WC_SUCCESS, IBV_WC_COMP_SWAP, 8, e->qp[0][0]->qp_num) != 0)
-		return -1;
-	ROCE_TEST_ASSERT_EQ(*result, 100, "original value");
-	ROCE_TEST_ASSERT_EQ(*target, 200, "swapped");
-	/* Compare differs: unchanged, the original comes back. */
-	if (post_atomic(e->qp[0][0], IBV_WR_ATOMIC_CMP_AND_SWP, 2, result, a->mr->lkey, raddr,
-			b->mr->rkey, 5, 7) != 0)
-		return -1;
-	ROCE_TEST_ASSERT_EQ(wait_wc(e, a->scq, &wc, 1), 1, "cmp_swp 2");
-	if (check_wc(&wc, 2, IBV_WC_SUCCESS, IBV_WC_COMP_SWAP, 8, e->qp[0][0]->qp_num) != 0)
-		return -1;
-	ROCE_TEST_ASSERT_EQ(*result, 200, "original value");
-	ROCE_TEST_ASSERT_EQ(*target, 200, "not swapped");
-	if (post_atomic(e->qp[0][0], IBV_WR_ATOMIC_FETCH_AND_ADD, 3, result, a->mr->lkey, raddr,
-			b->mr->rkey, 5, 0) != 0)
-		return -1;
-	ROCE_TEST_ASSERT_EQ(wait_wc(e, a->scq, &wc, 1), 1, "fetch_add");
-	if (check_wc(&wc, 3, IBV_WC_SUCCESS, IBV_WC_FETCH_ADD, 8, e->qp[0][0]->qp_num) != 0)
-		return -1;
-	ROCE_TEST_ASSERT_EQ(*result, 200, "original value");
-	ROCE_TEST_ASSERT_EQ(*target, 205, "added");
+	*target = steps[0].compare_add;
+	for (i = 0; i < RTE_DIM(steps); i++) {
+		st = &steps[i];
+		if (post_atomic(e->qp[0][0], st->op, i, result, a->mr->lkey, (uintptr_t)target,
+				b->mr->rkey, st->compare_add, st->swap) != 0)
+			return -1;
+		ROCE_TEST_ASSERT_EQ(wait_wc(e, a->scq, &wc, 1), 1, "atomic %u", i);
+		if (check_wc(&wc, i, IBV_WC_SUCCESS,
+			     st->op == IBV_WR_ATOMIC_CMP_AND_SWP ? IBV_WC_COMP_SWAP : IBV_WC_FETCH_ADD,
+			     sizeof(uint64_t), e->qp[0][0]->qp_num) != 0)
+			return -1;
+		ROCE_TEST_ASSERT_EQ(*result, st->orig, "original value, atomic %u", i);
+		ROCE_TEST_ASSERT_EQ(*target, st->after, "memory, atomic %u", i);
+	}
 	return 0;
 }
 
