@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Count test cases across meson build directories.
 
-usage: count-results.py BUILDDIR|TESTLOG.json...
+usage: count-results.py BUILDDIR|TESTLOG.json|OUTPUT.tap...
 
-Reads BUILDDIR/meson-logs/testlog.json, or the named meson test log. A TAP test program counts each of its
+Reads BUILDDIR/meson-logs/testlog.json, the named meson test log, or the
+TAP output of a script (a .tap file). A TAP test program counts each of its
 "ok" / "not ok" lines; a program that failed without reporting a failing case
 (a crash, a timeout, a sanitizer abort) counts one more failure; a program
 that prints no TAP counts once, by its exit status. Prints one line
@@ -19,7 +20,7 @@ BAD_RESULTS = {"FAIL", "TIMEOUT", "ERROR", "UNEXPECTEDPASS"}
 
 def count_test(entry):
     passed = failed = skipped = 0
-    for line in (entry.get("stdo") or "").splitlines():
+    for line in (entry.get("stdout") or "").splitlines():
         m = TAP_LINE.match(line)
         if not m:
             continue
@@ -42,10 +43,13 @@ def count_test(entry):
 def main(dirs):
     total = [0, 0, 0]
     for d in dirs:
-        path = d if d.endswith(".json") else f"{d}/meson-logs/testlog.json"
+        path = d if d.endswith((".json", ".tap")) else f"{d}/meson-logs/testlog.json"
         try:
             with open(path) as f:
-                entries = [json.loads(line) for line in f if line.strip()]
+                if path.endswith(".tap"):
+                    entries = [{"name": path, "stdout": f.read(), "result": "OK"}]
+                else:
+                    entries = [json.loads(line) for line in f if line.strip()]
         except OSError as e:
             print(f"count-results: {d}: {e.strerror}", file=sys.stderr)
             total[1] += 1

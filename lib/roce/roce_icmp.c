@@ -15,6 +15,7 @@
 #include <rte_icmp.h>
 #include <rte_ip.h>
 
+#include "roce_cksum.h"
 #include "roce_port_priv.h"
 
 /* ICMPv6 types (RFC 4443 4.1-4.2, RFC 4861 4.3-4.4). */

@@ -19,6 +19,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
+#include "roce_cksum.h"
 #include "rte_roce_pkt.h"
 
 /* Longest header run: Ethernet, one VLAN tag, IPv6, UDP, BTH + AtomicETH. */
@@ -95,43 +96,19 @@ roce_hdr(const struct roce_parse *p, uint32_t off, uint32_t size)
 	return p->hdr + off;
 }
 
-/*
- * Ones' complement sum of len bytes of an mbuf chain from off. Not
- * rte_raw_cksum_mbuf(): in DPDK 22.11 it truncates a segment's unreduced sum
- * to 16 bits before byte-swapping it (after an odd number of bytes), and so
- * loses carries. Here each segment's sum is folded first.
- */
-static uint16_t
-roce_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len)
-{
-	uint32_t sum = 0, done = 0, seglen;
-	uint16_t part;
-
-	while (off >= rte_pktmbuf_data_len(m)) {
-		off -= rte_pktmbuf_data_len(m);
-		m = m->next;
-	}
-	for (; done < len; m = m->next, off = 0) {
-		seglen = RTE_MIN(rte_pktmbuf_data_len(m) - off, len - done);
-		part = __rte_raw_cksum_reduce(__rte_raw_cksum(rte_pktmbuf_mtod_offset(m,
-				const uint8_t *, off), seglen, 0));
-		/* After an odd count, this segment's bytes sit in the other half of each word. */
-		sum += (done & 1) != 0 ? rte_bswap16(part) : part;
-		done += seglen;
-	}
-	return __rte_raw_cksum_reduce(sum);
-}
-
 /* Ones' complement sum of the UDP segment, wherever its bytes lie. */
 static uint16_t
 roce_udp_raw_cksum(const struct roce_parse *p)
 {
 	const struct roce_frame *f = p->frame;
+	uint16_t sum;
 
 	if (f->m == NULL)
 		return rte_raw_cksum(f->flat + p->pkt->l4_off, p->l4_len);
 	/* The chain holds the whole segment: the IP length fits in pkt_len. */
-	return roce_cksum_mbuf(f->m, p->pkt->l4_off, p->l4_len);
+	if (roce_cksum_mbuf(f->m, p->pkt->l4_off, p->l4_len, &sum) != 0)
+		return 0;
+	return sum;
 }
 
 static enum rte_roce_drop_reason

@@ -34,6 +34,7 @@
 #include <rte_udp.h>
 
 #include "roce_log.h"
+#include "roce_cksum.h"
 #include "roce_port_priv.h"
 #include "rte_roce_icrc.h"
 
@@ -591,42 +592,6 @@ roce_port_rx_udp(struct rte_roce_port *port, struct rte_mbuf *m, uint32_t l4_off
 		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ROCE);
 	port->stats.rx_roce_packets++;
 	return true;
-}
-
-/*
- * One's complement sum of len bytes at off in any segmentation, folded to
- * 16 bits, not complemented. DPDK 22.11's rte_raw_cksum_mbuf() truncates
- * the 32-bit partial sum of a segment that starts at an odd position to 16
- * bits before byte-swapping it, which corrupts sums over chains with
- * odd-length segments; this one folds first (RFC 1071 2.(B): a sum over
- * bytes shifted by one is the byte-swapped sum).
- */
-int
-roce_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len, uint16_t *cksum)
-{
-	const struct rte_mbuf *seg = m;
-	uint32_t sum = 0, done = 0, n;
-	uint16_t part;
-
-	if ((uint64_t)off + len > m->pkt_len)
-		return -EINVAL;
-	while (seg != NULL && off >= seg->data_len) {
-		off -= seg->data_len;
-		seg = seg->next;
-	}
-	while (done < len && seg != NULL) {
-		n = RTE_MIN((uint32_t)seg->data_len - off, len - done);
-		part = __rte_raw_cksum_reduce(__rte_raw_cksum(
-			rte_pktmbuf_mtod_offset(seg, const void *, off), n, 0));
-		sum += (done & 1) != 0 ? rte_bswap16(part) : part;
-		done += n;
-		off = 0;
-		seg = seg->next;
-	}
-	if (done != len)
-		return -EINVAL;
-	*cksum = __rte_raw_cksum_reduce(sum);
-	return 0;
 }
 
 /* Cut the Ethernet padding after the IP datagram (it is not covered by the ICRC). */

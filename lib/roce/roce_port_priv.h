@@ -117,7 +117,6 @@ roce_pktmbuf_copy(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *bu
 int roce_port_tx(struct rte_roce_port *port, struct rte_mbuf *m);
 void roce_port_l2_fill(struct rte_roce_port *port, struct rte_mbuf *m,
 		       const struct rte_ether_addr *dst, uint16_t ether_type);
-int roce_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len, uint16_t *cksum);
 bool roce_port_is_local(const struct rte_roce_port *port, const union rte_roce_gid *gid);
 int roce_port_src_addr(const struct rte_roce_port *port, const union rte_roce_gid *dst,
 		       union rte_roce_gid *src);

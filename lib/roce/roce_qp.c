@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include <rte_errno.h>
-#include <rte_ip.h>
 #include <rte_malloc.h>
 
 #include "roce_cq.h"
@@ -28,6 +27,8 @@
 /* rxe's hash of the QPN into the UDP source port (K:rxe_qp.c, hash_32(): golden ratio). */
 #define ROCE_HASH_GOLDEN_RATIO_32 0x61c88647u
 #define ROCE_UDP_SPORT_BITS	14
+/* 224.0.0.0, first multicast address (DPDK 22.11's RTE_IPV4() shifts an int: UBSan). */
+#define ROCE_IPV4_MCAST_FIRST	0xe0000000u
 /* Stride alignment of WQE slots. */
 #define ROCE_WQE_ALIGN		16
 
@@ -591,7 +592,7 @@ roce_qp_check_av(struct roce_qp *qp, const struct ibv_ah_attr *ah, union rte_roc
 	}
 	/* One unicast peer: 224.0.0.0 and up are multicast, reserved, broadcast. */
 	if (rte_roce_gid_is_ipv4(&dgid) &&
-	    rte_be_to_cpu_32(rte_roce_gid_to_ipv4(&dgid)) >= RTE_IPV4_MIN_MCAST) {
+	    rte_be_to_cpu_32(rte_roce_gid_to_ipv4(&dgid)) >= ROCE_IPV4_MCAST_FIRST) {
 		ROCE_LOG(ERR, "QP 0x%x: destination GID is not a unicast address", qp->ibv.qp_num);
 		return -EINVAL;
 	}

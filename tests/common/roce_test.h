@@ -32,9 +32,13 @@ struct roce_test_case {
 	}								\
 } while (0)
 
-#define ROCE_TEST_ASSERT_EQ(a, b, fmt, ...) \
-	ROCE_TEST_ASSERT((a) == (b), "%lld != %lld: " fmt,		\
-			 (long long)(a), (long long)(b), ##__VA_ARGS__)
+/* Each argument is evaluated once, so calls with side effects are safe. */
+#define ROCE_TEST_ASSERT_EQ(a, b, fmt, ...) do {			\
+	long long roce_test_a_ = (long long)(a);			\
+	long long roce_test_b_ = (long long)(b);			\
+	ROCE_TEST_ASSERT(roce_test_a_ == roce_test_b_, "%s == %lld, %s == %lld: " fmt, \
+			 #a, roce_test_a_, #b, roce_test_b_, ##__VA_ARGS__); \
+} while (0)
 
 /* Runs every case, prints a TAP plan and one line per case; returns the exit status. */
 static inline int

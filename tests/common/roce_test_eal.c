@@ -41,6 +41,15 @@ roce_test_eal_init(const char *prog, const char *const *extra_args)
 	return 0;
 }
 
+int
+roce_test_main_eal(const char *prog, const struct roce_test_case *cases,
+		   unsigned int nb_cases)
+{
+	if (roce_test_eal_init(prog, NULL) != 0)
+		return 1;
+	return roce_test_run(cases, nb_cases);
+}
+
 struct rte_mempool *
 roce_test_mbuf_pool(void)
 {

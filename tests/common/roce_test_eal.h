@@ -11,6 +11,8 @@
 
 #include <rte_mbuf.h>
 
+#include "roce_test.h"
+
 /* Data room of the test mbuf pool: a 4096-byte IB MTU frame plus headroom. */
 #define ROCE_TEST_MBUF_DATA_SIZE (RTE_PKTMBUF_HEADROOM + 4096 + 256)
 
@@ -20,6 +22,13 @@
  * or NULL. Returns 0, or -1 after printing why.
  */
 int roce_test_eal_init(const char *prog, const char *const *extra_args);
+
+/*
+ * The whole main() of a test program that needs the EAL and nothing else:
+ * initialise it, run the cases, return the exit status.
+ */
+int roce_test_main_eal(const char *prog, const struct roce_test_case *cases,
+		       unsigned int nb_cases);
 
 /* The test mbuf pool (created on first use), or NULL after printing why. */
 struct rte_mempool *roce_test_mbuf_pool(void);
