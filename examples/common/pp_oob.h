@@ -52,7 +52,10 @@ void pp_gid_to_wire(const union ibv_gid *gid, char wire[PP_WIRE_GID_LEN + 1]);
 /* The reverse; exactly 32 hex digits (either case). 0 or -EINVAL. */
 int pp_gid_from_wire(const char *wire, union ibv_gid *gid);
 
-/* "%04x:%06x:%06x:<gid>" and its NUL in exactly PP_DEST_MSG_LEN bytes. 0 or -EINVAL (a field too wide). */
+/*
+ * "%04x:%06x:%06x:<gid>" and its NUL in exactly PP_DEST_MSG_LEN bytes.
+ * 0 or -EINVAL (a field too wide).
+ */
 int pp_dest_format(const struct pp_dest *dest, char msg[PP_DEST_MSG_LEN]);
 
 /*
@@ -68,16 +71,16 @@ int pp_dest_parse(const char msg[PP_DEST_MSG_LEN], struct pp_dest *dest);
  */
 int pp_oob_listen(uint16_t port, uint16_t *bound);
 
-/* Accept one connection and close the listening socket. Returns the connection or a negative errno. */
+/* Accept one connection, close the listening socket. The connection or a negative errno. */
 int pp_oob_accept(int listen_fd);
 
-/* Connect to host:port, trying each address getaddrinfo() returns. The socket or a negative errno. */
+/* Connect to host:port, trying each address getaddrinfo() gives. The socket or a negative errno. */
 int pp_oob_connect(const char *host, uint16_t port);
 
 /* Write one record. 0, -EIO (short write or the peer closed) or another negative errno. */
 int pp_oob_send_dest(int fd, const struct pp_dest *dest);
 
-/* Read one record (all 52 bytes, however TCP splits them) and parse it. 0, -EIO, -EINVAL (malformed). */
+/* Read one record (all 52 bytes, however TCP splits them) and parse it. 0, -EIO, -EINVAL. */
 int pp_oob_recv_dest(int fd, struct pp_dest *dest);
 
 /* Write "done" and its NUL. 0 or a negative errno. */

@@ -104,7 +104,8 @@ pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
 	if (ret == 0)
 		ret = rte_roce_port_gid_find(pp->port, &pp->addr);
 	if (ret < 0) {
-		fprintf(stderr, "Couldn't give the port address %s: %s\n", conf->ip, strerror(-ret));
+		fprintf(stderr, "Couldn't give the port address %s: %s\n", conf->ip,
+			strerror(-ret));
 		goto destroy_port;
 	}
 	pp->gid_index = ret;

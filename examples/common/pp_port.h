@@ -74,7 +74,7 @@ int pp_port_wait_link(struct pp_port *pp, unsigned int timeout_ms);
  */
 void pp_port_linger(struct pp_port *pp, unsigned int quiet_ms, unsigned int max_ms);
 
-/* Close the device, destroy the port and close its ethdev. 0, or the close's negative errno (printed). */
+/* Close the device, destroy the port, close its ethdev. 0, or close's negative errno (printed). */
 int pp_port_close(struct pp_port *pp);
 
 /* Milliseconds on a monotonic clock. */

@@ -120,12 +120,13 @@ static void
 pp_usage(const char *argv0)
 {
 	printf("Usage:\n");
-	printf("  %s [EAL args] -- --ip ADDR[/LEN] [options]          start a server and wait for connection\n",
-	       argv0);
-	printf("  %s [EAL args] -- --ip ADDR[/LEN] [options] <host>   connect to server at <host>\n",
+	printf("  %s [EAL args] -- --ip ADDR[/LEN] [options]         start a server and wait for "
+	       "connection\n", argv0);
+	printf("  %s [EAL args] -- --ip ADDR[/LEN] [options] <host>  connect to server at <host>\n",
 	       argv0);
 	printf("\nOptions:\n");
-	printf("  --ip=<addr>[/<len>]    the port's IPv4 or IPv6 address (required; /24 or /64 by default)\n");
+	printf("  --ip=<addr>[/<len>]    the port's IPv4 or IPv6 address (required; /24 or /64 "
+	       "by default)\n");
 	printf("  --eth-mtu=<mtu>        set the ethdev's MTU (default: keep it)\n");
 	printf("  -p, --port=<port>      listen on/connect to port <port> (default 18515)\n");
 	printf("  -d, --ib-dev=<dev>     use the ethdev named <dev> (default first ethdev)\n");
@@ -501,7 +502,7 @@ pp_connect(struct pp_ctx *c, const struct pp_opts *o, int sgid_index, uint32_t m
 
 	/* The tool leaves the AV local when the GID is zero; RoCE cannot route that. */
 	if (dest->gid.global.interface_id == 0 && dest->gid.global.subnet_prefix == 0) {
-		fprintf(stderr, "The remote GID is zero: run the peer with -g <index of its IP GID>\n");
+		fprintf(stderr, "The remote GID is zero: run the peer with -g <GID index>\n");
 		return -1;
 	}
 	ret = rte_roce_modify_qp(c->qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
@@ -550,10 +551,18 @@ pp_client_exchange(const struct pp_opts *o, const struct pp_dest *mine, struct p
 		return -1;
 	}
 	ret = pp_oob_set_timeout(fd, PP_OOB_TIMEOUT_MS);
-	if (ret == 0 && (ret = pp_oob_send_dest(fd, mine)) != 0)
-		fprintf(stderr, "Couldn't send local address: %s\n", strerror(-ret));
-	if (ret == 0 && ((ret = pp_oob_recv_dest(fd, rem)) != 0 || (ret = pp_oob_send_done(fd)) != 0))
-		fprintf(stderr, "Couldn't read/write remote address: %s\n", strerror(-ret));
+	if (ret == 0) {
+		ret = pp_oob_send_dest(fd, mine);
+		if (ret != 0)
+			fprintf(stderr, "Couldn't send local address: %s\n", strerror(-ret));
+	}
+	if (ret == 0) {
+		ret = pp_oob_recv_dest(fd, rem);
+		if (ret == 0)
+			ret = pp_oob_send_done(fd);
+		if (ret != 0)
+			fprintf(stderr, "Couldn't read/write remote address: %s\n", strerror(-ret));
+	}
 	close(fd);
 	return ret == 0 ? 0 : -1;
 }
@@ -571,14 +580,22 @@ pp_server_exchange(struct pp_ctx *c, const struct pp_opts *o, int listen_fd, int
 		return -1;
 	}
 	ret = pp_oob_set_timeout(fd, PP_OOB_TIMEOUT_MS);
-	if (ret == 0 && (ret = pp_oob_recv_dest(fd, rem)) != 0)
-		fprintf(stderr, "Couldn't read remote address: %s\n", strerror(-ret));
+	if (ret == 0) {
+		ret = pp_oob_recv_dest(fd, rem);
+		if (ret != 0)
+			fprintf(stderr, "Couldn't read remote address: %s\n", strerror(-ret));
+	}
 	if (ret == 0 && pp_connect(c, o, sgid_index, mine->psn, rem) != 0) {
 		fprintf(stderr, "Couldn't connect to remote QP\n");
 		ret = -1;
 	}
-	if (ret == 0 && ((ret = pp_oob_send_dest(fd, mine)) != 0 || (ret = pp_oob_recv_done(fd)) != 0))
-		fprintf(stderr, "Couldn't send/recv local address: %s\n", strerror(-ret));
+	if (ret == 0) {
+		ret = pp_oob_send_dest(fd, mine);
+		if (ret == 0)
+			ret = pp_oob_recv_done(fd);
+		if (ret != 0)
+			fprintf(stderr, "Couldn't send/recv local address: %s\n", strerror(-ret));
+	}
 	close(fd);
 	return ret == 0 ? 0 : -1;
 }
@@ -591,8 +608,8 @@ pp_complete(struct pp_ctx *c, const struct ibv_wc *wc, uint32_t iters)
 	uint32_t more;
 
 	if (wc->status != IBV_WC_SUCCESS) {
-		fprintf(stderr, "Failed status %s (%d) for wr_id %d\n", ibv_wc_status_str(wc->status),
-			wc->status, (int)wc->wr_id);
+		fprintf(stderr, "Failed status %s (%d) for wr_id %d\n",
+			ibv_wc_status_str(wc->status), wc->status, (int)wc->wr_id);
 		return -1;
 	}
 	switch (wc->wr_id) {
@@ -670,7 +687,8 @@ pp_check_pages(const struct pp_ctx *c, long page_size)
 
 	for (i = 0; i < c->size; i += page_size) {
 		if (c->buf[i] != i / page_size % sizeof(char)) {
-			fprintf(stderr, "invalid data in page %lu\n", (unsigned long)(i / page_size));
+			fprintf(stderr, "invalid data in page %lu\n",
+				(unsigned long)(i / page_size));
 			bad = -1;
 		}
 	}

@@ -334,8 +334,9 @@ test_client_bytes_on_the_wire(void)
 	close(fd);
 	pthread_join(tc, NULL);
 	ROCE_TEST_ASSERT_EQ(cli.ret, 0, "client: %s", strerror(-cli.ret));
-	ROCE_TEST_ASSERT(cli.rem.qpn == 0x33 && cli.rem.psn == 0xbeef && cli.rem.gid.raw[0] == 0xfe &&
-			 cli.rem.gid.raw[15] == 1, "client parsed the reply");
+	ROCE_TEST_ASSERT(cli.rem.qpn == 0x33 && cli.rem.psn == 0xbeef &&
+			 cli.rem.gid.raw[0] == 0xfe && cli.rem.gid.raw[15] == 1,
+			 "client parsed the reply");
 	return 0;
 }
 
