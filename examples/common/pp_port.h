@@ -14,7 +14,10 @@
 
 #include <infiniband/verbs.h>
 
+#include <rte_ethdev.h>
+
 #include <rte_roce_gid.h>
+#include <rte_roce_pcap.h>
 #include <rte_roce_port.h>
 
 /** On-link prefix when --ip has no /LEN. */
@@ -29,6 +32,7 @@ struct pp_port_conf {
 	const char *ethdev;	/* ethdev name (e.g. net_memif0); NULL = the first one */
 	const char *ip;		/* "ADDR[/LEN]", IPv4 or IPv6: required */
 	uint16_t eth_mtu;	/* Ethernet MTU to set; 0 = keep the device's */
+	const char *pcap;	/* capture every frame in and out to this file; NULL = none */
 };
 
 struct pp_port {
@@ -38,6 +42,8 @@ struct pp_port {
 	union rte_roce_gid addr;	/* the --ip address */
 	uint8_t prefix_len;
 	int gid_index;			/* index of addr in the GID table */
+	struct rte_roce_pcap *pcap;	/* the capture, or NULL */
+	const struct rte_eth_rxtx_callback *rx_tap, *tx_tap;
 };
 
 /*
@@ -48,8 +54,10 @@ int pp_parse_ip(const char *arg, union rte_roce_gid *addr, uint8_t *prefix_len);
 
 /*
  * Find the ethdev, create the port on it, give it the address, open a
- * device with default limits. On failure prints why on stderr, undoes what
- * it did and returns a negative errno.
+ * device with default limits, start the capture if asked (ethdev RX and TX
+ * callbacks: every frame, ARP and ND included, as the PMD sees it). On
+ * failure prints why on stderr, undoes what it did and returns a negative
+ * errno.
  */
 int pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf);
 
@@ -74,7 +82,10 @@ int pp_port_wait_link(struct pp_port *pp, unsigned int timeout_ms);
  */
 void pp_port_linger(struct pp_port *pp, unsigned int quiet_ms, unsigned int max_ms);
 
-/* Close the device, destroy the port, close its ethdev. 0, or close's negative errno (printed). */
+/*
+ * Close the device, destroy the port, close its ethdev, finish the capture.
+ * 0, or the negative errno of the close or of the capture (printed).
+ */
 int pp_port_close(struct pp_port *pp);
 
 /* Milliseconds on a monotonic clock. */

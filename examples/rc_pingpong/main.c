@@ -83,6 +83,7 @@ enum {
 enum {
 	PP_OPT_IP = 256,
 	PP_OPT_ETH_MTU,
+	PP_OPT_PCAP,
 };
 
 struct pp_opts {
@@ -99,6 +100,7 @@ struct pp_opts {
 	int gidx;		/* -g; -1 = the GID of --ip */
 	bool validate;		/* -c */
 	uint16_t eth_mtu;	/* --eth-mtu */
+	const char *pcap;	/* --pcap */
 };
 
 struct pp_ctx {
@@ -128,6 +130,7 @@ pp_usage(const char *argv0)
 	printf("  --ip=<addr>[/<len>]    the port's IPv4 or IPv6 address (required; /24 or /64 "
 	       "by default)\n");
 	printf("  --eth-mtu=<mtu>        set the ethdev's MTU (default: keep it)\n");
+	printf("  --pcap=<file>          capture every frame in and out of the ethdev\n");
 	printf("  -p, --port=<port>      listen on/connect to port <port> (default 18515)\n");
 	printf("  -d, --ib-dev=<dev>     use the ethdev named <dev> (default first ethdev)\n");
 	printf("  -i, --ib-port=<port>   use port <port> of IB device (default 1)\n");
@@ -240,6 +243,9 @@ pp_opt(struct pp_opts *o, int c, const char *arg)
 	case PP_OPT_IP:
 		o->ip = arg;
 		return 0;
+	case PP_OPT_PCAP:
+		o->pcap = arg;
+		return 0;
 	case PP_OPT_ETH_MTU:
 		if (pp_number(arg, RTE_ETHER_MIN_MTU, PP_ETH_MTU_MAX, &v) != 0)
 			return -EINVAL;
@@ -285,6 +291,7 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		{ "new_send", no_argument, NULL, 'N' },
 		{ "ip", required_argument, NULL, PP_OPT_IP },
 		{ "eth-mtu", required_argument, NULL, PP_OPT_ETH_MTU },
+		{ "pcap", required_argument, NULL, PP_OPT_PCAP },
 		{ NULL, 0, NULL, 0 },
 	};
 	union rte_roce_gid addr;
@@ -797,7 +804,8 @@ main(int argc, char **argv)
 	page_size = sysconf(_SC_PAGESIZE);
 	memset(&c, 0, sizeof(c));
 	failed = pp_port_open(&c.pp, &(struct pp_port_conf){
-			.ethdev = o.ethdev, .ip = o.ip, .eth_mtu = o.eth_mtu }) != 0;
+			.ethdev = o.ethdev, .ip = o.ip, .eth_mtu = o.eth_mtu,
+			.pcap = o.pcap }) != 0;
 	if (!failed) {
 		failed = pp_init(&c, &o, page_size) != 0 || pp_session(&c, &o, page_size) != 0;
 		failed |= pp_destroy(&c) != 0;

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """rc_pingpong in two processes over net_memif (TAP output).
 
-usage: test_rc_pingpong_memif.py RC_PINGPONG [NAME_PART]   (NAME_PART: run only matching cases)
+usage: test_rc_pingpong_memif.py RC_PINGPONG ROCE_DUMP [NAME_PART]
+       (NAME_PART: run only the cases whose name contains it)
 
 A server process (memif role=server) and a client process (role=client)
 share a memif socket in a temporary directory and do the ibv_rc_pingpong
@@ -10,11 +11,14 @@ TCP exchange over 127.0.0.1 on a port that was free a moment before. Each
 case checks both exit statuses, the address lines (each side's remote
 address is the other's local one) and the throughput and latency lines
 (bytes = size x iters x 2), over IPv4 and IPv6. Negative cases: path MTU above the port's,
-server absent, bad or missing --ip, refused options. Every process runs
+server absent, bad or missing --ip, refused options. One run is captured
+(--pcap) and read back with roce_dump: every frame parses, every ICRC is
+right, and the PSNs and QPNs on the wire are the ones exchanged over TCP. Every process runs
 under a deadline and is killed by its PID if it overstays.
 Python 3 standard library only.
 """
 
+import json
 import os
 import queue
 import re
@@ -107,8 +111,9 @@ class Proc:
 
 
 class Harness:
-    def __init__(self, binary, tmpdir):
+    def __init__(self, binary, roce_dump, tmpdir):
         self.binary = binary
+        self.roce_dump = roce_dump
         self.tmpdir = tmpdir
         self.runs = 0
 
@@ -122,7 +127,8 @@ class Harness:
             argv.append(server)
         return argv
 
-    def pair(self, opts, timeout=RUN_S, ips=(SERVER_IP + PREFIX, CLIENT_IP + PREFIX)):
+    def pair(self, opts, timeout=RUN_S, ips=(SERVER_IP + PREFIX, CLIENT_IP + PREFIX),
+             client_opts=()):
         """Run a server and a client; returns (server rc, client rc, server, client)."""
         self.runs += 1
         port = free_tcp_port()
@@ -133,7 +139,7 @@ class Harness:
             if not srv.wait_line(r"^  local address:", STARTUP_S):
                 srv.kill()
                 return srv.finish(0), None, srv, None
-            cli = Proc(self.argv("client", ips[1], popts, "127.0.0.1"))
+            cli = Proc(self.argv("client", ips[1], popts + list(client_opts), "127.0.0.1"))
             end = time.monotonic() + timeout
             crc = cli.finish(end - time.monotonic())
             src = srv.finish(end - time.monotonic())
@@ -187,11 +193,12 @@ def check(cond, why):
         raise Fail(why)
 
 
-def check_success(h, size, iters, opts, results, v6=False):
+def check_success(h, size, iters, opts, results, v6=False, client_opts=()):
     ips = (SERVER_IP6 + PREFIX6, CLIENT_IP6 + PREFIX6) if v6 else \
         (SERVER_IP + PREFIX, CLIENT_IP + PREFIX)
     gids = (SERVER_IP6, CLIENT_IP6) if v6 else ("::ffff:" + SERVER_IP, "::ffff:" + CLIENT_IP)
-    src, crc, srv, cli = h.pair(["-s", str(size), "-n", str(iters)] + opts, ips=ips)
+    src, crc, srv, cli = h.pair(["-s", str(size), "-n", str(iters)] + opts, ips=ips,
+                                client_opts=list(client_opts))
     detail = "\n[server]\n%s\n[client]\n%s" % (srv.text(), cli.text() if cli else "")
     check(src == 0 and crc == 0, "exit statuses server %s client %s%s" % (src, crc, detail))
     s, c = parse_run(srv), parse_run(cli)
@@ -245,6 +252,41 @@ def case_server_absent(h, results):
           "message:\n%s" % proc.text())
 
 
+RE_FRAME = re.compile(r"^\d+ \S+ IPv4 ([\d.]+)\.\d+ > ([\d.]+)\.4791: (RC_\w+) "
+                      r"qp 0x([0-9a-f]{6}) psn 0x([0-9a-f]{6})( \[A\])?")
+
+
+def case_wire(h, results):
+    """The client's capture, read by roce_dump: the SENDs carry the exchanged QPNs and PSNs."""
+    iters = 10                  # 4096 B at path MTU 1024: FIRST, 2 MIDDLE, LAST
+    pcap = os.path.join(h.tmpdir, "client.pcap")
+    srv, cli = check_success(h, 4096, iters, [], results, client_opts=["--pcap", pcap])
+    s, c = parse_run(srv), parse_run(cli)
+    summary = subprocess.run([h.roce_dump, "--json", pcap], capture_output=True, text=True,
+                             timeout=REFUSE_S)
+    check(summary.returncode == 0, "roce_dump exit %d: %s" % (summary.returncode, summary.stderr))
+    js = json.loads(summary.stdout)
+    msgs = 2 * iters
+    check(js["roce"] == js["icrc_ok"] and js["malformed"] == 0, "clean capture: %s" % js)
+    check(js["opcodes"].get("0x00") == msgs and js["opcodes"].get("0x01") == msgs * 2 and
+          js["opcodes"].get("0x02") == msgs, "SEND_FIRST/MIDDLE/LAST per message: %s" % js)
+    check(js["aeth"].get("ack", 0) >= 1 and js["aeth"].get("nak", 0) == 0, "ACKs, no NAK: %s" % js)
+    text = subprocess.run([h.roce_dump, pcap], capture_output=True, text=True, timeout=REFUSE_S)
+    first = {}
+    for line in text.stdout.splitlines():
+        m = RE_FRAME.match(line)
+        if m and m.group(3) == "RC_SEND_FIRST" and m.group(1) not in first:
+            first[m.group(1)] = (int(m.group(4), 16), int(m.group(5), 16))
+        if m and m.group(3) == "RC_SEND_LAST":
+            check(m.group(6) is not None, "AckReq on every SEND_LAST: %s" % line)
+    # (dest QPN, first PSN) of each side's first SEND = (peer's QPN, own exchanged PSN).
+    check(first.get(CLIENT_IP) == (s["local"][1], c["local"][2]),
+          "client's first SEND %s, exchanged %s" % (first.get(CLIENT_IP), (s["local"], c["local"])))
+    check(first.get(SERVER_IP) == (c["local"][1], s["local"][2]),
+          "server's first SEND %s, exchanged %s" % (first.get(SERVER_IP), (c["local"], s["local"])))
+    results.append("capture: %d frames, %d RoCEv2, all ICRCs right" % (js["frames"], js["roce"]))
+
+
 def refused(opts, pattern, ip=SERVER_IP + PREFIX):
     def run(h, results):
         rc, secs, proc = h.single("server", ip, opts)
@@ -267,6 +309,7 @@ CASES = [
     ("rc_pingpong_memif_mtu_512_rx_depth_2", case_size(8192, 200, ["-m", "512", "-r", "2"])),
     ("rc_pingpong_memif_ipv6", case_size(4096, 200, v6=True)),
     ("rc_pingpong_memif_chk_validates", case_validate),
+    ("rc_pingpong_memif_wire_matches_exchange", case_wire),
     ("rc_pingpong_memif_mtu_above_port_refused", case_mtu_above_port),
     ("rc_pingpong_memif_server_absent", case_server_absent),
     ("rc_pingpong_bad_ip_refused", refused([], r"--ip", ip="198.18.0")),
@@ -287,16 +330,16 @@ CASES = [
 
 
 def main():
-    if len(sys.argv) not in (2, 3):
+    if len(sys.argv) not in (3, 4):
         print(__doc__)
         return 2
-    binary = sys.argv[1]
-    cases = [c for c in CASES if len(sys.argv) == 2 or sys.argv[2] in c[0]]
+    binary, roce_dump = sys.argv[1], sys.argv[2]
+    cases = [c for c in CASES if len(sys.argv) == 3 or sys.argv[3] in c[0]]
     print("1..%d" % len(cases))
     failed = 0
     results = []
     with tempfile.TemporaryDirectory(prefix="rc_pingpong_") as tmpdir:
-        h = Harness(binary, tmpdir)
+        h = Harness(binary, roce_dump, tmpdir)
         for i, (name, fn) in enumerate(cases, 1):
             try:
                 fn(h, results)
