@@ -82,13 +82,6 @@ roce_req_is_rd_atomic(const struct roce_send_wqe *wqe)
 	return info != NULL && (info->flags & (RTE_ROCE_OPF_READ | RTE_ROCE_OPF_ATOMIC)) != 0;
 }
 
-/* Packets of a message of len bytes: at least one, even for 0 bytes (wire-facts section 6). */
-static inline uint32_t
-msg_npkts(uint32_t len, uint32_t mtu)
-{
-	return len == 0 ? 1 : (len + mtu - 1) / mtu;
-}
-
 static enum rte_roce_op_pos
 pkt_pos(uint32_t idx, uint32_t npkts)
 {
@@ -104,12 +97,15 @@ roce_qp_pkt_init(struct roce_qp *qp, struct rte_roce_pkt *pkt, uint8_t opcode, u
 {
 	const struct ibv_global_route *grh = &qp->attr.ah_attr.grh;
 
+	/*
+	 * TTL / hop limit stays rte_roce_pkt_init()'s 64: for RoCE the kernel
+	 * replaces the AV's hop limit with the route's (wire-facts section 8),
+	 * so rxe sends 64 on a local link whatever the application asked.
+	 */
 	rte_roce_pkt_init(pkt, opcode);
 	pkt->ip_version = rte_roce_gid_is_ipv4(&qp->dgid) ? 4 : 6;
 	pkt->sgid = qp->sgid;
 	pkt->dgid = qp->dgid;
-	if (grh->hop_limit != 0)
-		pkt->ttl = grh->hop_limit;
 	pkt->tos = grh->traffic_class;
 	pkt->flow_label = grh->flow_label;
 	pkt->sport = qp->src_port;
@@ -186,7 +182,7 @@ payload_of(struct roce_qp *qp, struct roce_send_wqe *wqe, uint32_t off, uint32_t
 	return *err == 0 ? bounce : NULL;
 }
 
-/* Fill the extension headers of request packet idx of a WQE. */
+/* Fill the extension headers of the request packet at payload offset off of a WQE. */
 static void
 req_fill_ext(const struct roce_send_wqe *wqe, struct rte_roce_pkt *pkt, uint32_t off)
 {
@@ -229,7 +225,7 @@ req_start_wqe(struct roce_qp *qp, struct roce_send_wqe *wqe)
 		return false;
 	wqe->tx.first_psn = req->psn;
 	wqe->tx.npkts = wqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-			wqe->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ? 1 : msg_npkts(wqe->length, qp->mtu);
+			wqe->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ? 1 : roce_msg_npkts(wqe->length, qp->mtu);
 	wqe->tx.last_psn = rte_roce_psn_add(req->psn, wqe->tx.npkts - 1);
 	wqe->tx.state = ROCE_WQE_SENDING;
 	wqe->tx.status = IBV_WC_SUCCESS;

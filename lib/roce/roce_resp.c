@@ -95,13 +95,6 @@ pkt_end(const struct rte_roce_pkt *pkt)
 	return rte_roce_opcode_is_end(pkt->info);
 }
 
-/* Responses of a READ of len bytes: at least one (K:rxe_resp.c rxe_prepare_res). */
-static inline uint32_t
-read_npkts(uint32_t len, uint32_t mtu)
-{
-	return len == 0 ? 1 : (len + mtu - 1) / mtu;
-}
-
 /* Send one ACK, NAK or RNR NAK at once. false if it must wait for TX room. */
 static bool
 resp_send_ack(struct roce_qp *qp, uint8_t syndrome, uint32_t psn)
@@ -332,7 +325,7 @@ resp_exec_read(struct resp_ctx *ctx)
 	const struct rte_roce_pkt *pkt = ctx->pkt;
 	struct roce_resp_res *res;
 
-	res = resp_res_alloc(ctx->qp, pkt, read_npkts(pkt->reth.len, ctx->qp->mtu), pkt->reth.va,
+	res = resp_res_alloc(ctx->qp, pkt, roce_msg_npkts(pkt->reth.len, ctx->qp->mtu), pkt->reth.va,
 			     pkt->reth.rkey);
 	res->len = pkt->reth.len;
 }

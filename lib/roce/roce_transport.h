@@ -170,6 +170,16 @@ struct roce_comp_state {
 	struct roce_timer rnr;		/* RNR NAK wait */
 };
 
+/*
+ * Packets of a message of len bytes, or responses of a READ of len bytes:
+ * at least one, even for 0 bytes (wire-facts section 6).
+ */
+static inline uint32_t
+roce_msg_npkts(uint32_t len, uint32_t mtu)
+{
+	return len == 0 ? 1 : (len + mtu - 1) / mtu;
+}
+
 /* Engine entry points. */
 
 /* Hand a burst of frames from rte_roce_port_poll() to their QPs; takes the mbufs. */

@@ -30,6 +30,8 @@
 
 #define ADDR_A		"10.0.0.1"
 #define ADDR_B		"10.0.0.2"
+#define ADDR6_A		"fd00::1"
+#define ADDR6_B		"fd00::2"
 #define BUF_LEN		(2u << 20)	/* 1 MiB messages plus room around them */
 #define MSG_MAX		(1u << 20)
 #define DATA_OFF	64		/* messages start here; canaries before */
@@ -74,6 +76,7 @@ struct conf {
 	uint8_t rnr_retry;
 	uint8_t min_rnr_timer;
 	uint8_t max_rd_atomic;
+	bool ipv6;		/* addresses of the peers */
 };
 
 struct env {
@@ -120,7 +123,7 @@ side_open(struct side *s, uint16_t eth, const char *addr, bool rte_mem)
 	char with_len[32];
 	union rte_roce_gid gid;
 
-	snprintf(with_len, sizeof(with_len), "%s/24", addr);
+	snprintf(with_len, sizeof(with_len), "%s/%u", addr, strchr(addr, ':') != NULL ? 64 : 24);
 	addrs[0] = with_len;
 	s->port = roce_test_port(eth, NULL, addrs);
 	ROCE_TEST_ASSERT(s->port != NULL, "port");
@@ -203,6 +206,17 @@ qp_connect(struct ibv_qp *qp, const struct side *self, const struct side *peer,
 	return 0;
 }
 
+/* Connect QP pair i of e. */
+static int
+pair_connect(struct env *e, unsigned int i, const struct conf *c)
+{
+	if (qp_connect(e->qp[0][i], &e->s[0], &e->s[1], e->qp[1][i]->qp_num, c->psn_ab,
+		       c->psn_ba, c) != 0)
+		return -1;
+	return qp_connect(e->qp[1][i], &e->s[1], &e->s[0], e->qp[0][i]->qp_num, c->psn_ba,
+			  c->psn_ab, c);
+}
+
 static int
 env_open(struct env *e, const struct conf *c, unsigned int nqps)
 {
@@ -211,18 +225,15 @@ env_open(struct env *e, const struct conf *c, unsigned int nqps)
 	memset(e, 0, sizeof(*e));
 	e->baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
 	e->nqps = nqps;
-	if (side_open(&e->s[0], pair.a, ADDR_A, false) != 0 ||
-	    side_open(&e->s[1], pair.b, ADDR_B, true) != 0)
+	if (side_open(&e->s[0], pair.a, c->ipv6 ? ADDR6_A : ADDR_A, false) != 0 ||
+	    side_open(&e->s[1], pair.b, c->ipv6 ? ADDR6_B : ADDR_B, true) != 0)
 		return -1;
 	for (i = 0; i < nqps; i++) {
 		if (qp_create(&e->s[0], &e->qp[0][i]) != 0 || qp_create(&e->s[1], &e->qp[1][i]) != 0)
 			return -1;
 	}
 	for (i = 0; i < nqps; i++) {
-		if (qp_connect(e->qp[0][i], &e->s[0], &e->s[1], e->qp[1][i]->qp_num, c->psn_ab,
-			       c->psn_ba, c) != 0 ||
-		    qp_connect(e->qp[1][i], &e->s[1], &e->s[0], e->qp[0][i]->qp_num, c->psn_ba,
-			       c->psn_ab, c) != 0)
+		if (pair_connect(e, i, c) != 0)
 			return -1;
 	}
 	return 0;
@@ -700,19 +711,15 @@ test_many_qps_backpressure(void)
 	return env_close(&e) | ret;
 }
 
-/* PSNs that wrap past 2^24 inside messages, in both directions. */
+/* Every opcode, 64 KiB from a to b and 5000 bytes back, then the atomics. */
 static int
-test_psn_wrap(void)
+all_ops_both_ways(const struct conf *c)
 {
-	struct conf c = default_conf;
 	struct env e;
 	unsigned int j;
 	int ret;
 
-	c.mtu = IBV_MTU_256;
-	c.psn_ab = PSN_NEAR_WRAP;
-	c.psn_ba = RTE_ROCE_PSN_MASK - 2;
-	ret = env_open(&e, &c, 1);
+	ret = env_open(&e, c, 1);
 	for (j = 0; ret == 0 && j < RTE_DIM(data_ops); j++) {
 		ret = transfer(&e, 0, 0, data_ops[j], 64 << 10, DATA_OFF, j);
 		if (ret == 0)
@@ -721,6 +728,18 @@ test_psn_wrap(void)
 	if (ret == 0)
 		ret = atomics(&e);
 	return env_close(&e) | ret;
+}
+
+/* PSNs that wrap past 2^24 inside messages, in both directions. */
+static int
+test_psn_wrap(void)
+{
+	struct conf c = default_conf;
+
+	c.mtu = IBV_MTU_256;
+	c.psn_ab = PSN_NEAR_WRAP;
+	c.psn_ba = RTE_ROCE_PSN_MASK - 2;
+	return all_ops_both_ways(&c);
 }
 
 static int
@@ -888,48 +907,113 @@ test_rnr_late_receiver(void)
 	return env_close(&e) | ret;
 }
 
-/* rnr_retry 0: the first RNR NAK fails the WQE. */
+
+
+/* One WR that must fail: how it is made to fail and what must follow. */
+struct fail_case {
+	enum ibv_wr_opcode op;
+	uint32_t lkey_xor;	/* spoil the local key */
+	bool peer_gone;		/* destroy the responder's QP first */
+	enum ibv_wc_status status;
+	enum ibv_qp_state peer_state;	/* of the responder's QP afterwards */
+};
+
+/* The WR fails with its status, the SEND after it flushes, states as expected. */
 static int
-test_rnr_exhausted(void)
+one_failing_wr(const struct conf *c, const struct fail_case *f)
 {
-	struct conf c = default_conf;
 	struct env e;
 	int ret;
 
-	c.rnr_retry = 0;
-	ret = env_open(&e, &c, 1);
+	ret = env_open(&e, c, 1);
+	if (ret == 0 && f->peer_gone) {
+		ret = rte_roce_destroy_qp(e.qp[1][0]);
+		e.qp[1][0] = NULL;
+	}
 	if (ret == 0)
-		ret = post_send(e.qp[0][0], IBV_WR_SEND, 1, e.s[0].buf, 100, e.s[0].mr->lkey, 0, 0,
-				IBV_SEND_SIGNALED);
+		ret = post_send(e.qp[0][0], f->op, 1, e.s[0].buf, 3000,
+				e.s[0].mr->lkey ^ f->lkey_xor, (uintptr_t)e.s[1].buf,
+				e.s[1].mr->rkey, IBV_SEND_SIGNALED);
 	if (ret == 0)
-		ret = expect_fail_then_flush(&e, IBV_WC_RNR_RETRY_EXC_ERR);
-	/* RNR is no error at the responder. */
-	if (ret == 0)
-		ret = check_state(e.qp[1][0], IBV_QPS_RTS);
+		ret = expect_fail_then_flush(&e, f->status);
+	if (ret == 0 && !f->peer_gone)
+		ret = check_state(e.qp[1][0], f->peer_state);
 	return env_close(&e) | ret;
+}
+
+/* rnr_retry 0: the first RNR NAK fails the WQE; RNR is no error at the responder. */
+static int
+test_rnr_exhausted(void)
+{
+	static const struct fail_case f = {
+		IBV_WR_SEND, 0, false, IBV_WC_RNR_RETRY_EXC_ERR, IBV_QPS_RTS,
+	};
+	struct conf c = default_conf;
+
+	c.rnr_retry = 0;
+	return one_failing_wr(&c, &f);
 }
 
 /* The peer's QP is destroyed: timeouts, retries, RETRY_EXC_ERR, then the flush. */
 static int
 test_peer_vanishes(void)
 {
+	static const struct fail_case f = {
+		IBV_WR_RDMA_WRITE, 0, true, IBV_WC_RETRY_EXC_ERR, IBV_QPS_ERR,
+	};
 	struct conf c = default_conf;
-	struct env e;
-	int ret;
 
 	c.timeout = TIMEOUT_FAST;
 	c.retry_cnt = 2;
-	ret = env_open(&e, &c, 1);
+	return one_failing_wr(&c, &f);
+}
+
+/* An lkey that names no MR: LOC_PROT_ERR, nothing sent, the rest flushed. */
+static int
+test_bad_lkey(void)
+{
+	static const struct fail_case f = {
+		IBV_WR_SEND, 1u << ROCE_MR_KEY_GEN_BITS, false, IBV_WC_LOC_PROT_ERR, IBV_QPS_RTS,
+	};
+
+	return one_failing_wr(&default_conf, &f);
+}
+
+/* The responder's QP does not enable RDMA WRITE: invalid request, both QPs in ERR (rxe). */
+static int
+test_qp_access_denied(void)
+{
+	static const struct fail_case f = {
+		IBV_WR_RDMA_WRITE, 0, false, IBV_WC_REM_INV_REQ_ERR, IBV_QPS_ERR,
+	};
+	struct conf c = default_conf;
+
+	c.qp_access = IBV_ACCESS_REMOTE_READ;
+	return one_failing_wr(&c, &f);
+}
+
+/* Zero-length RDMA WRITE and READ check no R_Key (IBA C9-88): a bogus one passes. */
+static int
+test_zero_length_no_rkey(void)
+{
+	const uint32_t bogus = 0xdead00u;
+	struct ibv_wc wc[2];
+	struct env e;
+	int ret;
+
+	ret = env_open(&e, &default_conf, 1);
+	if (ret == 0)
+		ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1, NULL, 0, 0, 0, bogus,
+				IBV_SEND_SIGNALED) |
+		      post_send(e.qp[0][0], IBV_WR_RDMA_READ, 2, NULL, 0, 0, 0, bogus,
+				IBV_SEND_SIGNALED);
 	if (ret == 0) {
-		ret = rte_roce_destroy_qp(e.qp[1][0]);
-		e.qp[1][0] = NULL;
+		ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.s[0].scq, wc, 2), 2, "completions");
+		ret = check_wc(&wc[0], 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 0, e.qp[0][0]->qp_num) |
+		      check_wc(&wc[1], 2, IBV_WC_SUCCESS, IBV_WC_RDMA_READ, 0, e.qp[0][0]->qp_num);
 	}
 	if (ret == 0)
-		ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1, e.s[0].buf, 3000,
-				e.s[0].mr->lkey, (uintptr_t)e.s[1].buf, e.s[1].mr->rkey,
-				IBV_SEND_SIGNALED);
-	if (ret == 0)
-		ret = expect_fail_then_flush(&e, IBV_WC_RETRY_EXC_ERR);
+		ret = check_state(e.qp[1][0], IBV_QPS_RTS);
 	return env_close(&e) | ret;
 }
 
@@ -1385,27 +1469,14 @@ test_lost_read_response_implied_nak(void)
 	return env_close(&e) | ret;
 }
 
-/* An lkey that names no MR: LOC_PROT_ERR, nothing sent, the rest flushed. */
-static int
-test_bad_lkey(void)
-{
-	struct env e;
-	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
-	if (ret == 0)
-		ret = post_send(e.qp[0][0], IBV_WR_SEND, 1, e.s[0].buf, 100,
-				e.s[0].mr->lkey + (1u << 8), 0, 0, IBV_SEND_SIGNALED);
-	if (ret == 0)
-		ret = expect_fail_then_flush(&e, IBV_WC_LOC_PROT_ERR);
-	if (ret == 0)
-		ret = check_state(e.qp[1][0], IBV_QPS_RTS);
-	return env_close(&e) | ret;
-}
-
-/* A SEND larger than the receive buffer: LOC_LEN_ERR there, REM_INV_REQ_ERR here. */
+/*
+ * A receive WQE that cannot take the SEND: it completes with recv_status,
+ * the requester's WR with send_status, both QPs go to ERR.
+ */
 static int
-test_recv_too_small(void)
+bad_recv_wqe(uint32_t len, uint32_t lkey_xor, enum ibv_wc_status recv_status,
+	     enum ibv_wc_status send_status)
 {
 	struct ibv_wc wc;
 	struct env e;
@@ -1413,39 +1484,34 @@ test_recv_too_small(void)
 
 	ret = env_open(&e, &default_conf, 1);
 	if (ret == 0)
-		ret = post_recv(e.qp[1][0], 7, e.s[1].buf + DATA_OFF, 100, e.s[1].mr->lkey) |
+		ret = post_recv(e.qp[1][0], 7, e.s[1].buf + DATA_OFF, len,
+				e.s[1].mr->lkey ^ lkey_xor) |
 		      post_send(e.qp[0][0], IBV_WR_SEND, 1, e.s[0].buf, 3000, e.s[0].mr->lkey, 0,
 				0, IBV_SEND_SIGNALED);
 	if (ret == 0)
-		ret = expect_fail_then_flush(&e, IBV_WC_REM_INV_REQ_ERR);
+		ret = expect_fail_then_flush(&e, send_status);
 	if (ret == 0) {
 		ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.s[1].rcq, &wc, 1), 1, "receive completion");
 		ROCE_TEST_ASSERT_EQ(wc.wr_id, 7, "wr_id");
-		ROCE_TEST_ASSERT_EQ(wc.status, IBV_WC_LOC_LEN_ERR, "receive status");
+		ROCE_TEST_ASSERT_EQ(wc.status, recv_status, "receive status");
 		ret = check_state(e.qp[1][0], IBV_QPS_ERR);
 	}
 	return env_close(&e) | ret;
 }
 
-/* The responder's QP does not enable RDMA WRITE: invalid request (as rxe). */
+/* A SEND larger than the receive buffer: invalid request (class C, as rxe). */
 static int
-test_qp_access_denied(void)
+test_recv_too_small(void)
 {
-	struct conf c = default_conf;
-	struct env e;
-	int ret;
+	return bad_recv_wqe(100, 0, IBV_WC_LOC_LEN_ERR, IBV_WC_REM_INV_REQ_ERR);
+}
 
-	c.qp_access = IBV_ACCESS_REMOTE_READ;
-	ret = env_open(&e, &c, 1);
-	if (ret == 0)
-		ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1, e.s[0].buf, 100,
-				e.s[0].mr->lkey, (uintptr_t)e.s[1].buf, e.s[1].mr->rkey,
-				IBV_SEND_SIGNALED);
-	if (ret == 0)
-		ret = expect_fail_then_flush(&e, IBV_WC_REM_INV_REQ_ERR);
-	if (ret == 0)
-		ret = check_state(e.qp[1][0], IBV_QPS_ERR);
-	return env_close(&e) | ret;
+/* A receive WQE whose lkey names no MR: remote operational error (class D1, as rxe). */
+static int
+test_recv_bad_lkey(void)
+{
+	return bad_recv_wqe(4096, 1u << ROCE_MR_KEY_GEN_BITS, IBV_WC_LOC_PROT_ERR,
+			    IBV_WC_REM_OP_ERR);
 }
 
 /*
@@ -1605,6 +1671,244 @@ test_sge_lists_and_inline(void)
 	return env_close(&e) | ret;
 }
 
+
+/*
+ * Lossy rings, by hand (the fault injector's rate tests live with it): both
+ * rings are taken between polls and frames dropped, duplicated and swapped
+ * with fixed odds and seed. Every WR must complete once, in order, with the
+ * right data; FETCH_ADD must run exactly once per WR however often its
+ * request or answer is repeated.
+ */
+#define SOAK_ROUNDS	40
+#define SOAK_DROP_PCT	10
+#define SOAK_DUP_PCT	5
+#define SOAK_SWAP_PCT	5
+#define SOAK_MAX_LEN	20000
+#define SOAK_SLOT	32768
+#define SOAK_BURST	64
+
+static uint32_t soak_state;
+
+static uint32_t
+soak_rand(void)
+{
+	/* Numerical Recipes LCG: reproducible on every libc. */
+	soak_state = soak_state * 1664525u + 1013904223u;
+	return soak_state >> 8;
+}
+
+static bool
+soak_chance(unsigned int pct)
+{
+	return soak_rand() % 100 < pct;
+}
+
+static void
+soak_mangle(unsigned int r)
+{
+	struct rte_mbuf *in[SOAK_BURST], *out[2 * SOAK_BURST], *t;
+	unsigned int n, i, k = 0;
+
+	n = rte_ring_dequeue_burst(pair.ring[r], (void **)in, RTE_DIM(in), NULL);
+	for (i = 0; i < n; i++) {
+		if (soak_chance(SOAK_DROP_PCT)) {
+			rte_pktmbuf_free(in[i]);
+			continue;
+		}
+		out[k++] = in[i];
+		if (soak_chance(SOAK_DUP_PCT)) {
+			t = rte_pktmbuf_copy(in[i], roce_test_mbuf_pool(), 0, UINT32_MAX);
+			if (t != NULL)
+				out[k++] = t;
+		}
+	}
+	for (i = 0; i + 1 < k; i++) {
+		if (soak_chance(SOAK_SWAP_PCT)) {
+			t = out[i];
+			out[i] = out[i + 1];
+			out[i + 1] = t;
+		}
+	}
+	for (i = 0; i < k; i++) {
+		if (rte_ring_enqueue(pair.ring[r], out[i]) != 0)
+			rte_pktmbuf_free(out[i]);
+	}
+}
+
+static const enum ibv_wr_opcode soak_ops[] = {
+	IBV_WR_SEND, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ, IBV_WR_SEND_WITH_IMM,
+	IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_ATOMIC_FETCH_AND_ADD,
+};
+
+/* Post one round: every op of soak_ops with len bytes; returns the receives expected. */
+static int
+soak_post(struct env *e, uint32_t len, uint32_t round, unsigned int *nrecv)
+{
+	uint64_t *counter = (uint64_t *)(e->s[1].buf + ATOMIC_OFF);
+	enum ibv_wr_opcode op;
+	uint32_t off;
+	unsigned int i;
+	int ret = 0;
+
+	*nrecv = 0;
+	for (i = 0; ret == 0 && i < RTE_DIM(soak_ops); i++) {
+		op = soak_ops[i];
+		off = DATA_OFF + SOAK_SLOT * (i + 1);
+		if (op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+			ret = post_atomic(e->qp[0][0], op, i, e->s[0].buf + ATOMIC_OFF,
+					  e->s[0].mr->lkey, (uintptr_t)counter, e->s[1].mr->rkey,
+					  1, 0);
+			continue;
+		}
+		fill((op == IBV_WR_RDMA_READ ? e->s[1].buf : e->s[0].buf) + off, len,
+		     round * RTE_DIM(soak_ops) + i);
+		memset((op == IBV_WR_RDMA_READ ? e->s[0].buf : e->s[1].buf) + off, 0, len);
+		if (op != IBV_WR_RDMA_WRITE && op != IBV_WR_RDMA_READ) {
+			ret = post_recv(e->qp[1][0], i, e->s[1].buf + off,
+					op == IBV_WR_RDMA_WRITE_WITH_IMM ? 0 : SOAK_SLOT,
+					e->s[1].mr->lkey);
+			(*nrecv)++;
+		}
+		if (ret == 0)
+			ret = post_send(e->qp[0][0], op, i, e->s[0].buf + off, len,
+					e->s[0].mr->lkey, (uintptr_t)(e->s[1].buf + off),
+					e->s[1].mr->rkey, IBV_SEND_SIGNALED);
+	}
+	return ret;
+}
+
+/* Drive both sides through the lossy rings until the round's completions came. */
+static int
+soak_wait(struct env *e, uint32_t round, unsigned int nrecv)
+{
+	uint64_t end = roce_test_ms() + 4 * WAIT_MS;
+	unsigned int got_s = 0, got_r = 0, i;
+	struct ibv_wc wc[SOAK_BURST];
+	int n;
+
+	while ((got_s < RTE_DIM(soak_ops) || got_r < nrecv) && roce_test_ms() < end) {
+		rte_roce_poll(e->s[0].ctx);
+		soak_mangle(1);
+		rte_roce_poll(e->s[1].ctx);
+		soak_mangle(0);
+		n = rte_roce_poll_cq(e->s[0].scq, RTE_DIM(wc), wc);
+		for (i = 0; n > 0 && i < (unsigned int)n; i++, got_s++)
+			ROCE_TEST_ASSERT(wc[i].status == IBV_WC_SUCCESS && wc[i].wr_id == got_s,
+					 "round %u: send WR %llu status %d, expected WR %u", round,
+					 (unsigned long long)wc[i].wr_id, wc[i].status, got_s);
+		n = rte_roce_poll_cq(e->s[1].rcq, RTE_DIM(wc), wc);
+		for (i = 0; n > 0 && i < (unsigned int)n; i++, got_r++)
+			ROCE_TEST_ASSERT_EQ(wc[i].status, IBV_WC_SUCCESS, "round %u: receive", round);
+	}
+	ROCE_TEST_ASSERT_EQ(got_s, RTE_DIM(soak_ops), "round %u: send completions", round);
+	ROCE_TEST_ASSERT_EQ(got_r, nrecv, "round %u: receive completions", round);
+	return 0;
+}
+
+static int
+test_lossy_rings(void)
+{
+	uint64_t *counter, *result;
+	struct conf c = default_conf;
+	unsigned int nrecv, i;
+	uint32_t round, len;
+	struct env e;
+	int ret;
+
+	soak_state = 1;
+	c.timeout = TIMEOUT_FAST;
+	ret = env_open(&e, &c, 1);
+	if (ret == 0)
+		ret = warm_up(&e);
+	counter = (uint64_t *)(e.s[1].buf + ATOMIC_OFF);
+	result = (uint64_t *)(e.s[0].buf + ATOMIC_OFF);
+	*counter = 0;
+	for (round = 0; ret == 0 && round < SOAK_ROUNDS; round++) {
+		len = soak_rand() % SOAK_MAX_LEN;
+		ret = soak_post(&e, len, round, &nrecv);
+		if (ret == 0)
+			ret = soak_wait(&e, round, nrecv);
+		for (i = 0; ret == 0 && i < RTE_DIM(soak_ops); i++) {
+			uint32_t off = DATA_OFF + SOAK_SLOT * (i + 1);
+
+			ROCE_TEST_ASSERT(memcmp(e.s[0].buf + off, e.s[1].buf + off, len) == 0,
+					 "round %u, op %d, %u bytes: data differs", round,
+					 soak_ops[i], len);
+		}
+		if (ret == 0) {
+			ROCE_TEST_ASSERT_EQ(*result, round, "FETCH_ADD returned");
+			ROCE_TEST_ASSERT_EQ(*counter, round + 1, "FETCH_ADD ran once");
+		}
+	}
+	if (ret == 0) {
+		/* The loss was real: recovery ran. */
+		ROCE_TEST_ASSERT(xstats(&e.s[0])->retries > 0 && xstats(&e.s[1])->dup_requests > 0,
+				 "no recovery exercised");
+	}
+	return env_close(&e) | ret;
+}
+
+/* Every opcode over IPv6 addresses (ND instead of ARP, IPv6 frames). */
+static int
+test_ipv6(void)
+{
+	struct conf c = default_conf;
+
+	c.ipv6 = true;
+	return all_ops_both_ways(&c);
+}
+
+/*
+ * More WRs than the send queue holds, so its slots are reused; then an error
+ * takes both QPs to ERR, they go through RESET and connect again with new
+ * PSNs, and traffic runs as before.
+ */
+static int
+test_sq_wrap_and_reuse(void)
+{
+	const unsigned int rounds = 12, per_round = 100;
+	struct conf c = default_conf;
+	struct ibv_wc wc[per_round];
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RESET };
+	unsigned int r, i;
+	struct env e;
+	int ret;
+
+	ret = env_open(&e, &c, 1);
+	for (r = 0; ret == 0 && r < rounds; r++) {
+		for (i = 0; ret == 0 && i < per_round; i++)
+			ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, r * per_round + i,
+					e.s[0].buf + DATA_OFF, 1500, e.s[0].mr->lkey,
+					(uintptr_t)(e.s[1].buf + DATA_OFF), e.s[1].mr->rkey,
+					IBV_SEND_SIGNALED);
+		if (ret == 0)
+			ret = wait_wc(&e, e.s[0].scq, wc, per_round) == (int)per_round ? 0 : -1;
+		for (i = 0; ret == 0 && i < per_round; i++)
+			ret = wc[i].status == IBV_WC_SUCCESS && wc[i].wr_id == r * per_round + i ?
+			      0 : -1;
+	}
+	/* A bad rkey: both QPs to ERR. */
+	if (ret == 0)
+		ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1, e.s[0].buf, 8, e.s[0].mr->lkey,
+				(uintptr_t)e.s[1].buf, e.s[1].mr->rkey ^ 1, IBV_SEND_SIGNALED);
+	if (ret == 0)
+		ret = expect_fail_then_flush(&e, IBV_WC_REM_ACCESS_ERR);
+	if (ret == 0) {
+		ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(e.qp[0][0], &attr, IBV_QP_STATE), 0, "reset");
+		ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(e.qp[1][0], &attr, IBV_QP_STATE), 0, "reset");
+		c.psn_ab = 77777;
+		c.psn_ba = 88888;
+		ret = pair_connect(&e, 0, &c);
+	}
+	for (i = 0; ret == 0 && i < RTE_DIM(data_ops); i++)
+		ret = transfer(&e, 0, 0, data_ops[i], 3000, DATA_OFF, i);
+	if (ret == 0)
+		ret = atomics(&e);
+	if (ret != 0)
+		printf("#   failed in round %u, WR %u\n", r, i);
+	return env_close(&e) | ret;
+}
+
 static const struct roce_test_case cases[] = {
 	{ "rc_ops_sizes_mtu256", test_ops_mtu256 },
 	{ "rc_ops_sizes_mtu1024", test_ops_mtu1024 },
@@ -1613,6 +1917,7 @@ static const struct roce_test_case cases[] = {
 	{ "rc_many_qps_backpressure", test_many_qps_backpressure },
 	{ "rc_psn_wrap", test_psn_wrap },
 	{ "rc_unsignaled", test_unsignaled },
+	{ "rc_zero_length_no_rkey", test_zero_length_no_rkey },
 	{ "rc_remote_access_errors", test_remote_access_errors },
 	{ "rc_rnr_late_receiver", test_rnr_late_receiver },
 	{ "rc_rnr_exhausted", test_rnr_exhausted },
@@ -1623,10 +1928,14 @@ static const struct roce_test_case cases[] = {
 	{ "rc_lost_read_response_implied_nak", test_lost_read_response_implied_nak },
 	{ "rc_bad_lkey", test_bad_lkey },
 	{ "rc_recv_too_small", test_recv_too_small },
+	{ "rc_recv_bad_lkey", test_recv_bad_lkey },
 	{ "rc_qp_access_denied", test_qp_access_denied },
 	{ "rc_fence", test_fence },
 	{ "rc_rd_atomic_limit", test_rd_atomic_limit },
 	{ "rc_sge_lists_and_inline", test_sge_lists_and_inline },
+	{ "rc_lossy_rings", test_lossy_rings },
+	{ "rc_ipv6", test_ipv6 },
+	{ "rc_sq_wrap_and_reuse", test_sq_wrap_and_reuse },
 };
 
 int
