@@ -128,12 +128,12 @@ class Harness:
         return argv
 
     def pair(self, opts, timeout=RUN_S, ips=(SERVER_IP + PREFIX, CLIENT_IP + PREFIX),
-             client_opts=()):
+             client_opts=(), server_opts=()):
         """Run a server and a client; returns (server rc, client rc, server, client)."""
         self.runs += 1
         port = free_tcp_port()
         popts = ["-p", str(port)] + opts
-        srv = Proc(self.argv("server", ips[0], popts))
+        srv = Proc(self.argv("server", ips[0], popts + list(server_opts)))
         cli = None
         try:
             if not srv.wait_line(r"^  local address:", STARTUP_S):
@@ -231,6 +231,15 @@ def case_validate(h, results):
     check(not any("invalid data" in l for l in srv.err), "server found invalid data")
 
 
+def case_validate_detects(h, results):
+    """-c on the server only: the client leaves its pages at 0x7b, the server must say so."""
+    src, crc, srv, cli = h.pair(["-s", "8192", "-n", "5"], server_opts=["-c"])
+    check(crc == 0, "client exit status %s:\n%s" % (crc, cli.text() if cli else ""))
+    check(src == 1, "server exit status %s:\n%s" % (src, srv.text()))
+    check([l for l in srv.err if l.startswith("invalid data in page")] ==
+          ["invalid data in page 0", "invalid data in page 1"], "server's report:\n%s" % srv.text())
+
+
 def case_mtu_above_port(h, results):
     """memif runs at Ethernet MTU 1500 (IB MTU 1024): -m 4096 is refused at RTR, both fail."""
     src, crc, srv, cli = h.pair(["-m", "4096", "-n", "1"], timeout=REFUSE_S)
@@ -309,6 +318,7 @@ CASES = [
     ("rc_pingpong_memif_mtu_512_rx_depth_2", case_size(8192, 200, ["-m", "512", "-r", "2"])),
     ("rc_pingpong_memif_ipv6", case_size(4096, 200, v6=True)),
     ("rc_pingpong_memif_chk_validates", case_validate),
+    ("rc_pingpong_memif_chk_detects_unmarked_pages", case_validate_detects),
     ("rc_pingpong_memif_wire_matches_exchange", case_wire),
     ("rc_pingpong_memif_mtu_above_port_refused", case_mtu_above_port),
     ("rc_pingpong_memif_server_absent", case_server_absent),
