@@ -31,13 +31,70 @@ pp_now_ms(void)
 }
 
 int
+pp_parse_number(const char *s, unsigned long min, unsigned long max, unsigned long *val)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*val = strtoul(s, &end, 0);
+	if (errno != 0 || *end != '\0' || *val < min || *val > max)
+		return -EINVAL;
+	return 0;
+}
+
+void
+pp_port_usage(void)
+{
+	printf("  --ip=<addr>[/<len>]    the port's IPv4 or IPv6 address (required; /24 or /64 "
+	       "by default)\n");
+	printf("  --eth-mtu=<mtu>        set the ethdev's MTU (default: keep it)\n");
+	printf("  --pcap=<file>          capture every frame in and out of the ethdev\n");
+}
+
+int
+pp_port_opt(struct pp_port_conf *conf, int c, const char *arg)
+{
+	unsigned long v;
+
+	switch (c) {
+	case PP_PORT_OPT_IP:
+		conf->ip = arg;
+		return 1;
+	case PP_PORT_OPT_ETH_MTU:
+		if (pp_parse_number(arg, RTE_ETHER_MIN_MTU, UINT16_MAX, &v) != 0)
+			return -EINVAL;
+		conf->eth_mtu = v;
+		return 1;
+	case PP_PORT_OPT_PCAP:
+		conf->pcap = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int
+pp_port_conf_check(const struct pp_port_conf *conf)
+{
+	union rte_roce_gid addr;
+	uint8_t prefix_len;
+
+	if (conf->ip != NULL && pp_parse_ip(conf->ip, &addr, &prefix_len) == 0)
+		return 0;
+	fprintf(stderr, "--ip ADDR[/LEN] is required: the IPv4 or IPv6 address the port owns, "
+		"prefix 1..32 or 1..128 (got '%s')\n", conf->ip != NULL ? conf->ip : "");
+	return -EINVAL;
+}
+
+int
 pp_parse_ip(const char *arg, union rte_roce_gid *addr, uint8_t *prefix_len)
 {
 	char text[RTE_ROCE_GID_STRLEN];
 	const char *slash = strchr(arg, '/');
 	size_t len = slash != NULL ? (size_t)(slash - arg) : strlen(arg);
 	unsigned long max, plen;
-	char *end;
 
 	if (len == 0 || len >= sizeof(text))
 		return -EINVAL;
@@ -51,10 +108,7 @@ pp_parse_ip(const char *arg, union rte_roce_gid *addr, uint8_t *prefix_len)
 							   PP_IPV6_PREFIX_DEFAULT;
 		return 0;
 	}
-	errno = 0;
-	plen = strtoul(slash + 1, &end, 10);
-	if (slash[1] < '0' || slash[1] > '9' || *end != '\0' || errno != 0 || plen < 1 ||
-	    plen > max)
+	if (pp_parse_number(slash + 1, 1, max, &plen) != 0)
 		return -EINVAL;
 	*prefix_len = plen;
 	return 0;
@@ -158,11 +212,9 @@ pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
 	int ret;
 
 	memset(pp, 0, sizeof(*pp));
-	if (conf->ip == NULL || pp_parse_ip(conf->ip, &pp->addr, &pp->prefix_len) != 0) {
-		fprintf(stderr, "--ip ADDR[/LEN] is required: the IPv4 or IPv6 address of the port "
-			"(got '%s')\n", conf->ip != NULL ? conf->ip : "");
+	if (pp_port_conf_check(conf) != 0)
 		return -EINVAL;
-	}
+	pp_parse_ip(conf->ip, &pp->addr, &pp->prefix_len);
 	if (pp_find_ethdev(conf->ethdev, &pp->eth) != 0) {
 		fprintf(stderr, "IB device %s not found (no such ethdev: give one with --vdev)\n",
 			conf->ethdev != NULL ? conf->ethdev : "(first ethdev)");

@@ -10,6 +10,7 @@
  * thread drives everything through rte_roce_poll() (inline mode).
  */
 
+#include <getopt.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
@@ -45,6 +46,42 @@ struct pp_port {
 	struct rte_roce_pcap *pcap;	/* the capture, or NULL */
 	const struct rte_eth_rxtx_callback *rx_tap, *tx_tap;
 };
+
+/*
+ * The long options every example takes for its port, for getopt_long():
+ * put PP_PORT_LONGOPTS in the option table, hand each option to
+ * pp_port_opt(), call pp_port_conf_check() at the end. An example's own
+ * long-only options take values from PP_PORT_OPT_END on.
+ */
+enum {
+	PP_PORT_OPT_IP = 256,	/* above every short option */
+	PP_PORT_OPT_ETH_MTU,
+	PP_PORT_OPT_PCAP,
+	PP_PORT_OPT_END,
+};
+
+#define PP_PORT_LONGOPTS \
+	{ "ip", required_argument, NULL, PP_PORT_OPT_IP }, \
+	{ "eth-mtu", required_argument, NULL, PP_PORT_OPT_ETH_MTU }, \
+	{ "pcap", required_argument, NULL, PP_PORT_OPT_PCAP }
+
+/* Print the usage lines of PP_PORT_LONGOPTS. */
+void pp_port_usage(void);
+
+/*
+ * Take option c if it is one of PP_PORT_LONGOPTS. Returns 1 (taken), 0 (not
+ * ours), -EINVAL (bad argument).
+ */
+int pp_port_opt(struct pp_port_conf *conf, int c, const char *arg);
+
+/* --ip given and well formed? 0, or -EINVAL after saying why on stderr. */
+int pp_port_conf_check(const struct pp_port_conf *conf);
+
+/*
+ * A whole number (decimal, 0x hex or 0 octal, as strtoul() base 0, no sign,
+ * nothing after it) within [min, max]. 0 or -EINVAL.
+ */
+int pp_parse_number(const char *s, unsigned long min, unsigned long max, unsigned long *val);
 
 /*
  * Parse "ADDR[/LEN]": an IPv4 or IPv6 address, optionally a prefix length

@@ -71,7 +71,6 @@
 #define PP_LINGER_MAX_MS 1000
 #define PP_US_PER_S 1000000.
 #define PP_BITS_PER_BYTE 8.
-#define PP_ETH_MTU_MAX UINT16_MAX
 #define PP_MESSAGE_MAX (1u << 31)	/* max_msg_sz, 2 GiB */
 
 enum {
@@ -79,16 +78,8 @@ enum {
 	PP_SEND_WRID = 2,
 };
 
-/* Long-only options of ours. */
-enum {
-	PP_OPT_IP = 256,
-	PP_OPT_ETH_MTU,
-	PP_OPT_PCAP,
-};
-
 struct pp_opts {
-	const char *ethdev;	/* -d */
-	const char *ip;		/* --ip */
+	struct pp_port_conf port; /* -d, --ip, --eth-mtu, --pcap */
 	const char *servername;	/* client mode when set */
 	uint16_t tcp_port;	/* -p */
 	int ib_port;		/* -i */
@@ -99,8 +90,6 @@ struct pp_opts {
 	uint8_t sl;		/* -l */
 	int gidx;		/* -g; -1 = the GID of --ip */
 	bool validate;		/* -c */
-	uint16_t eth_mtu;	/* --eth-mtu */
-	const char *pcap;	/* --pcap */
 };
 
 struct pp_ctx {
@@ -127,10 +116,7 @@ pp_usage(const char *argv0)
 	printf("  %s [EAL args] -- --ip ADDR[/LEN] [options] <host>  connect to server at <host>\n",
 	       argv0);
 	printf("\nOptions:\n");
-	printf("  --ip=<addr>[/<len>]    the port's IPv4 or IPv6 address (required; /24 or /64 "
-	       "by default)\n");
-	printf("  --eth-mtu=<mtu>        set the ethdev's MTU (default: keep it)\n");
-	printf("  --pcap=<file>          capture every frame in and out of the ethdev\n");
+	pp_port_usage();
 	printf("  -p, --port=<port>      listen on/connect to port <port> (default 18515)\n");
 	printf("  -d, --ib-dev=<dev>     use the ethdev named <dev> (default first ethdev)\n");
 	printf("  -i, --ib-port=<port>   use port <port> of IB device (default 1)\n");
@@ -151,21 +137,6 @@ pp_usage(const char *argv0)
 }
 
 /* ---- options ---- */
-
-/* A whole decimal, hex (0x) or octal number within [min, max]; 0 or -EINVAL. */
-static int
-pp_number(const char *s, unsigned long min, unsigned long max, unsigned long *val)
-{
-	char *end;
-
-	if (*s == '\0' || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	*val = strtoul(s, &end, 0);
-	if (errno != 0 || *end != '\0' || *val < min || *val > max)
-		return -EINVAL;
-	return 0;
-}
 
 static enum ibv_mtu
 pp_mtu_to_enum(unsigned long mtu)
@@ -195,61 +166,50 @@ pp_opt(struct pp_opts *o, int c, const char *arg)
 
 	switch (c) {
 	case 'p':
-		if (pp_number(arg, 0, UINT16_MAX, &v) != 0)
+		if (pp_parse_number(arg, 0, UINT16_MAX, &v) != 0)
 			return -EINVAL;
 		o->tcp_port = v;
 		return 0;
 	case 'd':
-		o->ethdev = arg;
+		o->port.ethdev = arg;
 		return 0;
 	case 'i':
-		if (pp_number(arg, 1, INT_MAX, &v) != 0)
+		if (pp_parse_number(arg, 1, INT_MAX, &v) != 0)
 			return -EINVAL;
 		o->ib_port = v;
 		return 0;
 	case 's':
-		if (pp_number(arg, 0, PP_MESSAGE_MAX, &v) != 0)
+		if (pp_parse_number(arg, 0, PP_MESSAGE_MAX, &v) != 0)
 			return -EINVAL;
 		o->size = v;
 		return 0;
 	case 'm':
-		if (pp_number(arg, 0, ULONG_MAX, &v) != 0 || pp_mtu_to_enum(v) == 0)
+		if (pp_parse_number(arg, 0, ULONG_MAX, &v) != 0 || pp_mtu_to_enum(v) == 0)
 			return -EINVAL;
 		o->mtu = pp_mtu_to_enum(v);
 		return 0;
 	case 'r':
-		if (pp_number(arg, 1, INT_MAX, &v) != 0)
+		if (pp_parse_number(arg, 1, INT_MAX, &v) != 0)
 			return -EINVAL;
 		o->rx_depth = v;
 		return 0;
 	case 'n':
-		if (pp_number(arg, 1, INT_MAX, &v) != 0)
+		if (pp_parse_number(arg, 1, INT_MAX, &v) != 0)
 			return -EINVAL;
 		o->iters = v;
 		return 0;
 	case 'l':
-		if (pp_number(arg, 0, UINT8_MAX, &v) != 0)
+		if (pp_parse_number(arg, 0, UINT8_MAX, &v) != 0)
 			return -EINVAL;
 		o->sl = v;
 		return 0;
 	case 'g':
-		if (pp_number(arg, 0, INT_MAX, &v) != 0)
+		if (pp_parse_number(arg, 0, INT_MAX, &v) != 0)
 			return -EINVAL;
 		o->gidx = v;
 		return 0;
 	case 'c':
 		o->validate = true;
-		return 0;
-	case PP_OPT_IP:
-		o->ip = arg;
-		return 0;
-	case PP_OPT_PCAP:
-		o->pcap = arg;
-		return 0;
-	case PP_OPT_ETH_MTU:
-		if (pp_number(arg, RTE_ETHER_MIN_MTU, PP_ETH_MTU_MAX, &v) != 0)
-			return -EINVAL;
-		o->eth_mtu = v;
 		return 0;
 	case 'e':
 		return pp_unsupported("-e/--events (completion channels)");
@@ -289,13 +249,9 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		{ "chk", no_argument, NULL, 'c' },
 		{ "dm", no_argument, NULL, 'j' },
 		{ "new_send", no_argument, NULL, 'N' },
-		{ "ip", required_argument, NULL, PP_OPT_IP },
-		{ "eth-mtu", required_argument, NULL, PP_OPT_ETH_MTU },
-		{ "pcap", required_argument, NULL, PP_OPT_PCAP },
+		PP_PORT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	union rte_roce_gid addr;
-	uint8_t prefix_len;
 	int c, ret;
 
 	*o = (struct pp_opts){
@@ -309,7 +265,11 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 	};
 	optind = 1;	/* the EAL used getopt before us */
 	while ((c = getopt_long(argc, argv, "p:d:i:s:m:r:n:l:eg:oOPtcjN", longopts, NULL)) != -1) {
-		ret = pp_opt(o, c, optarg);
+		ret = pp_port_opt(&o->port, c, optarg);
+		if (ret == 0)
+			ret = pp_opt(o, c, optarg);
+		else if (ret > 0)
+			ret = 0;
 		if (ret == -EINVAL)
 			pp_usage(argv[0]);
 		if (ret != 0)
@@ -321,9 +281,7 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		pp_usage(argv[0]);
 		return -EINVAL;
 	}
-	if (o->ip == NULL || pp_parse_ip(o->ip, &addr, &prefix_len) != 0) {
-		fprintf(stderr, "--ip ADDR[/LEN] is required: the IPv4 or IPv6 address the port "
-			"owns, prefix 1..32 or 1..128 (got '%s')\n", o->ip != NULL ? o->ip : "");
+	if (pp_port_conf_check(&o->port) != 0) {
 		pp_usage(argv[0]);
 		return -EINVAL;
 	}
@@ -803,9 +761,7 @@ main(int argc, char **argv)
 	srand48(getpid() * time(NULL));
 	page_size = sysconf(_SC_PAGESIZE);
 	memset(&c, 0, sizeof(c));
-	failed = pp_port_open(&c.pp, &(struct pp_port_conf){
-			.ethdev = o.ethdev, .ip = o.ip, .eth_mtu = o.eth_mtu,
-			.pcap = o.pcap }) != 0;
+	failed = pp_port_open(&c.pp, &o.port) != 0;
 	if (!failed) {
 		failed = pp_init(&c, &o, page_size) != 0 || pp_session(&c, &o, page_size) != 0;
 		failed |= pp_destroy(&c) != 0;

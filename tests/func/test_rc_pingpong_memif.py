@@ -336,6 +336,9 @@ CASES = [
     ("rc_pingpong_empty_gid_refused", refused(["-g", "9"], r"can't read sgid of index 9")),
     ("rc_pingpong_bad_mtu_usage", refused(["-m", "1000"], r"Usage")),
     ("rc_pingpong_bad_port_usage", refused(["-p", "70000"], r"Usage")),
+    ("rc_pingpong_bad_eth_mtu_usage", refused(["--eth-mtu", "10"], r"Usage")),
+    ("rc_pingpong_memif_eth_mtu_refused",
+     refused(["--eth-mtu", "4200"], r"Couldn't create a RoCE port on ethdev 0")),
 ]
 
 
