@@ -25,6 +25,9 @@
  *   pp_port_poll()): the original spins, which is right on a dedicated core.
  * - numbers are parsed strictly; the exchange reads whole records and times
  *   out after PP_OOB_TIMEOUT_MS.
+ * - before tearing down, each side polls until the link has been quiet for
+ *   PP_LINGER_QUIET_MS, so that its last ACK leaves (the peer waits for it).
+ * - --pcap FILE captures the port's frames; see doc/examples.md.
  */
 
 #include <errno.h>
