@@ -96,7 +96,7 @@ req_ops_of(const struct roce_qp *qp)
 	}
 }
 
-/* The RC opcode table entry of a WQE's request (ONLY position), to classify it; NULL if unsupported. */
+/* The RC table entry of a WQE's request (ONLY position), to classify it; NULL if unsupported. */
 static const struct rte_roce_opcode_info *
 roce_req_info(const struct roce_send_wqe *wqe)
 {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <rte_malloc.h>
+#include <rte_ring.h>
 
 /* The engine's counters, to tell which recovery path ran. */
 #include "roce_dev.h"
@@ -426,6 +427,13 @@ roce_test_transfer(struct roce_test_env *e, unsigned int from, unsigned int i,
 		ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(e, dst->rcq, &wc, 1), 1, "recv completion");
 		if (roce_test_check_recv_wc(&wc, op, wr_id, len, dqp, sqp) != 0)
 			return -1;
+	} else if (sqp->qp_type == IBV_QPT_UC) {
+		/* A UC WRITE completes when sent, and nothing tells when it landed. */
+		uint64_t end = roce_test_ms() + ROCE_TEST_WAIT_MS;
+
+		while (memcmp(data_from->buf + off, data_to->buf + off, len) != 0 &&
+		       roce_test_ms() < end)
+			roce_test_pump_env(e);
 	}
 	ROCE_TEST_ASSERT(memcmp(data_from->buf + off, data_to->buf + off, len) == 0,
 			 "data differs, op %d len %u", op, len);
@@ -444,5 +452,35 @@ roce_test_warm_up(struct roce_test_env *e)
 		return -1;
 	ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(e, e->s[0].scq, &wc, 1), 1, "warm-up send");
 	ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(e, e->s[1].rcq, &wc, 1), 1, "warm-up recv");
+	return 0;
+}
+
+/* Frames b will receive (ring 1), after polling a until at least n are there. */
+int
+roce_test_frames_to_b(struct roce_test_env *e, unsigned int n)
+{
+	uint64_t end = roce_test_ms() + ROCE_TEST_WAIT_MS;
+
+	while (rte_ring_count(roce_test_verbs_pair.ring[1]) < n && roce_test_ms() < end)
+		rte_roce_poll(e->s[0].ctx);
+	ROCE_TEST_ASSERT_EQ(rte_ring_count(roce_test_verbs_pair.ring[1]), n, "frames from a");
+	return 0;
+}
+
+/* Take the frames in ring r, drop those whose bit is set in drop_mask, put the rest back. */
+int
+roce_test_drop_frames(unsigned int r, uint64_t drop_mask)
+{
+	struct rte_mbuf *m[64];
+	unsigned int n, i;
+
+	n = rte_ring_dequeue_burst(roce_test_verbs_pair.ring[r], (void **)m, RTE_DIM(m), NULL);
+	for (i = 0; i < n; i++) {
+		if (drop_mask & (UINT64_C(1) << i))
+			rte_pktmbuf_free(m[i]);
+		else
+			ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(roce_test_verbs_pair.ring[r], m[i]), 0,
+					    "requeue");
+	}
 	return 0;
 }

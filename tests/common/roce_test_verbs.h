@@ -172,4 +172,10 @@ int roce_test_transfer(struct roce_test_env *e, unsigned int from, unsigned int 
 /* One real SEND first, so that both neighbour caches know the other. */
 int roce_test_warm_up(struct roce_test_env *e);
 
+/* Frames b will receive (ring 1), after polling a until at least n are there. */
+int roce_test_frames_to_b(struct roce_test_env *e, unsigned int n);
+
+/* Take the frames in ring r, drop those whose bit is set in drop_mask, put the rest back. */
+int roce_test_drop_frames(unsigned int r, uint64_t drop_mask);
+
 #endif /* ROCE_TEST_VERBS_H */

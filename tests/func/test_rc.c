@@ -887,35 +887,6 @@ test_injected_requests(void)
 	return roce_test_env_close(&e) | ret;
 }
 
-/* Frames b will receive (ring 1), after polling a until at least n are there. */
-static int
-frames_to_b(struct roce_test_env *e, unsigned int n)
-{
-	uint64_t end = roce_test_ms() + ROCE_TEST_WAIT_MS;
-
-	while (rte_ring_count(roce_test_verbs_pair.ring[1]) < n && roce_test_ms() < end)
-		rte_roce_poll(e->s[0].ctx);
-	ROCE_TEST_ASSERT_EQ(rte_ring_count(roce_test_verbs_pair.ring[1]), n, "frames from a");
-	return 0;
-}
-
-/* Take the frames in ring r, drop those whose bit is set in drop_mask, put the rest back. */
-static int
-drop_frames(unsigned int r, uint64_t drop_mask)
-{
-	struct rte_mbuf *m[64];
-	unsigned int n, i;
-
-	n = rte_ring_dequeue_burst(roce_test_verbs_pair.ring[r], (void **)m, RTE_DIM(m), NULL);
-	for (i = 0; i < n; i++) {
-		if (drop_mask & (UINT64_C(1) << i))
-			rte_pktmbuf_free(m[i]);
-		else
-			ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(roce_test_verbs_pair.ring[r], m[i]), 0, "requeue");
-	}
-	return 0;
-}
-
 /* A SEND whose frames all vanish: the local ACK timeout resends it. */
 static int
 test_lost_request_timeout(void)
@@ -933,7 +904,7 @@ test_lost_request_timeout(void)
 		ret = roce_test_post_recv(e.qp[1][0], 2, e.s[1].buf + ROCE_TEST_DATA_OFF, 4096, e.s[1].mr->lkey) |
 		      roce_test_post_send(e.qp[0][0], IBV_WR_SEND, 2, e.s[0].buf + ROCE_TEST_DATA_OFF, 3000,
 				e.s[0].mr->lkey, 0, 0, IBV_SEND_SIGNALED) |
-		      frames_to_b(&e, 3) | drop_frames(1, 0x7);
+		      roce_test_frames_to_b(&e, 3) | roce_test_drop_frames(1, 0x7);
 	if (ret == 0) {
 		ret = roce_test_wait_wc(&e, e.s[0].scq, &wc, 1) == 1 ? 0 : -1;
 		ret |= roce_test_check_wc(&wc, 2, IBV_WC_SUCCESS, IBV_WC_SEND, 3000, e.qp[0][0]->qp_num);
@@ -960,7 +931,7 @@ test_lost_packet_seq_nak(void)
 		ret = roce_test_post_recv(e.qp[1][0], 2, e.s[1].buf + ROCE_TEST_DATA_OFF, 4096, e.s[1].mr->lkey) |
 		      roce_test_post_send(e.qp[0][0], IBV_WR_SEND, 2, e.s[0].buf + ROCE_TEST_DATA_OFF, 3000,
 				e.s[0].mr->lkey, 0, 0, IBV_SEND_SIGNALED) |
-		      frames_to_b(&e, 3) | drop_frames(1, 0x1);
+		      roce_test_frames_to_b(&e, 3) | roce_test_drop_frames(1, 0x1);
 	}
 	if (ret == 0) {
 		ret = roce_test_wait_wc(&e, e.s[0].scq, &wc, 1) == 1 ? 0 : -1;
@@ -999,14 +970,14 @@ test_lost_read_response_implied_nak(void)
 				e.s[1].mr->rkey, IBV_SEND_SIGNALED) |
 		      roce_test_post_send(e.qp[0][0], IBV_WR_SEND, 3, e.s[0].buf, 100, e.s[0].mr->lkey, 0,
 				0, IBV_SEND_SIGNALED) |
-		      frames_to_b(&e, 2);
+		      roce_test_frames_to_b(&e, 2);
 	}
 	if (ret == 0) {
 		/* b answers: READ_RESPONSE_FIRST, _LAST, then the ACK of the SEND. */
 		end = roce_test_ms() + ROCE_TEST_WAIT_MS;
 		while (rte_ring_count(roce_test_verbs_pair.ring[0]) < 3 && roce_test_ms() < end)
 			rte_roce_poll(e.s[1].ctx);
-		ret = drop_frames(0, 0x3);
+		ret = roce_test_drop_frames(0, 0x3);
 	}
 	if (ret == 0) {
 		ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(&e, e.s[0].scq, wc, 2), 2, "completions");
@@ -1101,7 +1072,7 @@ test_fence(void)
 	}
 	if (ret == 0) {
 		/* Only the READ request leaves before the READ completes. */
-		ret = frames_to_b(&e, 1);
+		ret = roce_test_frames_to_b(&e, 1);
 		rte_roce_poll(e.s[0].ctx);
 		ROCE_TEST_ASSERT_EQ(rte_ring_count(roce_test_verbs_pair.ring[1]), 1, "fence not honoured");
 	}
@@ -1138,7 +1109,7 @@ test_rd_atomic_limit(void)
 				(uintptr_t)(remote + i * 8), e.s[1].mr->rkey,
 				IBV_SEND_SIGNALED);
 	if (ret == 0) {
-		ret = frames_to_b(&e, 1);
+		ret = roce_test_frames_to_b(&e, 1);
 		rte_roce_poll(e.s[0].ctx);
 		ROCE_TEST_ASSERT_EQ(rte_ring_count(roce_test_verbs_pair.ring[1]), 1, "more than one READ out");
 	}
