@@ -166,6 +166,16 @@ def check(cond, why):
 
 
 
+def refused(opts, pattern, ip=SERVER_IP + PREFIX):
+    """A case: the server alone with opts exits non-zero, saying pattern, before any exchange."""
+    def run(h, results):
+        rc, secs, proc = h.single("server", ip, opts)
+        check(rc not in (0, None), "exit status %s after %.1f s" % (rc, secs))
+        check(re.search(pattern, proc.text()), "message:\n%s" % proc.text())
+        check(not any(RE_ADDR.match(l) for l in proc.out), "refused before any exchange")
+    return run
+
+
 def run_cases(doc, cases):
     """TAP over cases [(name, fn(harness, results))]; argv: BINARY ROCE_DUMP [NAME_PART]."""
     if len(sys.argv) not in (3, 4):

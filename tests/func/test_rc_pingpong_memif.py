@@ -25,7 +25,7 @@ import subprocess
 import sys
 
 from pp_memif import (CLIENT_IP, CLIENT_IP6, PREFIX, PREFIX6, RE_ADDR, RE_BW, RE_LAT, REFUSE_S,
-                      SERVER_IP, SERVER_IP6, check, free_tcp_port, run_cases)
+                      SERVER_IP, SERVER_IP6, check, free_tcp_port, refused, run_cases)
 
 
 def parse_run(proc):
@@ -147,14 +147,6 @@ def case_wire(h, results):
           "server's first SEND %s, exchanged %s" % (first.get(SERVER_IP), (c["local"], s["local"])))
     results.append("capture: %d frames, %d RoCEv2, all ICRCs right" % (js["frames"], js["roce"]))
 
-
-def refused(opts, pattern, ip=SERVER_IP + PREFIX):
-    def run(h, results):
-        rc, secs, proc = h.single("server", ip, opts)
-        check(rc not in (0, None), "exit status %s after %.1f s" % (rc, secs))
-        check(re.search(pattern, proc.text()), "message:\n%s" % proc.text())
-        check(not any(RE_ADDR.match(l) for l in proc.out), "refused before any exchange")
-    return run
 
 
 

@@ -28,7 +28,7 @@ import sys
 import threading
 
 from pp_memif import (CLIENT_IP, CLIENT_IP6, PREFIX, PREFIX6, RE_ADDR, RE_BW, RE_LAT, REFUSE_S,
-                      SERVER_IP, SERVER_IP6, check, free_tcp_port, run_cases)
+                      SERVER_IP, SERVER_IP6, check, free_tcp_port, refused, run_cases)
 
 MAX_QP = 256                    # records each way, whatever -q (wire-facts 11a)
 RECORD_LEN = 52
@@ -201,14 +201,6 @@ def case_peer_fewer_qps(h, results):
     check(re.search(r"The peer has no QP 4: run both sides with the same -q", srv.text()),
           "server says why:\n%s" % srv.text())
 
-
-def refused(opts, pattern, ip=SERVER_IP + PREFIX):
-    def run(h, results):
-        rc, secs, proc = h.single("server", ip, opts)
-        check(rc not in (0, None), "exit status %s after %.1f s" % (rc, secs))
-        check(re.search(pattern, proc.text()), "message:\n%s" % proc.text())
-        check(not any(RE_ADDR.match(l) for l in proc.out), "refused before any exchange")
-    return run
 
 
 CASES = [
