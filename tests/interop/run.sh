@@ -1,0 +1,431 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The interop suite: librte_roce on the host against the Linux kernel's
+# Soft-RoCE (rdma_rxe) in a qemu guest running unmodified rdma-core tools.
+#
+#   run.sh [SCENARIO...]      all scenarios by default; prints TAP
+#   run.sh --list             the scenario names
+#
+# Steps: build (or reuse) the guest image, create the bridge, tap and veth,
+# boot one guest, then per scenario: capture on the guest's bridge port, run
+# the guest tool and the host program, decode the capture with roce_dump
+# (zero malformed frames, zero ICRC failures). Everything created is removed
+# at the end, also on failure or interruption.
+#
+# Environment:
+#   ROCE_INTEROP_BUILD    meson build directory (default: ../../build)
+#   ROCE_INTEROP_CACHE    downloads and guest images (default /var/tmp/librte_roce-interop)
+#   ROCE_INTEROP_OUT      captures and logs (default BUILD/interop)
+#   ROCE_INTEROP_REQUIRE  1: missing prerequisites fail instead of skipping (CI)
+#   ROCE_INTEROP_RC       auto (default: RC scenarios run if examples/rc_pingpong
+#                         is built), on, off
+#   ROCE_INTEROP_KEEP     1: leave the guest and the network up at the end (debugging;
+#                         remove them with `run.sh --down`)
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+
+BUILD=${ROCE_INTEROP_BUILD:-$INTEROP_DIR/../../build}
+OUT=${ROCE_INTEROP_OUT:-$BUILD/interop}
+PEER=$BUILD/tests/interop/interop_peer
+RC_PINGPONG=$BUILD/examples/rc_pingpong/rc_pingpong
+ROCE_DUMP=$BUILD/app/roce_dump/roce_dump
+BOOT_TIMEOUT_S=120
+GUEST_MEM_MB=1024
+CAPTURE_COUNT=20000         # frames per capture, a bound on a runaway scenario
+CAPTURE_FILTER="udp port 4791 or arp or icmp or icmp6 or tcp port $OOB_PORT"
+EAL_ARGS=(--no-huge -m 256 --no-shconf --no-pci --no-telemetry --log-level=lib.eal:error
+	  --vdev "net_af_packet0,iface=$VETH")
+UD_ITERS=10
+UD_SIZE=512
+RC_ITERS=10
+# RC matrix: message sizes (bytes) and their iteration counts: 1 B to 1 MiB.
+RC_SIZES=(1 4096 65536 1048576)
+RC_SIZE_ITERS=(20 10 5 3)
+
+# ---- host state: created here, removed by teardown ----------------------------
+
+QEMU_PID= PEER_PID= CAPTURE_PID=
+
+teardown() {
+	[ -n "$CAPTURE_PID" ] && kill "$CAPTURE_PID" 2>/dev/null
+	[ -n "$PEER_PID" ] && kill "$PEER_PID" 2>/dev/null
+	if [ -n "$QEMU_PID" ] && grep -q "$RUN/guest.ctl" "/proc/$QEMU_PID/cmdline" 2>/dev/null; then
+		kill "$QEMU_PID"
+		for _ in $(seq 50); do
+			kill -0 "$QEMU_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -9 "$QEMU_PID" 2>/dev/null
+	fi
+	QEMU_PID= PEER_PID= CAPTURE_PID=
+	net_down
+	rm -rf "$RUN"
+}
+
+net_down() {
+	local l
+
+	for l in "$TAP" "$VETH" "$BR"; do
+		ip link show "$l" >/dev/null 2>&1 && ip link del "$l"
+	done
+	return 0
+}
+
+net_up() {
+	local l
+
+	net_down
+	ip link add "$BR" type bridge stp_state 0 forward_delay 0 || return 1
+	ip tuntap add dev "$TAP" mode tap || return 1
+	ip link add "$VETH" type veth peer name "$VETH_BR" || return 1
+	# No kernel IPv6 on our links (no router or MLD chatter in the captures,
+	# no kernel ND answers on the veth); no forwarding of frames that reach
+	# the veth: 198.18.0.2 belongs to the librte_roce program alone.
+	for l in "$BR" "$TAP" "$VETH" "$VETH_BR"; do
+		sysctl -qw "net.ipv6.conf.$l.disable_ipv6=1"
+	done
+	sysctl -qw "net.ipv4.conf.$VETH.forwarding=0"
+	ip addr add "$BR_IP/$PREFIX_LEN" dev "$BR"
+	ip link set "$TAP" master "$BR" up
+	ip link set "$VETH_BR" master "$BR" up
+	ip link set "$VETH" up
+	ip link set "$BR" up
+}
+
+guest_boot() {
+	local image=$1 t0 i
+
+	mkdir -p "$RUN"
+	t0=$(now)
+	# TCG: KVM cannot run these guests on the CI machines (doc/interop.md).
+	qemu-system-x86_64 -name roce-interop -machine q35 \
+		-accel tcg,thread=multi,tb-size=256 -cpu max -smp 1 -m "$GUEST_MEM_MB" \
+		-kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
+		-append "console=ttyS0,115200 rdinit=/init panic=-1 quiet loglevel=4 net.ifnames=0 roi.ip=$GUEST_IP/$PREFIX_LEN" \
+		-no-reboot -nodefaults -vga none -display none \
+		-netdev tap,id=n0,ifname="$TAP",script=no,downscript=no \
+		-device virtio-net-pci,netdev=n0,mac="$GUEST_MAC" \
+		-object rng-random,id=rng0,filename=/dev/urandom -device virtio-rng-pci,rng=rng0 \
+		-chardev socket,id=con,path="$RUN/guest.console",server=on,wait=off,logfile="$RUN/console.log" \
+		-serial chardev:con \
+		-chardev socket,id=ctl,path="$RUN/guest.ctl",server=on,wait=off -serial chardev:ctl \
+		-daemonize -pidfile "$RUN/qemu.pid" || return 1
+	QEMU_PID=$(cat "$RUN/qemu.pid")
+	for i in $(seq $((BOOT_TIMEOUT_S * 10))); do
+		grep -q ROCE-GUEST-READY "$RUN/console.log" 2>/dev/null && break
+		kill -0 "$QEMU_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cp "$RUN/console.log" "$OUT/console.log" 2>/dev/null
+	grep -q ROCE-GUEST-READY "$RUN/console.log" 2>/dev/null || return 1
+	log "guest ready after $(elapsed "$t0") s"
+}
+
+# ---- per-scenario helpers --------------------------------------------------------
+
+capture_start() {
+	tcpdump -i "$TAP" -U -s 0 -c "$CAPTURE_COUNT" -w "$OUT/$1.pcap" "$CAPTURE_FILTER" \
+		>"$OUT/$1.tcpdump.log" 2>&1 &
+	CAPTURE_PID=$!
+	# tcpdump says "listening on" once the filter is attached.
+	for _ in $(seq 50); do
+		grep -q 'listening on' "$OUT/$1.tcpdump.log" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+capture_stop() {
+	sleep 0.3 # the last frames through the bridge
+	kill "$CAPTURE_PID" 2>/dev/null
+	wait "$CAPTURE_PID" 2>/dev/null
+	CAPTURE_PID=
+}
+
+# roce_dump on the capture: well-formed and ICRC-clean, with at least $2 RoCEv2 frames.
+capture_check() {
+	local name=$1 min=$2 json
+
+	json=$("$ROCE_DUMP" --json "$OUT/$name.pcap") || {
+		echo "roce_dump: malformed or ICRC-bad frames: $json"
+		return 1
+	}
+	echo "$json" > "$OUT/$name.json"
+	python3 - "$json" "$min" <<'EOF'
+import json, sys
+d = json.loads(sys.argv[1])
+print("capture: %d frames, %d RoCEv2 (%d ICRC ok), opcodes %s" %
+      (d["frames"], d["roce"], d["icrc_ok"], d["opcodes"]))
+sys.exit(0 if d["malformed"] == 0 and d["icrc_bad"] == 0 and d["icrc_ok"] >= int(sys.argv[2]) else 1)
+EOF
+}
+
+# Start interop_peer in the background, output in $OUT/$1.host.log.
+peer_start() {
+	local name=$1
+
+	shift
+	"$PEER" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" "$@" >"$OUT/$name.host.log" 2>&1 &
+	PEER_PID=$!
+}
+
+peer_wait() {
+	local rc
+
+	wait "$PEER_PID"
+	rc=$?
+	PEER_PID=
+	return $rc
+}
+
+peer_stat() { awk -v k="$2" '$1 == "stat" && $2 == k { print $3 }' "$OUT/$1.host.log"; }
+
+# Wait until a line matching $2 is in $OUT/$1.host.log (the host program is ready).
+host_log_wait() {
+	for _ in $(seq 100); do
+		grep -q "$2" "$OUT/$1.host.log" 2>/dev/null && return 0
+		kill -0 "$PEER_PID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# The link-local address of our port: EUI-64 of the veth's MAC (RFC 4291 2.5.1).
+roce_ll() {
+	local m
+
+	IFS=: read -ra m < "/sys/class/net/$VETH/address"
+	printf 'fe80::%x:%x:%x:%x' $(((0x${m[0]} ^ 2) << 8 | 0x${m[1]})) $((0x${m[2]} << 8 | 0xff)) \
+		$((0xfe << 8 | 0x${m[3]})) $((0x${m[4]} << 8 | 0x${m[5]}))
+}
+
+# A guest command in the background (output and exit status in /tmp/NAME.{log,rc}).
+guest_bg() { gx "setsid bash -c '$2 >/tmp/$1.log 2>&1; echo \$? >/tmp/$1.rc' </dev/null >/dev/null 2>&1 &"; }
+
+# Wait for a background guest command; its output goes to $OUT/$1.guest.log.
+guest_bg_wait() {
+	local name=$1 timeout=$2
+
+	gx -t $((timeout + 10)) "for i in \$(seq $((timeout * 10))); do [ -s /tmp/$name.rc ] && break; sleep 0.1; done
+		cat /tmp/$name.log; [ -s /tmp/$name.rc ] || { pkill -f ibv_ ; echo 'guest: timeout'; exit 124; }
+		exit \$(cat /tmp/$name.rc)" > "$OUT/$name.guest.log" 2>&1
+}
+
+guest_listening() {
+	gx "for i in \$(seq 100); do ss -ltn | grep -q ':$1 ' && exit 0; sleep 0.1; done; exit 1" >/dev/null
+}
+
+# ---- scenarios: each prints diagnostics, returns 0 pass, 1 fail, 77 skip -------
+
+SKIP_REASON=
+
+scen_guest_rxe() {
+	gx 'rdma link show; ibv_devinfo -d rxe0 | grep -E "state|active_mtu|fw_ver"
+		for i in 0 1; do echo "gid $i $(cat /sys/class/infiniband/rxe0/ports/1/gids/$i) $(cat /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/$i)"; done' \
+		> "$OUT/guest_rxe.guest.log" 2>&1 || return 1
+	cat "$OUT/guest_rxe.guest.log"
+	grep -q 'PORT_ACTIVE' "$OUT/guest_rxe.guest.log" &&
+		grep -q "gid 1 0000:0000:0000:0000:0000:ffff:c612:000b RoCE v2" "$OUT/guest_rxe.guest.log" &&
+		grep -q "gid 0 fe80:0000:0000:0000:5054:00ff:fe18:0011 RoCE v2" "$OUT/guest_rxe.guest.log"
+}
+
+# Our port resolves the guest by ARP and ND; the guest resolves and pings us over IPv4 and IPv6.
+scen_arp_nd_ping() {
+	local ll ok=0
+
+	ll=$(roce_ll)
+	peer_start arp_nd_ping --time 60 --resolve "$GUEST_IP" --resolve "$GUEST_LL"
+	host_log_wait arp_nd_ping 'resolve: ND' || { cat "$OUT/arp_nd_ping.host.log"; return 1; }
+	gx "ip neigh flush dev eth0; ping -c 3 -i 0.2 -W 2 $ROCE_IP && ping -6 -c 3 -i 0.2 -W 2 $ll%eth0 && ip neigh show dev eth0" \
+		> "$OUT/arp_nd_ping.guest.log" 2>&1 || ok=1
+	kill -TERM "$PEER_PID"
+	peer_wait || ok=1
+	cat "$OUT/arp_nd_ping.host.log" "$OUT/arp_nd_ping.guest.log"
+	[ "$(peer_stat arp_nd_ping arp_replies_out)" -ge 1 ] &&
+		[ "$(peer_stat arp_nd_ping nd_adverts_out)" -ge 1 ] &&
+		[ "$(peer_stat arp_nd_ping icmp_echo_out)" -ge 6 ] || ok=1
+	return $ok
+}
+
+# ibv_ud_pingpong against interop_peer's UD echo: $1 = server|client (the guest's role), $2 = GID index.
+ud_pingpong() {
+	local name=$1 role=$2 gidx=$3 ok=0 v6=()
+
+	[ "$gidx" = "$GID_V6" ] && v6=(--ipv6)
+	if [ "$role" = server ]; then
+		guest_bg "$name" "ibv_ud_pingpong -d rxe0 -g $gidx -n $UD_ITERS -s $UD_SIZE"
+		guest_listening "$OOB_PORT" || return 1
+		peer_start "$name" --time 60 "${v6[@]}" --ud-client "$GUEST_IP:$OOB_PORT" -n $UD_ITERS -s $UD_SIZE
+	else
+		peer_start "$name" --time 60 "${v6[@]}" --ud-server "$OOB_PORT" -n $UD_ITERS -s $UD_SIZE
+		host_log_wait "$name" 'oob: listening' || { cat "$OUT/$name.host.log"; return 1; }
+		guest_bg "$name" "ibv_ud_pingpong -d rxe0 -g $gidx -n $UD_ITERS -s $UD_SIZE $BR_IP"
+	fi
+	peer_wait || ok=1
+	guest_bg_wait "$name" 30 || ok=1
+	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
+	grep -q "$UD_ITERS iters in" "$OUT/$name.guest.log" || ok=1
+	return $ok
+}
+
+scen_ud_pingpong_v4_guest_server() { ud_pingpong ud_pingpong_v4_guest_server server "$GID_V4"; }
+scen_ud_pingpong_v4_guest_client() { ud_pingpong ud_pingpong_v4_guest_client client "$GID_V4"; }
+scen_ud_pingpong_v6_guest_server() { ud_pingpong ud_pingpong_v6_guest_server server "$GID_V6"; }
+scen_ud_pingpong_v6_guest_client() { ud_pingpong ud_pingpong_v6_guest_client client "$GID_V6"; }
+
+rc_enabled() {
+	case "${ROCE_INTEROP_RC:-auto}" in
+	off) SKIP_REASON="ROCE_INTEROP_RC=off"; return 1 ;;
+	on) return 0 ;;
+	esac
+	[ -x "$RC_PINGPONG" ] && return 0
+	SKIP_REASON="examples/rc_pingpong is not built yet (needs the RC engine)"
+	return 1
+}
+
+# ibv_rc_pingpong (guest) against examples/rc_pingpong (host), -c, every size of RC_SIZES.
+rc_pingpong() {
+	local name=$1 role=$2 gidx=$3 ok=0 i s n hostgid
+
+	rc_enabled || return 77
+	# Our GID: index 0 is the port's link-local GID, as on rxe.
+	hostgid=$([ "$gidx" = "$GID_V6" ] && echo "-g 0")
+	for i in "${!RC_SIZES[@]}"; do
+		s=${RC_SIZES[$i]} n=${RC_SIZE_ITERS[$i]}
+		local opts="-c -m 1024 -s $s -n $n -p $OOB_PORT"
+		: > "$OUT/$name.host.log"
+		if [ "$role" = server ]; then
+			guest_bg "$name" "ibv_rc_pingpong -d rxe0 -g $gidx $opts"
+			guest_listening "$OOB_PORT" || return 1
+			"$RC_PINGPONG" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" $hostgid $opts "$GUEST_IP" \
+				>>"$OUT/$name.host.log" 2>&1 || ok=1
+		else
+			"$RC_PINGPONG" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" $hostgid $opts \
+				>>"$OUT/$name.host.log" 2>&1 &
+			PEER_PID=$!
+			sleep 1
+			guest_bg "$name" "ibv_rc_pingpong -d rxe0 -g $gidx $opts $BR_IP"
+			peer_wait || ok=1
+		fi
+		guest_bg_wait "$name" 120 || ok=1
+		echo "size $s x $n:"
+		cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
+		grep -q "$n iters in" "$OUT/$name.guest.log" || ok=1
+		[ $ok = 0 ] || break
+	done
+	return $ok
+}
+
+scen_rc_pingpong_v4_guest_server() { rc_pingpong rc_pingpong_v4_guest_server server "$GID_V4"; }
+scen_rc_pingpong_v4_guest_client() { rc_pingpong rc_pingpong_v4_guest_client client "$GID_V4"; }
+scen_rc_pingpong_v6_guest_server() { rc_pingpong rc_pingpong_v6_guest_server server "$GID_V6"; }
+scen_rc_pingpong_v6_guest_client() { rc_pingpong rc_pingpong_v6_guest_client client "$GID_V6"; }
+
+# Scenario, then the least number of good RoCEv2 frames its capture must hold.
+SCENARIOS=(
+	guest_rxe 0
+	arp_nd_ping 0
+	ud_pingpong_v4_guest_server $((2 * UD_ITERS))
+	ud_pingpong_v4_guest_client $((2 * UD_ITERS))
+	ud_pingpong_v6_guest_server $((2 * UD_ITERS))
+	ud_pingpong_v6_guest_client $((2 * UD_ITERS))
+	rc_pingpong_v4_guest_server 1
+	rc_pingpong_v4_guest_client 1
+	rc_pingpong_v6_guest_server 1
+	rc_pingpong_v6_guest_client 1
+)
+
+# ---- main -----------------------------------------------------------------------
+
+skip_all() {
+	if [ "${ROCE_INTEROP_REQUIRE:-0}" = 1 ]; then
+		echo "Bail out! $1 (ROCE_INTEROP_REQUIRE=1)"
+		exit 1
+	fi
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+
+run_scenario() {
+	local num=$1 name=$2 min=$3 t0 rc
+
+	t0=$(now)
+	SKIP_REASON=
+	capture_start "$name" || { echo "not ok $num - $name # no capture"; return 1; }
+	"scen_$name" > "$OUT/$name.txt" 2>&1
+	rc=$?
+	capture_stop
+	if [ $rc = 77 ]; then
+		echo "ok $num - $name # SKIP $SKIP_REASON"
+		return 0
+	fi
+	[ $rc = 0 ] && { capture_check "$name" "$min" >> "$OUT/$name.txt" 2>&1 || rc=1; }
+	sed 's/^/# /' "$OUT/$name.txt"
+	if [ $rc = 0 ]; then
+		echo "ok $num - $name ($(elapsed "$t0") s)"
+	else
+		echo "not ok $num - $name ($(elapsed "$t0") s; $OUT/$name.txt)"
+	fi
+	return $rc
+}
+
+main() {
+	local wanted=("$@") i num=0 failed=0 image t0 names=()
+
+	for ((i = 0; i < ${#SCENARIOS[@]}; i += 2)); do
+		names+=("${SCENARIOS[$i]}")
+	done
+	if [ "${1:-}" = --list ]; then
+		printf '%s\n' "${names[@]}"
+		exit 0
+	fi
+	if [ "${1:-}" = --down ]; then
+		[ -f "$RUN/qemu.pid" ] && QEMU_PID=$(cat "$RUN/qemu.pid")
+		teardown
+		exit 0
+	fi
+	[ ${#wanted[@]} -gt 0 ] || wanted=("${names[@]}")
+
+	[ "$(id -u)" = 0 ] || skip_all "needs root (bridge, tap, tcpdump)"
+	for tool in qemu-system-x86_64 mmdebstrap tcpdump; do
+		command -v "$tool" >/dev/null || skip_all "$tool missing: run devtools/install-interop-deps.sh"
+	done
+	[ -x "$PEER" ] && [ -x "$ROCE_DUMP" ] || skip_all "build first: $PEER, $ROCE_DUMP"
+	mkdir -p "$OUT" "$CACHE"
+	# One run at a time: the interface names are fixed.
+	exec 9>"$CACHE/lock"
+	flock -n 9 || { echo "Bail out! another interop run holds $CACHE/lock"; exit 1; }
+	trap teardown EXIT
+	trap 'exit 130' INT TERM
+
+	echo "1..${#wanted[@]}"
+	t0=$(now)
+	image=$("$INTEROP_DIR/build-guest.sh" 2>"$OUT/build-guest.log") ||
+		{ cat "$OUT/build-guest.log" >&2; echo "Bail out! guest image build failed"; exit 1; }
+	log "guest image $image ($(tr '\n' ' ' < "$image/versions")) in $(elapsed "$t0") s"
+	cp "$image/versions" "$OUT/versions"
+	net_up || { echo "Bail out! cannot create $BR/$TAP/$VETH"; exit 1; }
+	guest_boot "$image" || { echo "Bail out! guest did not boot (see $OUT/console.log)"; exit 1; }
+
+	for name in "${wanted[@]}"; do
+		num=$((num + 1))
+		for ((i = 0; i < ${#SCENARIOS[@]}; i += 2)); do
+			[ "${SCENARIOS[$i]}" = "$name" ] && break
+		done
+		if [ $i -ge ${#SCENARIOS[@]} ]; then
+			echo "not ok $num - $name # no such scenario"
+			failed=1
+			continue
+		fi
+		run_scenario "$num" "$name" "${SCENARIOS[$((i + 1))]}" || failed=1
+	done
+	log "interop: $(elapsed "$t0") s in total; captures and logs in $OUT"
+	if [ "${ROCE_INTEROP_KEEP:-0}" = 1 ]; then
+		trap - EXIT
+		log "guest and network left up (ROCE_INTEROP_KEEP=1): run.sh --down removes them"
+	fi
+	return $failed
+}
+
+main "$@"
