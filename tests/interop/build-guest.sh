@@ -16,7 +16,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 GUEST_PKGS=(rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
-	    iproute2 tcpdump kmod iputils-ping procps psmisc)
+	    iproute2 tcpdump kmod iputils-ping procps mount hostname)
 # Modules copied into the image, with their dependencies.
 GUEST_MODS=(virtio_pci virtio_net ib_core ib_uverbs ib_umad ib_cm iw_cm rdma_cm
 	    rdma_ucm rdma_rxe crc32_generic crc32_pclmul udp_tunnel ip6_udp_tunnel
@@ -72,7 +72,9 @@ mmdebstrap --mode=root --variant=essential --quiet \
 	"$SUITE" "$R" \
 	"deb $MIRROR $SUITE main" "deb $MIRROR $SUITE-updates main" \
 	"deb $SECMIRROR $SUITE-security main" >&2
-[ -x "$R/usr/bin/ibv_rc_pingpong" ] || { log "build-guest: rootfs has no ibv_rc_pingpong"; exit 1; }
+for f in usr/bin/ibv_rc_pingpong usr/bin/mount usr/sbin/ip usr/bin/tcpdump; do
+	[ -x "$R/$f" ] || { log "build-guest: rootfs has no /$f"; exit 1; }
+done
 log "build-guest: rootfs ($(elapsed "$T0") s)"
 
 # 3. Only the modules needed, with their dependency closure.

@@ -608,15 +608,16 @@ main(int argc, char **argv)
 	if (p.ud_role != PEER_UD_NONE) {
 		if (p.size > p.info.ib_mtu) {
 			printf("ud: %u bytes do not fit the IB MTU %u\n", p.size, p.info.ib_mtu);
-			failed = 1;
-		} else if (pthread_create(&p.oob_thread, NULL, oob_main, &p) != 0) {
-			failed = 1;
-		} else {
-			p.oob_started = true;
+			return EXIT_FAILURE;
 		}
+		if (pthread_create(&p.oob_thread, NULL, oob_main, &p) != 0) {
+			printf("ud: no thread for the exchange\n");
+			return EXIT_FAILURE;
+		}
+		p.oob_started = true;
 	}
-	if (!failed)
-		failed = peer_serve(&p) != 0;
+	/* Serve even after a failed resolution: the guest's side of the scenario still runs. */
+	failed |= peer_serve(&p) != 0;
 	failed |= peer_check_stats(&p) != 0;
 	/* An exchange that never happened leaves the thread blocked in accept or read. */
 	if (p.oob_started && atomic_load(&p.oob_state) != PEER_OOB_DONE &&

@@ -119,6 +119,10 @@ guest_boot() {
 	done
 	cp "$RUN/console.log" "$OUT/console.log" 2>/dev/null
 	grep -q ROCE-GUEST-READY "$RUN/console.log" 2>/dev/null || return 1
+	# The command channel answers once the guest's shell reads ttyS1.
+	for i in 1 2 3; do
+		gx -t 10 true && break
+	done || return 1
 	log "guest ready after $(elapsed "$t0") s"
 }
 
