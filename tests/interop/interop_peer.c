@@ -13,7 +13,7 @@
  * or starts UD SENDs, so that the guest's rxe must accept frames this
  * library built.
  *
- *   interop_peer EAL-ARGS -- --ip A.B.C.D/N [--time S] [--resolve ADDR]...
+ *   interop_peer EAL-ARGS -- --ip A.B.C.D/N [--mtu MTU] [--time S] [--resolve ADDR]...
  *                [--ud-server PORT | --ud-client HOST:PORT] [--ipv6] [-n ITERS]
  *                [-s SIZE] [--expect-roce N]
  *
@@ -62,6 +62,14 @@
 #define PEER_UD_DEFAULT_SIZE 512
 #define PEER_PSN_MASK 0xffffff
 #define PEER_PAYLOAD_MAX 4096	/* the largest IB MTU */
+/*
+ * Our own pool, so that one size fits every af_packet frame size the harness
+ * uses (framesz up to 8 KiB for jumbo frames: net_af_packet requires the
+ * whole ring frame to fit one mbuf).
+ */
+#define PEER_POOL_MBUFS 4095
+#define PEER_POOL_CACHE 64
+#define PEER_MBUF_DATA 9216
 
 enum peer_ud_role { PEER_UD_NONE, PEER_UD_SERVER, PEER_UD_CLIENT };
 
@@ -81,9 +89,11 @@ struct peer_remote {
 
 struct peer {
 	struct rte_roce_port *port;
+	struct rte_mempool *pool;
 	struct rte_roce_port_info info;
 	union rte_roce_gid addr;	/* --ip */
 	uint8_t prefix_len;
+	uint16_t mtu;			/* --mtu: Ethernet MTU to set, 0 = keep */
 	bool ipv6;			/* the UD peer uses the link-local GID, not --ip */
 	union rte_roce_gid local;	/* the UD peer's GID */
 	unsigned int seconds;
@@ -98,7 +108,6 @@ struct peer {
 	unsigned int iters;
 	uint32_t size;
 	pthread_t oob_thread;
-	bool oob_started;
 	atomic_int oob_state;	/* enum peer_oob_state */
 	struct peer_remote remote;
 	uint32_t psn;
@@ -427,6 +436,38 @@ peer_check_stats(struct peer *p)
 	return failed ? -1 : 0;
 }
 
+/* Resolve, start the out-of-band exchange, serve, check the counters. */
+static int
+peer_run(struct peer *p)
+{
+	unsigned int i;
+	int failed = 0;
+
+	for (i = 0; i < p->nb_resolve; i++)
+		failed |= peer_resolve(p, p->resolve[i]) != 0;
+	if (p->ud_role != PEER_UD_NONE) {
+		if (p->size > p->info.ib_mtu) {
+			printf("ud: %u bytes do not fit the IB MTU %u\n", p->size, p->info.ib_mtu);
+			return -1;
+		}
+		if (pthread_create(&p->oob_thread, NULL, oob_main, p) != 0) {
+			printf("ud: no thread for the exchange\n");
+			return -1;
+		}
+	}
+	/* Serve even after a failed resolution: the guest's side of the scenario still runs. */
+	failed |= peer_serve(p) != 0;
+	failed |= peer_check_stats(p) != 0;
+	if (p->ud_role != PEER_UD_NONE) {
+		/* An exchange that never happened leaves the thread blocked in accept or read. */
+		if (atomic_load(&p->oob_state) != PEER_OOB_DONE &&
+		    atomic_load(&p->oob_state) != PEER_OOB_FAILED)
+			pthread_cancel(p->oob_thread);
+		pthread_join(p->oob_thread, NULL);
+	}
+	return failed ? -1 : 0;
+}
+
 /* ---- set-up ---- */
 
 static int
@@ -446,6 +487,14 @@ peer_port(struct peer *p)
 		printf("no ethdev: give one with --vdev net_af_packet0,iface=IFACE\n");
 		return -1;
 	}
+	p->pool = rte_pktmbuf_pool_create("interop_peer", PEER_POOL_MBUFS, PEER_POOL_CACHE, 0,
+					  RTE_PKTMBUF_HEADROOM + PEER_MBUF_DATA, rte_socket_id());
+	if (p->pool == NULL) {
+		printf("pool: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	conf.pool = p->pool;
+	conf.mtu = p->mtu;
 	p->port = rte_roce_port_create(&conf);
 	if (p->port == NULL) {
 		printf("port: %s\n", rte_strerror(rte_errno));
@@ -524,6 +573,7 @@ peer_args(struct peer *p, int argc, char **argv)
 		{ "ud-client", required_argument, NULL, 'C' },
 		{ "expect-roce", required_argument, NULL, 'e' },
 		{ "ipv6", no_argument, NULL, '6' },
+		{ "mtu", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long v;
@@ -564,12 +614,16 @@ peer_args(struct peer *p, int argc, char **argv)
 		case '6':
 			p->ipv6 = true;
 			break;
+		case 'm':
+			bad = parse_uint(optarg, UINT16_MAX, &v);
+			p->mtu = v;
+			break;
 		default:
 			bad = 1;
 		}
 	}
 	if (bad || optind != argc || p->prefix_len == 0) {
-		printf("usage: interop_peer EAL-ARGS -- --ip A.B.C.D/N [--time S] [--resolve ADDR]...\n"
+		printf("usage: interop_peer EAL-ARGS -- --ip A.B.C.D/N [--mtu MTU] [--time S] [--resolve ADDR]...\n"
 		       "       [--ud-server PORT | --ud-client HOST:PORT] [--ipv6] [-n ITERS] [-s SIZE]"
 		       " [--expect-roce N]\n");
 		return -1;
@@ -586,7 +640,6 @@ main(int argc, char **argv)
 		.size = PEER_UD_DEFAULT_SIZE,
 		.psn = PEER_UD_PSN,
 	};
-	unsigned int i;
 	int ret, failed;
 
 	ret = rte_roce_eal_init(argc, argv);
@@ -596,36 +649,14 @@ main(int argc, char **argv)
 	}
 	argc -= ret;
 	argv += ret;
-	if (peer_args(&p, argc, argv) != 0 || peer_port(&p) != 0)
+	if (peer_args(&p, argc, argv) != 0)
 		return EXIT_FAILURE;
 	signal(SIGINT, peer_on_signal);
 	signal(SIGTERM, peer_on_signal);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-
-	failed = 0;
-	for (i = 0; i < p.nb_resolve; i++)
-		failed |= peer_resolve(&p, p.resolve[i]) != 0;
-	if (p.ud_role != PEER_UD_NONE) {
-		if (p.size > p.info.ib_mtu) {
-			printf("ud: %u bytes do not fit the IB MTU %u\n", p.size, p.info.ib_mtu);
-			return EXIT_FAILURE;
-		}
-		if (pthread_create(&p.oob_thread, NULL, oob_main, &p) != 0) {
-			printf("ud: no thread for the exchange\n");
-			return EXIT_FAILURE;
-		}
-		p.oob_started = true;
-	}
-	/* Serve even after a failed resolution: the guest's side of the scenario still runs. */
-	failed |= peer_serve(&p) != 0;
-	failed |= peer_check_stats(&p) != 0;
-	/* An exchange that never happened leaves the thread blocked in accept or read. */
-	if (p.oob_started && atomic_load(&p.oob_state) != PEER_OOB_DONE &&
-	    atomic_load(&p.oob_state) != PEER_OOB_FAILED)
-		pthread_cancel(p.oob_thread);
-	if (p.oob_started)
-		pthread_join(p.oob_thread, NULL);
+	failed = peer_port(&p) != 0 || peer_run(&p) != 0;
 	rte_roce_port_destroy(p.port);
+	rte_mempool_free(p.pool);
 	printf("%s\n", failed ? "FAILED" : "OK");
 	rte_eal_cleanup();
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;

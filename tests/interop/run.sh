@@ -20,6 +20,7 @@
 #   ROCE_INTEROP_REQUIRE  1: missing prerequisites fail instead of skipping (CI)
 #   ROCE_INTEROP_RC       auto (default: RC scenarios run if examples/rc_pingpong
 #                         is built), on, off
+#   ROCE_INTEROP_RC_PINGPONG  the host rc_pingpong (default BUILD/examples/rc_pingpong/rc_pingpong)
 #   ROCE_INTEROP_KEEP     1: leave the guest and the network up at the end (debugging;
 #                         remove them with `run.sh --down`)
 set -uo pipefail
@@ -28,7 +29,7 @@ source "$(dirname "$0")/lib.sh"
 BUILD=${ROCE_INTEROP_BUILD:-$INTEROP_DIR/../../build}
 OUT=${ROCE_INTEROP_OUT:-$BUILD/interop}
 PEER=$BUILD/tests/interop/interop_peer
-RC_PINGPONG=$BUILD/examples/rc_pingpong/rc_pingpong
+RC_PINGPONG=${ROCE_INTEROP_RC_PINGPONG:-$BUILD/examples/rc_pingpong/rc_pingpong}
 ROCE_DUMP=$BUILD/app/roce_dump/roce_dump
 BOOT_TIMEOUT_S=120
 GUEST_MEM_MB=1024
@@ -36,6 +37,12 @@ CAPTURE_COUNT=20000         # frames per capture, a bound on a runaway scenario
 CAPTURE_FILTER="udp port 4791 or arp or icmp or icmp6 or tcp port $OOB_PORT"
 EAL_ARGS=(--no-huge -m 256 --no-shconf --no-pci --no-telemetry --log-level=lib.eal:error
 	  --vdev "net_af_packet0,iface=$VETH")
+# At MTU 4200, af_packet's ring frames must hold the frame: 8 KiB instead of 2 KiB.
+EAL_ARGS_JUMBO=(--no-huge -m 256 --no-shconf --no-pci --no-telemetry --log-level=lib.eal:error
+	  --vdev "net_af_packet0,iface=$VETH,blocksz=8192,framesz=8192")
+DEFAULT_MTU=1500
+JUMBO_MTU=4200              # IB MTU 4096 plus the RoCEv2 headers over IPv6
+IB_MTU_MAX=4096
 UD_ITERS=10
 UD_SIZE=512
 RC_ITERS=10
@@ -78,7 +85,7 @@ net_up() {
 	net_down
 	ip link add "$BR" type bridge stp_state 0 forward_delay 0 || return 1
 	ip tuntap add dev "$TAP" mode tap || return 1
-	ip link add "$VETH" type veth peer name "$VETH_BR" || return 1
+	ip link add "$VETH" address "$ROCE_MAC" type veth peer name "$VETH_BR" || return 1
 	# No kernel IPv6 on our links (no router or MLD chatter in the captures,
 	# no kernel ND answers on the veth); no forwarding of frames that reach
 	# the veth: 198.18.0.2 belongs to the librte_roce program alone.
@@ -170,7 +177,11 @@ peer_start() {
 	local name=$1
 
 	shift
-	"$PEER" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" "$@" >"$OUT/$name.host.log" 2>&1 &
+	local eal=("${EAL_ARGS[@]}") mtu
+
+	mtu=$(cat "/sys/class/net/$VETH/mtu")
+	[ "$mtu" = "$DEFAULT_MTU" ] || eal=("${EAL_ARGS_JUMBO[@]}")
+	"$PEER" "${eal[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" --mtu "$mtu" "$@" >"$OUT/$name.host.log" 2>&1 &
 	PEER_PID=$!
 }
 
@@ -195,24 +206,30 @@ host_log_wait() {
 	return 1
 }
 
-# The link-local address of our port: EUI-64 of the veth's MAC (RFC 4291 2.5.1).
+# The link-local address of our port: EUI-64 of its MAC (RFC 4291 2.5.1).
 roce_ll() {
 	local m
 
-	IFS=: read -ra m < "/sys/class/net/$VETH/address"
+	IFS=: read -ra m <<< "$ROCE_MAC"
 	printf 'fe80::%x:%x:%x:%x' $(((0x${m[0]} ^ 2) << 8 | 0x${m[1]})) $((0x${m[2]} << 8 | 0xff)) \
 		$((0xfe << 8 | 0x${m[3]})) $((0x${m[4]} << 8 | 0x${m[5]}))
 }
 
-# A guest command in the background (output and exit status in /tmp/NAME.{log,rc}).
-guest_bg() { gx "setsid bash -c '$2 >/tmp/$1.log 2>&1; echo \$? >/tmp/$1.rc' </dev/null >/dev/null 2>&1 &"; }
+# A guest command in the background, in its own session: output, exit status
+# and session id in /tmp/NAME.{log,rc,pid}.
+guest_bg() {
+	gx "rm -f /tmp/$1.rc; setsid bash -c '$2 >/tmp/$1.log 2>&1; echo \$? >/tmp/$1.rc' \
+		</dev/null >/dev/null 2>&1 & echo \$! >/tmp/$1.pid"
+}
 
 # Wait for a background guest command; its output goes to $OUT/$1.guest.log.
 guest_bg_wait() {
 	local name=$1 timeout=$2
 
 	gx -t $((timeout + 10)) "for i in \$(seq $((timeout * 10))); do [ -s /tmp/$name.rc ] && break; sleep 0.1; done
-		cat /tmp/$name.log; [ -s /tmp/$name.rc ] || { pkill -f ibv_ ; echo 'guest: timeout'; exit 124; }
+		[ -s /tmp/$name.pid ] || { echo 'guest: never started'; exit 1; }
+		cat /tmp/$name.log
+		[ -s /tmp/$name.rc ] || { kill -- -\$(cat /tmp/$name.pid); echo 'guest: timeout'; exit 124; }
 		exit \$(cat /tmp/$name.rc)" > "$OUT/$name.guest.log" 2>&1
 }
 
@@ -252,31 +269,59 @@ scen_arp_nd_ping() {
 	return $ok
 }
 
-# ibv_ud_pingpong against interop_peer's UD echo: $1 = server|client (the guest's role), $2 = GID index.
+# Ethernet MTU of every link, host and guest; rxe follows it live (4200 gives active_mtu 4096).
+set_mtu() {
+	local l
+
+	for l in "$BR" "$TAP" "$VETH_BR" "$VETH"; do
+		ip link set "$l" mtu "$1" || return 1
+	done
+	gx "ip link set eth0 mtu $1 && sleep 0.5 && ibv_devinfo -d rxe0 | grep active_mtu"
+}
+
+# ibv_ud_pingpong against interop_peer's UD echo: $2 = the guest's role (server|client),
+# $3 = its GID index, $4 = message size (default UD_SIZE).
 ud_pingpong() {
-	local name=$1 role=$2 gidx=$3 ok=0 v6=()
+	local name=$1 role=$2 gidx=$3 size=${4:-$UD_SIZE} host_ok=0 ok=0 v6=()
 
 	[ "$gidx" = "$GID_V6" ] && v6=(--ipv6)
 	if [ "$role" = server ]; then
-		guest_bg "$name" "ibv_ud_pingpong -d rxe0 -g $gidx -n $UD_ITERS -s $UD_SIZE"
+		guest_bg "$name" "ibv_ud_pingpong -d rxe0 -g $gidx -n $UD_ITERS -s $size"
 		guest_listening "$OOB_PORT" || return 1
-		peer_start "$name" --time 60 "${v6[@]}" --ud-client "$GUEST_IP:$OOB_PORT" -n $UD_ITERS -s $UD_SIZE
+		peer_start "$name" --time 60 "${v6[@]}" --ud-client "$GUEST_IP:$OOB_PORT" -n $UD_ITERS -s "$size"
 	else
-		peer_start "$name" --time 60 "${v6[@]}" --ud-server "$OOB_PORT" -n $UD_ITERS -s $UD_SIZE
+		peer_start "$name" --time 60 "${v6[@]}" --ud-server "$OOB_PORT" -n $UD_ITERS -s "$size"
 		host_log_wait "$name" 'oob: listening' || { cat "$OUT/$name.host.log"; return 1; }
-		guest_bg "$name" "ibv_ud_pingpong -d rxe0 -g $gidx -n $UD_ITERS -s $UD_SIZE $BR_IP"
+		guest_bg "$name" "ibv_ud_pingpong -d rxe0 -g $gidx -n $UD_ITERS -s $size $BR_IP"
 	fi
-	peer_wait || ok=1
-	guest_bg_wait "$name" 30 || ok=1
+	peer_wait || host_ok=1
+	guest_bg_wait "$name" $([ $host_ok = 0 ] && echo 30 || echo 5) || ok=1
 	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
 	grep -q "$UD_ITERS iters in" "$OUT/$name.guest.log" || ok=1
-	return $ok
+	[ $host_ok = 0 ] && [ $ok = 0 ]
 }
 
 scen_ud_pingpong_v4_guest_server() { ud_pingpong ud_pingpong_v4_guest_server server "$GID_V4"; }
 scen_ud_pingpong_v4_guest_client() { ud_pingpong ud_pingpong_v4_guest_client client "$GID_V4"; }
 scen_ud_pingpong_v6_guest_server() { ud_pingpong ud_pingpong_v6_guest_server server "$GID_V6"; }
 scen_ud_pingpong_v6_guest_client() { ud_pingpong ud_pingpong_v6_guest_client client "$GID_V6"; }
+
+# 4096-byte UD messages at IB MTU 4096 (Ethernet MTU 4200 everywhere), IPv4 and IPv6 GIDs.
+# Skipped while the PMD refuses the MTU: DPDK 22.11's net_af_packet (and net_tap)
+# report max_rx_pktlen 1518 (1522), so rte_eth_dev_set_mtu(4200) fails.
+scen_ud_pingpong_mtu4096() {
+	local ok=0
+
+	set_mtu "$JUMBO_MTU" || ok=1
+	[ $ok = 0 ] && { ud_pingpong ud_pingpong_mtu4096 client "$GID_V4" "$IB_MTU_MAX" || ok=1; }
+	if grep -q 'device max frame size' "$OUT/ud_pingpong_mtu4096.host.log"; then
+		SKIP_REASON="the PMD refuses MTU $JUMBO_MTU: $(grep -o 'Frame size.*' "$OUT/ud_pingpong_mtu4096.host.log")"
+		ok=77
+	fi
+	[ $ok = 0 ] && { ud_pingpong ud_pingpong_mtu4096 server "$GID_V6" "$IB_MTU_MAX" || ok=1; }
+	set_mtu "$DEFAULT_MTU" || ok=1
+	return $ok
+}
 
 rc_enabled() {
 	case "${ROCE_INTEROP_RC:-auto}" in
@@ -290,35 +335,44 @@ rc_enabled() {
 
 # ibv_rc_pingpong (guest) against examples/rc_pingpong (host), -c, every size of RC_SIZES.
 rc_pingpong() {
-	local name=$1 role=$2 gidx=$3 ok=0 i s n hostgid
+	local name=$1 role=$2 gidx=$3 i ok=0
 
 	rc_enabled || return 77
-	# Our GID: index 0 is the port's link-local GID, as on rxe.
-	hostgid=$([ "$gidx" = "$GID_V6" ] && echo "-g 0")
 	for i in "${!RC_SIZES[@]}"; do
-		s=${RC_SIZES[$i]} n=${RC_SIZE_ITERS[$i]}
-		local opts="-c -m 1024 -s $s -n $n -p $OOB_PORT"
-		: > "$OUT/$name.host.log"
-		if [ "$role" = server ]; then
-			guest_bg "$name" "ibv_rc_pingpong -d rxe0 -g $gidx $opts"
-			guest_listening "$OOB_PORT" || return 1
-			"$RC_PINGPONG" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" $hostgid $opts "$GUEST_IP" \
-				>>"$OUT/$name.host.log" 2>&1 || ok=1
-		else
-			"$RC_PINGPONG" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" $hostgid $opts \
-				>>"$OUT/$name.host.log" 2>&1 &
-			PEER_PID=$!
-			sleep 1
-			guest_bg "$name" "ibv_rc_pingpong -d rxe0 -g $gidx $opts $BR_IP"
-			peer_wait || ok=1
-		fi
-		guest_bg_wait "$name" 120 || ok=1
-		echo "size $s x $n:"
-		cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
-		grep -q "$n iters in" "$OUT/$name.guest.log" || ok=1
+		rc_pingpong_once "$name" "$role" "$gidx" "${RC_SIZES[$i]}" "${RC_SIZE_ITERS[$i]}" || ok=1
 		[ $ok = 0 ] || break
 	done
 	return $ok
+}
+
+# One size: $4 bytes, $5 iterations.
+rc_pingpong_once() {
+	local name=$1 role=$2 gidx=$3 s=$4 n=$5 host_ok=0 ok=0 opts hostgid=()
+
+	opts=(-c -m 1024 -s "$s" -n "$n" -p "$OOB_PORT")
+	# Our GID index 0 is the port's link-local GID, as on rxe.
+	[ "$gidx" = "$GID_V6" ] && hostgid=(-g 0)
+	if [ "$role" = server ]; then
+		guest_bg "$name" "ibv_rc_pingpong -d rxe0 -g $gidx ${opts[*]}"
+		guest_listening "$OOB_PORT" || return 1
+		"$RC_PINGPONG" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" "${hostgid[@]}" "${opts[@]}" \
+			"$GUEST_IP" >"$OUT/$name.host.log" 2>&1 || host_ok=1
+	else
+		"$RC_PINGPONG" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" "${hostgid[@]}" "${opts[@]}" \
+			>"$OUT/$name.host.log" 2>&1 &
+		PEER_PID=$!
+		# It listens before it prints its address.
+		if host_log_wait "$name" 'local address'; then
+			guest_bg "$name" "ibv_rc_pingpong -d rxe0 -g $gidx ${opts[*]} $BR_IP"
+		fi
+		peer_wait || host_ok=1
+	fi
+	# A failed host side leaves the guest waiting: give it a few seconds only.
+	guest_bg_wait "$name" $([ $host_ok = 0 ] && echo 120 || echo 5) || ok=1
+	echo "size $s x $n: host exit $host_ok"
+	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
+	grep -q "$n iters in" "$OUT/$name.guest.log" || ok=1
+	[ $host_ok = 0 ] && [ $ok = 0 ]
 }
 
 scen_rc_pingpong_v4_guest_server() { rc_pingpong rc_pingpong_v4_guest_server server "$GID_V4"; }
@@ -334,6 +388,7 @@ SCENARIOS=(
 	ud_pingpong_v4_guest_client $((2 * UD_ITERS))
 	ud_pingpong_v6_guest_server $((2 * UD_ITERS))
 	ud_pingpong_v6_guest_client $((2 * UD_ITERS))
+	ud_pingpong_mtu4096 $((2 * UD_ITERS))
 	rc_pingpong_v4_guest_server 1
 	rc_pingpong_v4_guest_client 1
 	rc_pingpong_v6_guest_server 1
