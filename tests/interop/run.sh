@@ -44,6 +44,7 @@ DEFAULT_MTU=1500
 JUMBO_MTU=4200              # IB MTU 4096 plus the RoCEv2 headers over IPv6
 IB_MTU_MAX=4096
 UD_ITERS=10
+CM_WAIT_S=6                 # long enough for rping's first CM REQ
 UD_SIZE=512
 RC_ITERS=10
 # RC matrix: message sizes (bytes) and their iteration counts: 1 B to 1 MiB.
@@ -279,6 +280,21 @@ set_mtu() {
 	gx "ip link set eth0 mtu $1 && sleep 0.5 && ibv_devinfo -d rxe0 | grep active_mtu"
 }
 
+# rdma_cm from the guest: rping's connection request (a CM REQ MAD in a UD SEND to
+# QP1) must reach our port parsed and ICRC-clean. Nothing answers it yet, so
+# rping gives up: its exit status does not count.
+scen_rdma_cm_req() {
+	local ok=0
+
+	peer_start rdma_cm_req --time "$CM_WAIT_S" --expect-roce 1
+	host_log_wait rdma_cm_req '^port:' || { cat "$OUT/rdma_cm_req.host.log"; return 1; }
+	gx -t $((CM_WAIT_S + 10)) "timeout $((CM_WAIT_S - 2)) rping -c -a $ROCE_IP -C 1 -v; echo rping exit \$?" \
+		> "$OUT/rdma_cm_req.guest.log" 2>&1
+	peer_wait || ok=1
+	cat "$OUT/rdma_cm_req.host.log" "$OUT/rdma_cm_req.guest.log"
+	return $ok
+}
+
 # ibv_ud_pingpong against interop_peer's UD echo: $2 = the guest's role (server|client),
 # $3 = its GID index, $4 = message size (default UD_SIZE).
 ud_pingpong() {
@@ -384,6 +400,7 @@ scen_rc_pingpong_v6_guest_client() { rc_pingpong rc_pingpong_v6_guest_client cli
 SCENARIOS=(
 	guest_rxe 0
 	arp_nd_ping 0
+	rdma_cm_req 1
 	ud_pingpong_v4_guest_server $((2 * UD_ITERS))
 	ud_pingpong_v4_guest_client $((2 * UD_ITERS))
 	ud_pingpong_v6_guest_server $((2 * UD_ITERS))
@@ -455,6 +472,9 @@ main() {
 	# One run at a time: the interface names are fixed.
 	exec 9>"$CACHE/lock"
 	flock -n 9 || { echo "Bail out! another interop run holds $CACHE/lock"; exit 1; }
+	# What a killed run (SIGKILL) left behind: its guest, by the PID it recorded.
+	[ -f "$RUN/qemu.pid" ] && QEMU_PID=$(cat "$RUN/qemu.pid")
+	teardown
 	trap teardown EXIT
 	trap 'exit 130' INT TERM
 
