@@ -21,6 +21,8 @@
 #   ROCE_INTEROP_RC       auto (default: RC scenarios run if examples/rc_pingpong
 #                         is built), on, off
 #   ROCE_INTEROP_RC_PINGPONG  the host rc_pingpong (default BUILD/examples/rc_pingpong/rc_pingpong)
+#   ROCE_INTEROP_STATIC_NEIGH  1: RC scenarios give the guest permanent neighbour entries
+#                         for our addresses (diagnosis: takes ARP/ND out of the picture)
 #   ROCE_INTEROP_KEEP     1: leave the guest and the network up at the end (debugging;
 #                         remove them with `run.sh --down`)
 set -uo pipefail
@@ -29,7 +31,7 @@ source "$(dirname "$0")/lib.sh"
 BUILD=${ROCE_INTEROP_BUILD:-$INTEROP_DIR/../../build}
 OUT=${ROCE_INTEROP_OUT:-$BUILD/interop}
 PEER=$BUILD/tests/interop/interop_peer
-RC_PINGPONG=${ROCE_INTEROP_RC_PINGPONG:-$BUILD/examples/rc_pingpong/rc_pingpong}
+RC_PINGPONG=${ROCE_INTEROP_RC_PINGPONG-$BUILD/examples/rc_pingpong/rc_pingpong}
 ROCE_DUMP=$BUILD/app/roce_dump/roce_dump
 BOOT_TIMEOUT_S=120
 GUEST_MEM_MB=1024
@@ -344,7 +346,7 @@ rc_enabled() {
 	off) SKIP_REASON="ROCE_INTEROP_RC=off"; return 1 ;;
 	on) return 0 ;;
 	esac
-	[ -x "$RC_PINGPONG" ] && return 0
+	[ -n "$RC_PINGPONG" ] && [ -x "$RC_PINGPONG" ] && return 0
 	SKIP_REASON="examples/rc_pingpong is not built yet (needs the RC engine)"
 	return 1
 }
@@ -366,6 +368,12 @@ rc_pingpong_once() {
 	local name=$1 role=$2 gidx=$3 s=$4 n=$5 host_ok=0 ok=0 opts hostgid=()
 
 	opts=(-c -m 1024 -s "$s" -n "$n" -p "$OOB_PORT")
+	if [ "${ROCE_INTEROP_STATIC_NEIGH:-0}" = 1 ]; then
+		gx "ip neigh replace $ROCE_IP lladdr $ROCE_MAC dev eth0 nud permanent
+			ip neigh replace $(roce_ll) lladdr $ROCE_MAC dev eth0 nud permanent" || return 1
+	else
+		gx "ip neigh flush dev eth0" || return 1
+	fi
 	# Our GID index 0 is the port's link-local GID, as on rxe.
 	[ "$gidx" = "$GID_V6" ] && hostgid=(-g 0)
 	if [ "$role" = server ]; then
