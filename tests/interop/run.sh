@@ -48,10 +48,17 @@ IB_MTU_MAX=4096
 UD_ITERS=10
 CM_WAIT_S=6                 # long enough for rping's first CM REQ
 UD_SIZE=512
-RC_ITERS=10
 # RC matrix: message sizes (bytes) and their iteration counts: 1 B to 1 MiB.
 RC_SIZES=(1 4096 65536 1048576)
 RC_SIZE_ITERS=(20 10 5 3)
+# Under impairment: multi-packet messages, enough of them to lose some packets.
+RC_LOSSY_SIZES=(4096 65536)
+RC_LOSSY_ITERS=(50 10)
+# Impairments of the frames the guest sends (netem on its eth0 egress: the
+# guest kernel has sch_netem, the CI hosts' kernels may not).
+NETEM_LOSS="loss 3%"
+NETEM_REORDER="delay 2ms reorder 25% 50%"
+NETEM_DUP="duplicate 5%"
 
 # ---- host state: created here, removed by teardown ----------------------------
 
@@ -351,15 +358,23 @@ rc_enabled() {
 	return 1
 }
 
-# ibv_rc_pingpong (guest) against examples/rc_pingpong (host), -c, every size of RC_SIZES.
+# ibv_rc_pingpong (guest) against examples/rc_pingpong (host), -c, every size
+# of RC_SIZES (or of RC_LOSSY_SIZES, with netem spec $4 on the guest's egress).
 rc_pingpong() {
-	local name=$1 role=$2 gidx=$3 i ok=0
+	local name=$1 role=$2 gidx=$3 netem=${4:-} i ok=0 sizes=("${RC_SIZES[@]}") iters=("${RC_SIZE_ITERS[@]}")
 
 	rc_enabled || return 77
-	for i in "${!RC_SIZES[@]}"; do
-		rc_pingpong_once "$name" "$role" "$gidx" "${RC_SIZES[$i]}" "${RC_SIZE_ITERS[$i]}" || ok=1
+	if [ -n "$netem" ]; then
+		sizes=("${RC_LOSSY_SIZES[@]}") iters=("${RC_LOSSY_ITERS[@]}")
+		gx "tc qdisc replace dev eth0 root netem $netem && tc qdisc show dev eth0" || return 1
+	fi
+	for i in "${!sizes[@]}"; do
+		rc_pingpong_once "$name" "$role" "$gidx" "${sizes[$i]}" "${iters[$i]}" || ok=1
 		[ $ok = 0 ] || break
 	done
+	if [ -n "$netem" ]; then
+		gx "tc -s qdisc show dev eth0; tc qdisc del dev eth0 root" || ok=1
+	fi
 	return $ok
 }
 
@@ -403,6 +418,10 @@ scen_rc_pingpong_v4_guest_server() { rc_pingpong rc_pingpong_v4_guest_server ser
 scen_rc_pingpong_v4_guest_client() { rc_pingpong rc_pingpong_v4_guest_client client "$GID_V4"; }
 scen_rc_pingpong_v6_guest_server() { rc_pingpong rc_pingpong_v6_guest_server server "$GID_V6"; }
 scen_rc_pingpong_v6_guest_client() { rc_pingpong rc_pingpong_v6_guest_client client "$GID_V6"; }
+# Both sides recover: the kernel's lost, reordered or duplicated frames reach us that way.
+scen_rc_pingpong_loss() { rc_pingpong rc_pingpong_loss client "$GID_V4" "$NETEM_LOSS"; }
+scen_rc_pingpong_reorder() { rc_pingpong rc_pingpong_reorder client "$GID_V4" "$NETEM_REORDER"; }
+scen_rc_pingpong_dup() { rc_pingpong rc_pingpong_dup client "$GID_V4" "$NETEM_DUP"; }
 
 # Scenario, then the least number of good RoCEv2 frames its capture must hold.
 SCENARIOS=(
@@ -418,6 +437,9 @@ SCENARIOS=(
 	rc_pingpong_v4_guest_client 1
 	rc_pingpong_v6_guest_server 1
 	rc_pingpong_v6_guest_client 1
+	rc_pingpong_loss 1
+	rc_pingpong_reorder 1
+	rc_pingpong_dup 1
 )
 
 # ---- main -----------------------------------------------------------------------
