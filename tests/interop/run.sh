@@ -62,7 +62,7 @@ NETEM_DUP="duplicate 5%"
 
 # ---- host state: created here, removed by teardown ----------------------------
 
-QEMU_PID= PEER_PID= CAPTURE_PID=
+QEMU_PID='' PEER_PID='' CAPTURE_PID=''
 
 teardown() {
 	[ -n "$CAPTURE_PID" ] && kill "$CAPTURE_PID" 2>/dev/null
@@ -75,7 +75,7 @@ teardown() {
 		done
 		kill -9 "$QEMU_PID" 2>/dev/null
 	fi
-	QEMU_PID= PEER_PID= CAPTURE_PID=
+	QEMU_PID='' PEER_PID='' CAPTURE_PID=''
 	net_down
 	rm -rf "$RUN"
 }
@@ -124,9 +124,9 @@ guest_boot() {
 		-netdev tap,id=n0,ifname="$TAP",script=no,downscript=no \
 		-device virtio-net-pci,netdev=n0,mac="$GUEST_MAC" \
 		-object rng-random,id=rng0,filename=/dev/urandom -device virtio-rng-pci,rng=rng0 \
-		-chardev socket,id=con,path="$RUN/guest.console",server=on,wait=off,logfile="$RUN/console.log" \
+		-chardev "socket,id=con,path=$RUN/guest.console,server=on,wait=off,logfile=$RUN/console.log" \
 		-serial chardev:con \
-		-chardev socket,id=ctl,path="$RUN/guest.ctl",server=on,wait=off -serial chardev:ctl \
+		-chardev "socket,id=ctl,path=$RUN/guest.ctl,server=on,wait=off" -serial chardev:ctl \
 		-daemonize -pidfile "$RUN/qemu.pid" || return 1
 	QEMU_PID=$(cat "$RUN/qemu.pid")
 	for i in $(seq $((BOOT_TIMEOUT_S * 10))); do
@@ -243,6 +243,10 @@ guest_bg_wait() {
 		exit \$(cat /tmp/$name.rc)" > "$OUT/$name.guest.log" 2>&1
 }
 
+# How long to wait for the guest side: $2 s, or a few if the host side ($1) failed
+# and left the guest tool waiting for a peer that is gone.
+guest_wait_s() { if [ "$1" = 0 ]; then echo "$2"; else echo 5; fi; }
+
 guest_listening() {
 	gx "for i in \$(seq 100); do ss -ltn | grep -q ':$1 ' && exit 0; sleep 0.1; done; exit 1" >/dev/null
 }
@@ -320,7 +324,7 @@ ud_pingpong() {
 		guest_bg "$name" "ibv_ud_pingpong -d rxe0 -g $gidx -n $UD_ITERS -s $size $BR_IP"
 	fi
 	peer_wait || host_ok=1
-	guest_bg_wait "$name" $([ $host_ok = 0 ] && echo 30 || echo 5) || ok=1
+	guest_bg_wait "$name" "$(guest_wait_s $host_ok 30)" || ok=1
 	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
 	grep -q "$UD_ITERS iters in" "$OUT/$name.guest.log" || ok=1
 	[ $host_ok = 0 ] && [ $ok = 0 ]
@@ -407,7 +411,7 @@ rc_pingpong_once() {
 		peer_wait || host_ok=1
 	fi
 	# A failed host side leaves the guest waiting: give it a few seconds only.
-	guest_bg_wait "$name" $([ $host_ok = 0 ] && echo 120 || echo 5) || ok=1
+	guest_bg_wait "$name" "$(guest_wait_s $host_ok 120)" || ok=1
 	echo "size $s x $n: host exit $host_ok"
 	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
 	grep -q "$n iters in" "$OUT/$name.guest.log" || ok=1
