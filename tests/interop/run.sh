@@ -18,9 +18,9 @@
 #   ROCE_INTEROP_CACHE    downloads and guest images (default /var/tmp/librte_roce-interop)
 #   ROCE_INTEROP_OUT      captures and logs (default BUILD/interop)
 #   ROCE_INTEROP_REQUIRE  1: missing prerequisites fail instead of skipping (CI)
-#   ROCE_INTEROP_RC       auto (default: RC scenarios run if examples/rc_pingpong
-#                         is built), on, off
-#   ROCE_INTEROP_RC_PINGPONG  the host rc_pingpong (default BUILD/examples/rc_pingpong/rc_pingpong)
+#   ROCE_INTEROP_{RC,UC,UD,SRQ}_PINGPONG  the host counterparts of ibv_*_pingpong
+#                         (default BUILD/examples/X_pingpong/X_pingpong; meson sets them,
+#                         empty while not built); their scenarios skip without them
 #   ROCE_INTEROP_STATIC_NEIGH  1: RC scenarios give the guest permanent neighbour entries
 #                         for our addresses (diagnosis: takes ARP/ND out of the picture)
 #   ROCE_INTEROP_KEEP     1: leave the guest and the network up at the end (debugging;
@@ -31,7 +31,6 @@ source "$(dirname "$0")/lib.sh"
 BUILD=${ROCE_INTEROP_BUILD:-$INTEROP_DIR/../../build}
 OUT=${ROCE_INTEROP_OUT:-$BUILD/interop}
 PEER=$BUILD/tests/interop/interop_peer
-RC_PINGPONG=${ROCE_INTEROP_RC_PINGPONG-$BUILD/examples/rc_pingpong/rc_pingpong}
 ROCE_DUMP=$BUILD/app/roce_dump/roce_dump
 BOOT_TIMEOUT_S=120
 GUEST_MEM_MB=1024
@@ -49,8 +48,11 @@ UD_ITERS=10
 CM_WAIT_S=6                 # long enough for rping's first CM REQ
 UD_SIZE=512
 # RC matrix: message sizes (bytes) and their iteration counts: 1 B to 1 MiB.
-RC_SIZES=(1 4096 65536 1048576)
-RC_SIZE_ITERS=(20 10 5 3)
+# Sizes (bytes) and iteration counts per ibv_*_pingpong tool: 1 B to 1 MiB;
+# UD messages must fit the IB MTU (1024).
+declare -A PP_SIZES=([rc]="1 4096 65536 1048576" [uc]="1 4096 65536 1048576"
+		     [srq]="1 4096 65536" [ud]="1 1024")
+declare -A PP_ITERS=([rc]="20 10 5 3" [uc]="20 10 5 3" [srq]="20 10 5" [ud]="20 10")
 # Under impairment: multi-packet messages, enough of them to lose some packets.
 RC_LOSSY_SIZES=(4096 65536)
 RC_LOSSY_ITERS=(50 10)
@@ -308,9 +310,10 @@ scen_rdma_cm_req() {
 	return $ok
 }
 
-# ibv_ud_pingpong against interop_peer's UD echo: $2 = the guest's role (server|client),
-# $3 = its GID index, $4 = message size (default UD_SIZE).
-ud_pingpong() {
+# ibv_ud_pingpong against interop_peer's UD peer (frames from the packet layer
+# alone): $2 = the guest's role (server|client), $3 = its GID index, $4 =
+# message size (default UD_SIZE).
+ud_raw() {
 	local name=$1 role=$2 gidx=$3 size=${4:-$UD_SIZE} host_ok=0 ok=0 v6=()
 
 	[ "$gidx" = "$GID_V6" ] && v6=(--ipv6)
@@ -330,50 +333,58 @@ ud_pingpong() {
 	[ $host_ok = 0 ] && [ $ok = 0 ]
 }
 
-scen_ud_pingpong_v4_guest_server() { ud_pingpong ud_pingpong_v4_guest_server server "$GID_V4"; }
-scen_ud_pingpong_v4_guest_client() { ud_pingpong ud_pingpong_v4_guest_client client "$GID_V4"; }
-scen_ud_pingpong_v6_guest_server() { ud_pingpong ud_pingpong_v6_guest_server server "$GID_V6"; }
-scen_ud_pingpong_v6_guest_client() { ud_pingpong ud_pingpong_v6_guest_client client "$GID_V6"; }
+scen_ud_raw_v4_guest_server() { ud_raw ud_raw_v4_guest_server server "$GID_V4"; }
+scen_ud_raw_v4_guest_client() { ud_raw ud_raw_v4_guest_client client "$GID_V4"; }
+scen_ud_raw_v6_guest_server() { ud_raw ud_raw_v6_guest_server server "$GID_V6"; }
+scen_ud_raw_v6_guest_client() { ud_raw ud_raw_v6_guest_client client "$GID_V6"; }
 
 # 4096-byte UD messages at IB MTU 4096 (Ethernet MTU 4200 everywhere), IPv4 and IPv6 GIDs.
 # Skipped while the PMD refuses the MTU: DPDK 22.11's net_af_packet (and net_tap)
 # report max_rx_pktlen 1518 (1522), so rte_eth_dev_set_mtu(4200) fails.
-scen_ud_pingpong_mtu4096() {
+scen_ud_raw_mtu4096() {
 	local ok=0
 
 	set_mtu "$JUMBO_MTU" || ok=1
-	[ $ok = 0 ] && { ud_pingpong ud_pingpong_mtu4096 client "$GID_V4" "$IB_MTU_MAX" || ok=1; }
-	if grep -q 'device max frame size' "$OUT/ud_pingpong_mtu4096.host.log"; then
-		SKIP_REASON="the PMD refuses MTU $JUMBO_MTU: $(grep -o 'Frame size.*' "$OUT/ud_pingpong_mtu4096.host.log")"
+	[ $ok = 0 ] && { ud_raw ud_raw_mtu4096 client "$GID_V4" "$IB_MTU_MAX" || ok=1; }
+	if grep -q 'device max frame size' "$OUT/ud_raw_mtu4096.host.log"; then
+		SKIP_REASON="the PMD refuses MTU $JUMBO_MTU: $(grep -o 'Frame size.*' "$OUT/ud_raw_mtu4096.host.log")"
 		ok=77
 	fi
-	[ $ok = 0 ] && { ud_pingpong ud_pingpong_mtu4096 server "$GID_V6" "$IB_MTU_MAX" || ok=1; }
+	[ $ok = 0 ] && { ud_raw ud_raw_mtu4096 server "$GID_V6" "$IB_MTU_MAX" || ok=1; }
 	set_mtu "$DEFAULT_MTU" || ok=1
 	return $ok
 }
 
-rc_enabled() {
-	case "${ROCE_INTEROP_RC:-auto}" in
-	off) SKIP_REASON="ROCE_INTEROP_RC=off"; return 1 ;;
-	on) return 0 ;;
-	esac
-	[ -n "$RC_PINGPONG" ] && [ -x "$RC_PINGPONG" ] && return 0
-	SKIP_REASON="examples/rc_pingpong is not built yet (needs the RC engine)"
-	return 1
+# The host counterpart of ibv_$1_pingpong: examples/$1_pingpong, or what
+# ROCE_INTEROP_<TOOL>_PINGPONG names (meson sets it, empty while not built).
+pp_bin() {
+	local var="ROCE_INTEROP_${1^^}_PINGPONG"
+
+	if [ -n "${!var+set}" ]; then
+		echo "${!var}"
+	else
+		echo "$BUILD/examples/$1_pingpong/$1_pingpong"
+	fi
 }
 
-# ibv_rc_pingpong (guest) against examples/rc_pingpong (host), -c, every size
-# of RC_SIZES (or of RC_LOSSY_SIZES, with netem spec $4 on the guest's egress).
-rc_pingpong() {
-	local name=$1 role=$2 gidx=$3 netem=${4:-} i ok=0 sizes=("${RC_SIZES[@]}") iters=("${RC_SIZE_ITERS[@]}")
+# ibv_$2_pingpong (guest) against examples/$2_pingpong (host), -c, every size of
+# PP_SIZES[$2] (or of the lossy set, with netem spec $5 on the guest's egress).
+pp_scenario() {
+	local name=$1 tool=$2 role=$3 gidx=$4 netem=${5:-} bin i ok=0 sizes iters
 
-	rc_enabled || return 77
+	bin=$(pp_bin "$tool")
+	if [ -z "$bin" ] || [ ! -x "$bin" ]; then
+		SKIP_REASON="examples/${tool}_pingpong is not built yet"
+		return 77
+	fi
+	read -ra sizes <<< "${PP_SIZES[$tool]}"
+	read -ra iters <<< "${PP_ITERS[$tool]}"
 	if [ -n "$netem" ]; then
 		sizes=("${RC_LOSSY_SIZES[@]}") iters=("${RC_LOSSY_ITERS[@]}")
 		gx "tc qdisc replace dev eth0 root netem $netem && tc qdisc show dev eth0" || return 1
 	fi
 	for i in "${!sizes[@]}"; do
-		rc_pingpong_once "$name" "$role" "$gidx" "${sizes[$i]}" "${iters[$i]}" || ok=1
+		pp_once "$name" "$tool" "$bin" "$role" "$gidx" "${sizes[$i]}" "${iters[$i]}" || ok=1
 		[ $ok = 0 ] || break
 	done
 	if [ -n "$netem" ]; then
@@ -382,11 +393,12 @@ rc_pingpong() {
 	return $ok
 }
 
-# One size: $4 bytes, $5 iterations.
-rc_pingpong_once() {
-	local name=$1 role=$2 gidx=$3 s=$4 n=$5 host_ok=0 ok=0 opts hostgid=()
+# One size: $6 bytes, $7 iterations.
+pp_once() {
+	local name=$1 tool=$2 bin=$3 role=$4 gidx=$5 s=$6 n=$7 host_ok=0 ok=0 opts hostgid=()
 
-	opts=(-c -m 1024 -s "$s" -n "$n" -p "$OOB_PORT")
+	opts=(-c -s "$s" -n "$n" -p "$OOB_PORT")
+	[ "$tool" = ud ] || opts+=(-m 1024)
 	if [ "${ROCE_INTEROP_STATIC_NEIGH:-0}" = 1 ]; then
 		gx "ip neigh replace $ROCE_IP lladdr $ROCE_MAC dev eth0 nud permanent
 			ip neigh replace $(roce_ll) lladdr $ROCE_MAC dev eth0 nud permanent" || return 1
@@ -396,17 +408,17 @@ rc_pingpong_once() {
 	# Our GID index 0 is the port's link-local GID, as on rxe.
 	[ "$gidx" = "$GID_V6" ] && hostgid=(-g 0)
 	if [ "$role" = server ]; then
-		guest_bg "$name" "ibv_rc_pingpong -d rxe0 -g $gidx ${opts[*]}"
+		guest_bg "$name" "ibv_${tool}_pingpong -d rxe0 -g $gidx ${opts[*]}"
 		guest_listening "$OOB_PORT" || return 1
-		"$RC_PINGPONG" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" "${hostgid[@]}" "${opts[@]}" \
+		"$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" "${hostgid[@]}" "${opts[@]}" \
 			"$GUEST_IP" >"$OUT/$name.host.log" 2>&1 || host_ok=1
 	else
-		"$RC_PINGPONG" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" "${hostgid[@]}" "${opts[@]}" \
+		"$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" "${hostgid[@]}" "${opts[@]}" \
 			>"$OUT/$name.host.log" 2>&1 &
 		PEER_PID=$!
 		# It listens before it prints its address.
 		if host_log_wait "$name" 'local address'; then
-			guest_bg "$name" "ibv_rc_pingpong -d rxe0 -g $gidx ${opts[*]} $BR_IP"
+			guest_bg "$name" "ibv_${tool}_pingpong -d rxe0 -g $gidx ${opts[*]} $BR_IP"
 		fi
 		peer_wait || host_ok=1
 	fi
@@ -418,25 +430,33 @@ rc_pingpong_once() {
 	[ $host_ok = 0 ] && [ $ok = 0 ]
 }
 
-scen_rc_pingpong_v4_guest_server() { rc_pingpong rc_pingpong_v4_guest_server server "$GID_V4"; }
-scen_rc_pingpong_v4_guest_client() { rc_pingpong rc_pingpong_v4_guest_client client "$GID_V4"; }
-scen_rc_pingpong_v6_guest_server() { rc_pingpong rc_pingpong_v6_guest_server server "$GID_V6"; }
-scen_rc_pingpong_v6_guest_client() { rc_pingpong rc_pingpong_v6_guest_client client "$GID_V6"; }
+scen_rc_pingpong_v4_guest_server() { pp_scenario rc_pingpong_v4_guest_server rc server "$GID_V4"; }
+scen_rc_pingpong_v4_guest_client() { pp_scenario rc_pingpong_v4_guest_client rc client "$GID_V4"; }
+scen_rc_pingpong_v6_guest_server() { pp_scenario rc_pingpong_v6_guest_server rc server "$GID_V6"; }
+scen_rc_pingpong_v6_guest_client() { pp_scenario rc_pingpong_v6_guest_client rc client "$GID_V6"; }
 # Both sides recover: the kernel's lost, reordered or duplicated frames reach us that way.
-scen_rc_pingpong_loss() { rc_pingpong rc_pingpong_loss client "$GID_V4" "$NETEM_LOSS"; }
-scen_rc_pingpong_reorder() { rc_pingpong rc_pingpong_reorder client "$GID_V4" "$NETEM_REORDER"; }
-scen_rc_pingpong_dup() { rc_pingpong rc_pingpong_dup client "$GID_V4" "$NETEM_DUP"; }
+scen_rc_pingpong_loss() { pp_scenario rc_pingpong_loss rc client "$GID_V4" "$NETEM_LOSS"; }
+scen_rc_pingpong_reorder() { pp_scenario rc_pingpong_reorder rc client "$GID_V4" "$NETEM_REORDER"; }
+scen_rc_pingpong_dup() { pp_scenario rc_pingpong_dup rc client "$GID_V4" "$NETEM_DUP"; }
+scen_ud_pingpong_v4_guest_server() { pp_scenario ud_pingpong_v4_guest_server ud server "$GID_V4"; }
+scen_ud_pingpong_v4_guest_client() { pp_scenario ud_pingpong_v4_guest_client ud client "$GID_V4"; }
+scen_ud_pingpong_v6_guest_server() { pp_scenario ud_pingpong_v6_guest_server ud server "$GID_V6"; }
+scen_ud_pingpong_v6_guest_client() { pp_scenario ud_pingpong_v6_guest_client ud client "$GID_V6"; }
+scen_uc_pingpong_v4_guest_server() { pp_scenario uc_pingpong_v4_guest_server uc server "$GID_V4"; }
+scen_uc_pingpong_v4_guest_client() { pp_scenario uc_pingpong_v4_guest_client uc client "$GID_V4"; }
+scen_srq_pingpong_v4_guest_server() { pp_scenario srq_pingpong_v4_guest_server srq server "$GID_V4"; }
+scen_srq_pingpong_v4_guest_client() { pp_scenario srq_pingpong_v4_guest_client srq client "$GID_V4"; }
 
 # Scenario, then the least number of good RoCEv2 frames its capture must hold.
 SCENARIOS=(
 	guest_rxe 0
 	arp_nd_ping 0
 	rdma_cm_req 1
-	ud_pingpong_v4_guest_server $((2 * UD_ITERS))
-	ud_pingpong_v4_guest_client $((2 * UD_ITERS))
-	ud_pingpong_v6_guest_server $((2 * UD_ITERS))
-	ud_pingpong_v6_guest_client $((2 * UD_ITERS))
-	ud_pingpong_mtu4096 $((2 * UD_ITERS))
+	ud_raw_v4_guest_server $((2 * UD_ITERS))
+	ud_raw_v4_guest_client $((2 * UD_ITERS))
+	ud_raw_v6_guest_server $((2 * UD_ITERS))
+	ud_raw_v6_guest_client $((2 * UD_ITERS))
+	ud_raw_mtu4096 $((2 * UD_ITERS))
 	rc_pingpong_v4_guest_server 1
 	rc_pingpong_v4_guest_client 1
 	rc_pingpong_v6_guest_server 1
@@ -444,6 +464,14 @@ SCENARIOS=(
 	rc_pingpong_loss 1
 	rc_pingpong_reorder 1
 	rc_pingpong_dup 1
+	ud_pingpong_v4_guest_server 1
+	ud_pingpong_v4_guest_client 1
+	ud_pingpong_v6_guest_server 1
+	ud_pingpong_v6_guest_client 1
+	uc_pingpong_v4_guest_server 1
+	uc_pingpong_v4_guest_client 1
+	srq_pingpong_v4_guest_server 1
+	srq_pingpong_v4_guest_client 1
 )
 
 # ---- main -----------------------------------------------------------------------
