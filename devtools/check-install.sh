@@ -7,7 +7,7 @@ build=${1:-build}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 
-echo "1..3"
+echo "1..4"
 if meson install -C "$build" --destdir "$stage" >"$stage/install.log" 2>&1; then
 	echo "ok 1 - meson install"
 else
@@ -41,4 +41,13 @@ if cc -Wall -Werror "$stage/app.c" -o "$stage/app" \
 	echo "ok 3 - a program builds and runs with pkg-config --cflags --libs librte_roce"
 else
 	echo "not ok 3 - a program built with pkg-config"; sed 's/^/# /' "$stage/cc.log"
+fi
+
+# The public headers are usable from C++ (extern "C", no C-only constructs).
+cp "$stage/app.c" "$stage/app.cpp"
+if c++ -Wall -Werror -c "$stage/app.cpp" -o "$stage/app_cpp.o" \
+		$(PKG_CONFIG_PATH="$pc" pkg-config --cflags librte_roce) 2>"$stage/cxx.log"; then
+	echo "ok 4 - the public headers compile as C++"
+else
+	echo "not ok 4 - the public headers compile as C++"; sed 's/^/# /' "$stage/cxx.log"
 fi

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-	gcc pkg-config meson ninja-build python3 git
+	gcc g++ pkg-config meson ninja-build python3 git
 	libdpdk-dev dpdk-dev libnuma-dev libibverbs-dev libisal-dev
 	clang libclang-rt-14-dev
 )

@@ -170,9 +170,17 @@ comp_check_psn(struct comp_ctx *ctx)
 	/* A stale response (duplicate, or of a packet retried since). */
 	if (diff < 0)
 		return comp_drop(ctx);
-	/* A READ response after a lost one: the timer retries (K:rxe_comp.c check_psn). */
-	if (diff > 0 && roce_req_is_rd_atomic(wqe))
-		return comp_drop(ctx);
+	/*
+	 * A READ response after a lost one: ask again at once for the rest
+	 * (rxe drops it and waits for its timer, K:rxe_comp.c check_psn). The
+	 * responses still coming from the first request do not start more
+	 * retries: comp.retrying holds until the replay makes progress.
+	 */
+	if (diff > 0 && roce_req_is_rd_atomic(wqe)) {
+		if (qp->comp.retrying || pkt->opcode == RTE_ROCE_OP_RC_ACKNOWLEDGE)
+			return comp_drop(ctx);
+		return COMP_RETRY;
+	}
 	return COMP_CHECK_ACK;
 }
 

@@ -72,7 +72,7 @@ enum roce_rx_drop {
 	ROCE_RX_DROP_PKEY,		/* P_Key not the default partition */
 	ROCE_RX_DROP_RESP_STALE,	/* response to nothing outstanding, or out of order */
 	ROCE_RX_DROP_REQ_DUP,		/* duplicate request without a resource to replay */
-	ROCE_RX_DROP_REQ_AHEAD,		/* request after a sequence NAK, before ePSN came */
+	ROCE_RX_DROP_REQ_AHEAD,		/* request after a sequence or RNR NAK, before ePSN came */
 	ROCE_RX_DROP_MAX
 };
 

@@ -20,6 +20,7 @@
  * byte order and touch only their own bits.
  */
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -497,21 +498,21 @@ rte_roce_grh_fill(union rte_roce_grh *grh, const void *l3, bool ipv6)
 	memcpy(&grh->v4.ipv4, l3, RTE_ROCE_IPV4_LEN);
 }
 
-_Static_assert(sizeof(struct rte_vlan_hdr) == RTE_ROCE_VLAN_LEN, "VLAN tag size");
-_Static_assert(sizeof(struct rte_ipv4_hdr) == RTE_ROCE_IPV4_LEN, "IPv4 header size");
-_Static_assert(sizeof(struct rte_ipv6_hdr) == RTE_ROCE_IPV6_LEN, "IPv6 header size");
-_Static_assert(sizeof(struct rte_udp_hdr) == RTE_ROCE_UDP_LEN, "UDP header size");
-_Static_assert(sizeof(struct rte_roce_bth) == RTE_ROCE_BTH_LEN, "BTH size");
-_Static_assert(sizeof(struct rte_roce_reth) == RTE_ROCE_RETH_LEN, "RETH size");
-_Static_assert(sizeof(struct rte_roce_aeth) == RTE_ROCE_AETH_LEN, "AETH size");
-_Static_assert(sizeof(struct rte_roce_atmeth) == RTE_ROCE_ATMETH_LEN, "AtomicETH size");
-_Static_assert(sizeof(struct rte_roce_atmack) == RTE_ROCE_ATMACK_LEN, "AtomicAckETH size");
-_Static_assert(sizeof(struct rte_roce_deth) == RTE_ROCE_DETH_LEN, "DETH size");
-_Static_assert(sizeof(struct rte_roce_immdt) == RTE_ROCE_IMMDT_LEN, "ImmDt size");
-_Static_assert(sizeof(struct rte_roce_ieth) == RTE_ROCE_IETH_LEN, "IETH size");
-_Static_assert(sizeof(struct rte_roce_feth) == RTE_ROCE_FETH_LEN, "FETH size");
-_Static_assert(sizeof(struct rte_roce_cnp) == RTE_ROCE_CNP_LEN, "CNP size");
-_Static_assert(sizeof(union rte_roce_grh) == RTE_ROCE_GRH_LEN, "GRH size");
+static_assert(sizeof(struct rte_vlan_hdr) == RTE_ROCE_VLAN_LEN, "VLAN tag size");
+static_assert(sizeof(struct rte_ipv4_hdr) == RTE_ROCE_IPV4_LEN, "IPv4 header size");
+static_assert(sizeof(struct rte_ipv6_hdr) == RTE_ROCE_IPV6_LEN, "IPv6 header size");
+static_assert(sizeof(struct rte_udp_hdr) == RTE_ROCE_UDP_LEN, "UDP header size");
+static_assert(sizeof(struct rte_roce_bth) == RTE_ROCE_BTH_LEN, "BTH size");
+static_assert(sizeof(struct rte_roce_reth) == RTE_ROCE_RETH_LEN, "RETH size");
+static_assert(sizeof(struct rte_roce_aeth) == RTE_ROCE_AETH_LEN, "AETH size");
+static_assert(sizeof(struct rte_roce_atmeth) == RTE_ROCE_ATMETH_LEN, "AtomicETH size");
+static_assert(sizeof(struct rte_roce_atmack) == RTE_ROCE_ATMACK_LEN, "AtomicAckETH size");
+static_assert(sizeof(struct rte_roce_deth) == RTE_ROCE_DETH_LEN, "DETH size");
+static_assert(sizeof(struct rte_roce_immdt) == RTE_ROCE_IMMDT_LEN, "ImmDt size");
+static_assert(sizeof(struct rte_roce_ieth) == RTE_ROCE_IETH_LEN, "IETH size");
+static_assert(sizeof(struct rte_roce_feth) == RTE_ROCE_FETH_LEN, "FETH size");
+static_assert(sizeof(struct rte_roce_cnp) == RTE_ROCE_CNP_LEN, "CNP size");
+static_assert(sizeof(union rte_roce_grh) == RTE_ROCE_GRH_LEN, "GRH size");
 
 #ifdef __cplusplus
 }

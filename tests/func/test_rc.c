@@ -1017,6 +1017,33 @@ test_zero_length_no_rkey(void)
 	return env_close(&e) | ret;
 }
 
+/* SQD holds new WRs back; back in RTS they go (IBA 10.3.1: the send queue drains). */
+static int
+test_sqd_holds_new_wrs(void)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_SQD };
+	struct ibv_wc wc;
+	struct env e;
+	int ret;
+
+	ret = env_open(&e, &default_conf, 1);
+	if (ret == 0) {
+		ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(e.qp[0][0], &attr, IBV_QP_STATE), 0, "SQD");
+		ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1, e.s[0].buf, 3000,
+				e.s[0].mr->lkey, (uintptr_t)e.s[1].buf, e.s[1].mr->rkey,
+				IBV_SEND_SIGNALED);
+	}
+	if (ret == 0)
+		ret = expect_quiet(&e, e.s[0].scq);
+	if (ret == 0) {
+		attr.qp_state = IBV_QPS_RTS;
+		ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(e.qp[0][0], &attr, IBV_QP_STATE), 0, "RTS");
+		ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.s[0].scq, &wc, 1), 1, "completion after SQD");
+		ret = check_wc(&wc, 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 3000, e.qp[0][0]->qp_num);
+	}
+	return env_close(&e) | ret;
+}
+
 /* Unsignaled WRs complete silently; a signaled one after them reports. */
 static int
 test_unsignaled(void)
@@ -1917,6 +1944,7 @@ static const struct roce_test_case cases[] = {
 	{ "rc_many_qps_backpressure", test_many_qps_backpressure },
 	{ "rc_psn_wrap", test_psn_wrap },
 	{ "rc_unsignaled", test_unsignaled },
+	{ "rc_sqd_holds_new_wrs", test_sqd_holds_new_wrs },
 	{ "rc_zero_length_no_rkey", test_zero_length_no_rkey },
 	{ "rc_remote_access_errors", test_remote_access_errors },
 	{ "rc_rnr_late_receiver", test_rnr_late_receiver },

@@ -165,7 +165,5 @@ int
 main(int argc, char **argv)
 {
 	RTE_SET_USED(argc);
-	if (roce_test_eal_init(argv[0], NULL) != 0)
-		return 1;
-	return roce_test_run(cases, RTE_DIM(cases));
+	return roce_test_main_eal(argv[0], cases, RTE_DIM(cases));
 }
