@@ -22,6 +22,7 @@
 #include <rte_ring.h>
 
 #include "rte_roce_verbs.h"
+#include "roce_event.h"
 #include "roce_timer.h"
 #include "roce_transport.h"
 
@@ -91,6 +92,7 @@ struct roce_dev {
 	struct rte_ring *sched;
 	bool cq_error;			/* a CQ overran: move its QPs to ERR */
 
+	struct roce_async async;	/* async_fd and its events (roce_event.h) */
 	struct roce_timer_wheel timers;	/* the engine's (roce_timer.h) */
 	struct roce_dev_stats stats;
 	struct roce_transport_stats xstats;	/* the engine's (roce_transport.h) */
