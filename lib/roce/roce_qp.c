@@ -296,14 +296,26 @@ roce_qp_set_state(struct roce_qp *qp, enum ibv_qp_state state)
 	__atomic_store_n(&qp->ibv.state, state, __ATOMIC_RELEASE);
 }
 
-void
-roce_qp_error(struct roce_qp *qp)
+/* To ERR: every outstanding WR flushes (IBA 10.3.1). */
+static void
+roce_qp_enter_err(struct roce_qp *qp)
 {
-	if (roce_qp_state(qp) == IBV_QPS_ERR)
-		return;
 	roce_qp_set_state(qp, IBV_QPS_ERR);
 	roce_transport_qp_flush(qp);
 	roce_qp_flush(qp);
+}
+
+void
+roce_qp_error(struct roce_qp *qp)
+{
+	struct ibv_async_event ev = { .event_type = IBV_EVENT_QP_FATAL };
+
+	if (roce_qp_state(qp) == IBV_QPS_ERR)
+		return;
+	roce_qp_enter_err(qp);
+	/* The engine, not the application, moved it: tell the application (IBA 11.6.3.1). */
+	ev.element.qp = &qp->ibv;
+	roce_dev_async_event(qp->dev, &ev);
 }
 
 /* Drop every WQE without a completion (RESET, destroy), releasing their MRs. */
@@ -499,6 +511,8 @@ rte_roce_destroy_qp(struct ibv_qp *ibv_qp)
 	}
 	qp = roce_qp_of(ibv_qp);
 	dev = qp->dev;
+	if (roce_dev_async_release(dev, ibv_qp) < 0)
+		return -EBUSY;
 	roce_transport_qp_fini(qp);
 	roce_qp_drop_wqes(qp);
 	/* A pending doorbell names the QPN, which now finds nothing. */
@@ -735,7 +749,7 @@ rte_roce_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mas
 		roce_qp_set_state(qp, next);
 		break;
 	case IBV_QPS_ERR:
-		roce_qp_error(qp);
+		roce_qp_enter_err(qp);
 		break;
 	default:
 		roce_qp_set_state(qp, next);

@@ -400,7 +400,8 @@ resp_post_recv(struct resp_ctx *ctx)
 		wc.wc_flags = IBV_WC_WITH_INV;
 		wc.invalidated_rkey = pkt->ieth_rkey;
 	}
-	ret = roce_cq_push(qp->rcq, &wc);
+	/* The message's last packet: its SE bit wakes a solicited-only arming (IBA 11.4.2.2). */
+	ret = roce_cq_push_se(qp->rcq, &wc, pkt->se);
 	roce_rq_consume(qp);
 	return ret == 0;
 }

@@ -96,8 +96,8 @@ int rte_roce_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 
 /**
  * Acknowledge CQ events got with rte_roce_get_cq_event(), as
- * ibv_ack_cq_events(3). One call may acknowledge many (it takes no lock:
- * one atomic add).
+ * ibv_ack_cq_events(3). One call may acknowledge many: acknowledge in
+ * batches, as verbs advises, to take the channel's lock less often.
  *
  * @param cq
  *   The CQ.
