@@ -72,6 +72,8 @@ struct roce_dev {
 	uint32_t nb_cqs;
 	uint32_t nb_qps;
 	uint32_t nb_mrs;
+	uint32_t nb_srqs;
+	uint32_t srq_handles;		/* next SRQ handle (log names) */
 
 	/* QPs by QPN: slot = qpn & qp_mask, generation in the bits above. */
 	struct roce_qp **qp_tbl;

@@ -27,81 +27,33 @@
 #include "roce_test.h"
 #include "roce_test_eal.h"
 #include "roce_test_port.h"
+#include "roce_test_rc.h"
 
 #define ADDR_A		"10.0.0.1"
 #define ADDR_B		"10.0.0.2"
 #define ADDR6_A		"fd00::1"
 #define ADDR6_B		"fd00::2"
-#define BUF_LEN		(2u << 20)	/* 1 MiB messages plus room around them */
 #define MSG_MAX		(1u << 20)
 #define DATA_OFF	64		/* messages start here; canaries before */
 #define CANARY		0xa5
 #define CANARY_LEN	32
-#define CQ_LEN		4096
 #define WAIT_MS		5000
 #define QUIET_MS	20		/* how long "nothing more comes" is watched */
 #define MAX_QPS		64
-#define RD_ATOM		16
 #define IMM		0x12345678u
 #define INV_RKEY	0xabcd01u
 #define TIMEOUT_FAST	8		/* 4.096 us << 8 = 1 ms */
-#define RETRY_CNT	7
-#define RNR_INFINITE	7
-#define RNR_TIMER_10US	1		/* RNR timer code 1: 10 us */
 #define PSN_NEAR_WRAP	0xfffff0u
 #define ATOMIC_OFF	256		/* 8-aligned target of the atomics */
 
-/* One device with its objects. */
-struct side {
-	struct rte_roce_port *port;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *scq;
-	struct ibv_cq *rcq;
-	uint8_t *buf;
-	bool rte_mem;		/* buf from rte_malloc, else malloc */
-	struct ibv_mr *mr;
-	int gid_index;
-	union ibv_gid gid;
-};
-
-/* How a test connects its QPs. */
-struct conf {
-	enum ibv_mtu mtu;
-	uint32_t psn_ab;	/* PSNs from a to b */
-	uint32_t psn_ba;
-	int qp_access;
-	uint8_t timeout;
-	uint8_t retry_cnt;
-	uint8_t rnr_retry;
-	uint8_t min_rnr_timer;
-	uint8_t max_rd_atomic;
-	bool ipv6;		/* addresses of the peers */
-};
-
 struct env {
-	struct side s[2];
+	struct roce_test_side s[2];
 	struct ibv_qp *qp[2][MAX_QPS];
 	unsigned int nqps;
 	unsigned int baseline;
 };
 
 static struct roce_test_pair pair;
-
-static const struct conf default_conf = {
-	.mtu = IBV_MTU_1024,
-	.psn_ab = 100,
-	.psn_ba = 2000,
-	.qp_access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
-	.timeout = 14,
-	.retry_cnt = RETRY_CNT,
-	.rnr_retry = RNR_INFINITE,
-	.min_rnr_timer = RNR_TIMER_10US,
-	.max_rd_atomic = RD_ATOM,
-};
-
-static const int all_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			      IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 
 static void
 pump(struct env *e)
@@ -111,42 +63,13 @@ pump(struct env *e)
 }
 
 static const struct roce_transport_stats *
-xstats(struct side *s)
+xstats(struct roce_test_side *s)
 {
 	return &roce_dev_of(s->ctx)->xstats;
 }
 
 static int
-side_open(struct side *s, uint16_t eth, const char *addr, bool rte_mem)
-{
-	const char *addrs[] = { addr, NULL };
-	char with_len[32];
-	union rte_roce_gid gid;
-
-	snprintf(with_len, sizeof(with_len), "%s/%u", addr, strchr(addr, ':') != NULL ? 64 : 24);
-	addrs[0] = with_len;
-	s->port = roce_test_port(eth, NULL, addrs);
-	ROCE_TEST_ASSERT(s->port != NULL, "port");
-	s->ctx = rte_roce_open_device(s->port, NULL);
-	ROCE_TEST_ASSERT(s->ctx != NULL, "open device");
-	s->pd = rte_roce_alloc_pd(s->ctx);
-	s->scq = rte_roce_create_cq(s->ctx, CQ_LEN, NULL, NULL, 0);
-	s->rcq = rte_roce_create_cq(s->ctx, CQ_LEN, NULL, NULL, 0);
-	ROCE_TEST_ASSERT(s->pd != NULL && s->scq != NULL && s->rcq != NULL, "pd/cq");
-	s->rte_mem = rte_mem;
-	s->buf = rte_mem ? rte_zmalloc("rc_test", BUF_LEN, 64) : calloc(1, BUF_LEN);
-	ROCE_TEST_ASSERT(s->buf != NULL, "buffer");
-	s->mr = rte_roce_reg_mr(s->pd, s->buf, BUF_LEN, all_access);
-	ROCE_TEST_ASSERT(s->mr != NULL, "reg_mr");
-	ROCE_TEST_ASSERT_EQ(rte_roce_gid_parse(addr, &gid), 0, "gid");
-	s->gid_index = rte_roce_port_gid_find(s->port, &gid);
-	ROCE_TEST_ASSERT(s->gid_index > 0, "gid index");
-	memcpy(s->gid.raw, gid.raw, sizeof(s->gid.raw));
-	return 0;
-}
-
-static int
-qp_create(struct side *s, struct ibv_qp **qp)
+qp_create(struct roce_test_side *s, struct ibv_qp **qp)
 {
 	struct ibv_qp_init_attr ia = {
 		.send_cq = s->scq,
@@ -161,72 +84,27 @@ qp_create(struct side *s, struct ibv_qp **qp)
 	return 0;
 }
 
-/* RESET -> INIT -> RTR -> RTS, as ibv_rc_pingpong does. */
-static int
-qp_connect(struct ibv_qp *qp, const struct side *self, const struct side *peer,
-	   uint32_t peer_qpn, uint32_t sq_psn, uint32_t rq_psn, const struct conf *c)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = c->qp_access,
-	};
-
-	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-					       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0, "INIT");
-	a = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_RTR,
-		.path_mtu = c->mtu,
-		.dest_qp_num = peer_qpn,
-		.rq_psn = rq_psn,
-		.max_dest_rd_atomic = RD_ATOM,
-		.min_rnr_timer = c->min_rnr_timer,
-		.ah_attr = {
-			.is_global = 1,
-			.port_num = 1,
-			.grh = { .dgid = peer->gid, .sgid_index = self->gid_index,
-				 .hop_limit = 64 },
-		},
-	};
-	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-					       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-					       IBV_QP_MAX_DEST_RD_ATOMIC |
-					       IBV_QP_MIN_RNR_TIMER), 0, "RTR");
-	a = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_RTS,
-		.timeout = c->timeout,
-		.retry_cnt = c->retry_cnt,
-		.rnr_retry = c->rnr_retry,
-		.sq_psn = sq_psn,
-		.max_rd_atomic = c->max_rd_atomic,
-	};
-	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-					       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-					       IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC), 0, "RTS");
-	return 0;
-}
-
 /* Connect QP pair i of e. */
 static int
-pair_connect(struct env *e, unsigned int i, const struct conf *c)
+pair_connect(struct env *e, unsigned int i, const struct roce_test_rc_conf *c)
 {
-	if (qp_connect(e->qp[0][i], &e->s[0], &e->s[1], e->qp[1][i]->qp_num, c->psn_ab,
+	if (roce_test_qp_connect(e->qp[0][i], &e->s[0], &e->s[1], e->qp[1][i]->qp_num, c->psn_ab,
 		       c->psn_ba, c) != 0)
 		return -1;
-	return qp_connect(e->qp[1][i], &e->s[1], &e->s[0], e->qp[0][i]->qp_num, c->psn_ba,
+	return roce_test_qp_connect(e->qp[1][i], &e->s[1], &e->s[0], e->qp[0][i]->qp_num, c->psn_ba,
 			  c->psn_ab, c);
 }
 
 static int
-env_open(struct env *e, const struct conf *c, unsigned int nqps)
+env_open(struct env *e, const struct roce_test_rc_conf *c, unsigned int nqps)
 {
 	unsigned int i;
 
 	memset(e, 0, sizeof(*e));
 	e->baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
 	e->nqps = nqps;
-	if (side_open(&e->s[0], pair.a, c->ipv6 ? ADDR6_A : ADDR_A, false) != 0 ||
-	    side_open(&e->s[1], pair.b, c->ipv6 ? ADDR6_B : ADDR_B, true) != 0)
+	if (roce_test_side_open(&e->s[0], pair.a, c->ipv6 ? ADDR6_A : ADDR_A, false) != 0 ||
+	    roce_test_side_open(&e->s[1], pair.b, c->ipv6 ? ADDR6_B : ADDR_B, true) != 0)
 		return -1;
 	for (i = 0; i < nqps; i++) {
 		if (qp_create(&e->s[0], &e->qp[0][i]) != 0 || qp_create(&e->s[1], &e->qp[1][i]) != 0)
@@ -240,40 +118,12 @@ env_open(struct env *e, const struct conf *c, unsigned int nqps)
 }
 
 static int
-side_close(struct side *s, struct ibv_qp **qps, unsigned int nqps)
-{
-	unsigned int i;
-
-	for (i = 0; i < nqps; i++) {
-		if (qps[i] != NULL)
-			ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(qps[i]), 0, "destroy qp");
-	}
-	if (s->mr != NULL)
-		ROCE_TEST_ASSERT_EQ(rte_roce_dereg_mr(s->mr), 0, "dereg");
-	if (s->buf != NULL) {
-		if (s->rte_mem)
-			rte_free(s->buf);
-		else
-			free(s->buf);
-	}
-	if (s->scq != NULL)
-		ROCE_TEST_ASSERT_EQ(rte_roce_destroy_cq(s->scq), 0, "destroy scq");
-	if (s->rcq != NULL)
-		ROCE_TEST_ASSERT_EQ(rte_roce_destroy_cq(s->rcq), 0, "destroy rcq");
-	if (s->pd != NULL)
-		ROCE_TEST_ASSERT_EQ(rte_roce_dealloc_pd(s->pd), 0, "dealloc pd");
-	if (s->ctx != NULL)
-		ROCE_TEST_ASSERT_EQ(rte_roce_close_device(s->ctx), 0, "close");
-	return 0;
-}
-
-static int
 env_close(struct env *e)
 {
 	int ret = 0;
 
-	ret |= side_close(&e->s[0], e->qp[0], e->nqps);
-	ret |= side_close(&e->s[1], e->qp[1], e->nqps);
+	ret |= roce_test_side_close(&e->s[0], e->qp[0], e->nqps);
+	ret |= roce_test_side_close(&e->s[1], e->qp[1], e->nqps);
 	ret |= roce_test_pair_release(&pair, &e->s[0].port, &e->s[1].port, e->baseline);
 	return ret;
 }
@@ -282,17 +132,7 @@ env_close(struct env *e)
 static int
 wait_wc(struct env *e, struct ibv_cq *cq, struct ibv_wc *wc, int n)
 {
-	uint64_t end = roce_test_ms() + WAIT_MS;
-	int got = 0, r;
-
-	while (got < n && roce_test_ms() < end) {
-		pump(e);
-		r = rte_roce_poll_cq(cq, n - got, wc + got);
-		if (r < 0)
-			return r;
-		got += r;
-	}
-	return got;
+	return roce_test_wait_wc(e->s[0].ctx, e->s[1].ctx, cq, wc, n, WAIT_MS);
 }
 
 /* Nothing more arrives on cq for a while. */
@@ -457,11 +297,11 @@ static int
 transfer(struct env *e, unsigned int from, unsigned int i, enum ibv_wr_opcode op, uint32_t len,
 	 uint32_t off, uint32_t seed)
 {
-	struct side *src = &e->s[from], *dst = &e->s[!from];
+	struct roce_test_side *src = &e->s[from], *dst = &e->s[!from];
 	struct ibv_qp *sqp = e->qp[from][i], *dqp = e->qp[!from][i];
 	bool read = op == IBV_WR_RDMA_READ;
 	/* Data flows from `data_from` to `data_to`. */
-	struct side *data_from = read ? dst : src, *data_to = read ? src : dst;
+	struct roce_test_side *data_from = read ? dst : src, *data_to = read ? src : dst;
 	bool recv = op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
 		    op == IBV_WR_SEND_WITH_INV || op == IBV_WR_RDMA_WRITE_WITH_IMM;
 	struct ibv_wc wc;
@@ -520,7 +360,7 @@ ops_sizes(enum ibv_mtu mtu)
 {
 	uint32_t m = 1u << (mtu + 7);
 	const uint32_t sizes[] = { 0, 1, m - 1, m, m + 1, 64 << 10, MSG_MAX };
-	struct conf c = default_conf;
+	struct roce_test_rc_conf c = roce_test_rc_conf_default;
 	struct env e;
 	unsigned int i, j;
 	int ret = 0;
@@ -569,7 +409,7 @@ atomics(struct env *e)
 		{ IBV_WR_ATOMIC_CMP_AND_SWP, 5, 7, 200, 200 },		/* compare differs */
 		{ IBV_WR_ATOMIC_FETCH_AND_ADD, 5, 0, 200, 205 },
 	};
-	struct side *a = &e->s[0], *b = &e->s[1];
+	struct roce_test_side *a = &e->s[0], *b = &e->s[1];
 	uint64_t *target = (uint64_t *)(b->buf + ATOMIC_OFF);
 	uint64_t *result = (uint64_t *)(a->buf + ATOMIC_OFF);
 	const struct atomic_step *st;
@@ -599,7 +439,7 @@ test_atomics(void)
 	struct env e;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = env_open(&e, &roce_test_rc_conf_default, 1);
 	if (ret == 0)
 		ret = atomics(&e);
 	return env_close(&e) | ret;
@@ -616,7 +456,7 @@ test_many_qps(void)
 	uint32_t off;
 	int ret, n;
 
-	ret = env_open(&e, &default_conf, MAX_QPS);
+	ret = env_open(&e, &roce_test_rc_conf_default, MAX_QPS);
 	for (i = 0; ret == 0 && i < MAX_QPS; i++) {
 		off = DATA_OFF + i * slot;
 		fill(e.s[0].buf + off, send_len + write_len, i);
@@ -657,14 +497,14 @@ static int
 test_many_qps_backpressure(void)
 {
 	const uint32_t per_qp = 4;
-	const uint32_t slot = (BUF_LEN - 2 * DATA_OFF) / MAX_QPS / (per_qp + 1) / 8 * 8;
+	const uint32_t slot = (ROCE_TEST_BUF_LEN - 2 * DATA_OFF) / MAX_QPS / (per_qp + 1) / 8 * 8;
 	struct ibv_wc wc[64];
 	unsigned int i, k, done = 0;
 	uint64_t end;
 	struct env e;
 	int ret, n;
 
-	ret = env_open(&e, &default_conf, MAX_QPS);
+	ret = env_open(&e, &roce_test_rc_conf_default, MAX_QPS);
 	if (ret == 0)
 		ret = warm_up(&e);
 	for (i = 0; ret == 0 && i < MAX_QPS; i++) {
@@ -713,7 +553,7 @@ test_many_qps_backpressure(void)
 
 /* Every opcode, 64 KiB from a to b and 5000 bytes back, then the atomics. */
 static int
-all_ops_both_ways(const struct conf *c)
+all_ops_both_ways(const struct roce_test_rc_conf *c)
 {
 	struct env e;
 	unsigned int j;
@@ -734,7 +574,7 @@ all_ops_both_ways(const struct conf *c)
 static int
 test_psn_wrap(void)
 {
-	struct conf c = default_conf;
+	struct roce_test_rc_conf c = roce_test_rc_conf_default;
 
 	c.mtu = IBV_MTU_256;
 	c.psn_ab = PSN_NEAR_WRAP;
@@ -790,11 +630,11 @@ access_case(enum access_case k)
 	uint32_t len = 1500, off = DATA_OFF, rkey;
 	uint8_t *target;
 	enum ibv_wr_opcode op = IBV_WR_RDMA_WRITE;
-	int access = all_access;
+	int access = ROCE_TEST_ALL_ACCESS;
 	uint32_t span, i;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = env_open(&e, &roce_test_rc_conf_default, 1);
 	if (ret != 0)
 		return env_close(&e) | ret;
 	target = e.s[1].buf + off;
@@ -807,7 +647,7 @@ access_case(enum access_case k)
 		rkey ^= 1;		/* another generation */
 		break;
 	case ACC_OOB:
-		off = BUF_LEN - len / 2;
+		off = ROCE_TEST_BUF_LEN - len / 2;
 		target = e.s[1].buf + off;
 		break;
 	case ACC_NO_WRITE:
@@ -823,17 +663,17 @@ access_case(enum access_case k)
 		len = 8;
 		break;
 	}
-	if (access != all_access) {
+	if (access != ROCE_TEST_ALL_ACCESS) {
 		/* A second MR over part of the buffer with fewer rights. */
-		mr = rte_roce_reg_mr(e.s[1].pd, e.s[1].buf + BUF_LEN / 2, BUF_LEN / 4, access);
+		mr = rte_roce_reg_mr(e.s[1].pd, e.s[1].buf + ROCE_TEST_BUF_LEN / 2, ROCE_TEST_BUF_LEN / 4, access);
 		ROCE_TEST_ASSERT(mr != NULL, "second MR");
 		rkey = mr->rkey;
-		off = BUF_LEN / 2 + DATA_OFF;
+		off = ROCE_TEST_BUF_LEN / 2 + DATA_OFF;
 		target = e.s[1].buf + off;
 	}
 	fill(e.s[0].buf + DATA_OFF, len, k);
 	/* The target and canaries around it, within the buffer (OOB runs past its end). */
-	span = RTE_MIN(len + 2 * CANARY_LEN, BUF_LEN - (off - CANARY_LEN));
+	span = RTE_MIN(len + 2 * CANARY_LEN, ROCE_TEST_BUF_LEN - (off - CANARY_LEN));
 	memset(target - CANARY_LEN, CANARY, span);
 	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD)
 		ret = post_atomic(e.qp[0][0], op, 1, e.s[0].buf + DATA_OFF, e.s[0].mr->lkey,
@@ -881,7 +721,7 @@ test_rnr_late_receiver(void)
 	uint64_t end;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = env_open(&e, &roce_test_rc_conf_default, 1);
 	if (ret == 0) {
 		fill(e.s[0].buf + DATA_OFF, 3000, 7);
 		ret = post_send(e.qp[0][0], IBV_WR_SEND, 5, e.s[0].buf + DATA_OFF, 3000,
@@ -920,7 +760,7 @@ struct fail_case {
 
 /* The WR fails with its status, the SEND after it flushes, states as expected. */
 static int
-one_failing_wr(const struct conf *c, const struct fail_case *f)
+one_failing_wr(const struct roce_test_rc_conf *c, const struct fail_case *f)
 {
 	struct env e;
 	int ret;
@@ -948,7 +788,7 @@ test_rnr_exhausted(void)
 	static const struct fail_case f = {
 		IBV_WR_SEND, 0, false, IBV_WC_RNR_RETRY_EXC_ERR, IBV_QPS_RTS,
 	};
-	struct conf c = default_conf;
+	struct roce_test_rc_conf c = roce_test_rc_conf_default;
 
 	c.rnr_retry = 0;
 	return one_failing_wr(&c, &f);
@@ -961,7 +801,7 @@ test_peer_vanishes(void)
 	static const struct fail_case f = {
 		IBV_WR_RDMA_WRITE, 0, true, IBV_WC_RETRY_EXC_ERR, IBV_QPS_ERR,
 	};
-	struct conf c = default_conf;
+	struct roce_test_rc_conf c = roce_test_rc_conf_default;
 
 	c.timeout = TIMEOUT_FAST;
 	c.retry_cnt = 2;
@@ -976,7 +816,7 @@ test_bad_lkey(void)
 		IBV_WR_SEND, 1u << ROCE_MR_KEY_GEN_BITS, false, IBV_WC_LOC_PROT_ERR, IBV_QPS_RTS,
 	};
 
-	return one_failing_wr(&default_conf, &f);
+	return one_failing_wr(&roce_test_rc_conf_default, &f);
 }
 
 /* The responder's QP does not enable RDMA WRITE: invalid request, both QPs in ERR (rxe). */
@@ -986,7 +826,7 @@ test_qp_access_denied(void)
 	static const struct fail_case f = {
 		IBV_WR_RDMA_WRITE, 0, false, IBV_WC_REM_INV_REQ_ERR, IBV_QPS_ERR,
 	};
-	struct conf c = default_conf;
+	struct roce_test_rc_conf c = roce_test_rc_conf_default;
 
 	c.qp_access = IBV_ACCESS_REMOTE_READ;
 	return one_failing_wr(&c, &f);
@@ -1001,7 +841,7 @@ test_zero_length_no_rkey(void)
 	struct env e;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = env_open(&e, &roce_test_rc_conf_default, 1);
 	if (ret == 0)
 		ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1, NULL, 0, 0, 0, bogus,
 				IBV_SEND_SIGNALED) |
@@ -1026,7 +866,7 @@ test_sqd_holds_new_wrs(void)
 	struct env e;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = env_open(&e, &roce_test_rc_conf_default, 1);
 	if (ret == 0) {
 		ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(e.qp[0][0], &attr, IBV_QP_STATE), 0, "SQD");
 		ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1, e.s[0].buf, 3000,
@@ -1052,7 +892,7 @@ test_unsignaled(void)
 	struct ibv_wc wc;
 	int ret, i;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = env_open(&e, &roce_test_rc_conf_default, 1);
 	for (i = 0; ret == 0 && i < 10; i++)
 		ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, i, e.s[0].buf + DATA_OFF, 2000,
 				e.s[0].mr->lkey, (uintptr_t)(e.s[1].buf + DATA_OFF),
@@ -1088,7 +928,7 @@ inject_init(struct inject *in, struct env *e)
 	in->mac[1] = info.mac;
 	if (warm_up(e) != 0)
 		return -1;
-	in->epsn = default_conf.psn_ab + 1;
+	in->epsn = roce_test_rc_conf_default.psn_ab + 1;
 	return 0;
 }
 
@@ -1246,7 +1086,7 @@ read_replay(struct inject *in)
 	int pass;
 
 	/* ePSN is still in->epsn: fill it with a SEND first. */
-	if (post_recv(in->e->qp[1][0], 3, in->e->s[1].buf + BUF_LEN / 2, 64,
+	if (post_recv(in->e->qp[1][0], 3, in->e->s[1].buf + ROCE_TEST_BUF_LEN / 2, 64,
 		      in->e->s[1].mr->lkey) != 0 ||
 	    send_only(in, in->epsn) != 0 ||
 	    expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_ACK_UNLIMITED, in->epsn) != 0)
@@ -1345,7 +1185,7 @@ test_injected_requests(void)
 	struct env e;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = env_open(&e, &roce_test_rc_conf_default, 1);
 	if (ret == 0)
 		ret = inject_init(&in, &e);
 	if (ret == 0)
@@ -1394,7 +1234,7 @@ drop_frames(unsigned int r, uint64_t drop_mask)
 static int
 test_lost_request_timeout(void)
 {
-	struct conf c = default_conf;
+	struct roce_test_rc_conf c = roce_test_rc_conf_default;
 	struct ibv_wc wc;
 	struct env e;
 	int ret;
@@ -1426,7 +1266,7 @@ test_lost_packet_seq_nak(void)
 	struct env e;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = env_open(&e, &roce_test_rc_conf_default, 1);
 	if (ret == 0)
 		ret = warm_up(&e);
 	if (ret == 0) {
@@ -1461,12 +1301,12 @@ test_lost_read_response_implied_nak(void)
 	struct env e;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = env_open(&e, &roce_test_rc_conf_default, 1);
 	if (ret == 0)
 		ret = warm_up(&e);
 	if (ret == 0) {
 		fill(e.s[1].buf + DATA_OFF, 2000, 9);
-		ret = post_recv(e.qp[1][0], 3, e.s[1].buf + BUF_LEN / 2, 4096, e.s[1].mr->lkey) |
+		ret = post_recv(e.qp[1][0], 3, e.s[1].buf + ROCE_TEST_BUF_LEN / 2, 4096, e.s[1].mr->lkey) |
 		      post_send(e.qp[0][0], IBV_WR_RDMA_READ, 2, e.s[0].buf + DATA_OFF, 2000,
 				e.s[0].mr->lkey, (uintptr_t)(e.s[1].buf + DATA_OFF),
 				e.s[1].mr->rkey, IBV_SEND_SIGNALED) |
@@ -1509,7 +1349,7 @@ bad_recv_wqe(uint32_t len, uint32_t lkey_xor, enum ibv_wc_status recv_status,
 	struct env e;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = env_open(&e, &roce_test_rc_conf_default, 1);
 	if (ret == 0)
 		ret = post_recv(e.qp[1][0], 7, e.s[1].buf + DATA_OFF, len,
 				e.s[1].mr->lkey ^ lkey_xor) |
@@ -1555,11 +1395,11 @@ test_fence(void)
 	struct env e;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = env_open(&e, &roce_test_rc_conf_default, 1);
 	if (ret == 0)
 		ret = warm_up(&e);
 	remote = e.s[1].buf + DATA_OFF;
-	old = e.s[0].buf + BUF_LEN / 2;
+	old = e.s[0].buf + ROCE_TEST_BUF_LEN / 2;
 	newer = old + len;
 	got = e.s[0].buf + DATA_OFF;
 	if (ret == 0) {
@@ -1593,7 +1433,7 @@ test_fence(void)
 static int
 test_rd_atomic_limit(void)
 {
-	struct conf c = default_conf;
+	struct roce_test_rc_conf c = roce_test_rc_conf_default;
 	struct ibv_wc wc[4];
 	uint8_t *remote;
 	struct env e;
@@ -1639,7 +1479,7 @@ test_sge_lists_and_inline(void)
 	uint32_t off, i;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = env_open(&e, &roce_test_rc_conf_default, 1);
 	if (ret != 0)
 		return env_close(&e) | ret;
 	/* Three source pieces, apart from each other. */
@@ -1836,7 +1676,7 @@ static int
 test_lossy_rings(void)
 {
 	uint64_t *counter, *result;
-	struct conf c = default_conf;
+	struct roce_test_rc_conf c = roce_test_rc_conf_default;
 	unsigned int nrecv, i;
 	uint32_t round, len;
 	struct env e;
@@ -1879,7 +1719,7 @@ test_lossy_rings(void)
 static int
 test_ipv6(void)
 {
-	struct conf c = default_conf;
+	struct roce_test_rc_conf c = roce_test_rc_conf_default;
 
 	c.ipv6 = true;
 	return all_ops_both_ways(&c);
@@ -1894,7 +1734,7 @@ static int
 test_sq_wrap_and_reuse(void)
 {
 	const unsigned int rounds = 12, per_round = 100;
-	struct conf c = default_conf;
+	struct roce_test_rc_conf c = roce_test_rc_conf_default;
 	struct ibv_wc wc[per_round];
 	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RESET };
 	unsigned int r, i;
