@@ -90,6 +90,29 @@ roce_channel_cq_attach(struct roce_cq *cq, struct ibv_comp_channel *channel)
 	return 0;
 }
 
+/* Events of cq got and not acknowledged. Channel lock held. */
+static uint32_t
+roce_channel_cq_unacked(const struct roce_cq *cq)
+{
+	return cq->events_got - __atomic_load_n(&cq->events_acked, __ATOMIC_ACQUIRE);
+}
+
+int
+roce_channel_cq_busy(struct roce_cq *cq)
+{
+	struct roce_channel *ch = roce_channel_of(cq->ibv.channel);
+	uint32_t unacked;
+
+	pthread_mutex_lock(&ch->lock);
+	unacked = roce_channel_cq_unacked(cq);
+	pthread_mutex_unlock(&ch->lock);
+	if (unacked != 0) {
+		ROCE_LOG(ERR, "CQ has %u events not acknowledged", unacked);
+		return -EBUSY;
+	}
+	return 0;
+}
+
 int
 roce_channel_cq_detach(struct roce_cq *cq)
 {
@@ -97,7 +120,7 @@ roce_channel_cq_detach(struct roce_cq *cq)
 	uint32_t unacked;
 
 	pthread_mutex_lock(&ch->lock);
-	unacked = cq->events_got - __atomic_load_n(&cq->events_acked, __ATOMIC_ACQUIRE);
+	unacked = roce_channel_cq_unacked(cq);
 	if (unacked == 0 && cq->events_queued != 0) {
 		/* Queued, never got: forgotten; their tokens are skipped by the reader. */
 		TAILQ_REMOVE(&ch->pending, cq, chan_next);

@@ -39,9 +39,12 @@ roce_channel_of(struct ibv_comp_channel *ch)
 /* rte_roce_create_cq() with a channel: 0, or -EINVAL (another device's channel). */
 int roce_channel_cq_attach(struct roce_cq *cq, struct ibv_comp_channel *channel);
 
+/* rte_roce_destroy_cq(), first: -EBUSY if events of cq were got and not acknowledged, else 0. */
+int roce_channel_cq_busy(struct roce_cq *cq);
+
 /*
- * rte_roce_destroy_cq(): -EBUSY if events of cq were got and not
- * acknowledged; else forgets its queued events, detaches it and returns 0.
+ * rte_roce_destroy_cq(), last: checks again (another thread may have got an
+ * event since), then forgets cq's queued events and detaches it: 0 or -EBUSY.
  */
 int roce_channel_cq_detach(struct roce_cq *cq);
 

@@ -81,9 +81,11 @@ rte_roce_destroy_cq(struct ibv_cq *ibv_cq)
 		ROCE_LOG(ERR, "CQ used by %u QPs", cq->nb_qps);
 		return -EBUSY;
 	}
-	if (ibv_cq->channel != NULL && roce_channel_cq_detach(cq) < 0)
+	if (ibv_cq->channel != NULL && roce_channel_cq_busy(cq) < 0)
 		return -EBUSY;
 	if (roce_dev_async_release(cq->dev, ibv_cq) < 0)
+		return -EBUSY;
+	if (ibv_cq->channel != NULL && roce_channel_cq_detach(cq) < 0)
 		return -EBUSY;
 	cq->dev->nb_cqs--;
 	roce_queue_fini(&cq->ring);
