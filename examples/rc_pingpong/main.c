@@ -11,13 +11,16 @@
  *
  * The RoCE port runs on the first ethdev the EAL probed (or the one -d
  * names), e.g. --vdev net_memif0,role=server,socket=/tmp/pp.sock. The
- * program is single-threaded: its wait loops call rte_roce_poll().
+ * program is single-threaded, its wait loops calling rte_roce_poll(), except
+ * with -e: the ping-pong then sleeps on a completion channel while a
+ * progress thread drives the device (examples/common/pp_event.h says why).
  *
  * Differences from the original, all deliberate:
  * - -g defaults to the GID of --ip (RoCE needs a GRH; without -g the original
  *   sends a zero GID and its RTR fails); a peer's zero GID is refused clearly.
- * - -e (completion channels), -o/-O/-P (ODP), -t (timestamps), -j (device
- *   memory) and -N (new post-send API) are refused with a message, exit 1.
+ * - -o/-O/-P (ODP), -t (timestamps), -j (device memory) and -N (new
+ *   post-send API) are refused with a message, exit 1.
+ * - -e runs a progress thread for the time of the ping-pong (see above).
  * - the server listens before printing its local address, so a script that
  *   waits for that line can start the client at once.
  * - -c: "invalid data in page N" makes the exit status 1.
@@ -46,9 +49,11 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 
+#include <rte_roce_event.h>
 #include <rte_roce_port.h>
 #include <rte_roce_verbs.h>
 
+#include "pp_event.h"
 #include "pp_oob.h"
 #include "pp_port.h"
 
@@ -93,12 +98,14 @@ struct pp_opts {
 	uint8_t sl;		/* -l */
 	int gidx;		/* -g; -1 = the GID of --ip */
 	bool validate;		/* -c */
+	bool use_event;		/* -e */
 };
 
 struct pp_ctx {
 	struct pp_port pp;
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
+	struct ibv_comp_channel *channel;	/* -e */
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	uint8_t *buf;
@@ -108,6 +115,8 @@ struct pp_ctx {
 	int pending;		/* PP_*_WRID bits still awaited before the next send */
 	uint32_t routs;		/* receives posted */
 	uint32_t rcnt, scnt;	/* completions counted */
+	unsigned int num_cq_events;	/* got, acknowledged before the CQ goes */
+	struct pp_progress progress;	/* -e: drives the device meanwhile */
 };
 
 static void
@@ -128,7 +137,7 @@ pp_usage(const char *argv0)
 	printf("  -r, --rx-depth=<dep>   number of receives to post at a time (default 500)\n");
 	printf("  -n, --iters=<iters>    number of exchanges (default 1000)\n");
 	printf("  -l, --sl=<sl>          service level value\n");
-	printf("  -e, --events           sleep on CQ events (not supported yet)\n");
+	printf("  -e, --events           sleep on CQ events (default poll)\n");
 	printf("  -g, --gid-idx=<gid index> local port gid index (default: the GID of --ip)\n");
 	printf("  -o, --odp              use on demand paging (not supported)\n");
 	printf("  -O, --iodp             use implicit on demand paging (not supported)\n");
@@ -215,7 +224,8 @@ pp_opt(struct pp_opts *o, int c, const char *arg)
 		o->validate = true;
 		return 0;
 	case 'e':
-		return pp_unsupported("-e/--events (completion channels)");
+		o->use_event = true;
+		return 0;
 	case 'o':
 	case 'O':
 	case 'P':
@@ -382,11 +392,20 @@ pp_destroy(struct pp_ctx *c)
 		return -1;
 	}
 	c->qp = NULL;
+	/* As the tool: every event got is acknowledged in one batch. */
+	if (c->cq != NULL && c->channel != NULL)
+		rte_roce_ack_cq_events(c->cq, c->num_cq_events);
+	c->num_cq_events = 0;
 	if (c->cq != NULL && rte_roce_destroy_cq(c->cq) != 0) {
 		fprintf(stderr, "Couldn't destroy CQ\n");
 		return -1;
 	}
 	c->cq = NULL;
+	if (c->channel != NULL && rte_roce_destroy_comp_channel(c->channel) != 0) {
+		fprintf(stderr, "Couldn't destroy completion channel\n");
+		return -1;
+	}
+	c->channel = NULL;
 	if (c->mr != NULL && rte_roce_dereg_mr(c->mr) != 0) {
 		fprintf(stderr, "Couldn't deregister MR\n");
 		return -1;
@@ -424,7 +443,14 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 		fprintf(stderr, "Couldn't register MR\n");
 		return -1;
 	}
-	c->cq = rte_roce_create_cq(c->pp.ctx, o->rx_depth + 1, NULL, NULL, 0);
+	if (o->use_event) {
+		c->channel = rte_roce_create_comp_channel(c->pp.ctx);
+		if (c->channel == NULL) {
+			fprintf(stderr, "Couldn't create completion channel\n");
+			return -1;
+		}
+	}
+	c->cq = rte_roce_create_cq(c->pp.ctx, o->rx_depth + 1, NULL, c->channel, 0);
 	if (c->cq == NULL) {
 		fprintf(stderr, "Couldn't create CQ\n");
 		return -1;
@@ -612,6 +638,7 @@ pp_complete(struct pp_ctx *c, const struct ibv_wc *wc, uint32_t iters)
 	return 0;
 }
 
+/* The tool's loop: with -e, sleep for an event, re-arm, then poll the CQ once. */
 static int
 pp_run(struct pp_ctx *c, uint32_t iters)
 {
@@ -619,14 +646,19 @@ pp_run(struct pp_ctx *c, uint32_t iters)
 	int ne, i;
 
 	while (c->rcnt < iters || c->scnt < iters) {
+		if (c->channel != NULL &&
+		    pp_event_wait(c->channel, c->cq, &c->num_cq_events) != 0)
+			return -1;
 		do {
-			pp_port_poll(&c->pp);
+			/* With -e the progress thread owns the device. */
+			if (c->channel == NULL)
+				pp_port_poll(&c->pp);
 			ne = rte_roce_poll_cq(c->cq, PP_WC_BATCH, wc);
 			if (ne < 0) {
 				fprintf(stderr, "poll CQ failed %d\n", ne);
 				return -1;
 			}
-		} while (ne < 1);
+		} while (c->channel == NULL && ne < 1);
 		for (i = 0; i < ne; i++) {
 			if (pp_complete(c, &wc[i], iters) != 0) {
 				fprintf(stderr, "parse WC failed %d\n", ne);
@@ -686,6 +718,7 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 	struct timespec start, end;
 	int sgid_index = o->gidx >= 0 ? o->gidx : c->pp.gid_index;
 	int listen_fd = -1;
+	int ret;
 
 	if (rte_roce_query_port(c->pp.ctx, o->ib_port, &portinfo) != 0) {
 		fprintf(stderr, "Couldn't get port info\n");
@@ -730,10 +763,19 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 		}
 		c->pending |= PP_SEND_WRID;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	if (pp_run(c, o->iters) != 0)
+	if (c->channel != NULL && rte_roce_req_notify_cq(c->cq, 0) != 0) {
+		fprintf(stderr, "Couldn't request CQ notification\n");
 		return -1;
+	}
+	if (c->channel != NULL && pp_progress_start(&c->progress, &c->pp) != 0)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	ret = pp_run(c, o->iters);
 	clock_gettime(CLOCK_MONOTONIC, &end);
+	/* Back to one thread before the control calls of the teardown. */
+	pp_progress_stop(&c->progress);
+	if (ret != 0)
+		return -1;
 	pp_report(o, &start, &end);
 	if (o->servername == NULL && o->validate && pp_check_pages(c, page_size) != 0)
 		return -1;

@@ -276,8 +276,9 @@ roce_qp_flush_send(struct roce_qp *qp)
 		 */
 		wc.wr_id = wqe->wr_id;
 		wc.opcode = roce_wr_wc_opcode(wqe->opcode);
-		roce_cq_push(qp->scq, &wc);
+		/* Retired before its completion shows: the slot is free for a poster. */
 		roce_sq_retire(qp);
+		roce_cq_push(qp->scq, &wc);
 	}
 }
 
@@ -293,8 +294,8 @@ roce_qp_flush_recv(struct roce_qp *qp)
 
 	while ((wqe = roce_rq_owned(qp)) != NULL) {
 		wc.wr_id = wqe->wr_id;
-		roce_cq_push(qp->rcq, &wc);
 		roce_rq_consume(qp);
+		roce_cq_push(qp->rcq, &wc);
 	}
 }
 
