@@ -447,9 +447,9 @@ stress_produce(struct stress *st)
 {
 	struct env *e = st->e;
 	uint64_t end = roce_test_ms() + 4 * STRESS_WAKE_MS + WAIT_MS;
-	uint32_t posted = 0, send_done = 0;
+	uint32_t posted = 0;
 	struct ibv_wc wc[STRESS_POLL];
-	int n;
+	int n, i;
 
 	while (!__atomic_load_n(&st->done, __ATOMIC_ACQUIRE) && roce_test_ms() < end) {
 		uint32_t seen = __atomic_load_n(&st->seen, __ATOMIC_ACQUIRE);
@@ -465,7 +465,9 @@ stress_produce(struct stress *st)
 		pump(e);
 		n = rte_roce_poll_cq(e->s[0].scq, STRESS_POLL, wc);
 		ROCE_TEST_ASSERT(n >= 0, "send CQ");
-		send_done += n;
+		for (i = 0; i < n; i++)
+			ROCE_TEST_ASSERT_EQ(wc[i].status, IBV_WC_SUCCESS, "send %llu",
+					    (unsigned long long)wc[i].wr_id);
 	}
 	ROCE_TEST_ASSERT(__atomic_load_n(&st->done, __ATOMIC_ACQUIRE), "consumer still waiting");
 	return 0;
