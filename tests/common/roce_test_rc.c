@@ -148,3 +148,32 @@ roce_test_wait_wc(struct ibv_context *a, struct ibv_context *b, struct ibv_cq *c
 	}
 	return got;
 }
+
+int
+roce_test_expect_quiet(struct ibv_context *a, struct ibv_context *b, struct ibv_cq *cq,
+		       unsigned int ms)
+{
+	uint64_t end = roce_test_ms() + ms;
+	struct ibv_wc wc;
+
+	while (roce_test_ms() < end) {
+		rte_roce_poll(a);
+		rte_roce_poll(b);
+		ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(cq, 1, &wc), 0,
+				    "unexpected completion wr_id %llu status %d",
+				    (unsigned long long)wc.wr_id, wc.status);
+	}
+	return 0;
+}
+
+int
+roce_test_frames_wait(struct ibv_context *ctx, struct rte_ring *ring, unsigned int n,
+		      unsigned int timeout_ms)
+{
+	uint64_t end = roce_test_ms() + timeout_ms;
+
+	while (rte_ring_count(ring) < n && roce_test_ms() < end)
+		rte_roce_poll(ctx);
+	ROCE_TEST_ASSERT_EQ(rte_ring_count(ring), n, "frames in the ring");
+	return 0;
+}

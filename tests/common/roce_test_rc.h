@@ -15,6 +15,8 @@
 
 #include <infiniband/verbs.h>
 
+#include <rte_ring.h>
+
 #include <rte_roce.h>
 
 /* Each side's registered buffer: 1 MiB messages plus room around them. */
@@ -80,5 +82,17 @@ int roce_test_qp_connect(struct ibv_qp *qp, const struct roce_test_side *self,
  */
 int roce_test_wait_wc(struct ibv_context *a, struct ibv_context *b, struct ibv_cq *cq,
 		      struct ibv_wc *wc, int n, unsigned int timeout_ms);
+
+/* Poll both devices for ms milliseconds: cq must give no completion. */
+int roce_test_expect_quiet(struct ibv_context *a, struct ibv_context *b, struct ibv_cq *cq,
+			   unsigned int ms);
+
+/*
+ * Poll ctx alone until ring (one of a roce_test_pair, carrying ctx's frames
+ * to the other side, which is not polled) holds exactly n frames, up to
+ * timeout_ms.
+ */
+int roce_test_frames_wait(struct ibv_context *ctx, struct rte_ring *ring, unsigned int n,
+			  unsigned int timeout_ms);
 
 #endif /* ROCE_TEST_RC_H */

@@ -139,16 +139,7 @@ wait_wc(struct env *e, struct ibv_cq *cq, struct ibv_wc *wc, int n)
 static int
 expect_quiet(struct env *e, struct ibv_cq *cq)
 {
-	uint64_t end = roce_test_ms() + QUIET_MS;
-	struct ibv_wc wc;
-
-	while (roce_test_ms() < end) {
-		pump(e);
-		ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(cq, 1, &wc), 0,
-				    "unexpected completion wr_id %llu status %d",
-				    (unsigned long long)wc.wr_id, wc.status);
-	}
-	return 0;
+	return roce_test_expect_quiet(e->s[0].ctx, e->s[1].ctx, cq, QUIET_MS);
 }
 
 static int
@@ -1205,12 +1196,7 @@ test_injected_requests(void)
 static int
 frames_to_b(struct env *e, unsigned int n)
 {
-	uint64_t end = roce_test_ms() + WAIT_MS;
-
-	while (rte_ring_count(pair.ring[1]) < n && roce_test_ms() < end)
-		rte_roce_poll(e->s[0].ctx);
-	ROCE_TEST_ASSERT_EQ(rte_ring_count(pair.ring[1]), n, "frames from a");
-	return 0;
+	return roce_test_frames_wait(e->s[0].ctx, pair.ring[1], n, WAIT_MS);
 }
 
 /* Take the frames in ring r, drop those whose bit is set in drop_mask, put the rest back. */
