@@ -263,7 +263,8 @@ pp_usage_common(const char *argv0, uint32_t size_default)
 
 int
 pp_alloc_pd_mr_cq(struct ibv_context *ctx, void *buf, uint32_t len, int cqe,
-		  struct ibv_pd **pd, struct ibv_mr **mr, struct ibv_cq **cq)
+		  struct ibv_comp_channel *channel, struct ibv_pd **pd, struct ibv_mr **mr,
+		  struct ibv_cq **cq)
 {
 	*pd = rte_roce_alloc_pd(ctx);
 	if (*pd == NULL) {
@@ -275,7 +276,7 @@ pp_alloc_pd_mr_cq(struct ibv_context *ctx, void *buf, uint32_t len, int cqe,
 		fprintf(stderr, "Couldn't register MR\n");
 		return -1;
 	}
-	*cq = rte_roce_create_cq(ctx, cqe, NULL, NULL, 0);
+	*cq = rte_roce_create_cq(ctx, cqe, NULL, channel, 0);
 	if (*cq == NULL) {
 		fprintf(stderr, "Couldn't create CQ\n");
 		return -1;

@@ -106,9 +106,13 @@ int pp_post_send_buf(struct ibv_qp *qp, uint64_t wr_id, void *buf, uint32_t len,
  */
 void pp_usage_common(const char *argv0, uint32_t size_default);
 
-/* Allocate *pd, register [buf, buf + len) with LOCAL_WRITE as *mr, create *cq of cqe. 0 or -1. */
+/*
+ * Allocate *pd, register [buf, buf + len) with LOCAL_WRITE as *mr, create
+ * *cq of cqe on channel (NULL: none). 0 or -1.
+ */
 int pp_alloc_pd_mr_cq(struct ibv_context *ctx, void *buf, uint32_t len, int cqe,
-		      struct ibv_pd **pd, struct ibv_mr **mr, struct ibv_cq **cq);
+		      struct ibv_comp_channel *channel, struct ibv_pd **pd, struct ibv_mr **mr,
+		      struct ibv_cq **cq);
 
 /* Destroy *cq, deregister *mr, free *pd (each if not NULL; NULL after). 0 or -1. */
 int pp_free_cq_mr_pd(struct ibv_cq **cq, struct ibv_mr **mr, struct ibv_pd **pd);

@@ -11,13 +11,16 @@
  *
  * The RoCE port runs on the first ethdev the EAL probed (or the one -d
  * names), e.g. --vdev net_memif0,role=server,socket=/tmp/pp.sock. The
- * program is single-threaded: its wait loops call rte_roce_poll().
+ * program is single-threaded, its wait loops calling rte_roce_poll(), except
+ * with -e: the ping-pong then sleeps on a completion channel while a
+ * progress thread drives the device (examples/common/pp_event.h says why).
  *
  * Differences from the original, all deliberate:
  * - -g defaults to the GID of --ip (RoCE needs a GRH; without -g the original
  *   sends a zero GID and its RTR fails); a peer's zero GID is refused clearly.
- * - -e (completion channels), -o/-O/-P (ODP), -t (timestamps), -j (device
- *   memory) and -N (new post-send API) are refused with a message, exit 1.
+ * - -o/-O/-P (ODP), -t (timestamps), -j (device memory) and -N (new
+ *   post-send API) are refused with a message, exit 1.
+ * - -e runs a progress thread for the time of the ping-pong (see above).
  * - the server listens before printing its local address, so a script that
  *   waits for that line can start the client at once.
  * - -c: "invalid data in page N" makes the exit status 1.
@@ -44,9 +47,11 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 
+#include <rte_roce_event.h>
 #include <rte_roce_port.h>
 #include <rte_roce_verbs.h>
 
+#include "pp_event.h"
 #include "pp_oob.h"
 #include "pp_port.h"
 #include "pp_verbs.h"
@@ -68,12 +73,14 @@ enum {
 struct pp_opts {
 	struct pp_opts_common cmn; /* -p -d -i -s -m -r -n -l -g, --ip, ... */
 	bool validate;		/* -c */
+	bool use_event;		/* -e */
 };
 
 struct pp_ctx {
 	struct pp_port pp;
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
+	struct ibv_comp_channel *channel;	/* -e */
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	uint8_t *buf;
@@ -83,6 +90,8 @@ struct pp_ctx {
 	int pending;		/* PP_*_WRID bits still awaited before the next send */
 	uint32_t routs;		/* receives posted */
 	uint32_t rcnt, scnt;	/* completions counted */
+	unsigned int num_cq_events;	/* got, acknowledged before the CQ goes */
+	struct pp_progress progress;	/* -e: drives the device meanwhile */
 };
 
 static void
@@ -92,7 +101,7 @@ pp_usage(const char *argv0)
 	printf("  -r, --rx-depth=<dep>   number of receives to post at a time (default 500)\n");
 	printf("  -n, --iters=<iters>    number of exchanges (default 1000)\n");
 	printf("  -l, --sl=<sl>          service level value\n");
-	printf("  -e, --events           sleep on CQ events (not supported yet)\n");
+	printf("  -e, --events           sleep on CQ events (default poll)\n");
 	printf("  -g, --gid-idx=<gid index> local port gid index (default: the GID of --ip)\n");
 	printf("  -o, --odp              use on demand paging (not supported)\n");
 	printf("  -O, --iodp             use implicit on demand paging (not supported)\n");
@@ -124,7 +133,8 @@ pp_opt(void *opts, int c, const char *arg)
 		o->validate = true;
 		return 0;
 	case 'e':
-		return pp_unsupported("-e/--events (completion channels)");
+		o->use_event = true;
+		return 0;
 	case 'o':
 	case 'O':
 	case 'P':
@@ -156,6 +166,7 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	o->validate = false;
+	o->use_event = false;
 	return pp_cmdline(argc, argv, "p:d:i:s:m:r:n:l:eg:oOPtcjN", longopts, &o->cmn,
 			  PP_SIZE_DEFAULT, 0, pp_opt, o, pp_usage);
 }
@@ -227,7 +238,19 @@ pp_destroy(struct pp_ctx *c)
 		return -1;
 	}
 	c->qp = NULL;
-	return pp_free_cq_mr_pd(&c->cq, &c->mr, &c->pd);
+	/* As the tool: every event got is acknowledged in one batch. */
+	if (c->cq != NULL && c->channel != NULL)
+		rte_roce_ack_cq_events(c->cq, c->num_cq_events);
+	c->num_cq_events = 0;
+	if (pp_free_cq_mr_pd(&c->cq, &c->mr, &c->pd) != 0)
+		return -1;
+	/* After the CQ that used it. */
+	if (c->channel != NULL && rte_roce_destroy_comp_channel(c->channel) != 0) {
+		fprintf(stderr, "Couldn't destroy completion channel\n");
+		return -1;
+	}
+	c->channel = NULL;
+	return 0;
 }
 
 /* Everything up to a QP in INIT with rx_depth receives posted; c->pp is open. */
@@ -244,8 +267,16 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 		return -1;
 	}
 	memset(c->buf, PP_INIT_BYTE, o->cmn.size);
-	if (pp_alloc_pd_mr_cq(c->pp.ctx, c->buf, o->cmn.size, o->cmn.rx_depth + 1, &c->pd, &c->mr,
-			      &c->cq) != 0)
+	/* Before the CQ that uses it, as the tool's pp_init_ctx(). */
+	if (o->use_event) {
+		c->channel = rte_roce_create_comp_channel(c->pp.ctx);
+		if (c->channel == NULL) {
+			fprintf(stderr, "Couldn't create completion channel\n");
+			return -1;
+		}
+	}
+	if (pp_alloc_pd_mr_cq(c->pp.ctx, c->buf, o->cmn.size, o->cmn.rx_depth + 1, c->channel,
+			      &c->pd, &c->mr, &c->cq) != 0)
 		return -1;
 	if (pp_create_qp(c, o->cmn.ib_port) != 0)
 		return -1;
@@ -377,6 +408,7 @@ pp_complete(struct pp_ctx *c, const struct ibv_wc *wc, uint32_t iters)
 	return 0;
 }
 
+/* The tool's loop: with -e, sleep for an event, re-arm, then poll the CQ once. */
 static int
 pp_run(struct pp_ctx *c, uint32_t iters)
 {
@@ -384,14 +416,19 @@ pp_run(struct pp_ctx *c, uint32_t iters)
 	int ne, i;
 
 	while (c->rcnt < iters || c->scnt < iters) {
+		if (c->channel != NULL &&
+		    pp_event_wait(c->channel, c->cq, &c->num_cq_events) != 0)
+			return -1;
 		do {
-			pp_port_poll(&c->pp);
+			/* With -e the progress thread owns the device. */
+			if (c->channel == NULL)
+				pp_port_poll(&c->pp);
 			ne = rte_roce_poll_cq(c->cq, PP_WC_BATCH, wc);
 			if (ne < 0) {
 				fprintf(stderr, "poll CQ failed %d\n", ne);
 				return -1;
 			}
-		} while (ne < 1);
+		} while (c->channel == NULL && ne < 1);
 		for (i = 0; i < ne; i++) {
 			if (pp_complete(c, &wc[i], iters) != 0) {
 				fprintf(stderr, "parse WC failed %d\n", ne);
@@ -437,6 +474,7 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 	struct timespec start, end;
 	int sgid_index = o->cmn.gidx >= 0 ? o->cmn.gidx : c->pp.gid_index;
 	int listen_fd = -1;
+	int ret;
 
 	if (rte_roce_query_port(c->pp.ctx, o->cmn.ib_port, &portinfo) != 0) {
 		fprintf(stderr, "Couldn't get port info\n");
@@ -481,10 +519,19 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 		}
 		c->pending |= PP_SEND_WRID;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	if (pp_run(c, o->cmn.iters) != 0)
+	if (c->channel != NULL && rte_roce_req_notify_cq(c->cq, 0) != 0) {
+		fprintf(stderr, "Couldn't request CQ notification\n");
 		return -1;
+	}
+	if (c->channel != NULL && pp_progress_start(&c->progress, &c->pp) != 0)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	ret = pp_run(c, o->cmn.iters);
 	clock_gettime(CLOCK_MONOTONIC, &end);
+	/* Back to one thread before the control calls of the teardown. */
+	pp_progress_stop(&c->progress);
+	if (ret != 0)
+		return -1;
 	pp_report(o->cmn.size, o->cmn.iters, &start, &end);
 	if (o->cmn.servername == NULL && o->validate && pp_check_pages(c, page_size) != 0)
 		return -1;

@@ -247,8 +247,8 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 		return -1;
 	}
 	memset(c->buf, 0, o->cmn.size);
-	if (pp_alloc_pd_mr_cq(c->pp.ctx, c->buf, o->cmn.size, o->cmn.rx_depth + o->num_qp, &c->pd, &c->mr,
-			      &c->cq) != 0)
+	if (pp_alloc_pd_mr_cq(c->pp.ctx, c->buf, o->cmn.size, o->cmn.rx_depth + o->num_qp, NULL,
+			      &c->pd, &c->mr, &c->cq) != 0)
 		return -1;
 	c->srq = rte_roce_create_srq(c->pd, &srq_attr);
 	if (c->srq == NULL) {

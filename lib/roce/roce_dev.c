@@ -151,6 +151,7 @@ roce_dev_sched_init(struct roce_dev *dev)
 static void
 roce_dev_free(struct roce_dev *dev)
 {
+	roce_async_fini(dev);
 	roce_mr_table_fini(dev);
 	rte_free(dev->sched);
 	rte_free(dev->qp_gen);
@@ -168,7 +169,6 @@ roce_dev_ibv_init(struct roce_dev *dev, const struct rte_roce_port_info *info)
 	snprintf(dev->ibv_dev.dev_name, sizeof(dev->ibv_dev.dev_name), "roce%u", info->port_id);
 	dev->ibv.device = &dev->ibv_dev;
 	dev->ibv.cmd_fd = -1;
-	dev->ibv.async_fd = -1;
 	dev->ibv.num_comp_vectors = 1;
 }
 
@@ -197,6 +197,7 @@ rte_roce_open_device(struct rte_roce_port *port, const struct rte_roce_dev_conf 
 	}
 	dev->port = port;
 	dev->socket = socket;
+	dev->ibv.async_fd = -1;
 	/* The engine keeps max_qp_rd_atom responder resources per QP. */
 	RTE_BUILD_BUG_ON(RTE_ROCE_DEV_MAX_RD_ATOM_MAX > ROCE_RD_ATOM_MAX);
 	rc = roce_dev_conf_apply(&dev->conf, conf);
@@ -206,6 +207,8 @@ rte_roce_open_device(struct rte_roce_port *port, const struct rte_roce_dev_conf 
 		rc = roce_dev_sched_init(dev);
 	if (rc == 0)
 		rc = roce_mr_table_init(dev);
+	if (rc == 0)
+		rc = roce_async_init(dev);
 	if (rc < 0) {
 		roce_dev_free(dev);
 		rte_errno = -rc;
@@ -367,6 +370,7 @@ rte_roce_poll(struct ibv_context *ctx)
 		roce_recv_burst(dev, dev->rx, n);
 	}
 	roce_timer_run(dev);
+	roce_dev_link_check(dev);
 	if (dev->cq_error)
 		roce_dev_cq_errors(dev);
 	return n + roce_dev_run_qps(dev);

@@ -22,6 +22,7 @@
 #include <rte_ring.h>
 
 #include "rte_roce_verbs.h"
+#include "roce_event.h"
 #include "roce_timer.h"
 #include "roce_transport.h"
 
@@ -36,9 +37,6 @@ struct roce_qp;
 #define ROCE_DEV_RX_BURST	32
 /* Packets a QP may send per role per rte_roce_poll() before the next QP runs. */
 #define ROCE_DEV_QP_BUDGET	64
-
-/* Asynchronous events held until read; a power of two. */
-#define ROCE_DEV_ASYNC_MAX	64
 
 /* PDs per device. */
 #define ROCE_DEV_MAX_PD		65536
@@ -96,12 +94,7 @@ struct roce_dev {
 	struct rte_ring *sched;
 	bool cq_error;			/* a CQ overran: move its QPs to ERR */
 
-	/* Asynchronous events not yet read (roce_dev_async_event()). */
-	struct ibv_async_event async[ROCE_DEV_ASYNC_MAX];
-	uint32_t async_head;		/* oldest */
-	uint32_t async_count;
-	uint64_t async_lost;		/* events raised while the queue was full */
-
+	struct roce_async async;	/* async_fd and its events (roce_event.h) */
 	struct roce_timer_wheel timers;	/* the engine's (roce_timer.h) */
 	struct roce_dev_stats stats;
 	struct roce_transport_stats xstats;	/* the engine's (roce_transport.h) */
@@ -126,19 +119,6 @@ void roce_dev_qp_schedule(struct roce_dev *dev, struct roce_qp *qp);
 
 /* Called by roce_cq_push() when a CQ overruns: the next poll moves its QPs to ERR. */
 void roce_dev_cq_error(struct roce_dev *dev);
-
-/*
- * Raise an asynchronous event (QP last WQE reached, SRQ limit, ...): the one
- * internal entry point the engine and the objects use, progress thread only.
- * Minimal for now: a bounded queue in the device, read with
- * roce_dev_async_event_next(); an event raised while it is full is counted in
- * async_lost. The completion/async event channel replaces the queue behind
- * this same call.
- */
-void roce_dev_async_event(struct roce_dev *dev, const struct ibv_async_event *ev);
-
-/* Take the oldest queued asynchronous event: 0, or -EAGAIN if none. */
-int roce_dev_async_event_next(struct roce_dev *dev, struct ibv_async_event *ev);
 
 /* Bytes of a verbs path MTU enum (IBV_MTU_256 = 1 .. IBV_MTU_4096 = 5). */
 uint32_t roce_mtu_bytes(enum ibv_mtu mtu);

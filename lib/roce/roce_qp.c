@@ -276,8 +276,9 @@ roce_qp_flush_send(struct roce_qp *qp)
 		 */
 		wc.wr_id = wqe->wr_id;
 		wc.opcode = roce_wr_wc_opcode(wqe->opcode);
-		roce_cq_push(qp->scq, &wc);
+		/* Retired before its completion shows: the slot is free for a poster. */
 		roce_sq_retire(qp);
+		roce_cq_push(qp->scq, &wc);
 	}
 }
 
@@ -293,8 +294,8 @@ roce_qp_flush_recv(struct roce_qp *qp)
 
 	while ((wqe = roce_rq_owned(qp)) != NULL) {
 		wc.wr_id = wqe->wr_id;
-		roce_cq_push(qp->rcq, &wc);
 		roce_rq_consume(qp);
+		roce_cq_push(qp->rcq, &wc);
 	}
 }
 
@@ -335,16 +336,28 @@ roce_qp_last_wqe_reached(struct roce_qp *qp)
 	roce_dev_async_event(qp->dev, &ev);
 }
 
-void
-roce_qp_error(struct roce_qp *qp)
+/* To ERR: every outstanding WR flushes (IBA 10.3.1). */
+static void
+roce_qp_enter_err(struct roce_qp *qp)
 {
-	if (roce_qp_state(qp) == IBV_QPS_ERR)
-		return;
 	roce_qp_set_state(qp, IBV_QPS_ERR);
 	roce_transport_qp_flush(qp);
 	roce_qp_flush(qp);
 	if (qp->srq != NULL)
 		roce_qp_last_wqe_reached(qp);
+}
+
+void
+roce_qp_error(struct roce_qp *qp)
+{
+	struct ibv_async_event ev = { .event_type = IBV_EVENT_QP_FATAL };
+
+	if (roce_qp_state(qp) == IBV_QPS_ERR)
+		return;
+	/* The engine, not the application, moves it: tell the application (IBA 11.6.3.1). */
+	ev.element.qp = &qp->ibv;
+	roce_dev_async_event(qp->dev, &ev);
+	roce_qp_enter_err(qp);
 }
 
 /* Drop every WQE without a completion (RESET, destroy), releasing their MRs. */
@@ -571,6 +584,8 @@ rte_roce_destroy_qp(struct ibv_qp *ibv_qp)
 	}
 	qp = roce_qp_of(ibv_qp);
 	dev = qp->dev;
+	if (roce_dev_async_release(dev, ibv_qp) < 0)
+		return -EBUSY;
 	roce_transport_qp_fini(qp);
 	roce_qp_drop_wqes(qp);
 	/* A pending doorbell names the QPN, which now finds nothing. */
@@ -808,7 +823,7 @@ rte_roce_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mas
 		roce_qp_set_state(qp, next);
 		break;
 	case IBV_QPS_ERR:
-		roce_qp_error(qp);
+		roce_qp_enter_err(qp);
 		break;
 	default:
 		roce_qp_set_state(qp, next);

@@ -161,7 +161,8 @@ struct roce_recv_wqe *roce_rq_peek(struct roce_qp *qp);
 void roce_rq_consume(struct roce_qp *qp);
 
 /*
- * Move qp to ERR (from the engine or the control path) and flush: every
+ * The engine moves qp to ERR and raises IBV_EVENT_QP_FATAL (a move asked by
+ * rte_roce_modify_qp() raises none). It flushes: every
  * send WQE not yet retired and every receive WQE completes with
  * IBV_WC_WR_FLUSH_ERR exactly once, in posting order, signaled or not (as
  * rxe's flush_send_queue()). A WQE the engine already completed must be

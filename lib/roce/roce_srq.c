@@ -232,6 +232,8 @@ rte_roce_destroy_srq(struct ibv_srq *ibv_srq)
 		ROCE_LOG(ERR, "SRQ %u: %u QPs still use it", ibv_srq->handle, srq->users);
 		return -EBUSY;
 	}
+	if (roce_dev_async_release(srq->dev, ibv_srq) < 0)
+		return -EBUSY;
 	/* WQEs still posted go without completions, their MR uses released. */
 	while (roce_queue_count(&srq->rq) != 0) {
 		wqe = roce_queue_slot(&srq->rq, srq->rq.cons);

@@ -225,12 +225,12 @@ int rte_roce_dereg_mr(struct ibv_mr *mr);
  * @param cq_context
  *   Stored in cq->cq_context.
  * @param channel
- *   Must be NULL: completion channels come later.
+ *   A completion channel of the same device (rte_roce_event.h), or NULL.
  * @param comp_vector
  *   Ignored (one vector).
  * @return
  *   The CQ, or NULL with rte_errno: EINVAL (ctx NULL, cqe < 1 or above
- *   max_cqe, channel not NULL), ENOSPC (max_cq reached), ENOMEM.
+ *   max_cqe, a channel of another device), ENOSPC (max_cq reached), ENOMEM.
  */
 struct ibv_cq *rte_roce_create_cq(struct ibv_context *ctx, int cqe,
 				  void *cq_context,
@@ -243,7 +243,9 @@ struct ibv_cq *rte_roce_create_cq(struct ibv_context *ctx, int cqe,
  * @param cq
  *   The CQ.
  * @return
- *   0; -EINVAL (cq NULL); -EBUSY (a QP uses it).
+ *   0; -EINVAL (cq NULL); -EBUSY (a QP uses it, or completion or
+ *   asynchronous events of it were got and not acknowledged: verbs would
+ *   wait for the acknowledgements). Its events not yet got are dropped.
  */
 int rte_roce_destroy_cq(struct ibv_cq *cq);
 
@@ -343,7 +345,8 @@ int rte_roce_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
  * @param qp
  *   The QP.
  * @return
- *   0; -EINVAL (qp NULL).
+ *   0; -EINVAL (qp NULL); -EBUSY (asynchronous events of it were got and
+ *   not acknowledged: verbs would wait). Its events not yet got are dropped.
  */
 int rte_roce_destroy_qp(struct ibv_qp *qp);
 
@@ -464,7 +467,8 @@ int rte_roce_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
  * @param srq
  *   The SRQ.
  * @return
- *   0; -EINVAL (srq NULL); -EBUSY (a QP uses it: destroy the QPs first).
+ *   0; -EINVAL (srq NULL); -EBUSY (a QP uses it: destroy the QPs first; or asynchronous
+ *   events of it were got and not acknowledged).
  */
 int rte_roce_destroy_srq(struct ibv_srq *srq);
 

@@ -11,6 +11,7 @@
  * every API error.
  */
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -409,18 +410,22 @@ test_empty_rnr_then_recovery(void)
 	return teardown(&e, ret);
 }
 
-/* Events of b queued so far of type t (others kept in order behind). */
+/* Events of b queued so far of type t; every event is taken and acknowledged. */
 static unsigned int
 count_events(struct env *e, enum ibv_event_type t, struct ibv_async_event *last)
 {
+	struct ibv_context *ctx = e->s[1].ctx;
 	struct ibv_async_event ev = { 0 };
 	unsigned int n = 0;
 
-	while (roce_dev_async_event_next(dev_b(e), &ev) == 0) {
+	/* Non-blocking: the get returns -EAGAIN once the queue is empty. */
+	(void)fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK);
+	while (rte_roce_get_async_event(ctx, &ev) == 0) {
 		if (ev.event_type == t) {
 			n++;
 			*last = ev;
 		}
+		(void)rte_roce_ack_async_event(&ev);
 	}
 	return n;
 }
