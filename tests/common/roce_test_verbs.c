@@ -217,11 +217,19 @@ roce_test_env_close(struct roce_test_env *e)
 int
 roce_test_wait_wc(struct roce_test_env *e, struct ibv_cq *cq, struct ibv_wc *wc, int n)
 {
-	uint64_t end = roce_test_ms() + ROCE_TEST_WAIT_MS;
+	return roce_test_wait_wc_ctx(e->s[0].ctx, e->s[1].ctx, cq, wc, n, ROCE_TEST_WAIT_MS);
+}
+
+int
+roce_test_wait_wc_ctx(struct ibv_context *a, struct ibv_context *b, struct ibv_cq *cq,
+		      struct ibv_wc *wc, int n, unsigned int timeout_ms)
+{
+	uint64_t end = roce_test_ms() + timeout_ms;
 	int got = 0, r;
 
 	while (got < n && roce_test_ms() < end) {
-		roce_test_pump_env(e);
+		rte_roce_poll(a);
+		rte_roce_poll(b);
 		r = rte_roce_poll_cq(cq, n - got, wc + got);
 		if (r < 0)
 			return r;

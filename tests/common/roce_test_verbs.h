@@ -126,6 +126,14 @@ int roce_test_env_close(struct roce_test_env *e);
 /* Poll both devices until cq gave n completions; returns how many it gave. */
 int roce_test_wait_wc(struct roce_test_env *e, struct ibv_cq *cq, struct ibv_wc *wc, int n);
 
+/*
+ * The same for tests with their own objects: poll devices a and b until cq
+ * gave n completions or timeout_ms passed; how many it gave, or
+ * rte_roce_poll_cq()'s error.
+ */
+int roce_test_wait_wc_ctx(struct ibv_context *a, struct ibv_context *b, struct ibv_cq *cq,
+			  struct ibv_wc *wc, int n, unsigned int timeout_ms);
+
 /* Nothing more arrives on cq for a while. */
 int roce_test_expect_quiet(struct roce_test_env *e, struct ibv_cq *cq);
 
