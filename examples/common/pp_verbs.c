@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -130,21 +131,51 @@ pp_eal_init(int *argc, char ***argv)
 }
 
 int
-pp_qp_to_init(struct ibv_qp *qp, int ib_port, const char *name)
+pp_qp_to_init(struct ibv_qp *qp, int ib_port, uint32_t qkey, const char *name)
 {
 	struct ibv_qp_attr attr = {
 		.qp_state = IBV_QPS_INIT,
 		.pkey_index = 0,
 		.port_num = ib_port,
 		.qp_access_flags = 0,
+		.qkey = qkey,
 	};
+	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
 
-	if (rte_roce_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			       IBV_QP_ACCESS_FLAGS) != 0) {
+	mask |= qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
+	if (rte_roce_modify_qp(qp, &attr, mask) != 0) {
 		fprintf(stderr, "Failed to modify %s to INIT\n", name);
 		return -1;
 	}
 	return 0;
+}
+
+int
+pp_gid_check(const struct pp_dest *dest)
+{
+	/* The tools leave the AV local when the GID is zero; RoCE cannot route that. */
+	if (dest->gid.global.interface_id == 0 && dest->gid.global.subnet_prefix == 0) {
+		fprintf(stderr, "The remote GID is zero: run the peer with -g <GID index>\n");
+		return -1;
+	}
+	return 0;
+}
+
+void
+pp_ah_attr(const struct pp_path *path, const struct pp_dest *dest, struct ibv_ah_attr *ah_attr)
+{
+	*ah_attr = (struct ibv_ah_attr){
+		.is_global = 1,
+		.dlid = dest->lid,
+		.sl = path->sl,
+		.src_path_bits = 0,
+		.port_num = path->ib_port,
+		.grh = {
+			.dgid = dest->gid,
+			.hop_limit = PP_HOP_LIMIT,
+			.sgid_index = path->sgid_index,
+		},
+	};
 }
 
 int
@@ -158,29 +189,16 @@ pp_qp_connect(struct ibv_qp *qp, const struct pp_path *path, uint32_t my_psn,
 		.rq_psn = dest->psn,
 		.max_dest_rd_atomic = PP_MAX_DEST_RD_ATOMIC,
 		.min_rnr_timer = PP_MIN_RNR_TIMER,
-		.ah_attr = {
-			.is_global = 1,
-			.dlid = dest->lid,
-			.sl = path->sl,
-			.src_path_bits = 0,
-			.port_num = path->ib_port,
-			.grh = {
-				.dgid = dest->gid,
-				.hop_limit = PP_HOP_LIMIT,
-				.sgid_index = path->sgid_index,
-			},
-		},
 	};
+	bool rc = qp->qp_type == IBV_QPT_RC;
 	int ret;
 
-	/* The tools leave the AV local when the GID is zero; RoCE cannot route that. */
-	if (dest->gid.global.interface_id == 0 && dest->gid.global.subnet_prefix == 0) {
-		fprintf(stderr, "The remote GID is zero: run the peer with -g <GID index>\n");
+	if (pp_gid_check(dest) != 0)
 		return -1;
-	}
+	pp_ah_attr(path, dest, &attr.ah_attr);
 	ret = rte_roce_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				 IBV_QP_MIN_RNR_TIMER);
+				 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				 (rc ? IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER : 0));
 	if (ret != 0) {
 		fprintf(stderr, "Failed to modify %s to RTR: %s\n", name, strerror(-ret));
 		return -1;
@@ -191,8 +209,9 @@ pp_qp_connect(struct ibv_qp *qp, const struct pp_path *path, uint32_t my_psn,
 	attr.rnr_retry = PP_RNR_RETRY;
 	attr.sq_psn = my_psn;
 	attr.max_rd_atomic = PP_MAX_RD_ATOMIC;
-	ret = rte_roce_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				 IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	ret = rte_roce_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN |
+				 (rc ? IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				  IBV_QP_MAX_QP_RD_ATOMIC : 0));
 	if (ret != 0) {
 		fprintf(stderr, "Failed to modify %s to RTS: %s\n", name, strerror(-ret));
 		return -1;
@@ -202,7 +221,7 @@ pp_qp_connect(struct ibv_qp *qp, const struct pp_path *path, uint32_t my_psn,
 
 int
 pp_post_send_buf(struct ibv_qp *qp, uint64_t wr_id, void *buf, uint32_t len, uint32_t lkey,
-		 unsigned int flags)
+		 unsigned int flags, const struct pp_send_target *to)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)buf,
@@ -218,6 +237,11 @@ pp_post_send_buf(struct ibv_qp *qp, uint64_t wr_id, void *buf, uint32_t len, uin
 	};
 	struct ibv_send_wr *bad_wr;
 
+	if (to != NULL) {
+		wr.wr.ud.ah = to->ah;
+		wr.wr.ud.remote_qpn = to->remote_qpn;
+		wr.wr.ud.remote_qkey = to->remote_qkey;
+	}
 	return rte_roce_post_send(qp, &wr, &bad_wr);
 }
 

@@ -6,6 +6,15 @@
  * settings (wire-facts.md 8), same strict ping-pong of SENDs and the same
  * output, so it runs against the unmodified tool on a kernel rxe peer.
  *
+ * The same file builds uc_pingpong and ud_pingpong (PP_QP_TYPE set by
+ * examples/uc_pingpong and examples/ud_pingpong), as ibv_uc_pingpong and
+ * ibv_ud_pingpong, each with the options of its original: UC connects
+ * with the UC attributes only (RTR: AV, MTU, QPN, PSN; RTS: PSN); UD sets
+ * Q_Key 0x11111111 at INIT, creates an address handle to the peer (the
+ * server before it answers), receives into size + 40 bytes (the GRH
+ * first) and sends from buf + 40, refuses a size above the port's active
+ * MTU and has no -m.
+ *
  *   rc_pingpong [EAL args] -- --ip ADDR[/LEN] [options]              server
  *   rc_pingpong [EAL args] -- --ip ADDR[/LEN] [options] <host>       client
  *
@@ -56,8 +65,24 @@
 #include "pp_port.h"
 #include "pp_verbs.h"
 
-/* The tool's defaults (RC:libibverbs/examples/rc_pingpong.c main). */
-#define PP_SIZE_DEFAULT 4096
+/* Which of the three tools this build is (default: rc_pingpong). */
+#ifndef PP_QP_TYPE
+#define PP_QP_TYPE IBV_QPT_RC
+#endif
+#define PP_RC (PP_QP_TYPE == IBV_QPT_RC)
+#define PP_UD (PP_QP_TYPE == IBV_QPT_UD)
+/* getopt strings of the originals (RC:libibverbs/examples/{rc,uc,ud}_pingpong.c). */
+#define PP_OPTSTRING_RC "p:d:i:s:m:r:n:l:eg:oOPtcjN"
+#define PP_OPTSTRING_UC "p:d:i:s:m:r:n:l:eg:c"
+#define PP_OPTSTRING_UD "p:d:i:s:r:n:l:eg:c"
+/* UD: ibv_ud_pingpong's Q_Key, and the GRH in front of every receive (wire-facts.md 9, 11a). */
+#define PP_UD_QKEY 0x11111111
+#define PP_GRH_LEN (PP_UD ? RTE_ROCE_GRH_LEN : 0)
+/* IB MTU enum -> bytes: 1 << (enum + 7) (wire-facts.md 8). */
+#define PP_IB_MTU_SHIFT 7
+
+/* The tool's defaults (RC:libibverbs/examples/rc_pingpong.c main; ud_pingpong: 1024). */
+#define PP_SIZE_DEFAULT (PP_UD ? 1024 : 4096)
 #define PP_PSN_MASK 0xffffff
 #define PP_INIT_BYTE 0x7b	/* the tool fills its buffer with this */
 #define PP_WC_BATCH 2		/* completions polled at a time */
@@ -83,6 +108,8 @@ struct pp_ctx {
 	struct ibv_comp_channel *channel;	/* -e */
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
+	struct ibv_ah *ah;	/* UD: to the peer */
+	uint32_t remote_qpn;	/* UD: the peer's QP */
 	uint8_t *buf;
 	uint32_t size;
 	uint32_t rx_depth;
@@ -167,7 +194,8 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 	};
 	o->validate = false;
 	o->use_event = false;
-	return pp_cmdline(argc, argv, "p:d:i:s:m:r:n:l:eg:oOPtcjN", longopts, &o->cmn,
+	return pp_cmdline(argc, argv, PP_RC ? PP_OPTSTRING_RC :
+			  PP_UD ? PP_OPTSTRING_UD : PP_OPTSTRING_UC, longopts, &o->cmn,
 			  PP_SIZE_DEFAULT, 0, pp_opt, o, pp_usage);
 }
 
@@ -178,7 +206,7 @@ pp_post_recv(struct pp_ctx *c, uint32_t n)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)c->buf,
-		.length = c->size,
+		.length = c->size + PP_GRH_LEN,
 		.lkey = c->mr->lkey,
 	};
 	struct ibv_recv_wr wr = {
@@ -198,7 +226,12 @@ pp_post_recv(struct pp_ctx *c, uint32_t n)
 static int
 pp_post_send(struct pp_ctx *c)
 {
-	return pp_post_send_buf(c->qp, PP_SEND_WRID, c->buf, c->size, c->mr->lkey, c->send_flags);
+	const struct pp_send_target to = {
+		.ah = c->ah, .remote_qpn = c->remote_qpn, .remote_qkey = PP_UD_QKEY,
+	};
+
+	return pp_post_send_buf(c->qp, PP_SEND_WRID, c->buf + PP_GRH_LEN, c->size, c->mr->lkey,
+				c->send_flags, &to);
 }
 
 /* QP as the tool creates it: one send WR, rx_depth receives, one SGE each; INLINE if it fits. */
@@ -214,7 +247,7 @@ pp_create_qp(struct pp_ctx *c, int ib_port)
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
 		},
-		.qp_type = IBV_QPT_RC,
+		.qp_type = PP_QP_TYPE,
 	};
 	struct ibv_qp_attr attr;
 
@@ -226,7 +259,7 @@ pp_create_qp(struct pp_ctx *c, int ib_port)
 	if (rte_roce_query_qp(c->qp, &attr, IBV_QP_CAP, &init) == 0 &&
 	    init.cap.max_inline_data >= c->size)
 		c->send_flags |= IBV_SEND_INLINE;
-	return pp_qp_to_init(c->qp, ib_port, "QP");
+	return pp_qp_to_init(c->qp, ib_port, PP_UD_QKEY, "QP");
 }
 
 /* Free what pp_init() made, in reverse; 0 or -1 after saying which step failed. */
@@ -238,6 +271,11 @@ pp_destroy(struct pp_ctx *c)
 		return -1;
 	}
 	c->qp = NULL;
+	if (c->ah != NULL && rte_roce_destroy_ah(c->ah) != 0) {
+		fprintf(stderr, "Couldn't destroy AH\n");
+		return -1;
+	}
+	c->ah = NULL;
 	/* As the tool: every event got is acknowledged in one batch. */
 	if (c->cq != NULL && c->channel != NULL)
 		rte_roce_ack_cq_events(c->cq, c->num_cq_events);
@@ -261,12 +299,12 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 	c->rx_depth = o->cmn.rx_depth;
 	c->send_flags = IBV_SEND_SIGNALED;
 	/* At least one byte, so that a zero-size run still has an address to register. */
-	if (posix_memalign((void **)&c->buf, page_size, RTE_MAX(o->cmn.size, 1u)) != 0) {
+	if (posix_memalign((void **)&c->buf, page_size, RTE_MAX(o->cmn.size + PP_GRH_LEN, 1u)) != 0) {
 		c->buf = NULL;
 		fprintf(stderr, "Couldn't allocate work buf.\n");
 		return -1;
 	}
-	memset(c->buf, PP_INIT_BYTE, o->cmn.size);
+	memset(c->buf, PP_INIT_BYTE, o->cmn.size + PP_GRH_LEN);
 	/* Before the CQ that uses it, as the tool's pp_init_ctx(). */
 	if (o->use_event) {
 		c->channel = rte_roce_create_comp_channel(c->pp.ctx);
@@ -275,8 +313,8 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 			return -1;
 		}
 	}
-	if (pp_alloc_pd_mr_cq(c->pp.ctx, c->buf, o->cmn.size, o->cmn.rx_depth + 1, c->channel,
-			      &c->pd, &c->mr, &c->cq) != 0)
+	if (pp_alloc_pd_mr_cq(c->pp.ctx, c->buf, o->cmn.size + PP_GRH_LEN, o->cmn.rx_depth + 1,
+			      c->channel, &c->pd, &c->mr, &c->cq) != 0)
 		return -1;
 	if (pp_create_qp(c, o->cmn.ib_port) != 0)
 		return -1;
@@ -290,7 +328,41 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 
 /* ---- connection ---- */
 
-/* RTR then RTS with the tool's attributes (RC:rc_pingpong.c pp_connect_ctx). */
+/* UD: RTR and RTS need no peer; the address handle names it (RC:ud_pingpong.c pp_connect_ctx). */
+static int
+pp_connect_ud(struct pp_ctx *c, const struct pp_path *path, uint32_t my_psn,
+	      const struct pp_dest *dest)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RTR };
+	struct ibv_ah_attr ah_attr;
+	int ret;
+
+	ret = rte_roce_modify_qp(c->qp, &attr, IBV_QP_STATE);
+	if (ret != 0) {
+		fprintf(stderr, "Failed to modify QP to RTR: %s\n", strerror(-ret));
+		return -1;
+	}
+	attr.qp_state = IBV_QPS_RTS;
+	attr.sq_psn = my_psn;
+	ret = rte_roce_modify_qp(c->qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	if (ret != 0) {
+		fprintf(stderr, "Failed to modify QP to RTS: %s\n", strerror(-ret));
+		return -1;
+	}
+	pp_ah_attr(path, dest, &ah_attr);
+	c->ah = rte_roce_create_ah(c->pd, &ah_attr);
+	if (c->ah == NULL) {
+		fprintf(stderr, "Failed to create AH\n");
+		return -1;
+	}
+	c->remote_qpn = dest->qpn;
+	return 0;
+}
+
+/*
+ * RTR then RTS with the tool's attributes (RC:rc_pingpong.c pp_connect_ctx;
+ * uc_pingpong.c: no RC attributes; ud_pingpong.c: an address handle).
+ */
 static int
 pp_connect(struct pp_ctx *c, const struct pp_opts *o, int sgid_index, uint32_t my_psn,
 	   const struct pp_dest *dest)
@@ -302,6 +374,8 @@ pp_connect(struct pp_ctx *c, const struct pp_opts *o, int sgid_index, uint32_t m
 		.sgid_index = sgid_index,
 	};
 
+	if (PP_UD)
+		return pp_gid_check(dest) == 0 ? pp_connect_ud(c, &path, my_psn, dest) : -1;
 	return pp_qp_connect(c->qp, &path, my_psn, dest, "QP");
 }
 
@@ -449,7 +523,7 @@ pp_mark_pages(struct pp_ctx *c, long page_size)
 	uint32_t i;
 
 	for (i = 0; i < c->size; i += page_size)
-		c->buf[i] = i / page_size % sizeof(char);
+		c->buf[i + PP_GRH_LEN] = i / page_size % sizeof(char);
 }
 
 static int
@@ -459,7 +533,7 @@ pp_check_pages(const struct pp_ctx *c, long page_size)
 	uint32_t i;
 
 	for (i = 0; i < c->size; i += page_size) {
-		if (c->buf[i] != i / page_size % sizeof(char)) {
+		if (c->buf[i + PP_GRH_LEN] != i / page_size % sizeof(char)) {
 			fprintf(stderr, "invalid data in page %lu\n",
 				(unsigned long)(i / page_size));
 			bad = -1;
@@ -484,6 +558,11 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 		return -1;
 	}
 	mine.lid = portinfo.lid;
+	if (PP_UD && o->cmn.size > (1u << (portinfo.active_mtu + PP_IB_MTU_SHIFT))) {
+		fprintf(stderr, "Requested size larger than port MTU (%u)\n",
+			1u << (portinfo.active_mtu + PP_IB_MTU_SHIFT));
+		return -1;
+	}
 	if (portinfo.link_layer != IBV_LINK_LAYER_ETHERNET && mine.lid == 0) {
 		fprintf(stderr, "Couldn't get local LID\n");
 		return -1;
@@ -536,10 +615,13 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 	if (ret != 0)
 		return -1;
 	pp_report(o->cmn.size, o->cmn.iters, &start, &end);
+	/*
+	 * Our last ACK (RC), or our last SEND (UC/UD: it completed when handed
+	 * to the port), must leave before the QP goes: the peer waits for it.
+	 */
+	pp_port_linger(&c->pp, PP_LINGER_QUIET_MS, PP_LINGER_MAX_MS);
 	if (o->cmn.servername == NULL && o->validate && pp_check_pages(c, page_size) != 0)
 		return -1;
-	/* Our last ACK must leave before the QP goes: the peer waits for it. */
-	pp_port_linger(&c->pp, PP_LINGER_QUIET_MS, PP_LINGER_MAX_MS);
 	return 0;
 }
 
