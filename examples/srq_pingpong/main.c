@@ -178,7 +178,7 @@ static int
 pp_post_send(struct pp_ctx *c, uint32_t qi)
 {
 	return pp_post_send_buf(c->qp[qi], PP_SEND_WRID, c->buf, c->size, c->mr->lkey,
-				c->send_flags, NULL);
+				c->send_flags);
 }
 
 /* QP qi as the tool creates it: on the SRQ, one send WR of one SGE; INLINE if it fits. */
@@ -204,7 +204,7 @@ pp_create_qp(struct pp_ctx *c, uint32_t qi, int ib_port)
 	    init.cap.max_inline_data >= c->size)
 		c->send_flags |= IBV_SEND_INLINE;
 	snprintf(name, sizeof(name), "QP[%u]", qi);
-	return pp_qp_to_init(c->qp[qi], ib_port, 0, name);
+	return pp_qp_to_init(c->qp[qi], ib_port, name);
 }
 
 /* Free what pp_init() made, in reverse; 0 or -1 after saying which step failed. */

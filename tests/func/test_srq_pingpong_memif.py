@@ -224,7 +224,7 @@ CASES = [
 
 
 def main():
-    return run_cases(__doc__, lambda tool: CASES, ("srq",))
+    return run_cases(__doc__, CASES)
 
 
 if __name__ == "__main__":
