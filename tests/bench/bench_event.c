@@ -40,14 +40,6 @@
 
 static struct roce_test_pair pair;
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Median of BENCH_REPS runs of fn(arg), in ns per iteration. */
 static double
 median_ns(void (*fn)(void *), void *arg, unsigned int iters)
@@ -61,8 +53,7 @@ median_ns(void (*fn)(void *), void *arg, unsigned int iters)
 		fn(arg);
 		ns[r] = (double)(rte_rdtsc_precise() - t) * NSEC_PER_SEC / rte_get_tsc_hz() / iters;
 	}
-	qsort(ns, BENCH_REPS, sizeof(ns[0]), cmp_double);
-	return ns[BENCH_REPS / 2];
+	return roce_test_median(ns, BENCH_REPS);
 }
 
 static void
