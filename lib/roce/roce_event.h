@@ -42,6 +42,7 @@ struct roce_async {
 	uint32_t count;		/* queued */
 	struct roce_async_unacked unacked[ROCE_ASYNC_UNACKED_MAX];
 	uint64_t dropped;	/* events lost to a full queue */
+	uint32_t nb_channels;	/* completion channels of the device (control path) */
 	/* Link watch (roce_dev_link_check()). */
 	uint64_t link_next;	/* timer wheel time (us) of the next link check */
 	int link_up;		/* last state seen: 1 up, 0 down, -1 not read yet */

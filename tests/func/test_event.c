@@ -113,9 +113,19 @@ env_close(struct env *e)
 	int ret = 0;
 
 	for (i = 0; i < 2; i++) {
-		ret |= roce_test_side_close(&e->s[i], &e->qp[i], 1);
+		struct roce_test_side *s = &e->s[i];
+
+		/* The channel goes after its CQs and before the device. */
+		if (e->qp[i] != NULL && rte_roce_destroy_qp(e->qp[i]) != 0)
+			ret = -1;
+		if (s->scq != NULL && rte_roce_destroy_cq(s->scq) != 0)
+			ret = -1;
+		if (s->rcq != NULL && rte_roce_destroy_cq(s->rcq) != 0)
+			ret = -1;
+		s->scq = s->rcq = NULL;
 		if (e->ch[i] != NULL && rte_roce_destroy_comp_channel(e->ch[i]) != 0)
 			ret = -1;
+		ret |= roce_test_side_close(s, NULL, 0);
 	}
 	ret |= roce_test_pair_release(&pair, &e->s[0].port, &e->s[1].port, e->baseline);
 	return ret;
@@ -249,6 +259,7 @@ channel_api(struct env *e)
 	cq = rte_roce_create_cq(e->s[0].ctx, 8, NULL, ch, 0);
 	ROCE_TEST_ASSERT(cq != NULL && cq->channel == ch, "CQ on the channel");
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_comp_channel(ch), -EBUSY, "channel in use");
+	ROCE_TEST_ASSERT_EQ(rte_roce_close_device(e->s[0].ctx), -EBUSY, "device with a channel");
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_comp_channel(NULL), -EINVAL, "destroy NULL");
 	ROCE_TEST_ASSERT_EQ(rte_roce_req_notify_cq(NULL, 0), -EINVAL, "arm NULL");
 	ROCE_TEST_ASSERT_EQ(rte_roce_req_notify_cq(cq, 0), 0, "arm");
