@@ -77,11 +77,24 @@ int pp_oob_accept(int listen_fd);
 /* Connect to host:port, trying each address getaddrinfo() gives. The socket or a negative errno. */
 int pp_oob_connect(const char *host, uint16_t port);
 
+/*
+ * Run progress(arg) about every millisecond while accept or a read waits for
+ * the peer, so that the stack keeps answering ARP, ND and ping (the peer may
+ * resolve us in the middle of the exchange). NULL: just wait.
+ */
+void pp_oob_set_progress(void (*progress)(void *arg), void *arg);
+
 /* Write one record. 0, -EIO (short write or the peer closed) or another negative errno. */
 int pp_oob_send_dest(int fd, const struct pp_dest *dest);
 
 /* Read one record (all 52 bytes, however TCP splits them) and parse it. 0, -EIO, -EINVAL. */
 int pp_oob_recv_dest(int fd, struct pp_dest *dest);
+
+/*
+ * Print "  <which> LID 0x..., QPN 0x..., PSN 0x..., GID <IPv6 text>" as the
+ * tools do (which: "local address: " or "remote address:").
+ */
+void pp_dest_print(const char *which, const struct pp_dest *dest);
 
 /* Write "done" and its NUL. 0 or a negative errno. */
 int pp_oob_send_done(int fd);

@@ -13,6 +13,7 @@
 
 #include <rte_roce_verbs.h>
 
+#include "pp_oob.h"
 #include "pp_port.h"
 
 #define PP_IPV4_PREFIX_MAX 32
@@ -20,6 +21,9 @@
 #define PP_MS_PER_S 1000
 #define PP_NS_PER_MS 1000000
 #define PP_NS_PER_S 1000000000ull
+#define PP_US_PER_S 1000000.
+#define PP_NS_PER_US 1000.
+#define PP_BITS_PER_BYTE 8.
 
 uint64_t
 pp_now_ms(void)
@@ -42,6 +46,34 @@ pp_parse_number(const char *s, unsigned long min, unsigned long max, unsigned lo
 	if (errno != 0 || *end != '\0' || *val < min || *val > max)
 		return -EINVAL;
 	return 0;
+}
+
+enum ibv_mtu
+pp_mtu_to_enum(unsigned long mtu)
+{
+	switch (mtu) {
+	case 256: return IBV_MTU_256;
+	case 512: return IBV_MTU_512;
+	case 1024: return IBV_MTU_1024;
+	case 2048: return IBV_MTU_2048;
+	case 4096: return IBV_MTU_4096;
+	default: return 0;
+	}
+}
+
+void
+pp_report(uint32_t size, uint32_t iters, const struct timespec *start,
+	  const struct timespec *end)
+{
+	double usec = (end->tv_sec - start->tv_sec) * PP_US_PER_S +
+		      (end->tv_nsec - start->tv_nsec) / PP_NS_PER_US;
+	long long bytes = (long long)size * iters * 2;
+
+	printf("%lld bytes in %.2f seconds = %.2f Mbit/sec\n", bytes, usec / PP_US_PER_S,
+	       bytes * PP_BITS_PER_BYTE / usec);
+	printf("%u iters in %.2f seconds = %.2f usec/iter\n", iters, usec / PP_US_PER_S,
+	       usec / iters);
+	fflush(stdout);
 }
 
 void
@@ -205,6 +237,14 @@ pp_find_ethdev(const char *name, uint16_t *eth)
 	return -ENODEV;
 }
 
+static void
+pp_port_progress(void *arg)
+{
+	struct pp_port *pp = arg;
+
+	rte_roce_poll(pp->ctx);
+}
+
 int
 pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
 {
@@ -250,6 +290,8 @@ pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
 		fprintf(stderr, "Couldn't open a device on the port: %s\n", rte_strerror(-ret));
 		goto destroy_port;
 	}
+	/* While the TCP exchange waits, the peer may resolve us: keep answering. */
+	pp_oob_set_progress(pp_port_progress, pp);
 	return 0;
 
 destroy_port:
@@ -303,6 +345,7 @@ pp_port_close(struct pp_port *pp)
 {
 	int ret = 0;
 
+	pp_oob_set_progress(NULL, NULL);
 	if (pp->ctx != NULL) {
 		ret = rte_roce_close_device(pp->ctx);
 		if (ret != 0) {

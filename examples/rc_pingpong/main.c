@@ -43,8 +43,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <arpa/inet.h>
-
 #include <rte_common.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -56,30 +54,16 @@
 #include "pp_event.h"
 #include "pp_oob.h"
 #include "pp_port.h"
+#include "pp_verbs.h"
 
 /* The tool's defaults (RC:libibverbs/examples/rc_pingpong.c main). */
 #define PP_SIZE_DEFAULT 4096
-#define PP_MTU_DEFAULT IBV_MTU_1024
-#define PP_RX_DEPTH_DEFAULT 500
-#define PP_ITERS_DEFAULT 1000
-#define PP_IB_PORT_DEFAULT 1
-/* wire-facts.md 8, tool settings. */
-#define PP_HOP_LIMIT 1
-#define PP_MAX_DEST_RD_ATOMIC 1
-#define PP_MIN_RNR_TIMER 12
-#define PP_TIMEOUT 14
-#define PP_RETRY_CNT 7
-#define PP_RNR_RETRY 7
-#define PP_MAX_RD_ATOMIC 1
 #define PP_PSN_MASK 0xffffff
 #define PP_INIT_BYTE 0x7b	/* the tool fills its buffer with this */
 #define PP_WC_BATCH 2		/* completions polled at a time */
 #define PP_OOB_TIMEOUT_MS 30000
 #define PP_LINGER_QUIET_MS 20
 #define PP_LINGER_MAX_MS 1000
-#define PP_US_PER_S 1000000.
-#define PP_BITS_PER_BYTE 8.
-#define PP_MESSAGE_MAX (1u << 31)	/* max_msg_sz, 2 GiB */
 
 enum {
 	PP_RECV_WRID = 1,
@@ -87,16 +71,7 @@ enum {
 };
 
 struct pp_opts {
-	struct pp_port_conf port; /* -d, --ip, --eth-mtu, --pcap */
-	const char *servername;	/* client mode when set */
-	uint16_t tcp_port;	/* -p */
-	int ib_port;		/* -i */
-	uint32_t size;		/* -s */
-	enum ibv_mtu mtu;	/* -m */
-	uint32_t rx_depth;	/* -r */
-	uint32_t iters;		/* -n */
-	uint8_t sl;		/* -l */
-	int gidx;		/* -g; -1 = the GID of --ip */
+	struct pp_opts_common cmn; /* -p -d -i -s -m -r -n -l -g, --ip, ... */
 	bool validate;		/* -c */
 	bool use_event;		/* -e */
 };
@@ -122,18 +97,7 @@ struct pp_ctx {
 static void
 pp_usage(const char *argv0)
 {
-	printf("Usage:\n");
-	printf("  %s [EAL args] -- --ip ADDR[/LEN] [options]         start a server and wait for "
-	       "connection\n", argv0);
-	printf("  %s [EAL args] -- --ip ADDR[/LEN] [options] <host>  connect to server at <host>\n",
-	       argv0);
-	printf("\nOptions:\n");
-	pp_port_usage();
-	printf("  -p, --port=<port>      listen on/connect to port <port> (default 18515)\n");
-	printf("  -d, --ib-dev=<dev>     use the ethdev named <dev> (default first ethdev)\n");
-	printf("  -i, --ib-port=<port>   use port <port> of IB device (default 1)\n");
-	printf("  -s, --size=<size>      size of message to exchange (default 4096)\n");
-	printf("  -m, --mtu=<size>       path MTU (default 1024)\n");
+	pp_usage_common(argv0, PP_SIZE_DEFAULT);
 	printf("  -r, --rx-depth=<dep>   number of receives to post at a time (default 500)\n");
 	printf("  -n, --iters=<iters>    number of exchanges (default 1000)\n");
 	printf("  -l, --sl=<sl>          service level value\n");
@@ -150,19 +114,6 @@ pp_usage(const char *argv0)
 
 /* ---- options ---- */
 
-static enum ibv_mtu
-pp_mtu_to_enum(unsigned long mtu)
-{
-	switch (mtu) {
-	case 256: return IBV_MTU_256;
-	case 512: return IBV_MTU_512;
-	case 1024: return IBV_MTU_1024;
-	case 2048: return IBV_MTU_2048;
-	case 4096: return IBV_MTU_4096;
-	default: return 0;
-	}
-}
-
 static int
 pp_unsupported(const char *what)
 {
@@ -170,56 +121,14 @@ pp_unsupported(const char *what)
 	return -ENOTSUP;
 }
 
-/* One option; 0, -EINVAL (usage) or -ENOTSUP (refused feature). */
+/* One option of this tool's own; 0, -EINVAL (usage) or -ENOTSUP (refused feature). */
 static int
-pp_opt(struct pp_opts *o, int c, const char *arg)
+pp_opt(void *opts, int c, const char *arg)
 {
-	unsigned long v;
+	struct pp_opts *o = opts;
 
+	RTE_SET_USED(arg);
 	switch (c) {
-	case 'p':
-		if (pp_parse_number(arg, 0, UINT16_MAX, &v) != 0)
-			return -EINVAL;
-		o->tcp_port = v;
-		return 0;
-	case 'd':
-		o->port.ethdev = arg;
-		return 0;
-	case 'i':
-		if (pp_parse_number(arg, 1, INT_MAX, &v) != 0)
-			return -EINVAL;
-		o->ib_port = v;
-		return 0;
-	case 's':
-		if (pp_parse_number(arg, 0, PP_MESSAGE_MAX, &v) != 0)
-			return -EINVAL;
-		o->size = v;
-		return 0;
-	case 'm':
-		if (pp_parse_number(arg, 0, ULONG_MAX, &v) != 0 || pp_mtu_to_enum(v) == 0)
-			return -EINVAL;
-		o->mtu = pp_mtu_to_enum(v);
-		return 0;
-	case 'r':
-		if (pp_parse_number(arg, 1, INT_MAX, &v) != 0)
-			return -EINVAL;
-		o->rx_depth = v;
-		return 0;
-	case 'n':
-		if (pp_parse_number(arg, 1, INT_MAX, &v) != 0)
-			return -EINVAL;
-		o->iters = v;
-		return 0;
-	case 'l':
-		if (pp_parse_number(arg, 0, UINT8_MAX, &v) != 0)
-			return -EINVAL;
-		o->sl = v;
-		return 0;
-	case 'g':
-		if (pp_parse_number(arg, 0, INT_MAX, &v) != 0)
-			return -EINVAL;
-		o->gidx = v;
-		return 0;
 	case 'c':
 		o->validate = true;
 		return 0;
@@ -245,16 +154,7 @@ static int
 pp_parse_args(int argc, char **argv, struct pp_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "port", required_argument, NULL, 'p' },
-		{ "ib-dev", required_argument, NULL, 'd' },
-		{ "ib-port", required_argument, NULL, 'i' },
-		{ "size", required_argument, NULL, 's' },
-		{ "mtu", required_argument, NULL, 'm' },
-		{ "rx-depth", required_argument, NULL, 'r' },
-		{ "iters", required_argument, NULL, 'n' },
-		{ "sl", required_argument, NULL, 'l' },
 		{ "events", no_argument, NULL, 'e' },
-		{ "gid-idx", required_argument, NULL, 'g' },
 		{ "odp", no_argument, NULL, 'o' },
 		{ "iodp", no_argument, NULL, 'O' },
 		{ "prefetch", no_argument, NULL, 'P' },
@@ -262,43 +162,13 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		{ "chk", no_argument, NULL, 'c' },
 		{ "dm", no_argument, NULL, 'j' },
 		{ "new_send", no_argument, NULL, 'N' },
-		PP_PORT_LONGOPTS,
+		PP_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, ret;
-
-	*o = (struct pp_opts){
-		.tcp_port = PP_OOB_PORT_DEFAULT,
-		.ib_port = PP_IB_PORT_DEFAULT,
-		.size = PP_SIZE_DEFAULT,
-		.mtu = PP_MTU_DEFAULT,
-		.rx_depth = PP_RX_DEPTH_DEFAULT,
-		.iters = PP_ITERS_DEFAULT,
-		.gidx = -1,
-	};
-	optind = 1;	/* the EAL used getopt before us */
-	while ((c = getopt_long(argc, argv, "p:d:i:s:m:r:n:l:eg:oOPtcjN", longopts, NULL)) != -1) {
-		ret = pp_port_opt(&o->port, c, optarg);
-		if (ret == 0)
-			ret = pp_opt(o, c, optarg);
-		else if (ret > 0)
-			ret = 0;
-		if (ret == -EINVAL)
-			pp_usage(argv[0]);
-		if (ret != 0)
-			return ret;
-	}
-	if (optind == argc - 1) {
-		o->servername = argv[optind];
-	} else if (optind < argc) {
-		pp_usage(argv[0]);
-		return -EINVAL;
-	}
-	if (pp_port_conf_check(&o->port) != 0) {
-		pp_usage(argv[0]);
-		return -EINVAL;
-	}
-	return 0;
+	o->validate = false;
+	o->use_event = false;
+	return pp_cmdline(argc, argv, "p:d:i:s:m:r:n:l:eg:oOPtcjN", longopts, &o->cmn,
+			  PP_SIZE_DEFAULT, 0, pp_opt, o, pp_usage);
 }
 
 /* ---- resources ---- */
@@ -328,21 +198,7 @@ pp_post_recv(struct pp_ctx *c, uint32_t n)
 static int
 pp_post_send(struct pp_ctx *c)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)c->buf,
-		.length = c->size,
-		.lkey = c->mr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = PP_SEND_WRID,
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = IBV_WR_SEND,
-		.send_flags = c->send_flags,
-	};
-	struct ibv_send_wr *bad_wr;
-
-	return rte_roce_post_send(c->qp, &wr, &bad_wr);
+	return pp_post_send_buf(c->qp, PP_SEND_WRID, c->buf, c->size, c->mr->lkey, c->send_flags);
 }
 
 /* QP as the tool creates it: one send WR, rx_depth receives, one SGE each; INLINE if it fits. */
@@ -370,17 +226,7 @@ pp_create_qp(struct pp_ctx *c, int ib_port)
 	if (rte_roce_query_qp(c->qp, &attr, IBV_QP_CAP, &init) == 0 &&
 	    init.cap.max_inline_data >= c->size)
 		c->send_flags |= IBV_SEND_INLINE;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_INIT;
-	attr.pkey_index = 0;
-	attr.port_num = ib_port;
-	attr.qp_access_flags = 0;
-	if (rte_roce_modify_qp(c->qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			       IBV_QP_ACCESS_FLAGS) != 0) {
-		fprintf(stderr, "Failed to modify QP to INIT\n");
-		return -1;
-	}
-	return 0;
+	return pp_qp_to_init(c->qp, ib_port, "QP");
 }
 
 /* Free what pp_init() made, in reverse; 0 or -1 after saying which step failed. */
@@ -396,26 +242,14 @@ pp_destroy(struct pp_ctx *c)
 	if (c->cq != NULL && c->channel != NULL)
 		rte_roce_ack_cq_events(c->cq, c->num_cq_events);
 	c->num_cq_events = 0;
-	if (c->cq != NULL && rte_roce_destroy_cq(c->cq) != 0) {
-		fprintf(stderr, "Couldn't destroy CQ\n");
+	if (pp_free_cq_mr_pd(&c->cq, &c->mr, &c->pd) != 0)
 		return -1;
-	}
-	c->cq = NULL;
+	/* After the CQ that used it. */
 	if (c->channel != NULL && rte_roce_destroy_comp_channel(c->channel) != 0) {
 		fprintf(stderr, "Couldn't destroy completion channel\n");
 		return -1;
 	}
 	c->channel = NULL;
-	if (c->mr != NULL && rte_roce_dereg_mr(c->mr) != 0) {
-		fprintf(stderr, "Couldn't deregister MR\n");
-		return -1;
-	}
-	c->mr = NULL;
-	if (c->pd != NULL && rte_roce_dealloc_pd(c->pd) != 0) {
-		fprintf(stderr, "Couldn't deallocate PD\n");
-		return -1;
-	}
-	c->pd = NULL;
 	return 0;
 }
 
@@ -423,26 +257,17 @@ pp_destroy(struct pp_ctx *c)
 static int
 pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 {
-	c->size = o->size;
-	c->rx_depth = o->rx_depth;
+	c->size = o->cmn.size;
+	c->rx_depth = o->cmn.rx_depth;
 	c->send_flags = IBV_SEND_SIGNALED;
 	/* At least one byte, so that a zero-size run still has an address to register. */
-	if (posix_memalign((void **)&c->buf, page_size, RTE_MAX(o->size, 1u)) != 0) {
+	if (posix_memalign((void **)&c->buf, page_size, RTE_MAX(o->cmn.size, 1u)) != 0) {
 		c->buf = NULL;
 		fprintf(stderr, "Couldn't allocate work buf.\n");
 		return -1;
 	}
-	memset(c->buf, PP_INIT_BYTE, o->size);
-	c->pd = rte_roce_alloc_pd(c->pp.ctx);
-	if (c->pd == NULL) {
-		fprintf(stderr, "Couldn't allocate PD\n");
-		return -1;
-	}
-	c->mr = rte_roce_reg_mr(c->pd, c->buf, o->size, IBV_ACCESS_LOCAL_WRITE);
-	if (c->mr == NULL) {
-		fprintf(stderr, "Couldn't register MR\n");
-		return -1;
-	}
+	memset(c->buf, PP_INIT_BYTE, o->cmn.size);
+	/* Before the CQ that uses it, as the tool's pp_init_ctx(). */
 	if (o->use_event) {
 		c->channel = rte_roce_create_comp_channel(c->pp.ctx);
 		if (c->channel == NULL) {
@@ -450,12 +275,10 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 			return -1;
 		}
 	}
-	c->cq = rte_roce_create_cq(c->pp.ctx, o->rx_depth + 1, NULL, c->channel, 0);
-	if (c->cq == NULL) {
-		fprintf(stderr, "Couldn't create CQ\n");
+	if (pp_alloc_pd_mr_cq(c->pp.ctx, c->buf, o->cmn.size, o->cmn.rx_depth + 1, c->channel,
+			      &c->pd, &c->mr, &c->cq) != 0)
 		return -1;
-	}
-	if (pp_create_qp(c, o->ib_port) != 0)
+	if (pp_create_qp(c, o->cmn.ib_port) != 0)
 		return -1;
 	c->routs = pp_post_recv(c, c->rx_depth);
 	if (c->routs < c->rx_depth) {
@@ -472,64 +295,14 @@ static int
 pp_connect(struct pp_ctx *c, const struct pp_opts *o, int sgid_index, uint32_t my_psn,
 	   const struct pp_dest *dest)
 {
-	struct ibv_qp_attr attr = {
-		.qp_state = IBV_QPS_RTR,
-		.path_mtu = o->mtu,
-		.dest_qp_num = dest->qpn,
-		.rq_psn = dest->psn,
-		.max_dest_rd_atomic = PP_MAX_DEST_RD_ATOMIC,
-		.min_rnr_timer = PP_MIN_RNR_TIMER,
-		.ah_attr = {
-			.is_global = 1,
-			.dlid = dest->lid,
-			.sl = o->sl,
-			.src_path_bits = 0,
-			.port_num = o->ib_port,
-			.grh = {
-				.dgid = dest->gid,
-				.hop_limit = PP_HOP_LIMIT,
-				.sgid_index = sgid_index,
-			},
-		},
+	const struct pp_path path = {
+		.mtu = o->cmn.mtu,
+		.sl = o->cmn.sl,
+		.ib_port = o->cmn.ib_port,
+		.sgid_index = sgid_index,
 	};
-	int ret;
 
-	/* The tool leaves the AV local when the GID is zero; RoCE cannot route that. */
-	if (dest->gid.global.interface_id == 0 && dest->gid.global.subnet_prefix == 0) {
-		fprintf(stderr, "The remote GID is zero: run the peer with -g <GID index>\n");
-		return -1;
-	}
-	ret = rte_roce_modify_qp(c->qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				 IBV_QP_MIN_RNR_TIMER);
-	if (ret != 0) {
-		fprintf(stderr, "Failed to modify QP to RTR: %s\n", strerror(-ret));
-		return -1;
-	}
-	attr.qp_state = IBV_QPS_RTS;
-	attr.timeout = PP_TIMEOUT;
-	attr.retry_cnt = PP_RETRY_CNT;
-	attr.rnr_retry = PP_RNR_RETRY;
-	attr.sq_psn = my_psn;
-	attr.max_rd_atomic = PP_MAX_RD_ATOMIC;
-	ret = rte_roce_modify_qp(c->qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				 IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-	if (ret != 0) {
-		fprintf(stderr, "Failed to modify QP to RTS: %s\n", strerror(-ret));
-		return -1;
-	}
-	return 0;
-}
-
-static void
-pp_print_dest(const char *which, const struct pp_dest *d)
-{
-	char gid[INET6_ADDRSTRLEN];
-
-	inet_ntop(AF_INET6, d->gid.raw, gid, sizeof(gid));
-	printf("  %s LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n", which, d->lid, d->qpn, d->psn,
-	       gid);
-	fflush(stdout);
+	return pp_qp_connect(c->qp, &path, my_psn, dest, "QP");
 }
 
 /* Client side: send ours, read theirs, say done; the QP is connected afterwards. */
@@ -538,10 +311,10 @@ pp_client_exchange(const struct pp_opts *o, const struct pp_dest *mine, struct p
 {
 	int fd, ret;
 
-	fd = pp_oob_connect(o->servername, o->tcp_port);
+	fd = pp_oob_connect(o->cmn.servername, o->cmn.tcp_port);
 	if (fd < 0) {
-		fprintf(stderr, "Couldn't connect to %s:%u: %s\n", o->servername, o->tcp_port,
-			strerror(-fd));
+		fprintf(stderr, "Couldn't connect to %s:%u: %s\n", o->cmn.servername,
+			o->cmn.tcp_port, strerror(-fd));
 		return -1;
 	}
 	ret = pp_oob_set_timeout(fd, PP_OOB_TIMEOUT_MS);
@@ -695,20 +468,6 @@ pp_check_pages(const struct pp_ctx *c, long page_size)
 	return bad;
 }
 
-static void
-pp_report(const struct pp_opts *o, const struct timespec *start, const struct timespec *end)
-{
-	double usec = (end->tv_sec - start->tv_sec) * PP_US_PER_S +
-		      (end->tv_nsec - start->tv_nsec) / 1000.;
-	long long bytes = (long long)o->size * o->iters * 2;
-
-	printf("%lld bytes in %.2f seconds = %.2f Mbit/sec\n", bytes, usec / PP_US_PER_S,
-	       bytes * PP_BITS_PER_BYTE / usec);
-	printf("%u iters in %.2f seconds = %.2f usec/iter\n", o->iters, usec / PP_US_PER_S,
-	       usec / o->iters);
-	fflush(stdout);
-}
-
 /* Exchange addresses, connect, ping-pong, report. The resources exist. */
 static int
 pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
@@ -716,11 +475,11 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 	struct pp_dest mine = { 0 }, rem;
 	struct ibv_port_attr portinfo;
 	struct timespec start, end;
-	int sgid_index = o->gidx >= 0 ? o->gidx : c->pp.gid_index;
+	int sgid_index = o->cmn.gidx >= 0 ? o->cmn.gidx : c->pp.gid_index;
 	int listen_fd = -1;
 	int ret;
 
-	if (rte_roce_query_port(c->pp.ctx, o->ib_port, &portinfo) != 0) {
+	if (rte_roce_query_port(c->pp.ctx, o->cmn.ib_port, &portinfo) != 0) {
 		fprintf(stderr, "Couldn't get port info\n");
 		return -1;
 	}
@@ -729,32 +488,32 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 		fprintf(stderr, "Couldn't get local LID\n");
 		return -1;
 	}
-	if (rte_roce_query_gid(c->pp.ctx, o->ib_port, sgid_index, &mine.gid) != 0) {
+	if (rte_roce_query_gid(c->pp.ctx, o->cmn.ib_port, sgid_index, &mine.gid) != 0) {
 		fprintf(stderr, "can't read sgid of index %d\n", sgid_index);
 		return -1;
 	}
 	mine.qpn = c->qp->qp_num;
 	mine.psn = lrand48() & PP_PSN_MASK;
-	if (o->servername == NULL) {
-		listen_fd = pp_oob_listen(o->tcp_port, NULL);
+	if (o->cmn.servername == NULL) {
+		listen_fd = pp_oob_listen(o->cmn.tcp_port, NULL);
 		if (listen_fd < 0) {
-			fprintf(stderr, "Couldn't listen to port %u: %s\n", o->tcp_port,
+			fprintf(stderr, "Couldn't listen to port %u: %s\n", o->cmn.tcp_port,
 				strerror(-listen_fd));
 			return -1;
 		}
 	}
-	pp_print_dest("local address: ", &mine);
-	if (o->servername != NULL ? pp_client_exchange(o, &mine, &rem) :
+	pp_dest_print("local address: ", &mine);
+	if (o->cmn.servername != NULL ? pp_client_exchange(o, &mine, &rem) :
 				    pp_server_exchange(c, o, listen_fd, sgid_index, &mine, &rem))
 		return -1;
-	pp_print_dest("remote address:", &rem);
-	if (o->servername != NULL && pp_connect(c, o, sgid_index, mine.psn, &rem) != 0)
+	pp_dest_print("remote address:", &rem);
+	if (o->cmn.servername != NULL && pp_connect(c, o, sgid_index, mine.psn, &rem) != 0)
 		return -1;
 	if (pp_port_wait_link(&c->pp, PP_LINK_WAIT_MS_DEFAULT) != 0)
 		return -1;
 
 	c->pending = PP_RECV_WRID;
-	if (o->servername != NULL) {
+	if (o->cmn.servername != NULL) {
 		if (o->validate)
 			pp_mark_pages(c, page_size);
 		if (pp_post_send(c) != 0) {
@@ -770,14 +529,14 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 	if (c->channel != NULL && pp_progress_start(&c->progress, &c->pp) != 0)
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	ret = pp_run(c, o->iters);
+	ret = pp_run(c, o->cmn.iters);
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	/* Back to one thread before the control calls of the teardown. */
 	pp_progress_stop(&c->progress);
 	if (ret != 0)
 		return -1;
-	pp_report(o, &start, &end);
-	if (o->servername == NULL && o->validate && pp_check_pages(c, page_size) != 0)
+	pp_report(o->cmn.size, o->cmn.iters, &start, &end);
+	if (o->cmn.servername == NULL && o->validate && pp_check_pages(c, page_size) != 0)
 		return -1;
 	/* Our last ACK must leave before the QP goes: the peer waits for it. */
 	pp_port_linger(&c->pp, PP_LINGER_QUIET_MS, PP_LINGER_MAX_MS);
@@ -790,23 +549,14 @@ main(int argc, char **argv)
 	struct pp_ctx c;
 	struct pp_opts o;
 	long page_size;
-	int ret, failed;
+	int failed;
 
-	ret = rte_roce_eal_init(argc, argv);
-	if (ret < 0) {
-		fprintf(stderr, "EAL: %s\n", strerror(-ret));
-		return EXIT_FAILURE;
-	}
-	argv[ret] = argv[0];
-	argc -= ret;
-	argv += ret;
-	failed = pp_parse_args(argc, argv, &o) != 0;
-	if (failed)
+	if (pp_eal_init(&argc, &argv) != 0 || pp_parse_args(argc, argv, &o) != 0)
 		return EXIT_FAILURE;
 	srand48(getpid() * time(NULL));
 	page_size = sysconf(_SC_PAGESIZE);
 	memset(&c, 0, sizeof(c));
-	failed = pp_port_open(&c.pp, &o.port) != 0;
+	failed = pp_port_open(&c.pp, &o.cmn.port) != 0;
 	if (!failed) {
 		failed = pp_init(&c, &o, page_size) != 0 || pp_session(&c, &o, page_size) != 0;
 		failed |= pp_destroy(&c) != 0;

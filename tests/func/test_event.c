@@ -24,7 +24,7 @@
 #include "roce_test.h"
 #include "roce_test_eal.h"
 #include "roce_test_port.h"
-#include "roce_test_rc.h"
+#include "roce_test_verbs.h"
 
 #define ADDR_A		"10.0.0.1"
 #define ADDR_B		"10.0.0.2"
@@ -99,9 +99,9 @@ env_open(struct env *e, int rcq_len, uint32_t sq_depth)
 		ROCE_TEST_ASSERT(e->qp[i] != NULL, "create_qp");
 	}
 	if (roce_test_qp_connect(e->qp[0], &e->s[0], &e->s[1], e->qp[1]->qp_num, 100, 200,
-				 &roce_test_rc_conf_default) != 0 ||
+				 &roce_test_default_conf) != 0 ||
 	    roce_test_qp_connect(e->qp[1], &e->s[1], &e->s[0], e->qp[0]->qp_num, 200, 100,
-				 &roce_test_rc_conf_default) != 0)
+				 &roce_test_default_conf) != 0)
 		return -1;
 	return 0;
 }
@@ -219,7 +219,7 @@ expect_wc(struct env *e, struct ibv_cq *cq, uint64_t wr_id, enum ibv_wc_status s
 {
 	struct ibv_wc wc;
 
-	ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(e->s[0].ctx, e->s[1].ctx, cq, &wc, 1, WAIT_MS), 1,
+	ROCE_TEST_ASSERT_EQ(roce_test_wait_wc_ctx(e->s[0].ctx, e->s[1].ctx, cq, &wc, 1, WAIT_MS), 1,
 			    "completion %llu", (unsigned long long)wr_id);
 	ROCE_TEST_ASSERT_EQ(wc.wr_id, wr_id, "wr_id");
 	ROCE_TEST_ASSERT_EQ(wc.status, status, "status");

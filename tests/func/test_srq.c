@@ -29,13 +29,10 @@
 #include "roce_test.h"
 #include "roce_test_eal.h"
 #include "roce_test_port.h"
-#include "roce_test_rc.h"
+#include "roce_test_verbs.h"
 
-#define ADDR_A		"10.0.0.1"
-#define ADDR_B		"10.0.0.2"
-#define MAX_QPS		64
-#define WAIT_MS		5000
-#define QUIET_MS	20
+#define MAX_QPS		ROCE_TEST_MAX_QPS
+#define QUIET_MS	ROCE_TEST_QUIET_MS
 #define SQ_DEPTH	64
 #define SRQ_DEPTH	1024
 #define SRQ_SGE		2
@@ -44,45 +41,36 @@
 #define RING_A_TO_B	1		/* the pair's ring that carries a's frames to b */
 #define BURST		64
 #define MTU_BYTES	1024
+#define UD_QKEY		0x11111111u	/* ibv_ud_pingpong's */
 
+/* t.qp[0][i] on a is connected to t.qp[1][i] on b, which takes its receives from srq. */
 struct env {
-	struct roce_test_side s[2];
-	struct ibv_qp *qp[2][MAX_QPS];	/* [0]: a's, [1]: b's on the SRQ */
+	struct roce_test_env t;
 	struct ibv_srq *srq;
-	unsigned int nqps;
-	unsigned int baseline;
+	struct ibv_ah *ah;	/* a -> b, for UD QPs */
 };
-
-static struct roce_test_pair pair;
 
 static void
 pump(struct env *e)
 {
-	rte_roce_poll(e->s[0].ctx);
-	rte_roce_poll(e->s[1].ctx);
+	roce_test_pump_env(&e->t);
 }
 
 static struct roce_dev *
 dev_b(struct env *e)
 {
-	return roce_dev_of(e->s[1].ctx);
+	return roce_dev_of(e->t.s[1].ctx);
 }
 
 static int
 wait_wc(struct env *e, struct ibv_cq *cq, struct ibv_wc *wc, int n)
 {
-	return roce_test_wait_wc(e->s[0].ctx, e->s[1].ctx, cq, wc, n, WAIT_MS);
-}
-
-/* Nothing more arrives on cq for a while. */
-static int
-expect_quiet(struct env *e, struct ibv_cq *cq)
-{
-	return roce_test_expect_quiet(e->s[0].ctx, e->s[1].ctx, cq, QUIET_MS);
+	return roce_test_wait_wc(&e->t, cq, wc, n);
 }
 
 static int
-qp_create(struct roce_test_side *s, struct ibv_srq *srq, struct ibv_qp **qp)
+qp_create(struct roce_test_side *s, struct ibv_srq *srq, enum ibv_qp_type type,
+	  struct ibv_qp **qp)
 {
 	struct ibv_qp_init_attr ia = {
 		.send_cq = s->scq,
@@ -90,7 +78,7 @@ qp_create(struct roce_test_side *s, struct ibv_srq *srq, struct ibv_qp **qp)
 		.srq = srq,
 		.cap = { .max_send_wr = SQ_DEPTH, .max_recv_wr = 16, .max_send_sge = 1,
 			 .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
+		.qp_type = type,
 	};
 
 	*qp = rte_roce_create_qp(s->pd, &ia);
@@ -112,34 +100,55 @@ srq_create(struct roce_test_side *s, uint32_t max_wr)
 	return rte_roce_create_srq(s->pd, &ia);
 }
 
-/* Both devices, an SRQ of srq_depth on b and nqps connected QP pairs. */
+/* Connect QP pair i: RC and UC to each other, UD to RTS with an AH from a to b. */
 static int
-env_open(struct env *e, unsigned int nqps, uint32_t srq_depth)
+pair_ready(struct env *e, unsigned int i)
 {
-	const struct roce_test_rc_conf *c = &roce_test_rc_conf_default;
+	const struct roce_test_conf *c = &roce_test_default_conf;
+	struct ibv_qp *qa = e->t.qp[0][i], *qb = e->t.qp[1][i];
+
+	if (qa->qp_type == IBV_QPT_UD) {
+		if (e->ah == NULL)
+			e->ah = roce_test_ah_create(&e->t.s[0], ROCE_TEST_ADDR_B);
+		ROCE_TEST_ASSERT(e->ah != NULL, "AH");
+		return roce_test_ud_qp_ready(qa, UD_QKEY) | roce_test_ud_qp_ready(qb, UD_QKEY);
+	}
+	if (roce_test_qp_connect(qa, &e->t.s[0], &e->t.s[1], qb->qp_num, c->psn_ab, c->psn_ba,
+				 c) != 0)
+		return -1;
+	return roce_test_qp_connect(qb, &e->t.s[1], &e->t.s[0], qa->qp_num, c->psn_ba, c->psn_ab,
+				    c);
+}
+
+/*
+ * Both devices, an SRQ of srq_depth on b and nqps QP pairs ready, of the
+ * types types[] (NULL: all RC).
+ */
+static int
+env_open_types(struct env *e, const enum ibv_qp_type *types, unsigned int nqps,
+	       uint32_t srq_depth)
+{
+	enum ibv_qp_type type;
 	unsigned int i;
 	uint64_t end;
 
 	memset(e, 0, sizeof(*e));
-	e->baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
-	e->nqps = nqps;
-	if (roce_test_side_open(&e->s[0], pair.a, ADDR_A, false) != 0 ||
-	    roce_test_side_open(&e->s[1], pair.b, ADDR_B, true) != 0)
+	e->t.baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
+	e->t.nqps = nqps;
+	if (roce_test_side_open(&e->t.s[0], roce_test_verbs_pair.a, ROCE_TEST_ADDR_A, false) != 0 ||
+	    roce_test_side_open(&e->t.s[1], roce_test_verbs_pair.b, ROCE_TEST_ADDR_B, true) != 0)
 		return -1;
-	e->srq = srq_create(&e->s[1], srq_depth);
+	e->srq = srq_create(&e->t.s[1], srq_depth);
 	ROCE_TEST_ASSERT(e->srq != NULL, "create_srq");
 	for (i = 0; i < nqps; i++) {
-		if (qp_create(&e->s[0], NULL, &e->qp[0][i]) != 0 ||
-		    qp_create(&e->s[1], e->srq, &e->qp[1][i]) != 0)
+		type = types != NULL ? types[i] : IBV_QPT_RC;
+		if (qp_create(&e->t.s[0], NULL, type, &e->t.qp[0][i]) != 0 ||
+		    qp_create(&e->t.s[1], e->srq, type, &e->t.qp[1][i]) != 0)
 			return -1;
 	}
-	for (i = 0; i < nqps; i++) {
-		if (roce_test_qp_connect(e->qp[0][i], &e->s[0], &e->s[1], e->qp[1][i]->qp_num,
-					 c->psn_ab, c->psn_ba, c) != 0 ||
-		    roce_test_qp_connect(e->qp[1][i], &e->s[1], &e->s[0], e->qp[0][i]->qp_num,
-					 c->psn_ba, c->psn_ab, c) != 0)
+	for (i = 0; i < nqps; i++)
+		if (pair_ready(e, i) != 0)
 			return -1;
-	}
 	/* Let ARP settle, so that the rings then carry RoCE frames only. */
 	end = roce_test_ms() + QUIET_MS;
 	while (roce_test_ms() < end)
@@ -148,13 +157,19 @@ env_open(struct env *e, unsigned int nqps, uint32_t srq_depth)
 }
 
 static int
+env_open(struct env *e, unsigned int nqps, uint32_t srq_depth)
+{
+	return env_open_types(e, NULL, nqps, srq_depth);
+}
+
+static int
 env_close(struct env *e)
 {
 	int ret = 0;
 
-	ret |= roce_test_side_close(&e->s[0], e->qp[0], e->nqps);
-	ret |= roce_test_side_close(&e->s[1], e->qp[1], e->nqps);
-	return ret | roce_test_pair_release(&pair, &e->s[0].port, &e->s[1].port, e->baseline);
+	if (e->ah != NULL)
+		ret = rte_roce_destroy_ah(e->ah) == 0 ? 0 : -1;
+	return roce_test_env_close(&e->t) | ret;
 }
 
 /* Destroy b's QPs and the SRQ so that env_close() can close b. */
@@ -163,10 +178,10 @@ env_drop_srq(struct env *e)
 {
 	unsigned int i;
 
-	for (i = 0; i < e->nqps; i++) {
-		if (e->qp[1][i] != NULL)
-			ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(e->qp[1][i]), 0, "destroy qp");
-		e->qp[1][i] = NULL;
+	for (i = 0; i < e->t.nqps; i++) {
+		if (e->t.qp[1][i] != NULL)
+			ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(e->t.qp[1][i]), 0, "destroy qp");
+		e->t.qp[1][i] = NULL;
 	}
 	if (e->srq != NULL)
 		ROCE_TEST_ASSERT_EQ(rte_roce_destroy_srq(e->srq), 0, "destroy srq");
@@ -192,9 +207,9 @@ srq_post(struct env *e, uint64_t first, unsigned int count, uint32_t len)
 
 	for (i = 0; i < count; i++) {
 		sge = (struct ibv_sge){
-			.addr = (uintptr_t)(e->s[1].buf + (first + i) * SLOT),
+			.addr = (uintptr_t)(e->t.s[1].buf + (first + i) * SLOT),
 			.length = len,
-			.lkey = e->s[1].mr->lkey,
+			.lkey = e->t.s[1].mr->lkey,
 		};
 		wr.wr_id = first + i;
 		ROCE_TEST_ASSERT_EQ(rte_roce_post_srq_recv(e->srq, &wr, &bad), 0, "post_srq_recv");
@@ -213,9 +228,9 @@ pattern(unsigned int qi, unsigned int seq, uint32_t i)
 static int
 send_msg(struct env *e, unsigned int qi, unsigned int seq, unsigned int slot, uint32_t len)
 {
-	uint8_t *p = e->s[0].buf + (size_t)slot * SLOT;
+	uint8_t *p = e->t.s[0].buf + (size_t)slot * SLOT;
 	uint32_t hdr = qi << 16 | seq;
-	struct ibv_sge sge = { .addr = (uintptr_t)p, .length = len, .lkey = e->s[0].mr->lkey };
+	struct ibv_sge sge = { .addr = (uintptr_t)p, .length = len, .lkey = e->t.s[0].mr->lkey };
 	struct ibv_send_wr wr = {
 		.wr_id = seq,
 		.sg_list = &sge,
@@ -226,10 +241,15 @@ send_msg(struct env *e, unsigned int qi, unsigned int seq, unsigned int slot, ui
 	struct ibv_send_wr *bad;
 	uint32_t i;
 
+	if (e->t.qp[0][qi]->qp_type == IBV_QPT_UD) {
+		wr.wr.ud.ah = e->ah;
+		wr.wr.ud.remote_qpn = e->t.qp[1][qi]->qp_num;
+		wr.wr.ud.remote_qkey = UD_QKEY;
+	}
 	memcpy(p, &hdr, HDR_LEN);
 	for (i = HDR_LEN; i < len; i++)
 		p[i] = pattern(qi, seq, i);
-	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(e->qp[0][qi], &wr, &bad), 0, "post_send");
+	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(e->t.qp[0][qi], &wr, &bad), 0, "post_send");
 	return 0;
 }
 
@@ -237,19 +257,26 @@ send_msg(struct env *e, unsigned int qi, unsigned int seq, unsigned int slot, ui
 static int
 check_recv(struct env *e, const struct ibv_wc *wc, uint32_t len, unsigned int *next_seq)
 {
-	const uint8_t *p = e->s[1].buf + wc->wr_id * SLOT;
+	const uint8_t *p = e->t.s[1].buf + wc->wr_id * SLOT;
 	unsigned int qi, seq;
-	uint32_t hdr, i;
+	uint32_t hdr, i, grh = 0;
 
 	ROCE_TEST_ASSERT_EQ(wc->status, IBV_WC_SUCCESS, "status");
 	ROCE_TEST_ASSERT_EQ(wc->opcode, IBV_WC_RECV, "opcode");
-	ROCE_TEST_ASSERT_EQ(wc->byte_len, len, "byte_len");
+	for (qi = 0; qi < e->t.nqps && e->t.qp[1][qi]->qp_num != wc->qp_num; qi++)
+		;
+	ROCE_TEST_ASSERT(qi < e->t.nqps, "qp_num 0x%x is none of b's QPs", wc->qp_num);
+	/* UD: the 40-byte GRH comes first (wire-facts section 9). */
+	if (e->t.qp[1][qi]->qp_type == IBV_QPT_UD) {
+		ROCE_TEST_ASSERT(wc->wc_flags & IBV_WC_GRH, "UD without IBV_WC_GRH");
+		grh = RTE_ROCE_GRH_LEN;
+	}
+	ROCE_TEST_ASSERT_EQ(wc->byte_len, grh + len, "byte_len");
+	p += grh;
 	memcpy(&hdr, p, HDR_LEN);
-	qi = hdr >> 16;
 	seq = hdr & 0xffff;
-	ROCE_TEST_ASSERT(qi < e->nqps, "header names QP %u", qi);
-	ROCE_TEST_ASSERT_EQ(wc->qp_num, e->qp[1][qi]->qp_num, "qp_num of message %u/%u", qi, seq);
-	ROCE_TEST_ASSERT_EQ(wc->src_qp, e->qp[0][qi]->qp_num, "src_qp");
+	ROCE_TEST_ASSERT_EQ(hdr >> 16, qi, "message of QP %u completed on QP %u", hdr >> 16, qi);
+	ROCE_TEST_ASSERT_EQ(wc->src_qp, e->t.qp[0][qi]->qp_num, "src_qp");
 	/* One QP's messages take SRQ WQEs in its own order. */
 	ROCE_TEST_ASSERT_EQ(seq, next_seq[qi], "QP %u: message order", qi);
 	next_seq[qi]++;
@@ -277,7 +304,7 @@ shared_traffic(unsigned int nqps, unsigned int per_qp, uint32_t len)
 		for (qi = 0; ret == 0 && qi < nqps; qi++)
 			ret = send_msg(&e, qi, seq, seq * nqps + qi, len);
 	while (ret == 0 && got < total) {
-		n = wait_wc(&e, e.s[1].rcq, wc, RTE_MIN(total - got, (unsigned int)BURST));
+		n = wait_wc(&e, e.t.s[1].rcq, wc, RTE_MIN(total - got, (unsigned int)BURST));
 		if (n <= 0) {
 			printf("#   %u of %u receive completions\n", got, total);
 			ret = -1;
@@ -287,7 +314,7 @@ shared_traffic(unsigned int nqps, unsigned int per_qp, uint32_t len)
 		got += RTE_MAX(n, 0);
 	}
 	while (ret == 0 && sent < total) {
-		n = wait_wc(&e, e.s[0].scq, wc, RTE_MIN(total - sent, (unsigned int)BURST));
+		n = wait_wc(&e, e.t.s[0].scq, wc, RTE_MIN(total - sent, (unsigned int)BURST));
 		if (n <= 0) {
 			printf("#   %u of %u send completions\n", sent, total);
 			ret = -1;
@@ -316,6 +343,41 @@ test_shared_by_64(void)
 	return shared_traffic(64, 8, 2000);
 }
 
+/*
+ * RC, UC and UD QPs (two of each) on one SRQ, all sending at once: each
+ * completion on the QP the message came to, UD ones with the GRH first.
+ */
+static int
+test_shared_by_rc_uc_ud(void)
+{
+	static const enum ibv_qp_type types[] = {
+		IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD, IBV_QPT_UD, IBV_QPT_UC, IBV_QPT_RC,
+	};
+	const unsigned int nqps = RTE_DIM(types), per_qp = 4;
+	const uint32_t len = MTU_BYTES - RTE_ROCE_GRH_LEN;	/* one packet, UD included */
+	unsigned int next_seq[MAX_QPS] = { 0 };
+	struct ibv_wc wc[BURST];
+	unsigned int qi, seq;
+	struct env e;
+	int ret, n, i;
+
+	ret = env_open_types(&e, types, nqps, SRQ_DEPTH);
+	if (ret == 0)
+		ret = srq_post(&e, 0, nqps * per_qp, SLOT);
+	for (seq = 0; ret == 0 && seq < per_qp; seq++)
+		for (qi = 0; ret == 0 && qi < nqps; qi++)
+			ret = send_msg(&e, qi, seq, seq * nqps + qi, len);
+	if (ret == 0) {
+		n = wait_wc(&e, e.t.s[1].rcq, wc, nqps * per_qp);
+		ROCE_TEST_ASSERT_EQ(n, (int)(nqps * per_qp), "receive completions");
+		for (i = 0; ret == 0 && i < n; i++)
+			ret = check_recv(&e, &wc[i], len, next_seq);
+		n = wait_wc(&e, e.t.s[0].scq, wc, nqps * per_qp);
+		ROCE_TEST_ASSERT_EQ(n, (int)(nqps * per_qp), "send completions");
+	}
+	return teardown(&e, ret);
+}
+
 /* Take the frames of a ring, put them back in the order of idx[]; the others are freed. */
 static int
 reorder_frames(unsigned int r, const unsigned int *idx, unsigned int n_idx, unsigned int expect)
@@ -323,10 +385,11 @@ reorder_frames(unsigned int r, const unsigned int *idx, unsigned int n_idx, unsi
 	struct rte_mbuf *m[BURST];
 	unsigned int n, i;
 
-	n = rte_ring_dequeue_burst(pair.ring[r], (void **)m, RTE_DIM(m), NULL);
+	n = rte_ring_dequeue_burst(roce_test_verbs_pair.ring[r], (void **)m, RTE_DIM(m), NULL);
 	ROCE_TEST_ASSERT_EQ(n, expect, "frames in ring %u", r);
 	for (i = 0; i < n_idx; i++)
-		ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(pair.ring[r], m[idx[i]]), 0, "requeue");
+		ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(roce_test_verbs_pair.ring[r], m[idx[i]]), 0,
+				    "requeue");
 	for (i = 0; i < n; i++) {
 		unsigned int j;
 		bool kept = false;
@@ -337,13 +400,6 @@ reorder_frames(unsigned int r, const unsigned int *idx, unsigned int n_idx, unsi
 			rte_pktmbuf_free(m[i]);
 	}
 	return 0;
-}
-
-/* Run a alone until ring r holds n frames. */
-static int
-frames_to_b(struct env *e, unsigned int n)
-{
-	return roce_test_frames_wait(e->s[0].ctx, pair.ring[RING_A_TO_B], n, WAIT_MS);
 }
 
 /*
@@ -363,16 +419,17 @@ test_interleaved_messages(void)
 
 	ret = env_open(&e, 2, SRQ_DEPTH);
 	if (ret == 0)
-		ret = srq_post(&e, 0, 2, SLOT) | send_msg(&e, 0, 0, 0, len) | frames_to_b(&e, 3) |
-		      send_msg(&e, 1, 0, 1, len) | frames_to_b(&e, 6) |
+		ret = srq_post(&e, 0, 2, SLOT) | send_msg(&e, 0, 0, 0, len) |
+		      roce_test_frames_to_b(&e.t, 3) |
+		      send_msg(&e, 1, 0, 1, len) | roce_test_frames_to_b(&e.t, 6) |
 		      reorder_frames(RING_A_TO_B, order, RTE_DIM(order), 6);
 	if (ret == 0) {
-		ret = wait_wc(&e, e.s[1].rcq, wc, 2) == 2 ? 0 : -1;
+		ret = wait_wc(&e, e.t.s[1].rcq, wc, 2) == 2 ? 0 : -1;
 		for (i = 0; ret == 0 && i < 2; i++)
 			ret = check_recv(&e, &wc[i], len, next_seq);
 		/* QP 0's FIRST came first: it took WQE 0. */
 		ROCE_TEST_ASSERT(ret != 0 || wc[0].wr_id + wc[1].wr_id == 1, "wr_ids");
-		ret |= wait_wc(&e, e.s[0].scq, wc, 2) == 2 ? 0 : -1;
+		ret |= wait_wc(&e, e.t.s[0].scq, wc, 2) == 2 ? 0 : -1;
 	}
 	return teardown(&e, ret);
 }
@@ -396,14 +453,15 @@ test_empty_rnr_then_recovery(void)
 			pump(&e);
 		naks = dev_b(&e)->xstats.rnr_naks_out;
 		ROCE_TEST_ASSERT(naks > 0, "no RNR NAK from an empty SRQ");
-		ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(e.s[1].rcq, 1, &wc), 0, "receive completion");
-		ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(e.s[0].scq, 1, &wc), 0, "send completion");
+		ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(e.t.s[1].rcq, 1, &wc), 0,
+				    "receive completion");
+		ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(e.t.s[0].scq, 1, &wc), 0, "send completion");
 		ret = srq_post(&e, 0, 1, SLOT);
 	}
 	if (ret == 0) {
-		ret = wait_wc(&e, e.s[1].rcq, &wc, 1) == 1 ? 0 : -1;
+		ret = wait_wc(&e, e.t.s[1].rcq, &wc, 1) == 1 ? 0 : -1;
 		ret |= check_recv(&e, &wc, 1500, next_seq);
-		ret |= wait_wc(&e, e.s[0].scq, &wc, 1) == 1 ? 0 : -1;
+		ret |= wait_wc(&e, e.t.s[0].scq, &wc, 1) == 1 ? 0 : -1;
 		ROCE_TEST_ASSERT(ret != 0 || wc.status == IBV_WC_SUCCESS, "send status %d",
 				 wc.status);
 	}
@@ -414,7 +472,7 @@ test_empty_rnr_then_recovery(void)
 static unsigned int
 count_events(struct env *e, enum ibv_event_type t, struct ibv_async_event *last)
 {
-	struct ibv_context *ctx = e->s[1].ctx;
+	struct ibv_context *ctx = e->t.s[1].ctx;
 	struct ibv_async_event ev = { 0 };
 	unsigned int n = 0;
 
@@ -439,9 +497,9 @@ receive_n(struct env *e, unsigned int first_seq, unsigned int count, unsigned in
 
 	for (i = 0; i < count; i++) {
 		ROCE_TEST_ASSERT_EQ(send_msg(e, 0, first_seq + i, first_seq + i, 100), 0, "send");
-		ROCE_TEST_ASSERT_EQ(wait_wc(e, e->s[1].rcq, &wc, 1), 1, "recv %u", first_seq + i);
+		ROCE_TEST_ASSERT_EQ(wait_wc(e, e->t.s[1].rcq, &wc, 1), 1, "recv %u", first_seq + i);
 		ROCE_TEST_ASSERT_EQ(check_recv(e, &wc, 100, next_seq), 0, "recv");
-		ROCE_TEST_ASSERT_EQ(wait_wc(e, e->s[0].scq, &wc, 1), 1, "send completion");
+		ROCE_TEST_ASSERT_EQ(wait_wc(e, e->t.s[0].scq, &wc, 1), 1, "send completion");
 	}
 	return 0;
 }
@@ -512,26 +570,27 @@ test_qp_error_keeps_srq(void)
 
 	ret = env_open(&e, 2, SRQ_DEPTH);
 	if (ret == 0)
-		ret = srq_post(&e, 0, 4, SLOT) | send_msg(&e, 0, 0, 0, 3000) | frames_to_b(&e, 3) |
+		ret = srq_post(&e, 0, 4, SLOT) | send_msg(&e, 0, 0, 0, 3000) |
+		      roce_test_frames_to_b(&e.t, 3) |
 		      reorder_frames(RING_A_TO_B, first_only, 1, 3);
 	if (ret != 0)
 		return teardown(&e, ret);
-	rte_roce_poll(e.s[1].ctx);
-	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(e.qp[1][0], &err, IBV_QP_STATE), 0, "to ERR");
+	rte_roce_poll(e.t.s[1].ctx);
+	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(e.t.qp[1][0], &err, IBV_QP_STATE), 0, "to ERR");
 	ROCE_TEST_ASSERT_EQ(count_events(&e, IBV_EVENT_QP_LAST_WQE_REACHED, &ev), 1,
 			    "last WQE reached");
-	ROCE_TEST_ASSERT(ev.element.qp == e.qp[1][0], "event names the QP");
-	ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.s[1].rcq, &wc, 1), 1, "held WQE flushed");
+	ROCE_TEST_ASSERT(ev.element.qp == e.t.qp[1][0], "event names the QP");
+	ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.t.s[1].rcq, &wc, 1), 1, "held WQE flushed");
 	ROCE_TEST_ASSERT_EQ(wc.status, IBV_WC_WR_FLUSH_ERR, "status");
 	ROCE_TEST_ASSERT_EQ(wc.wr_id, 0, "the WQE taken at FIRST");
-	ROCE_TEST_ASSERT_EQ(wc.qp_num, e.qp[1][0]->qp_num, "qp_num");
+	ROCE_TEST_ASSERT_EQ(wc.qp_num, e.t.qp[1][0]->qp_num, "qp_num");
 	/* The three others are the SRQ's: not flushed, and QP 1 still gets them. */
-	ret = expect_quiet(&e, e.s[1].rcq);
+	ret = roce_test_expect_quiet(&e.t, e.t.s[1].rcq);
 	ret |= send_msg(&e, 1, 0, 1, 500) | send_msg(&e, 1, 1, 2, 500) |
 	       send_msg(&e, 1, 2, 3, 500);
 	ROCE_TEST_ASSERT_EQ(ret, 0, "sends on QP 1");
 	while (ret == 0 && next_seq[1] < 3) {
-		ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.s[1].rcq, &wc, 1), 1, "QP 1 receive");
+		ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.t.s[1].rcq, &wc, 1), 1, "QP 1 receive");
 		ret = check_recv(&e, &wc, 500, next_seq);
 	}
 	/* Destroying the QP raises nothing more. */
@@ -570,19 +629,19 @@ test_create_destroy_errors(void)
 	ret = env_open(&e, 1, 16);
 	if (ret != 0)
 		return teardown(&e, ret);
-	ROCE_TEST_ASSERT_EQ(rte_roce_query_device(e.s[1].ctx, &dattr), 0, "query_device");
+	ROCE_TEST_ASSERT_EQ(rte_roce_query_device(e.t.s[1].ctx, &dattr), 0, "query_device");
 	ROCE_TEST_ASSERT(dattr.max_srq == 1024 && dattr.max_srq_wr == 4096 &&
 			 dattr.max_srq_sge == 32, "default SRQ limits");
 	ROCE_TEST_ASSERT(dattr.device_cap_flags & IBV_DEVICE_SRQ_RESIZE, "resize flag");
 	ROCE_TEST_ASSERT(rte_roce_create_srq(NULL, &ia) == NULL && rte_errno == EINVAL, "NULL pd");
-	ROCE_TEST_ASSERT(rte_roce_create_srq(e.s[1].pd, NULL) == NULL && rte_errno == EINVAL,
+	ROCE_TEST_ASSERT(rte_roce_create_srq(e.t.s[1].pd, NULL) == NULL && rte_errno == EINVAL,
 			 "NULL attr");
 	conf.max_srq_sge = RTE_ROCE_DEV_MAX_SGE_MAX + 1;
-	ROCE_TEST_ASSERT(rte_roce_open_device(e.s[1].port, &conf) == NULL && rte_errno == EINVAL,
+	ROCE_TEST_ASSERT(rte_roce_open_device(e.t.s[1].port, &conf) == NULL && rte_errno == EINVAL,
 			 "max_srq_sge above the largest");
 	conf.max_srq_sge = 2;
 	/* A second device on b's port, never polled, with small limits. */
-	ctx2 = rte_roce_open_device(e.s[1].port, &conf);
+	ctx2 = rte_roce_open_device(e.t.s[1].port, &conf);
 	ROCE_TEST_ASSERT(ctx2 != NULL, "second device");
 	{
 		struct ibv_pd *pd2 = rte_roce_alloc_pd(ctx2);
@@ -611,12 +670,12 @@ test_create_destroy_errors(void)
 		/* A QP of device b cannot use device 2's SRQ. */
 		{
 			struct ibv_qp_init_attr qa = {
-				.send_cq = e.s[1].scq, .recv_cq = e.s[1].rcq, .srq = srq,
+				.send_cq = e.t.s[1].scq, .recv_cq = e.t.s[1].rcq, .srq = srq,
 				.cap = { .max_send_wr = 1, .max_send_sge = 1 },
 				.qp_type = IBV_QPT_RC,
 			};
 
-			qp = rte_roce_create_qp(e.s[1].pd, &qa);
+			qp = rte_roce_create_qp(e.t.s[1].pd, &qa);
 			ROCE_TEST_ASSERT(qp == NULL && rte_errno == EINVAL, "foreign SRQ");
 		}
 		ROCE_TEST_ASSERT_EQ(rte_roce_dealloc_pd(pd2), -EBUSY, "PD used by an SRQ");
@@ -632,8 +691,8 @@ test_create_destroy_errors(void)
 	/* WQEs left in an SRQ at destroy release their MR. */
 	ret = srq_post(&e, 0, 3, SLOT);
 	ret |= env_drop_srq(&e);
-	ROCE_TEST_ASSERT_EQ(rte_roce_dereg_mr(e.s[1].mr), 0, "MR released by destroy");
-	e.s[1].mr = NULL;
+	ROCE_TEST_ASSERT_EQ(rte_roce_dereg_mr(e.t.s[1].mr), 0, "MR released by destroy");
+	e.t.s[1].mr = NULL;
 	return env_close(&e) | ret;
 }
 
@@ -679,7 +738,8 @@ test_modify_errors_and_resize(void)
 	ROCE_TEST_ASSERT_EQ(rte_roce_modify_srq(e.srq, &attr, IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT), 0,
 			    "resize and arm");
 	ROCE_TEST_ASSERT_EQ(rte_roce_query_srq(e.srq, &attr), 0, "query");
-	ROCE_TEST_ASSERT(attr.max_wr == 64 && attr.srq_limit == 50, "after resize: %u WRs, limit %u",
+	ROCE_TEST_ASSERT(attr.max_wr == 64 && attr.srq_limit == 50,
+			 "after resize: %u WRs, limit %u",
 			 attr.max_wr, attr.srq_limit);
 	/* The 10 left come out in posting order, then 50 more fit. */
 	ret |= receive_n(&e, 2, 10, next_seq);
@@ -702,7 +762,7 @@ test_post_errors(void)
 	ret = env_open(&e, 1, 16);
 	if (ret != 0)
 		return teardown(&e, ret);
-	recv_chain(wr, sge, 3, 1, &e.s[1]);
+	recv_chain(wr, sge, 3, 1, &e.t.s[1]);
 	ROCE_TEST_ASSERT_EQ(rte_roce_post_srq_recv(NULL, wr, &bad), -EINVAL, "NULL srq");
 	ROCE_TEST_ASSERT_EQ(rte_roce_post_srq_recv(e.srq, NULL, &bad), -EINVAL, "NULL wr");
 	ROCE_TEST_ASSERT_EQ(rte_roce_post_srq_recv(e.srq, wr, NULL), -EINVAL, "NULL bad_wr");
@@ -714,16 +774,16 @@ test_post_errors(void)
 	ROCE_TEST_ASSERT_EQ(rte_roce_post_srq_recv(e.srq, wr, &bad), -EINVAL, "negative num_sge");
 	ROCE_TEST_ASSERT(bad == &wr[0], "bad_wr names the first");
 	/* 2 posted; 14 more fill it; the 15th of a chain of 15 finds it full. */
-	recv_chain(wr, sge, 15, 1, &e.s[1]);
+	recv_chain(wr, sge, 15, 1, &e.t.s[1]);
 	ROCE_TEST_ASSERT_EQ(rte_roce_post_srq_recv(e.srq, wr, &bad), -ENOMEM, "full");
 	ROCE_TEST_ASSERT(bad == &wr[14], "bad_wr names the one that did not fit");
 	ROCE_TEST_ASSERT_EQ(roce_queue_count(&roce_srq_of(e.srq)->rq), 16, "WQEs posted");
 	/* A QP on an SRQ has no receive queue of its own (a WR valid for any queue). */
 	wr[0].num_sge = 0;
 	wr[0].next = NULL;
-	ROCE_TEST_ASSERT_EQ(rte_roce_post_recv(e.qp[1][0], wr, &bad), -EINVAL, "post_recv");
+	ROCE_TEST_ASSERT_EQ(rte_roce_post_recv(e.t.qp[1][0], wr, &bad), -EINVAL, "post_recv");
 	ROCE_TEST_ASSERT(bad == &wr[0], "bad_wr");
-	ROCE_TEST_ASSERT_EQ(rte_roce_query_qp(e.qp[1][0], &qattr, 0, &qinit), 0, "query_qp");
+	ROCE_TEST_ASSERT_EQ(rte_roce_query_qp(e.t.qp[1][0], &qattr, 0, &qinit), 0, "query_qp");
 	ROCE_TEST_ASSERT(qinit.srq == e.srq, "query_qp names the SRQ");
 	ROCE_TEST_ASSERT(qinit.cap.max_recv_wr == 0 && qinit.cap.max_recv_sge == 0, "recv caps");
 	return teardown(&e, ret);
@@ -732,6 +792,7 @@ test_post_errors(void)
 static const struct roce_test_case cases[] = {
 	{ "srq_shared_by_4_qps", test_shared_by_4 },
 	{ "srq_shared_by_64_qps", test_shared_by_64 },
+	{ "srq_shared_by_rc_uc_ud_qps", test_shared_by_rc_uc_ud },
 	{ "srq_interleaved_messages", test_interleaved_messages },
 	{ "srq_empty_rnr_then_recovery", test_empty_rnr_then_recovery },
 	{ "srq_limit_event_once_until_rearmed", test_limit_event },
@@ -746,7 +807,7 @@ main(int argc, char **argv)
 {
 	RTE_SET_USED(argc);
 	if (roce_test_eal_init(argv[0], NULL) != 0 || roce_test_mbuf_pool() == NULL ||
-	    roce_test_pair_create(&pair, "srq") != 0)
+	    roce_test_pair_create(&roce_test_verbs_pair, "srq") != 0)
 		return 1;
 	return roce_test_run(cases, RTE_DIM(cases));
 }
