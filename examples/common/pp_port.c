@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+
+#include <rte_roce_verbs.h>
+
+#include "pp_port.h"
+
+#define PP_IPV4_PREFIX_MAX 32
+#define PP_IPV6_PREFIX_MAX 128
+#define PP_MS_PER_S 1000
+#define PP_NS_PER_MS 1000000
+#define PP_NS_PER_S 1000000000ull
+
+uint64_t
+pp_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * PP_MS_PER_S + ts.tv_nsec / PP_NS_PER_MS;
+}
+
+int
+pp_parse_number(const char *s, unsigned long min, unsigned long max, unsigned long *val)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*val = strtoul(s, &end, 0);
+	if (errno != 0 || *end != '\0' || *val < min || *val > max)
+		return -EINVAL;
+	return 0;
+}
+
+void
+pp_port_usage(void)
+{
+	printf("  --ip=<addr>[/<len>]    the port's IPv4 or IPv6 address (required; /24 or /64 "
+	       "by default)\n");
+	printf("  --eth-mtu=<mtu>        set the ethdev's MTU (default: keep it)\n");
+	printf("  --pcap=<file>          capture every frame in and out of the ethdev\n");
+}
+
+int
+pp_port_opt(struct pp_port_conf *conf, int c, const char *arg)
+{
+	unsigned long v;
+
+	switch (c) {
+	case PP_PORT_OPT_IP:
+		conf->ip = arg;
+		return 1;
+	case PP_PORT_OPT_ETH_MTU:
+		if (pp_parse_number(arg, RTE_ETHER_MIN_MTU, UINT16_MAX, &v) != 0)
+			return -EINVAL;
+		conf->eth_mtu = v;
+		return 1;
+	case PP_PORT_OPT_PCAP:
+		conf->pcap = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int
+pp_port_conf_check(const struct pp_port_conf *conf)
+{
+	union rte_roce_gid addr;
+	uint8_t prefix_len;
+
+	if (conf->ip != NULL && pp_parse_ip(conf->ip, &addr, &prefix_len) == 0)
+		return 0;
+	fprintf(stderr, "--ip ADDR[/LEN] is required: the IPv4 or IPv6 address the port owns, "
+		"prefix 1..32 or 1..128 (got '%s')\n", conf->ip != NULL ? conf->ip : "");
+	return -EINVAL;
+}
+
+int
+pp_parse_ip(const char *arg, union rte_roce_gid *addr, uint8_t *prefix_len)
+{
+	char text[RTE_ROCE_GID_STRLEN];
+	const char *slash = strchr(arg, '/');
+	size_t len = slash != NULL ? (size_t)(slash - arg) : strlen(arg);
+	unsigned long max, plen;
+
+	if (len == 0 || len >= sizeof(text))
+		return -EINVAL;
+	memcpy(text, arg, len);
+	text[len] = '\0';
+	if (rte_roce_gid_parse(text, addr) != 0)
+		return -EINVAL;
+	max = rte_roce_gid_is_ipv4(addr) ? PP_IPV4_PREFIX_MAX : PP_IPV6_PREFIX_MAX;
+	if (slash == NULL) {
+		*prefix_len = rte_roce_gid_is_ipv4(addr) ? PP_IPV4_PREFIX_DEFAULT :
+							   PP_IPV6_PREFIX_DEFAULT;
+		return 0;
+	}
+	if (pp_parse_number(slash + 1, 1, max, &plen) != 0)
+		return -EINVAL;
+	*prefix_len = plen;
+	return 0;
+}
+
+static uint64_t
+pp_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * PP_NS_PER_S + ts.tv_nsec;
+}
+
+static void
+pp_tap(struct rte_roce_pcap *pcap, struct rte_mbuf **pkts, uint16_t nb_pkts)
+{
+	uint64_t ts = pp_now_ns();
+	uint16_t i;
+
+	for (i = 0; i < nb_pkts; i++)
+		rte_roce_pcap_write_mbuf(pcap, pkts[i], ts);
+}
+
+static uint16_t
+pp_rx_tap(uint16_t port_id, uint16_t queue, struct rte_mbuf **pkts, uint16_t nb_pkts,
+	  uint16_t max_pkts, void *arg)
+{
+	RTE_SET_USED(port_id);
+	RTE_SET_USED(queue);
+	RTE_SET_USED(max_pkts);
+	pp_tap(arg, pkts, nb_pkts);
+	return nb_pkts;
+}
+
+static uint16_t
+pp_tx_tap(uint16_t port_id, uint16_t queue, struct rte_mbuf **pkts, uint16_t nb_pkts, void *arg)
+{
+	RTE_SET_USED(port_id);
+	RTE_SET_USED(queue);
+	pp_tap(arg, pkts, nb_pkts);
+	return nb_pkts;
+}
+
+/* Every frame through queue 0 both ways into path; 0 or a negative errno (printed). */
+static int
+pp_tap_start(struct pp_port *pp, const char *path)
+{
+	pp->pcap = rte_roce_pcap_create(path);
+	if (pp->pcap == NULL) {
+		fprintf(stderr, "%s: %s\n", path, rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	pp->rx_tap = rte_eth_add_rx_callback(pp->eth, 0, pp_rx_tap, pp->pcap);
+	pp->tx_tap = rte_eth_add_tx_callback(pp->eth, 0, pp_tx_tap, pp->pcap);
+	if (pp->rx_tap == NULL || pp->tx_tap == NULL) {
+		fprintf(stderr, "%s: no ethdev callback for the capture: %s\n", path,
+			rte_strerror(rte_errno));
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* Remove the callbacks (the port is stopped, nobody runs them) and flush the file. */
+static int
+pp_tap_stop(struct pp_port *pp)
+{
+	int ret;
+
+	if (pp->rx_tap != NULL)
+		rte_eth_remove_rx_callback(pp->eth, 0, pp->rx_tap);
+	if (pp->tx_tap != NULL)
+		rte_eth_remove_tx_callback(pp->eth, 0, pp->tx_tap);
+	pp->rx_tap = NULL;
+	pp->tx_tap = NULL;
+	ret = rte_roce_pcap_close(pp->pcap);
+	pp->pcap = NULL;
+	if (ret != 0)
+		fprintf(stderr, "capture: write failed: %s\n", strerror(-ret));
+	return ret;
+}
+
+static int
+pp_find_ethdev(const char *name, uint16_t *eth)
+{
+	uint16_t id;
+
+	if (name != NULL)
+		return rte_eth_dev_get_port_by_name(name, eth) == 0 ? 0 : -ENODEV;
+	RTE_ETH_FOREACH_DEV(id) {
+		*eth = id;
+		return 0;
+	}
+	return -ENODEV;
+}
+
+int
+pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
+{
+	struct rte_roce_port_conf pconf;
+	int ret;
+
+	memset(pp, 0, sizeof(*pp));
+	if (pp_port_conf_check(conf) != 0)
+		return -EINVAL;
+	pp_parse_ip(conf->ip, &pp->addr, &pp->prefix_len);
+	if (pp_find_ethdev(conf->ethdev, &pp->eth) != 0) {
+		fprintf(stderr, "IB device %s not found (no such ethdev: give one with --vdev)\n",
+			conf->ethdev != NULL ? conf->ethdev : "(first ethdev)");
+		return -ENODEV;
+	}
+	memset(&pconf, 0, sizeof(pconf));
+	pconf.port_id = pp->eth;
+	pconf.mtu = conf->eth_mtu;
+	pp->port = rte_roce_port_create(&pconf);
+	if (pp->port == NULL) {
+		ret = -rte_errno;
+		fprintf(stderr, "Couldn't create a RoCE port on ethdev %u: %s\n", pp->eth,
+			rte_strerror(-ret));
+		return ret;
+	}
+	ret = rte_roce_port_addr_add(pp->port, &pp->addr, pp->prefix_len);
+	if (ret == 0)
+		ret = rte_roce_port_gid_find(pp->port, &pp->addr);
+	if (ret < 0) {
+		fprintf(stderr, "Couldn't give the port address %s: %s\n", conf->ip,
+			strerror(-ret));
+		goto destroy_port;
+	}
+	pp->gid_index = ret;
+	if (conf->pcap != NULL) {
+		ret = pp_tap_start(pp, conf->pcap);
+		if (ret != 0)
+			goto destroy_port;
+	}
+	pp->ctx = rte_roce_open_device(pp->port, NULL);
+	if (pp->ctx == NULL) {
+		ret = -rte_errno;
+		fprintf(stderr, "Couldn't open a device on the port: %s\n", rte_strerror(-ret));
+		goto destroy_port;
+	}
+	return 0;
+
+destroy_port:
+	rte_roce_port_destroy(pp->port);
+	pp->port = NULL;
+	if (pp->pcap != NULL)
+		pp_tap_stop(pp);
+	return ret;
+}
+
+int
+pp_port_poll(struct pp_port *pp)
+{
+	int ret = rte_roce_poll(pp->ctx);
+
+	if (ret == 0)
+		sched_yield();
+	return ret;
+}
+
+int
+pp_port_wait_link(struct pp_port *pp, unsigned int timeout_ms)
+{
+	uint64_t end = pp_now_ms() + timeout_ms;
+	struct rte_roce_port_info info;
+
+	do {
+		pp_port_poll(pp);
+		if (rte_roce_port_info_get(pp->port, &info) == 0 && info.link_up)
+			return 0;
+	} while (pp_now_ms() < end);
+	fprintf(stderr, "Link of ethdev %u still down after %u ms\n", pp->eth, timeout_ms);
+	return -ETIMEDOUT;
+}
+
+void
+pp_port_linger(struct pp_port *pp, unsigned int quiet_ms, unsigned int max_ms)
+{
+	uint64_t now = pp_now_ms();
+	uint64_t end = now + max_ms, quiet_end = now + quiet_ms;
+
+	while (now < end && now < quiet_end) {
+		if (pp_port_poll(pp) > 0)
+			quiet_end = now + quiet_ms;
+		now = pp_now_ms();
+	}
+}
+
+int
+pp_port_close(struct pp_port *pp)
+{
+	int ret = 0;
+
+	if (pp->ctx != NULL) {
+		ret = rte_roce_close_device(pp->ctx);
+		if (ret != 0) {
+			/* Objects still use the device: the port must outlive them. */
+			fprintf(stderr, "Couldn't release context: %s\n", strerror(-ret));
+			return ret;
+		}
+		pp->ctx = NULL;
+	}
+	rte_roce_port_destroy(pp->port);
+	pp->port = NULL;
+	if (pp->pcap != NULL)
+		ret = pp_tap_stop(pp);
+	/* Close the ethdev too: a net_memif peer learns at once that we left. */
+	rte_eth_dev_close(pp->eth);
+	return ret;
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef PP_PORT_H
+#define PP_PORT_H
+
+/*
+ * Bring-up shared by the examples: one RoCE port over an ethdev the EAL
+ * already probed (--vdev net_memif0,..., net_af_packet0,iface=..., a NIC),
+ * one address (--ip ADDR[/LEN]) and a device opened on it. The example's
+ * thread drives everything through rte_roce_poll() (inline mode).
+ */
+
+#include <getopt.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include <rte_ethdev.h>
+
+#include <rte_roce_gid.h>
+#include <rte_roce_pcap.h>
+#include <rte_roce_port.h>
+
+/** On-link prefix when --ip has no /LEN. */
+#define PP_IPV4_PREFIX_DEFAULT 24
+#define PP_IPV6_PREFIX_DEFAULT 64
+
+/** How long pp_port_wait_link() waits by default. */
+#define PP_LINK_WAIT_MS_DEFAULT 10000
+
+/** What a port is opened from. */
+struct pp_port_conf {
+	const char *ethdev;	/* ethdev name (e.g. net_memif0); NULL = the first one */
+	const char *ip;		/* "ADDR[/LEN]", IPv4 or IPv6: required */
+	uint16_t eth_mtu;	/* Ethernet MTU to set; 0 = keep the device's */
+	const char *pcap;	/* capture every frame in and out to this file; NULL = none */
+};
+
+struct pp_port {
+	uint16_t eth;			/* the ethdev */
+	struct rte_roce_port *port;
+	struct ibv_context *ctx;	/* the device on the port */
+	union rte_roce_gid addr;	/* the --ip address */
+	uint8_t prefix_len;
+	int gid_index;			/* index of addr in the GID table */
+	struct rte_roce_pcap *pcap;	/* the capture, or NULL */
+	const struct rte_eth_rxtx_callback *rx_tap, *tx_tap;
+};
+
+/*
+ * The long options every example takes for its port, for getopt_long():
+ * put PP_PORT_LONGOPTS in the option table, hand each option to
+ * pp_port_opt(), call pp_port_conf_check() at the end. An example's own
+ * long-only options take values from PP_PORT_OPT_END on.
+ */
+enum {
+	PP_PORT_OPT_IP = 256,	/* above every short option */
+	PP_PORT_OPT_ETH_MTU,
+	PP_PORT_OPT_PCAP,
+	PP_PORT_OPT_END,
+};
+
+#define PP_PORT_LONGOPTS \
+	{ "ip", required_argument, NULL, PP_PORT_OPT_IP }, \
+	{ "eth-mtu", required_argument, NULL, PP_PORT_OPT_ETH_MTU }, \
+	{ "pcap", required_argument, NULL, PP_PORT_OPT_PCAP }
+
+/* Print the usage lines of PP_PORT_LONGOPTS. */
+void pp_port_usage(void);
+
+/*
+ * Take option c if it is one of PP_PORT_LONGOPTS. Returns 1 (taken), 0 (not
+ * ours), -EINVAL (bad argument).
+ */
+int pp_port_opt(struct pp_port_conf *conf, int c, const char *arg);
+
+/* --ip given and well formed? 0, or -EINVAL after saying why on stderr. */
+int pp_port_conf_check(const struct pp_port_conf *conf);
+
+/*
+ * A whole number (decimal, 0x hex or 0 octal, as strtoul() base 0, no sign,
+ * nothing after it) within [min, max]. 0 or -EINVAL.
+ */
+int pp_parse_number(const char *s, unsigned long min, unsigned long max, unsigned long *val);
+
+/*
+ * Parse "ADDR[/LEN]": an IPv4 or IPv6 address, optionally a prefix length
+ * (1..32 or 1..128; default 24 or 64). 0 or -EINVAL.
+ */
+int pp_parse_ip(const char *arg, union rte_roce_gid *addr, uint8_t *prefix_len);
+
+/*
+ * Find the ethdev, create the port on it, give it the address, open a
+ * device with default limits, start the capture if asked (ethdev RX and TX
+ * callbacks: every frame, ARP and ND included, as the PMD sees it). On
+ * failure prints why on stderr, undoes what it did and returns a negative
+ * errno.
+ */
+int pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf);
+
+/*
+ * One round of progress (rte_roce_poll()). When it found nothing to do the
+ * CPU is yielded (sched_yield()): the two processes of a test, or a process
+ * and its peer's kernel, often share a core, and spinning through a whole
+ * time slice would make every round trip wait for the scheduler. Returns
+ * what rte_roce_poll() returned.
+ */
+int pp_port_poll(struct pp_port *pp);
+
+/*
+ * Wait until the link is up, driving progress meanwhile. 0, or -ETIMEDOUT
+ * after printing why.
+ */
+int pp_port_wait_link(struct pp_port *pp, unsigned int timeout_ms);
+
+/*
+ * Keep driving progress until nothing happened for quiet_ms (so the last
+ * ACK of a message leaves before the QP is destroyed), or max_ms passed.
+ */
+void pp_port_linger(struct pp_port *pp, unsigned int quiet_ms, unsigned int max_ms);
+
+/*
+ * Close the device, destroy the port, close its ethdev, finish the capture.
+ * 0, or the negative errno of the close or of the capture (printed).
+ */
+int pp_port_close(struct pp_port *pp);
+
+/* Milliseconds on a monotonic clock. */
+uint64_t pp_now_ms(void);
+
+#endif /* PP_PORT_H */

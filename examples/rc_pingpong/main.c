@@ -1,0 +1,781 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * rc_pingpong: rdma-core's ibv_rc_pingpong (v44) on librte_roce. Same
+ * options, same TCP exchange byte for byte (wire-facts.md 11a), same QP
+ * settings (wire-facts.md 8), same strict ping-pong of SENDs and the same
+ * output, so it runs against the unmodified tool on a kernel rxe peer.
+ *
+ *   rc_pingpong [EAL args] -- --ip ADDR[/LEN] [options]              server
+ *   rc_pingpong [EAL args] -- --ip ADDR[/LEN] [options] <host>       client
+ *
+ * The RoCE port runs on the first ethdev the EAL probed (or the one -d
+ * names), e.g. --vdev net_memif0,role=server,socket=/tmp/pp.sock. The
+ * program is single-threaded: its wait loops call rte_roce_poll().
+ *
+ * Differences from the original, all deliberate:
+ * - -g defaults to the GID of --ip (RoCE needs a GRH; without -g the original
+ *   sends a zero GID and its RTR fails); a peer's zero GID is refused clearly.
+ * - -e (completion channels), -o/-O/-P (ODP), -t (timestamps), -j (device
+ *   memory) and -N (new post-send API) are refused with a message, exit 1.
+ * - the server listens before printing its local address, so a script that
+ *   waits for that line can start the client at once.
+ * - -c: "invalid data in page N" makes the exit status 1.
+ * - the wait loops yield the CPU when a poll finds nothing to do (see
+ *   pp_port_poll()): the original spins, which is right on a dedicated core.
+ * - numbers are parsed strictly; the exchange reads whole records and times
+ *   out after PP_OOB_TIMEOUT_MS.
+ * - before tearing down, each side polls until the link has been quiet for
+ *   PP_LINGER_QUIET_MS, so that its last ACK leaves (the peer waits for it).
+ * - --pcap FILE captures the port's frames; see doc/examples.md.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+
+#include <rte_common.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include <rte_roce_port.h>
+#include <rte_roce_verbs.h>
+
+#include "pp_oob.h"
+#include "pp_port.h"
+
+/* The tool's defaults (RC:libibverbs/examples/rc_pingpong.c main). */
+#define PP_SIZE_DEFAULT 4096
+#define PP_MTU_DEFAULT IBV_MTU_1024
+#define PP_RX_DEPTH_DEFAULT 500
+#define PP_ITERS_DEFAULT 1000
+#define PP_IB_PORT_DEFAULT 1
+/* wire-facts.md 8, tool settings. */
+#define PP_HOP_LIMIT 1
+#define PP_MAX_DEST_RD_ATOMIC 1
+#define PP_MIN_RNR_TIMER 12
+#define PP_TIMEOUT 14
+#define PP_RETRY_CNT 7
+#define PP_RNR_RETRY 7
+#define PP_MAX_RD_ATOMIC 1
+#define PP_PSN_MASK 0xffffff
+#define PP_INIT_BYTE 0x7b	/* the tool fills its buffer with this */
+#define PP_WC_BATCH 2		/* completions polled at a time */
+#define PP_OOB_TIMEOUT_MS 30000
+#define PP_LINGER_QUIET_MS 20
+#define PP_LINGER_MAX_MS 1000
+#define PP_US_PER_S 1000000.
+#define PP_BITS_PER_BYTE 8.
+#define PP_MESSAGE_MAX (1u << 31)	/* max_msg_sz, 2 GiB */
+
+enum {
+	PP_RECV_WRID = 1,
+	PP_SEND_WRID = 2,
+};
+
+struct pp_opts {
+	struct pp_port_conf port; /* -d, --ip, --eth-mtu, --pcap */
+	const char *servername;	/* client mode when set */
+	uint16_t tcp_port;	/* -p */
+	int ib_port;		/* -i */
+	uint32_t size;		/* -s */
+	enum ibv_mtu mtu;	/* -m */
+	uint32_t rx_depth;	/* -r */
+	uint32_t iters;		/* -n */
+	uint8_t sl;		/* -l */
+	int gidx;		/* -g; -1 = the GID of --ip */
+	bool validate;		/* -c */
+};
+
+struct pp_ctx {
+	struct pp_port pp;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	uint8_t *buf;
+	uint32_t size;
+	uint32_t rx_depth;
+	unsigned int send_flags;
+	int pending;		/* PP_*_WRID bits still awaited before the next send */
+	uint32_t routs;		/* receives posted */
+	uint32_t rcnt, scnt;	/* completions counted */
+};
+
+static void
+pp_usage(const char *argv0)
+{
+	printf("Usage:\n");
+	printf("  %s [EAL args] -- --ip ADDR[/LEN] [options]         start a server and wait for "
+	       "connection\n", argv0);
+	printf("  %s [EAL args] -- --ip ADDR[/LEN] [options] <host>  connect to server at <host>\n",
+	       argv0);
+	printf("\nOptions:\n");
+	pp_port_usage();
+	printf("  -p, --port=<port>      listen on/connect to port <port> (default 18515)\n");
+	printf("  -d, --ib-dev=<dev>     use the ethdev named <dev> (default first ethdev)\n");
+	printf("  -i, --ib-port=<port>   use port <port> of IB device (default 1)\n");
+	printf("  -s, --size=<size>      size of message to exchange (default 4096)\n");
+	printf("  -m, --mtu=<size>       path MTU (default 1024)\n");
+	printf("  -r, --rx-depth=<dep>   number of receives to post at a time (default 500)\n");
+	printf("  -n, --iters=<iters>    number of exchanges (default 1000)\n");
+	printf("  -l, --sl=<sl>          service level value\n");
+	printf("  -e, --events           sleep on CQ events (not supported yet)\n");
+	printf("  -g, --gid-idx=<gid index> local port gid index (default: the GID of --ip)\n");
+	printf("  -o, --odp              use on demand paging (not supported)\n");
+	printf("  -O, --iodp             use implicit on demand paging (not supported)\n");
+	printf("  -P, --prefetch         prefetch an ODP MR (not supported)\n");
+	printf("  -t, --ts               get CQE with timestamp (not supported)\n");
+	printf("  -c, --chk              validate received buffer\n");
+	printf("  -j, --dm               use device memory (not supported)\n");
+	printf("  -N, --new_send         use new post send WR API (not supported)\n");
+}
+
+/* ---- options ---- */
+
+static enum ibv_mtu
+pp_mtu_to_enum(unsigned long mtu)
+{
+	switch (mtu) {
+	case 256: return IBV_MTU_256;
+	case 512: return IBV_MTU_512;
+	case 1024: return IBV_MTU_1024;
+	case 2048: return IBV_MTU_2048;
+	case 4096: return IBV_MTU_4096;
+	default: return 0;
+	}
+}
+
+static int
+pp_unsupported(const char *what)
+{
+	fprintf(stderr, "%s: not supported yet by librte_roce\n", what);
+	return -ENOTSUP;
+}
+
+/* One option; 0, -EINVAL (usage) or -ENOTSUP (refused feature). */
+static int
+pp_opt(struct pp_opts *o, int c, const char *arg)
+{
+	unsigned long v;
+
+	switch (c) {
+	case 'p':
+		if (pp_parse_number(arg, 0, UINT16_MAX, &v) != 0)
+			return -EINVAL;
+		o->tcp_port = v;
+		return 0;
+	case 'd':
+		o->port.ethdev = arg;
+		return 0;
+	case 'i':
+		if (pp_parse_number(arg, 1, INT_MAX, &v) != 0)
+			return -EINVAL;
+		o->ib_port = v;
+		return 0;
+	case 's':
+		if (pp_parse_number(arg, 0, PP_MESSAGE_MAX, &v) != 0)
+			return -EINVAL;
+		o->size = v;
+		return 0;
+	case 'm':
+		if (pp_parse_number(arg, 0, ULONG_MAX, &v) != 0 || pp_mtu_to_enum(v) == 0)
+			return -EINVAL;
+		o->mtu = pp_mtu_to_enum(v);
+		return 0;
+	case 'r':
+		if (pp_parse_number(arg, 1, INT_MAX, &v) != 0)
+			return -EINVAL;
+		o->rx_depth = v;
+		return 0;
+	case 'n':
+		if (pp_parse_number(arg, 1, INT_MAX, &v) != 0)
+			return -EINVAL;
+		o->iters = v;
+		return 0;
+	case 'l':
+		if (pp_parse_number(arg, 0, UINT8_MAX, &v) != 0)
+			return -EINVAL;
+		o->sl = v;
+		return 0;
+	case 'g':
+		if (pp_parse_number(arg, 0, INT_MAX, &v) != 0)
+			return -EINVAL;
+		o->gidx = v;
+		return 0;
+	case 'c':
+		o->validate = true;
+		return 0;
+	case 'e':
+		return pp_unsupported("-e/--events (completion channels)");
+	case 'o':
+	case 'O':
+	case 'P':
+		return pp_unsupported("-o/-O/-P (on demand paging)");
+	case 't':
+		return pp_unsupported("-t/--ts (completion timestamps)");
+	case 'j':
+		return pp_unsupported("-j/--dm (device memory)");
+	case 'N':
+		return pp_unsupported("-N/--new_send (the ibv_wr_* post API)");
+	default:
+		return -EINVAL;
+	}
+}
+
+static int
+pp_parse_args(int argc, char **argv, struct pp_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "port", required_argument, NULL, 'p' },
+		{ "ib-dev", required_argument, NULL, 'd' },
+		{ "ib-port", required_argument, NULL, 'i' },
+		{ "size", required_argument, NULL, 's' },
+		{ "mtu", required_argument, NULL, 'm' },
+		{ "rx-depth", required_argument, NULL, 'r' },
+		{ "iters", required_argument, NULL, 'n' },
+		{ "sl", required_argument, NULL, 'l' },
+		{ "events", no_argument, NULL, 'e' },
+		{ "gid-idx", required_argument, NULL, 'g' },
+		{ "odp", no_argument, NULL, 'o' },
+		{ "iodp", no_argument, NULL, 'O' },
+		{ "prefetch", no_argument, NULL, 'P' },
+		{ "ts", no_argument, NULL, 't' },
+		{ "chk", no_argument, NULL, 'c' },
+		{ "dm", no_argument, NULL, 'j' },
+		{ "new_send", no_argument, NULL, 'N' },
+		PP_PORT_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, ret;
+
+	*o = (struct pp_opts){
+		.tcp_port = PP_OOB_PORT_DEFAULT,
+		.ib_port = PP_IB_PORT_DEFAULT,
+		.size = PP_SIZE_DEFAULT,
+		.mtu = PP_MTU_DEFAULT,
+		.rx_depth = PP_RX_DEPTH_DEFAULT,
+		.iters = PP_ITERS_DEFAULT,
+		.gidx = -1,
+	};
+	optind = 1;	/* the EAL used getopt before us */
+	while ((c = getopt_long(argc, argv, "p:d:i:s:m:r:n:l:eg:oOPtcjN", longopts, NULL)) != -1) {
+		ret = pp_port_opt(&o->port, c, optarg);
+		if (ret == 0)
+			ret = pp_opt(o, c, optarg);
+		else if (ret > 0)
+			ret = 0;
+		if (ret == -EINVAL)
+			pp_usage(argv[0]);
+		if (ret != 0)
+			return ret;
+	}
+	if (optind == argc - 1) {
+		o->servername = argv[optind];
+	} else if (optind < argc) {
+		pp_usage(argv[0]);
+		return -EINVAL;
+	}
+	if (pp_port_conf_check(&o->port) != 0) {
+		pp_usage(argv[0]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- resources ---- */
+
+static int
+pp_post_recv(struct pp_ctx *c, uint32_t n)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)c->buf,
+		.length = c->size,
+		.lkey = c->mr->lkey,
+	};
+	struct ibv_recv_wr wr = {
+		.wr_id = PP_RECV_WRID,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	struct ibv_recv_wr *bad_wr;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (rte_roce_post_recv(c->qp, &wr, &bad_wr) != 0)
+			break;
+	return i;
+}
+
+static int
+pp_post_send(struct pp_ctx *c)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)c->buf,
+		.length = c->size,
+		.lkey = c->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = PP_SEND_WRID,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = c->send_flags,
+	};
+	struct ibv_send_wr *bad_wr;
+
+	return rte_roce_post_send(c->qp, &wr, &bad_wr);
+}
+
+/* QP as the tool creates it: one send WR, rx_depth receives, one SGE each; INLINE if it fits. */
+static int
+pp_create_qp(struct pp_ctx *c, int ib_port)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = c->cq,
+		.recv_cq = c->cq,
+		.cap = {
+			.max_send_wr = 1,
+			.max_recv_wr = c->rx_depth,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_qp_attr attr;
+
+	c->qp = rte_roce_create_qp(c->pd, &init);
+	if (c->qp == NULL) {
+		fprintf(stderr, "Couldn't create QP: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	if (rte_roce_query_qp(c->qp, &attr, IBV_QP_CAP, &init) == 0 &&
+	    init.cap.max_inline_data >= c->size)
+		c->send_flags |= IBV_SEND_INLINE;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_INIT;
+	attr.pkey_index = 0;
+	attr.port_num = ib_port;
+	attr.qp_access_flags = 0;
+	if (rte_roce_modify_qp(c->qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			       IBV_QP_ACCESS_FLAGS) != 0) {
+		fprintf(stderr, "Failed to modify QP to INIT\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Free what pp_init() made, in reverse; 0 or -1 after saying which step failed. */
+static int
+pp_destroy(struct pp_ctx *c)
+{
+	if (c->qp != NULL && rte_roce_destroy_qp(c->qp) != 0) {
+		fprintf(stderr, "Couldn't destroy QP\n");
+		return -1;
+	}
+	c->qp = NULL;
+	if (c->cq != NULL && rte_roce_destroy_cq(c->cq) != 0) {
+		fprintf(stderr, "Couldn't destroy CQ\n");
+		return -1;
+	}
+	c->cq = NULL;
+	if (c->mr != NULL && rte_roce_dereg_mr(c->mr) != 0) {
+		fprintf(stderr, "Couldn't deregister MR\n");
+		return -1;
+	}
+	c->mr = NULL;
+	if (c->pd != NULL && rte_roce_dealloc_pd(c->pd) != 0) {
+		fprintf(stderr, "Couldn't deallocate PD\n");
+		return -1;
+	}
+	c->pd = NULL;
+	return 0;
+}
+
+/* Everything up to a QP in INIT with rx_depth receives posted; c->pp is open. */
+static int
+pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
+{
+	c->size = o->size;
+	c->rx_depth = o->rx_depth;
+	c->send_flags = IBV_SEND_SIGNALED;
+	/* At least one byte, so that a zero-size run still has an address to register. */
+	if (posix_memalign((void **)&c->buf, page_size, RTE_MAX(o->size, 1u)) != 0) {
+		c->buf = NULL;
+		fprintf(stderr, "Couldn't allocate work buf.\n");
+		return -1;
+	}
+	memset(c->buf, PP_INIT_BYTE, o->size);
+	c->pd = rte_roce_alloc_pd(c->pp.ctx);
+	if (c->pd == NULL) {
+		fprintf(stderr, "Couldn't allocate PD\n");
+		return -1;
+	}
+	c->mr = rte_roce_reg_mr(c->pd, c->buf, o->size, IBV_ACCESS_LOCAL_WRITE);
+	if (c->mr == NULL) {
+		fprintf(stderr, "Couldn't register MR\n");
+		return -1;
+	}
+	c->cq = rte_roce_create_cq(c->pp.ctx, o->rx_depth + 1, NULL, NULL, 0);
+	if (c->cq == NULL) {
+		fprintf(stderr, "Couldn't create CQ\n");
+		return -1;
+	}
+	if (pp_create_qp(c, o->ib_port) != 0)
+		return -1;
+	c->routs = pp_post_recv(c, c->rx_depth);
+	if (c->routs < c->rx_depth) {
+		fprintf(stderr, "Couldn't post receive (%u)\n", c->routs);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- connection ---- */
+
+/* RTR then RTS with the tool's attributes (RC:rc_pingpong.c pp_connect_ctx). */
+static int
+pp_connect(struct pp_ctx *c, const struct pp_opts *o, int sgid_index, uint32_t my_psn,
+	   const struct pp_dest *dest)
+{
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = o->mtu,
+		.dest_qp_num = dest->qpn,
+		.rq_psn = dest->psn,
+		.max_dest_rd_atomic = PP_MAX_DEST_RD_ATOMIC,
+		.min_rnr_timer = PP_MIN_RNR_TIMER,
+		.ah_attr = {
+			.is_global = 1,
+			.dlid = dest->lid,
+			.sl = o->sl,
+			.src_path_bits = 0,
+			.port_num = o->ib_port,
+			.grh = {
+				.dgid = dest->gid,
+				.hop_limit = PP_HOP_LIMIT,
+				.sgid_index = sgid_index,
+			},
+		},
+	};
+	int ret;
+
+	/* The tool leaves the AV local when the GID is zero; RoCE cannot route that. */
+	if (dest->gid.global.interface_id == 0 && dest->gid.global.subnet_prefix == 0) {
+		fprintf(stderr, "The remote GID is zero: run the peer with -g <GID index>\n");
+		return -1;
+	}
+	ret = rte_roce_modify_qp(c->qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				 IBV_QP_MIN_RNR_TIMER);
+	if (ret != 0) {
+		fprintf(stderr, "Failed to modify QP to RTR: %s\n", strerror(-ret));
+		return -1;
+	}
+	attr.qp_state = IBV_QPS_RTS;
+	attr.timeout = PP_TIMEOUT;
+	attr.retry_cnt = PP_RETRY_CNT;
+	attr.rnr_retry = PP_RNR_RETRY;
+	attr.sq_psn = my_psn;
+	attr.max_rd_atomic = PP_MAX_RD_ATOMIC;
+	ret = rte_roce_modify_qp(c->qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				 IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	if (ret != 0) {
+		fprintf(stderr, "Failed to modify QP to RTS: %s\n", strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+pp_print_dest(const char *which, const struct pp_dest *d)
+{
+	char gid[INET6_ADDRSTRLEN];
+
+	inet_ntop(AF_INET6, d->gid.raw, gid, sizeof(gid));
+	printf("  %s LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n", which, d->lid, d->qpn, d->psn,
+	       gid);
+	fflush(stdout);
+}
+
+/* Client side: send ours, read theirs, say done; the QP is connected afterwards. */
+static int
+pp_client_exchange(const struct pp_opts *o, const struct pp_dest *mine, struct pp_dest *rem)
+{
+	int fd, ret;
+
+	fd = pp_oob_connect(o->servername, o->tcp_port);
+	if (fd < 0) {
+		fprintf(stderr, "Couldn't connect to %s:%u: %s\n", o->servername, o->tcp_port,
+			strerror(-fd));
+		return -1;
+	}
+	ret = pp_oob_set_timeout(fd, PP_OOB_TIMEOUT_MS);
+	if (ret == 0) {
+		ret = pp_oob_send_dest(fd, mine);
+		if (ret != 0)
+			fprintf(stderr, "Couldn't send local address: %s\n", strerror(-ret));
+	}
+	if (ret == 0) {
+		ret = pp_oob_recv_dest(fd, rem);
+		if (ret == 0)
+			ret = pp_oob_send_done(fd);
+		if (ret != 0)
+			fprintf(stderr, "Couldn't read/write remote address: %s\n", strerror(-ret));
+	}
+	close(fd);
+	return ret == 0 ? 0 : -1;
+}
+
+/* Server side: read theirs, connect the QP, then answer (wire-facts.md 11a: the order matters). */
+static int
+pp_server_exchange(struct pp_ctx *c, const struct pp_opts *o, int listen_fd, int sgid_index,
+		   const struct pp_dest *mine, struct pp_dest *rem)
+{
+	int fd, ret;
+
+	fd = pp_oob_accept(listen_fd);
+	if (fd < 0) {
+		fprintf(stderr, "accept() failed: %s\n", strerror(-fd));
+		return -1;
+	}
+	ret = pp_oob_set_timeout(fd, PP_OOB_TIMEOUT_MS);
+	if (ret == 0) {
+		ret = pp_oob_recv_dest(fd, rem);
+		if (ret != 0)
+			fprintf(stderr, "Couldn't read remote address: %s\n", strerror(-ret));
+	}
+	if (ret == 0 && pp_connect(c, o, sgid_index, mine->psn, rem) != 0) {
+		fprintf(stderr, "Couldn't connect to remote QP\n");
+		ret = -1;
+	}
+	if (ret == 0) {
+		ret = pp_oob_send_dest(fd, mine);
+		if (ret == 0)
+			ret = pp_oob_recv_done(fd);
+		if (ret != 0)
+			fprintf(stderr, "Couldn't send/recv local address: %s\n", strerror(-ret));
+	}
+	close(fd);
+	return ret == 0 ? 0 : -1;
+}
+
+/* ---- the ping-pong ---- */
+
+static int
+pp_complete(struct pp_ctx *c, const struct ibv_wc *wc, uint32_t iters)
+{
+	uint32_t more;
+
+	if (wc->status != IBV_WC_SUCCESS) {
+		fprintf(stderr, "Failed status %s (%d) for wr_id %d\n",
+			ibv_wc_status_str(wc->status), wc->status, (int)wc->wr_id);
+		return -1;
+	}
+	switch (wc->wr_id) {
+	case PP_SEND_WRID:
+		c->scnt++;
+		break;
+	case PP_RECV_WRID:
+		/* Refill the receive queue before it runs dry, as the tool does. */
+		if (--c->routs <= 1) {
+			more = c->rx_depth - c->routs;
+			c->routs += pp_post_recv(c, more);
+			if (c->routs < c->rx_depth) {
+				fprintf(stderr, "Couldn't post receive (%u)\n", c->routs);
+				return -1;
+			}
+		}
+		c->rcnt++;
+		break;
+	default:
+		fprintf(stderr, "Completion for unknown wr_id %d\n", (int)wc->wr_id);
+		return -1;
+	}
+	/* Strict ping-pong: send again only once the last send completed and a message arrived. */
+	c->pending &= ~(int)wc->wr_id;
+	if (c->scnt < iters && c->pending == 0) {
+		if (pp_post_send(c) != 0) {
+			fprintf(stderr, "Couldn't post send\n");
+			return -1;
+		}
+		c->pending = PP_RECV_WRID | PP_SEND_WRID;
+	}
+	return 0;
+}
+
+static int
+pp_run(struct pp_ctx *c, uint32_t iters)
+{
+	struct ibv_wc wc[PP_WC_BATCH];
+	int ne, i;
+
+	while (c->rcnt < iters || c->scnt < iters) {
+		do {
+			pp_port_poll(&c->pp);
+			ne = rte_roce_poll_cq(c->cq, PP_WC_BATCH, wc);
+			if (ne < 0) {
+				fprintf(stderr, "poll CQ failed %d\n", ne);
+				return -1;
+			}
+		} while (ne < 1);
+		for (i = 0; i < ne; i++) {
+			if (pp_complete(c, &wc[i], iters) != 0) {
+				fprintf(stderr, "parse WC failed %d\n", ne);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* -c: the client marks a byte per page, the server checks it arrived (RC:rc_pingpong.c). */
+static void
+pp_mark_pages(struct pp_ctx *c, long page_size)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->size; i += page_size)
+		c->buf[i] = i / page_size % sizeof(char);
+}
+
+static int
+pp_check_pages(const struct pp_ctx *c, long page_size)
+{
+	int bad = 0;
+	uint32_t i;
+
+	for (i = 0; i < c->size; i += page_size) {
+		if (c->buf[i] != i / page_size % sizeof(char)) {
+			fprintf(stderr, "invalid data in page %lu\n",
+				(unsigned long)(i / page_size));
+			bad = -1;
+		}
+	}
+	return bad;
+}
+
+static void
+pp_report(const struct pp_opts *o, const struct timespec *start, const struct timespec *end)
+{
+	double usec = (end->tv_sec - start->tv_sec) * PP_US_PER_S +
+		      (end->tv_nsec - start->tv_nsec) / 1000.;
+	long long bytes = (long long)o->size * o->iters * 2;
+
+	printf("%lld bytes in %.2f seconds = %.2f Mbit/sec\n", bytes, usec / PP_US_PER_S,
+	       bytes * PP_BITS_PER_BYTE / usec);
+	printf("%u iters in %.2f seconds = %.2f usec/iter\n", o->iters, usec / PP_US_PER_S,
+	       usec / o->iters);
+	fflush(stdout);
+}
+
+/* Exchange addresses, connect, ping-pong, report. The resources exist. */
+static int
+pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
+{
+	struct pp_dest mine = { 0 }, rem;
+	struct ibv_port_attr portinfo;
+	struct timespec start, end;
+	int sgid_index = o->gidx >= 0 ? o->gidx : c->pp.gid_index;
+	int listen_fd = -1;
+
+	if (rte_roce_query_port(c->pp.ctx, o->ib_port, &portinfo) != 0) {
+		fprintf(stderr, "Couldn't get port info\n");
+		return -1;
+	}
+	mine.lid = portinfo.lid;
+	if (portinfo.link_layer != IBV_LINK_LAYER_ETHERNET && mine.lid == 0) {
+		fprintf(stderr, "Couldn't get local LID\n");
+		return -1;
+	}
+	if (rte_roce_query_gid(c->pp.ctx, o->ib_port, sgid_index, &mine.gid) != 0) {
+		fprintf(stderr, "can't read sgid of index %d\n", sgid_index);
+		return -1;
+	}
+	mine.qpn = c->qp->qp_num;
+	mine.psn = lrand48() & PP_PSN_MASK;
+	if (o->servername == NULL) {
+		listen_fd = pp_oob_listen(o->tcp_port, NULL);
+		if (listen_fd < 0) {
+			fprintf(stderr, "Couldn't listen to port %u: %s\n", o->tcp_port,
+				strerror(-listen_fd));
+			return -1;
+		}
+	}
+	pp_print_dest("local address: ", &mine);
+	if (o->servername != NULL ? pp_client_exchange(o, &mine, &rem) :
+				    pp_server_exchange(c, o, listen_fd, sgid_index, &mine, &rem))
+		return -1;
+	pp_print_dest("remote address:", &rem);
+	if (o->servername != NULL && pp_connect(c, o, sgid_index, mine.psn, &rem) != 0)
+		return -1;
+	if (pp_port_wait_link(&c->pp, PP_LINK_WAIT_MS_DEFAULT) != 0)
+		return -1;
+
+	c->pending = PP_RECV_WRID;
+	if (o->servername != NULL) {
+		if (o->validate)
+			pp_mark_pages(c, page_size);
+		if (pp_post_send(c) != 0) {
+			fprintf(stderr, "Couldn't post send\n");
+			return -1;
+		}
+		c->pending |= PP_SEND_WRID;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	if (pp_run(c, o->iters) != 0)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	pp_report(o, &start, &end);
+	if (o->servername == NULL && o->validate && pp_check_pages(c, page_size) != 0)
+		return -1;
+	/* Our last ACK must leave before the QP goes: the peer waits for it. */
+	pp_port_linger(&c->pp, PP_LINGER_QUIET_MS, PP_LINGER_MAX_MS);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct pp_ctx c;
+	struct pp_opts o;
+	long page_size;
+	int ret, failed;
+
+	ret = rte_roce_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "EAL: %s\n", strerror(-ret));
+		return EXIT_FAILURE;
+	}
+	argv[ret] = argv[0];
+	argc -= ret;
+	argv += ret;
+	failed = pp_parse_args(argc, argv, &o) != 0;
+	if (failed)
+		return EXIT_FAILURE;
+	srand48(getpid() * time(NULL));
+	page_size = sysconf(_SC_PAGESIZE);
+	memset(&c, 0, sizeof(c));
+	failed = pp_port_open(&c.pp, &o.port) != 0;
+	if (!failed) {
+		failed = pp_init(&c, &o, page_size) != 0 || pp_session(&c, &o, page_size) != 0;
+		failed |= pp_destroy(&c) != 0;
+		failed |= pp_port_close(&c.pp) != 0;
+	}
+	free(c.buf);
+	/*
+	 * No rte_eal_cleanup(): in DPDK 22.11 it unmaps memory while the EAL
+	 * interrupt thread, which it does not stop, may still be handling the
+	 * net_memif peer's disconnect; one exit in ten then died of SIGSEGV in
+	 * rte_intr_fd_get(). Everything is released at exit all the same.
+	 */
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
