@@ -125,6 +125,10 @@ roce_port_conf_check(const struct rte_roce_port_conf *conf)
 		ROCE_PORT_LOG(ERR, "ethdev port %u already has a RoCE port", conf->port_id);
 		return -EBUSY;
 	}
+	if (conf->mtu_unchecked && conf->mtu < RTE_ETHER_MIN_MTU) {
+		ROCE_PORT_LOG(ERR, "mtu_unchecked needs an MTU of at least %u", RTE_ETHER_MIN_MTU);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -144,7 +148,9 @@ roce_port_dev_setup(struct rte_roce_port *port, const struct rte_roce_port_conf 
 		ROCE_PORT_LOG(ERR, "port %u: configure failed: %s", id, rte_strerror(-ret));
 		return ret;
 	}
-	if (conf->mtu != 0 && conf->mtu != port->mtu) {
+	if (conf->mtu_unchecked) {
+		port->mtu = conf->mtu;
+	} else if (conf->mtu != 0 && conf->mtu != port->mtu) {
 		ret = rte_eth_dev_set_mtu(id, conf->mtu);
 		if (ret != 0) {
 			ROCE_PORT_LOG(ERR, "port %u: MTU %u refused by the PMD: %s", id,
