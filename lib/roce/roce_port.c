@@ -534,9 +534,27 @@ roce_port_tx_flush(struct rte_roce_port *port)
 		port->stats.tx_packets += sent;
 		port->tx_head = (port->tx_head + sent) & (ROCE_PORT_TX_BACKLOG - 1);
 		port->tx_count -= sent;
-		if (sent < burst)
+		if (sent < burst) {
+			/* gathered frames the queue refused are backlogged now */
+			port->stats.tx_backlogged += RTE_MIN(port->tx_batched, port->tx_count);
+			port->tx_batched = 0;
 			return;
+		}
 	}
+	port->tx_batched = 0;
+}
+
+void
+roce_port_tx_batch_begin(struct rte_roce_port *port)
+{
+	port->tx_batch = true;
+}
+
+void
+roce_port_tx_batch_end(struct rte_roce_port *port)
+{
+	port->tx_batch = false;
+	roce_port_tx_flush(port);
 }
 
 /*
@@ -548,6 +566,14 @@ roce_port_tx(struct rte_roce_port *port, struct rte_mbuf *m)
 {
 	uint32_t len = m->pkt_len;
 
+	if (port->tx_batch && port->tx_count < ROCE_PORT_TX_BACKLOG) {
+		port->tx_backlog[(port->tx_head + port->tx_count) & (ROCE_PORT_TX_BACKLOG - 1)] = m;
+		port->tx_count++;
+		port->tx_batched++;
+		if (port->tx_batched >= ROCE_PORT_TX_BURST)
+			roce_port_tx_flush(port);
+		return 0;
+	}
 	roce_port_tx_flush(port);
 	if (port->tx_count == 0 && rte_eth_tx_burst(port->port_id, 0, &m, 1) == 1) {
 		port->stats.tx_packets++;
