@@ -36,7 +36,8 @@
 #define PERF_QP_SHIFT 40		/* wr_id = QP index << 40 | sequence */
 #define PERF_SEQ_MASK ((1ull << PERF_QP_SHIFT) - 1)
 #define PERF_PROGRESS_S 1.0
-#define PERF_OOB_CHECK_MASK 1023	/* the server looks at the TCP socket every 1024 loops */
+#define PERF_OOB_CHECK_MASK 1023	/* the server reads the TSC every 1024 loops, */
+#define PERF_OOB_CHECKS_PER_S 1000	/* and looks at the TCP socket every millisecond */
 
 struct perf_bw {
 	uint64_t posted[PERF_QPS_MAX];
@@ -229,6 +230,7 @@ perf_srv_echo(struct perf_run *r, uint32_t size, uint64_t *verified)
 			for (; got[q] > 0; got[q]--) {
 				if (perf_echo(s, r->o, q, size) != 0)
 					return -EIO;
+				s->echo_next[q]++;
 			}
 		}
 		return n;
@@ -674,7 +676,12 @@ perf_run_size(struct perf_run *r, uint32_t size, struct perf_result *res)
 int
 perf_serve_size(struct perf_run *r, uint32_t size)
 {
-	uint64_t verified = 0, loops = 0;
+	const struct perf_opts *o = r->o;
+	const uint64_t every = rte_get_tsc_hz() / PERF_OOB_CHECKS_PER_S;
+	/* a ping-pong server knows when it is done: no syscall while timed */
+	bool echo = o->mode == PERF_MODE_LAT &&
+		    (o->test == PERF_TEST_WRITE || o->test == PERF_TEST_SEND);
+	uint64_t verified = 0, loops = 0, next = 0, echoes;
 	int ret;
 
 	ret = perf_prepare(r, size);
@@ -684,8 +691,14 @@ perf_serve_size(struct perf_run *r, uint32_t size)
 		perf_progress(r);
 		if (perf_srv_step(r, size, &verified) < 0)
 			return -EIO;
-		if ((++loops & PERF_OOB_CHECK_MASK) == 0 && perf_oob_readable(r->oob) != 0)
+		if ((++loops & PERF_OOB_CHECK_MASK) != 0 || rte_rdtsc() < next)
+			continue;
+		echoes = o->test == PERF_TEST_WRITE ? r->srv->echo_next[0] - 1 : r->srv->echo_next[0];
+		if (echo && echoes < o->iters)
+			continue;
+		if (perf_oob_readable(r->oob) != 0)
 			break;
+		next = rte_rdtsc() + every;
 	}
 	if (ret == 0 && r->o->verify && r->o->test == PERF_TEST_WRITE && r->o->mode == PERF_MODE_BW) {
 		uint32_t q;
