@@ -9,10 +9,13 @@
 
 #include <errno.h>
 #include <netdb.h>
+#include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <netinet/in.h>
@@ -28,6 +31,7 @@
 #define PP_PORT_STRLEN 8	/* "65535" and a NUL */
 #define PP_MS_PER_S 1000
 #define PP_US_PER_MS 1000
+#define PP_NS_PER_MS 1000000
 #define PP_HEX_BASE 16
 
 static const char pp_hex[] = "0123456789abcdef";
@@ -191,11 +195,78 @@ pp_oob_listen(uint16_t port, uint16_t *bound)
 	return fd;
 }
 
+/* How often a waiting exchange lets the stack make progress. */
+#define PP_OOB_PROGRESS_MS 1
+
+static void (*pp_progress_fn)(void *arg);
+static void *pp_progress_arg;
+
+void
+pp_oob_set_progress(void (*progress)(void *arg), void *arg)
+{
+	pp_progress_fn = progress;
+	pp_progress_arg = arg;
+}
+
+static uint64_t
+pp_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * PP_MS_PER_S + (uint64_t)ts.tv_nsec / PP_NS_PER_MS;
+}
+
+/* The socket's receive timeout in milliseconds, 0 when it has none. */
+static uint64_t
+pp_rcv_timeout_ms(int fd)
+{
+	struct timeval tv;
+	socklen_t len = sizeof(tv);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, &len) != 0)
+		return 0;
+	return (uint64_t)tv.tv_sec * PP_MS_PER_S + (uint64_t)tv.tv_usec / PP_US_PER_MS;
+}
+
+/*
+ * Wait until fd is readable (or, listening, has a connection), letting the
+ * stack make progress meanwhile. The peer may need us while we wait: a
+ * kernel rxe server resolves our address by ARP or ND inside its modify to
+ * RTR, between our record and its reply, and only our poll loop answers.
+ * Bounded by the socket's receive timeout, if any. 0, -EAGAIN or -errno.
+ */
+static int
+pp_wait_readable(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	uint64_t limit = pp_rcv_timeout_ms(fd), start = pp_now_ms();
+	int n;
+
+	for (;;) {
+		n = poll(&pfd, 1, pp_progress_fn != NULL ? PP_OOB_PROGRESS_MS :
+			 limit != 0 ? (int)limit : -1);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (pp_progress_fn != NULL)
+			pp_progress_fn(pp_progress_arg);
+		if (limit != 0 && pp_now_ms() - start >= limit)
+			return -EAGAIN;
+	}
+}
+
 int
 pp_oob_accept(int listen_fd)
 {
 	int fd;
 
+	fd = pp_wait_readable(listen_fd);
+	if (fd != 0) {
+		close(listen_fd);
+		return fd;
+	}
 	do {
 		fd = accept(listen_fd, NULL, NULL);
 	} while (fd < 0 && errno == EINTR);
@@ -273,6 +344,9 @@ pp_read_all(int fd, void *buf, size_t len)
 	ssize_t n;
 
 	while (len > 0) {
+		n = pp_wait_readable(fd);
+		if (n != 0)
+			return n;
 		n = recv(fd, p, len, 0);
 		if (n < 0 && errno == EINTR)
 			continue;

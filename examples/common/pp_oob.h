@@ -77,6 +77,13 @@ int pp_oob_accept(int listen_fd);
 /* Connect to host:port, trying each address getaddrinfo() gives. The socket or a negative errno. */
 int pp_oob_connect(const char *host, uint16_t port);
 
+/*
+ * Run progress(arg) about every millisecond while accept or a read waits for
+ * the peer, so that the stack keeps answering ARP, ND and ping (the peer may
+ * resolve us in the middle of the exchange). NULL: just wait.
+ */
+void pp_oob_set_progress(void (*progress)(void *arg), void *arg);
+
 /* Write one record. 0, -EIO (short write or the peer closed) or another negative errno. */
 int pp_oob_send_dest(int fd, const struct pp_dest *dest);
 

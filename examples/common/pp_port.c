@@ -13,6 +13,7 @@
 
 #include <rte_roce_verbs.h>
 
+#include "pp_oob.h"
 #include "pp_port.h"
 
 #define PP_IPV4_PREFIX_MAX 32
@@ -205,6 +206,14 @@ pp_find_ethdev(const char *name, uint16_t *eth)
 	return -ENODEV;
 }
 
+static void
+pp_port_progress(void *arg)
+{
+	struct pp_port *pp = arg;
+
+	rte_roce_poll(pp->ctx);
+}
+
 int
 pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
 {
@@ -250,6 +259,8 @@ pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
 		fprintf(stderr, "Couldn't open a device on the port: %s\n", rte_strerror(-ret));
 		goto destroy_port;
 	}
+	/* While the TCP exchange waits, the peer may resolve us: keep answering. */
+	pp_oob_set_progress(pp_port_progress, pp);
 	return 0;
 
 destroy_port:
@@ -303,6 +314,7 @@ pp_port_close(struct pp_port *pp)
 {
 	int ret = 0;
 
+	pp_oob_set_progress(NULL, NULL);
 	if (pp->ctx != NULL) {
 		ret = rte_roce_close_device(pp->ctx);
 		if (ret != 0) {

@@ -1,0 +1,572 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The interop suite: librte_roce on the host against the Linux kernel's
+# Soft-RoCE (rdma_rxe) in a qemu guest running unmodified rdma-core tools.
+#
+#   run.sh [SCENARIO...]      all scenarios by default; prints TAP
+#   run.sh --list             the scenario names
+#
+# Steps: build (or reuse) the guest image, create the bridge, tap and veth,
+# boot one guest, then per scenario: capture on the guest's bridge port, run
+# the guest tool and the host program, decode the capture with roce_dump
+# (zero malformed frames, zero ICRC failures). Everything created is removed
+# at the end, also on failure or interruption.
+#
+# Environment:
+#   ROCE_INTEROP_BUILD    meson build directory (default: ../../build)
+#   ROCE_INTEROP_CACHE    downloads and guest images (default /var/tmp/librte_roce-interop)
+#   ROCE_INTEROP_OUT      captures and logs (default BUILD/interop)
+#   ROCE_INTEROP_REQUIRE  1: missing prerequisites fail instead of skipping (CI)
+#   ROCE_INTEROP_{RC,UC,UD,SRQ}_PINGPONG  the host counterparts of ibv_*_pingpong
+#                         (default BUILD/examples/X_pingpong/X_pingpong; meson sets them,
+#                         empty while not built); their scenarios skip without them
+#   ROCE_INTEROP_STATIC_NEIGH  1: RC scenarios give the guest permanent neighbour entries
+#                         for our addresses (diagnosis: takes ARP/ND out of the picture)
+#   ROCE_INTEROP_KEEP     1: leave the guest and the network up at the end (debugging;
+#                         remove them with `run.sh --down`)
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+
+BUILD=${ROCE_INTEROP_BUILD:-$INTEROP_DIR/../../build}
+OUT=${ROCE_INTEROP_OUT:-$BUILD/interop}
+PEER=$BUILD/tests/interop/interop_peer
+ROCE_DUMP=$BUILD/app/roce_dump/roce_dump
+BOOT_TIMEOUT_S=120
+GUEST_MEM_MB=1024
+CAPTURE_COUNT=20000         # frames per capture, a bound on a runaway scenario
+CAPTURE_FILTER="udp port 4791 or arp or icmp or icmp6 or tcp port $OOB_PORT"
+EAL_ARGS=(--no-huge -m 256 --no-shconf --no-pci --no-telemetry --log-level=lib.eal:error
+	  --vdev "net_af_packet0,iface=$VETH")
+# At MTU 4200, af_packet's ring frames must hold the frame: 8 KiB instead of 2 KiB.
+EAL_ARGS_JUMBO=(--no-huge -m 256 --no-shconf --no-pci --no-telemetry --log-level=lib.eal:error
+	  --vdev "net_af_packet0,iface=$VETH,blocksz=8192,framesz=8192")
+DEFAULT_MTU=1500
+JUMBO_MTU=4200              # IB MTU 4096 plus the RoCEv2 headers over IPv6
+IB_MTU_MAX=4096
+UD_ITERS=10
+CM_WAIT_S=6                 # long enough for rping's first CM REQ
+UD_SIZE=512
+# RC matrix: message sizes (bytes) and their iteration counts: 1 B to 1 MiB.
+# Sizes (bytes) and iteration counts per ibv_*_pingpong tool: 1 B to 1 MiB;
+# UD messages must fit the IB MTU (1024).
+declare -A PP_SIZES=([rc]="1 4096 65536 1048576" [uc]="1 4096 65536 1048576"
+		     [srq]="1 4096 65536" [ud]="1 1024")
+declare -A PP_ITERS=([rc]="20 10 5 3" [uc]="20 10 5 3" [srq]="20 10 5" [ud]="20 10")
+# Under impairment: multi-packet messages, enough of them to lose some packets.
+RC_LOSSY_SIZES=(4096 65536)
+RC_LOSSY_ITERS=(50 10)
+# Impairments of the frames the guest sends (netem on its eth0 egress: the
+# guest kernel has sch_netem, the CI hosts' kernels may not).
+NETEM_LOSS="loss 3%"
+NETEM_REORDER="delay 2ms reorder 25% 50%"
+NETEM_DUP="duplicate 5%"
+
+# ---- host state: created here, removed by teardown ----------------------------
+
+QEMU_PID='' PEER_PID='' CAPTURE_PID=''
+
+teardown() {
+	[ -n "$CAPTURE_PID" ] && kill "$CAPTURE_PID" 2>/dev/null
+	[ -n "$PEER_PID" ] && kill "$PEER_PID" 2>/dev/null
+	if [ -n "$QEMU_PID" ] && grep -q "$RUN/guest.ctl" "/proc/$QEMU_PID/cmdline" 2>/dev/null; then
+		kill "$QEMU_PID"
+		for _ in $(seq 50); do
+			kill -0 "$QEMU_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -9 "$QEMU_PID" 2>/dev/null
+	fi
+	QEMU_PID='' PEER_PID='' CAPTURE_PID=''
+	net_down
+	rm -rf "$RUN"
+}
+
+net_down() {
+	local l
+
+	for l in "$TAP" "$VETH" "$BR"; do
+		ip link show "$l" >/dev/null 2>&1 && ip link del "$l"
+	done
+	return 0
+}
+
+net_up() {
+	local l
+
+	net_down
+	ip link add "$BR" type bridge stp_state 0 forward_delay 0 || return 1
+	ip tuntap add dev "$TAP" mode tap || return 1
+	ip link add "$VETH" address "$ROCE_MAC" type veth peer name "$VETH_BR" || return 1
+	# No kernel IPv6 on our links (no router or MLD chatter in the captures,
+	# no kernel ND answers on the veth); no forwarding of frames that reach
+	# the veth: 198.18.0.2 belongs to the librte_roce program alone.
+	for l in "$BR" "$TAP" "$VETH" "$VETH_BR"; do
+		sysctl -qw "net.ipv6.conf.$l.disable_ipv6=1"
+	done
+	sysctl -qw "net.ipv4.conf.$VETH.forwarding=0"
+	ip addr add "$BR_IP/$PREFIX_LEN" dev "$BR"
+	ip link set "$TAP" master "$BR" up
+	ip link set "$VETH_BR" master "$BR" up
+	ip link set "$VETH" up
+	ip link set "$BR" up
+}
+
+guest_boot() {
+	local image=$1 t0 i
+
+	mkdir -p "$RUN"
+	t0=$(now)
+	# TCG: KVM cannot run these guests on the CI machines (doc/interop.md).
+	qemu-system-x86_64 -name roce-interop -machine q35 \
+		-accel tcg,thread=multi,tb-size=256 -cpu max -smp 1 -m "$GUEST_MEM_MB" \
+		-kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
+		-append "console=ttyS0,115200 rdinit=/init panic=-1 quiet loglevel=4 net.ifnames=0 roi.ip=$GUEST_IP/$PREFIX_LEN" \
+		-no-reboot -nodefaults -vga none -display none \
+		-netdev tap,id=n0,ifname="$TAP",script=no,downscript=no \
+		-device virtio-net-pci,netdev=n0,mac="$GUEST_MAC" \
+		-object rng-random,id=rng0,filename=/dev/urandom -device virtio-rng-pci,rng=rng0 \
+		-chardev "socket,id=con,path=$RUN/guest.console,server=on,wait=off,logfile=$RUN/console.log" \
+		-serial chardev:con \
+		-chardev "socket,id=ctl,path=$RUN/guest.ctl,server=on,wait=off" -serial chardev:ctl \
+		-daemonize -pidfile "$RUN/qemu.pid" || return 1
+	QEMU_PID=$(cat "$RUN/qemu.pid")
+	for i in $(seq $((BOOT_TIMEOUT_S * 10))); do
+		grep -q ROCE-GUEST-READY "$RUN/console.log" 2>/dev/null && break
+		kill -0 "$QEMU_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cp "$RUN/console.log" "$OUT/console.log" 2>/dev/null
+	grep -q ROCE-GUEST-READY "$RUN/console.log" 2>/dev/null || return 1
+	# The command channel answers once the guest's shell reads ttyS1.
+	for i in 1 2 3; do
+		gx -t 10 true && break
+	done || return 1
+	log "guest ready after $(elapsed "$t0") s"
+}
+
+# ---- per-scenario helpers --------------------------------------------------------
+
+capture_start() {
+	tcpdump -i "$TAP" -U -s 0 -c "$CAPTURE_COUNT" -w "$OUT/$1.pcap" "$CAPTURE_FILTER" \
+		>"$OUT/$1.tcpdump.log" 2>&1 &
+	CAPTURE_PID=$!
+	# tcpdump says "listening on" once the filter is attached.
+	for _ in $(seq 50); do
+		grep -q 'listening on' "$OUT/$1.tcpdump.log" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+capture_stop() {
+	sleep 0.3 # the last frames through the bridge
+	kill "$CAPTURE_PID" 2>/dev/null
+	wait "$CAPTURE_PID" 2>/dev/null
+	CAPTURE_PID=
+}
+
+# roce_dump on the capture: well-formed and ICRC-clean, with at least $2 RoCEv2 frames.
+capture_check() {
+	local name=$1 min=$2 json
+
+	json=$("$ROCE_DUMP" --json "$OUT/$name.pcap") || {
+		echo "roce_dump: malformed or ICRC-bad frames: $json"
+		return 1
+	}
+	echo "$json" > "$OUT/$name.json"
+	python3 - "$json" "$min" <<'EOF'
+import json, sys
+d = json.loads(sys.argv[1])
+print("capture: %d frames, %d RoCEv2 (%d ICRC ok), opcodes %s" %
+      (d["frames"], d["roce"], d["icrc_ok"], d["opcodes"]))
+sys.exit(0 if d["malformed"] == 0 and d["icrc_bad"] == 0 and d["icrc_ok"] >= int(sys.argv[2]) else 1)
+EOF
+}
+
+# Start interop_peer in the background, output in $OUT/$1.host.log.
+peer_start() {
+	local name=$1
+
+	shift
+	local eal=("${EAL_ARGS[@]}") mtu
+
+	mtu=$(cat "/sys/class/net/$VETH/mtu")
+	[ "$mtu" = "$DEFAULT_MTU" ] || eal=("${EAL_ARGS_JUMBO[@]}")
+	"$PEER" "${eal[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" --mtu "$mtu" "$@" >"$OUT/$name.host.log" 2>&1 &
+	PEER_PID=$!
+}
+
+peer_wait() {
+	local rc
+
+	wait "$PEER_PID"
+	rc=$?
+	PEER_PID=
+	return $rc
+}
+
+peer_stat() { awk -v k="$2" '$1 == "stat" && $2 == k { print $3 }' "$OUT/$1.host.log"; }
+
+# Wait until a line matching $2 is in $OUT/$1.host.log (the host program is ready).
+host_log_wait() {
+	for _ in $(seq 100); do
+		grep -q "$2" "$OUT/$1.host.log" 2>/dev/null && return 0
+		kill -0 "$PEER_PID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# The link-local address of our port: EUI-64 of its MAC (RFC 4291 2.5.1).
+roce_ll() {
+	local m
+
+	IFS=: read -ra m <<< "$ROCE_MAC"
+	printf 'fe80::%x:%x:%x:%x' $(((0x${m[0]} ^ 2) << 8 | 0x${m[1]})) $((0x${m[2]} << 8 | 0xff)) \
+		$((0xfe << 8 | 0x${m[3]})) $((0x${m[4]} << 8 | 0x${m[5]}))
+}
+
+# A guest command in the background, in its own session: output, exit status
+# and session id in /tmp/NAME.{log,rc,pid}.
+guest_bg() {
+	gx "rm -f /tmp/$1.rc; setsid bash -c '$2 >/tmp/$1.log 2>&1; echo \$? >/tmp/$1.rc' \
+		</dev/null >/dev/null 2>&1 & echo \$! >/tmp/$1.pid"
+}
+
+# Wait for a background guest command; its output goes to $OUT/$1.guest.log.
+guest_bg_wait() {
+	local name=$1 timeout=$2
+
+	gx -t $((timeout + 10)) "for i in \$(seq $((timeout * 10))); do [ -s /tmp/$name.rc ] && break; sleep 0.1; done
+		[ -s /tmp/$name.pid ] || { echo 'guest: never started'; exit 1; }
+		cat /tmp/$name.log
+		[ -s /tmp/$name.rc ] || { kill -- -\$(cat /tmp/$name.pid); echo 'guest: timeout'; exit 124; }
+		exit \$(cat /tmp/$name.rc)" > "$OUT/$name.guest.log" 2>&1
+}
+
+# How long to wait for the guest side: $2 s, or a few if the host side ($1) failed
+# and left the guest tool waiting for a peer that is gone.
+guest_wait_s() { if [ "$1" = 0 ]; then echo "$2"; else echo 5; fi; }
+
+guest_listening() {
+	gx "for i in \$(seq 100); do ss -ltn | grep -q ':$1 ' && exit 0; sleep 0.1; done; exit 1" >/dev/null
+}
+
+# ---- scenarios: each prints diagnostics, returns 0 pass, 1 fail, 77 skip -------
+
+SKIP_REASON=
+
+scen_guest_rxe() {
+	gx 'rdma link show; ibv_devinfo -d rxe0 | grep -E "state|active_mtu|fw_ver"
+		for i in 0 1; do echo "gid $i $(cat /sys/class/infiniband/rxe0/ports/1/gids/$i) $(cat /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/$i)"; done' \
+		> "$OUT/guest_rxe.guest.log" 2>&1 || return 1
+	cat "$OUT/guest_rxe.guest.log"
+	grep -q 'PORT_ACTIVE' "$OUT/guest_rxe.guest.log" &&
+		grep -q "gid 1 0000:0000:0000:0000:0000:ffff:c612:000b RoCE v2" "$OUT/guest_rxe.guest.log" &&
+		grep -q "gid 0 fe80:0000:0000:0000:5054:00ff:fe18:0011 RoCE v2" "$OUT/guest_rxe.guest.log"
+}
+
+# Our port resolves the guest by ARP and ND; the guest resolves and pings us over IPv4 and IPv6.
+scen_arp_nd_ping() {
+	local ll ok=0
+
+	ll=$(roce_ll)
+	peer_start arp_nd_ping --time 60 --resolve "$GUEST_IP" --resolve "$GUEST_LL"
+	host_log_wait arp_nd_ping 'resolve: ND' || { cat "$OUT/arp_nd_ping.host.log"; return 1; }
+	gx "ip neigh flush dev eth0; ping -c 3 -i 0.2 -W 2 $ROCE_IP && ping -6 -c 3 -i 0.2 -W 2 $ll%eth0 && ip neigh show dev eth0" \
+		> "$OUT/arp_nd_ping.guest.log" 2>&1 || ok=1
+	kill -TERM "$PEER_PID"
+	peer_wait || ok=1
+	cat "$OUT/arp_nd_ping.host.log" "$OUT/arp_nd_ping.guest.log"
+	[ "$(peer_stat arp_nd_ping arp_replies_out)" -ge 1 ] &&
+		[ "$(peer_stat arp_nd_ping nd_adverts_out)" -ge 1 ] &&
+		[ "$(peer_stat arp_nd_ping icmp_echo_out)" -ge 6 ] || ok=1
+	return $ok
+}
+
+# Ethernet MTU of every link, host and guest; rxe follows it live (4200 gives active_mtu 4096).
+set_mtu() {
+	local l
+
+	for l in "$BR" "$TAP" "$VETH_BR" "$VETH"; do
+		ip link set "$l" mtu "$1" || return 1
+	done
+	gx "ip link set eth0 mtu $1 && sleep 0.5 && ibv_devinfo -d rxe0 | grep active_mtu"
+}
+
+# rdma_cm from the guest: rping's connection request (a CM REQ MAD in a UD SEND to
+# QP1) must reach our port parsed and ICRC-clean. Nothing answers it yet, so
+# rping gives up: its exit status does not count.
+scen_rdma_cm_req() {
+	local ok=0
+
+	peer_start rdma_cm_req --time "$CM_WAIT_S" --expect-roce 1
+	host_log_wait rdma_cm_req '^port:' || { cat "$OUT/rdma_cm_req.host.log"; return 1; }
+	gx -t $((CM_WAIT_S + 10)) "timeout $((CM_WAIT_S - 2)) rping -c -a $ROCE_IP -C 1 -v; echo rping exit \$?" \
+		> "$OUT/rdma_cm_req.guest.log" 2>&1
+	peer_wait || ok=1
+	cat "$OUT/rdma_cm_req.host.log" "$OUT/rdma_cm_req.guest.log"
+	return $ok
+}
+
+# ibv_ud_pingpong against interop_peer's UD peer (frames from the packet layer
+# alone): $2 = the guest's role (server|client), $3 = its GID index, $4 =
+# message size (default UD_SIZE).
+ud_raw() {
+	local name=$1 role=$2 gidx=$3 size=${4:-$UD_SIZE} host_ok=0 ok=0 v6=()
+
+	[ "$gidx" = "$GID_V6" ] && v6=(--ipv6)
+	if [ "$role" = server ]; then
+		guest_bg "$name" "ibv_ud_pingpong -d rxe0 -g $gidx -n $UD_ITERS -s $size"
+		guest_listening "$OOB_PORT" || return 1
+		peer_start "$name" --time 60 "${v6[@]}" --ud-client "$GUEST_IP:$OOB_PORT" -n $UD_ITERS -s "$size"
+	else
+		peer_start "$name" --time 60 "${v6[@]}" --ud-server "$OOB_PORT" -n $UD_ITERS -s "$size"
+		host_log_wait "$name" 'oob: listening' || { cat "$OUT/$name.host.log"; return 1; }
+		guest_bg "$name" "ibv_ud_pingpong -d rxe0 -g $gidx -n $UD_ITERS -s $size $BR_IP"
+	fi
+	peer_wait || host_ok=1
+	guest_bg_wait "$name" "$(guest_wait_s $host_ok 30)" || ok=1
+	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
+	grep -q "$UD_ITERS iters in" "$OUT/$name.guest.log" || ok=1
+	[ $host_ok = 0 ] && [ $ok = 0 ]
+}
+
+scen_ud_raw_v4_guest_server() { ud_raw ud_raw_v4_guest_server server "$GID_V4"; }
+scen_ud_raw_v4_guest_client() { ud_raw ud_raw_v4_guest_client client "$GID_V4"; }
+scen_ud_raw_v6_guest_server() { ud_raw ud_raw_v6_guest_server server "$GID_V6"; }
+scen_ud_raw_v6_guest_client() { ud_raw ud_raw_v6_guest_client client "$GID_V6"; }
+
+# 4096-byte UD messages at IB MTU 4096 (Ethernet MTU 4200 everywhere), IPv4 and IPv6 GIDs.
+# Skipped while the PMD refuses the MTU: DPDK 22.11's net_af_packet (and net_tap)
+# report max_rx_pktlen 1518 (1522), so rte_eth_dev_set_mtu(4200) fails.
+scen_ud_raw_mtu4096() {
+	local ok=0
+
+	set_mtu "$JUMBO_MTU" || ok=1
+	[ $ok = 0 ] && { ud_raw ud_raw_mtu4096 client "$GID_V4" "$IB_MTU_MAX" || ok=1; }
+	if grep -q 'device max frame size' "$OUT/ud_raw_mtu4096.host.log"; then
+		SKIP_REASON="the PMD refuses MTU $JUMBO_MTU: $(grep -o 'Frame size.*' "$OUT/ud_raw_mtu4096.host.log")"
+		ok=77
+	fi
+	[ $ok = 0 ] && { ud_raw ud_raw_mtu4096 server "$GID_V6" "$IB_MTU_MAX" || ok=1; }
+	set_mtu "$DEFAULT_MTU" || ok=1
+	return $ok
+}
+
+# The host counterpart of ibv_$1_pingpong: examples/$1_pingpong, or what
+# ROCE_INTEROP_<TOOL>_PINGPONG names (meson sets it, empty while not built).
+pp_bin() {
+	local var="ROCE_INTEROP_${1^^}_PINGPONG"
+
+	if [ -n "${!var+set}" ]; then
+		echo "${!var}"
+	else
+		echo "$BUILD/examples/$1_pingpong/$1_pingpong"
+	fi
+}
+
+# ibv_$2_pingpong (guest) against examples/$2_pingpong (host), -c, every size of
+# PP_SIZES[$2] (or of the lossy set, with netem spec $5 on the guest's egress).
+pp_scenario() {
+	local name=$1 tool=$2 role=$3 gidx=$4 netem=${5:-} bin i ok=0 sizes iters
+
+	bin=$(pp_bin "$tool")
+	if [ -z "$bin" ] || [ ! -x "$bin" ]; then
+		SKIP_REASON="examples/${tool}_pingpong is not built yet"
+		return 77
+	fi
+	read -ra sizes <<< "${PP_SIZES[$tool]}"
+	read -ra iters <<< "${PP_ITERS[$tool]}"
+	if [ -n "$netem" ]; then
+		sizes=("${RC_LOSSY_SIZES[@]}") iters=("${RC_LOSSY_ITERS[@]}")
+		gx "tc qdisc replace dev eth0 root netem $netem && tc qdisc show dev eth0" || return 1
+	fi
+	for i in "${!sizes[@]}"; do
+		pp_once "$name" "$tool" "$bin" "$role" "$gidx" "${sizes[$i]}" "${iters[$i]}" || ok=1
+		[ $ok = 0 ] || break
+	done
+	if [ -n "$netem" ]; then
+		gx "tc -s qdisc show dev eth0; tc qdisc del dev eth0 root" || ok=1
+	fi
+	return $ok
+}
+
+# One size: $6 bytes, $7 iterations.
+pp_once() {
+	local name=$1 tool=$2 bin=$3 role=$4 gidx=$5 s=$6 n=$7 host_ok=0 ok=0 opts hostgid=()
+
+	opts=(-c -s "$s" -n "$n" -p "$OOB_PORT")
+	[ "$tool" = ud ] || opts+=(-m 1024)
+	if [ "${ROCE_INTEROP_STATIC_NEIGH:-0}" = 1 ]; then
+		gx "ip neigh replace $ROCE_IP lladdr $ROCE_MAC dev eth0 nud permanent
+			ip neigh replace $(roce_ll) lladdr $ROCE_MAC dev eth0 nud permanent" || return 1
+	else
+		gx "ip neigh flush dev eth0" || return 1
+	fi
+	# Our GID index 0 is the port's link-local GID, as on rxe.
+	[ "$gidx" = "$GID_V6" ] && hostgid=(-g 0)
+	if [ "$role" = server ]; then
+		guest_bg "$name" "ibv_${tool}_pingpong -d rxe0 -g $gidx ${opts[*]}"
+		guest_listening "$OOB_PORT" || return 1
+		"$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" "${hostgid[@]}" "${opts[@]}" \
+			"$GUEST_IP" >"$OUT/$name.host.log" 2>&1 || host_ok=1
+	else
+		"$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" "${hostgid[@]}" "${opts[@]}" \
+			>"$OUT/$name.host.log" 2>&1 &
+		PEER_PID=$!
+		# It listens before it prints its address.
+		if host_log_wait "$name" 'local address'; then
+			guest_bg "$name" "ibv_${tool}_pingpong -d rxe0 -g $gidx ${opts[*]} $BR_IP"
+		fi
+		peer_wait || host_ok=1
+	fi
+	# A failed host side leaves the guest waiting: give it a few seconds only.
+	guest_bg_wait "$name" "$(guest_wait_s $host_ok 120)" || ok=1
+	echo "size $s x $n: host exit $host_ok"
+	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
+	grep -q "$n iters in" "$OUT/$name.guest.log" || ok=1
+	[ $host_ok = 0 ] && [ $ok = 0 ]
+}
+
+scen_rc_pingpong_v4_guest_server() { pp_scenario rc_pingpong_v4_guest_server rc server "$GID_V4"; }
+scen_rc_pingpong_v4_guest_client() { pp_scenario rc_pingpong_v4_guest_client rc client "$GID_V4"; }
+scen_rc_pingpong_v6_guest_server() { pp_scenario rc_pingpong_v6_guest_server rc server "$GID_V6"; }
+scen_rc_pingpong_v6_guest_client() { pp_scenario rc_pingpong_v6_guest_client rc client "$GID_V6"; }
+# Both sides recover: the kernel's lost, reordered or duplicated frames reach us that way.
+scen_rc_pingpong_loss() { pp_scenario rc_pingpong_loss rc client "$GID_V4" "$NETEM_LOSS"; }
+scen_rc_pingpong_reorder() { pp_scenario rc_pingpong_reorder rc client "$GID_V4" "$NETEM_REORDER"; }
+scen_rc_pingpong_dup() { pp_scenario rc_pingpong_dup rc client "$GID_V4" "$NETEM_DUP"; }
+scen_ud_pingpong_v4_guest_server() { pp_scenario ud_pingpong_v4_guest_server ud server "$GID_V4"; }
+scen_ud_pingpong_v4_guest_client() { pp_scenario ud_pingpong_v4_guest_client ud client "$GID_V4"; }
+scen_ud_pingpong_v6_guest_server() { pp_scenario ud_pingpong_v6_guest_server ud server "$GID_V6"; }
+scen_ud_pingpong_v6_guest_client() { pp_scenario ud_pingpong_v6_guest_client ud client "$GID_V6"; }
+scen_uc_pingpong_v4_guest_server() { pp_scenario uc_pingpong_v4_guest_server uc server "$GID_V4"; }
+scen_uc_pingpong_v4_guest_client() { pp_scenario uc_pingpong_v4_guest_client uc client "$GID_V4"; }
+scen_srq_pingpong_v4_guest_server() { pp_scenario srq_pingpong_v4_guest_server srq server "$GID_V4"; }
+scen_srq_pingpong_v4_guest_client() { pp_scenario srq_pingpong_v4_guest_client srq client "$GID_V4"; }
+
+# Scenario, then the least number of good RoCEv2 frames its capture must hold.
+SCENARIOS=(
+	guest_rxe 0
+	arp_nd_ping 0
+	rdma_cm_req 1
+	ud_raw_v4_guest_server $((2 * UD_ITERS))
+	ud_raw_v4_guest_client $((2 * UD_ITERS))
+	ud_raw_v6_guest_server $((2 * UD_ITERS))
+	ud_raw_v6_guest_client $((2 * UD_ITERS))
+	ud_raw_mtu4096 $((2 * UD_ITERS))
+	rc_pingpong_v4_guest_server 1
+	rc_pingpong_v4_guest_client 1
+	rc_pingpong_v6_guest_server 1
+	rc_pingpong_v6_guest_client 1
+	rc_pingpong_loss 1
+	rc_pingpong_reorder 1
+	rc_pingpong_dup 1
+	ud_pingpong_v4_guest_server 1
+	ud_pingpong_v4_guest_client 1
+	ud_pingpong_v6_guest_server 1
+	ud_pingpong_v6_guest_client 1
+	uc_pingpong_v4_guest_server 1
+	uc_pingpong_v4_guest_client 1
+	srq_pingpong_v4_guest_server 1
+	srq_pingpong_v4_guest_client 1
+)
+
+# ---- main -----------------------------------------------------------------------
+
+skip_all() {
+	if [ "${ROCE_INTEROP_REQUIRE:-0}" = 1 ]; then
+		echo "Bail out! $1 (ROCE_INTEROP_REQUIRE=1)"
+		exit 1
+	fi
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+
+run_scenario() {
+	local num=$1 name=$2 min=$3 t0 rc
+
+	t0=$(now)
+	SKIP_REASON=
+	capture_start "$name" || { echo "not ok $num - $name # no capture"; return 1; }
+	"scen_$name" > "$OUT/$name.txt" 2>&1
+	rc=$?
+	capture_stop
+	if [ $rc = 77 ]; then
+		echo "ok $num - $name # SKIP $SKIP_REASON"
+		return 0
+	fi
+	[ $rc = 0 ] && { capture_check "$name" "$min" >> "$OUT/$name.txt" 2>&1 || rc=1; }
+	sed 's/^/# /' "$OUT/$name.txt"
+	if [ $rc = 0 ]; then
+		echo "ok $num - $name ($(elapsed "$t0") s)"
+	else
+		echo "not ok $num - $name ($(elapsed "$t0") s; $OUT/$name.txt)"
+	fi
+	return $rc
+}
+
+main() {
+	local wanted=("$@") i num=0 failed=0 image t0 names=()
+
+	for ((i = 0; i < ${#SCENARIOS[@]}; i += 2)); do
+		names+=("${SCENARIOS[$i]}")
+	done
+	if [ "${1:-}" = --list ]; then
+		printf '%s\n' "${names[@]}"
+		exit 0
+	fi
+	if [ "${1:-}" = --down ]; then
+		[ -f "$RUN/qemu.pid" ] && QEMU_PID=$(cat "$RUN/qemu.pid")
+		teardown
+		exit 0
+	fi
+	[ ${#wanted[@]} -gt 0 ] || wanted=("${names[@]}")
+
+	[ "$(id -u)" = 0 ] || skip_all "needs root (bridge, tap, tcpdump)"
+	for tool in qemu-system-x86_64 mmdebstrap tcpdump; do
+		command -v "$tool" >/dev/null || skip_all "$tool missing: run devtools/install-interop-deps.sh"
+	done
+	[ -x "$PEER" ] && [ -x "$ROCE_DUMP" ] || skip_all "build first: $PEER, $ROCE_DUMP"
+	mkdir -p "$OUT" "$CACHE"
+	# One run at a time: the interface names are fixed.
+	exec 9>"$CACHE/lock"
+	flock -n 9 || { echo "Bail out! another interop run holds $CACHE/lock"; exit 1; }
+	# What a killed run (SIGKILL) left behind: its guest, by the PID it recorded.
+	[ -f "$RUN/qemu.pid" ] && QEMU_PID=$(cat "$RUN/qemu.pid")
+	teardown
+	trap teardown EXIT
+	trap 'exit 130' INT TERM
+
+	echo "1..${#wanted[@]}"
+	t0=$(now)
+	image=$("$INTEROP_DIR/build-guest.sh" 2>"$OUT/build-guest.log") ||
+		{ cat "$OUT/build-guest.log" >&2; echo "Bail out! guest image build failed"; exit 1; }
+	log "guest image $image ($(tr '\n' ' ' < "$image/versions")) in $(elapsed "$t0") s"
+	cp "$image/versions" "$OUT/versions"
+	net_up || { echo "Bail out! cannot create $BR/$TAP/$VETH"; exit 1; }
+	guest_boot "$image" || { echo "Bail out! guest did not boot (see $OUT/console.log)"; exit 1; }
+
+	for name in "${wanted[@]}"; do
+		num=$((num + 1))
+		for ((i = 0; i < ${#SCENARIOS[@]}; i += 2)); do
+			[ "${SCENARIOS[$i]}" = "$name" ] && break
+		done
+		if [ $i -ge ${#SCENARIOS[@]} ]; then
+			echo "not ok $num - $name # no such scenario"
+			failed=1
+			continue
+		fi
+		run_scenario "$num" "$name" "${SCENARIOS[$((i + 1))]}" || failed=1
+	done
+	log "interop: $(elapsed "$t0") s in total; captures and logs in $OUT"
+	if [ "${ROCE_INTEROP_KEEP:-0}" = 1 ]; then
+		trap - EXIT
+		log "guest and network left up (ROCE_INTEROP_KEEP=1): run.sh --down removes them"
+	fi
+	return $failed
+}
+
+main "$@"
