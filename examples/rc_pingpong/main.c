@@ -6,6 +6,14 @@
  * settings (wire-facts.md 8), same strict ping-pong of SENDs and the same
  * output, so it runs against the unmodified tool on a kernel rxe peer.
  *
+ * The same file builds uc_pingpong and ud_pingpong (PP_QP_TYPE set by
+ * examples/uc_pingpong and examples/ud_pingpong), as ibv_uc_pingpong and
+ * ibv_ud_pingpong, each with the options of its original: UC connects
+ * with the UC attributes only (RTR: AV, MTU, QPN, PSN; RTS: PSN); UD sets Q_Key 0x11111111 at INIT, creates an address handle to the peer
+ * (the server before it answers), receives into size + 40 bytes (the GRH
+ * first) and sends from buf + 40, refuses a size above the port's active
+ * MTU and has no -m.
+ *
  *   rc_pingpong [EAL args] -- --ip ADDR[/LEN] [options]              server
  *   rc_pingpong [EAL args] -- --ip ADDR[/LEN] [options] <host>       client
  *
@@ -52,8 +60,24 @@
 #include "pp_oob.h"
 #include "pp_port.h"
 
-/* The tool's defaults (RC:libibverbs/examples/rc_pingpong.c main). */
-#define PP_SIZE_DEFAULT 4096
+/* Which of the three tools this build is (default: rc_pingpong). */
+#ifndef PP_QP_TYPE
+#define PP_QP_TYPE IBV_QPT_RC
+#endif
+#define PP_RC (PP_QP_TYPE == IBV_QPT_RC)
+#define PP_UD (PP_QP_TYPE == IBV_QPT_UD)
+/* getopt strings of the originals (RC:libibverbs/examples/{rc,uc,ud}_pingpong.c). */
+#define PP_OPTSTRING_RC "p:d:i:s:m:r:n:l:eg:oOPtcjN"
+#define PP_OPTSTRING_UC "p:d:i:s:m:r:n:l:eg:c"
+#define PP_OPTSTRING_UD "p:d:i:s:r:n:l:eg:c"
+/* UD: ibv_ud_pingpong's Q_Key, and the GRH in front of every receive (wire-facts.md 9, 11a). */
+#define PP_UD_QKEY 0x11111111
+#define PP_GRH_LEN (PP_UD ? RTE_ROCE_GRH_LEN : 0)
+/* IB MTU enum -> bytes: 1 << (enum + 7) (wire-facts.md 8). */
+#define PP_IB_MTU_SHIFT 7
+
+/* The tool's defaults (RC:libibverbs/examples/rc_pingpong.c main; ud_pingpong: 1024). */
+#define PP_SIZE_DEFAULT (PP_UD ? 1024 : 4096)
 #define PP_MTU_DEFAULT IBV_MTU_1024
 #define PP_RX_DEPTH_DEFAULT 500
 #define PP_ITERS_DEFAULT 1000
@@ -101,6 +125,8 @@ struct pp_ctx {
 	struct ibv_mr *mr;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
+	struct ibv_ah *ah;	/* UD: to the peer */
+	uint32_t remote_qpn;	/* UD: the peer's QP */
 	uint8_t *buf;
 	uint32_t size;
 	uint32_t rx_depth;
@@ -267,7 +293,8 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		.gidx = -1,
 	};
 	optind = 1;	/* the EAL used getopt before us */
-	while ((c = getopt_long(argc, argv, "p:d:i:s:m:r:n:l:eg:oOPtcjN", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, PP_RC ? PP_OPTSTRING_RC :
+				PP_UD ? PP_OPTSTRING_UD : PP_OPTSTRING_UC, longopts, NULL)) != -1) {
 		ret = pp_port_opt(&o->port, c, optarg);
 		if (ret == 0)
 			ret = pp_opt(o, c, optarg);
@@ -298,7 +325,7 @@ pp_post_recv(struct pp_ctx *c, uint32_t n)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)c->buf,
-		.length = c->size,
+		.length = c->size + PP_GRH_LEN,
 		.lkey = c->mr->lkey,
 	};
 	struct ibv_recv_wr wr = {
@@ -319,7 +346,7 @@ static int
 pp_post_send(struct pp_ctx *c)
 {
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)c->buf,
+		.addr = (uintptr_t)(c->buf + PP_GRH_LEN),
 		.length = c->size,
 		.lkey = c->mr->lkey,
 	};
@@ -331,6 +358,10 @@ pp_post_send(struct pp_ctx *c)
 		.send_flags = c->send_flags,
 	};
 	struct ibv_send_wr *bad_wr;
+
+	wr.wr.ud.ah = c->ah;
+	wr.wr.ud.remote_qpn = c->remote_qpn;
+	wr.wr.ud.remote_qkey = PP_UD_QKEY;
 
 	return rte_roce_post_send(c->qp, &wr, &bad_wr);
 }
@@ -348,9 +379,10 @@ pp_create_qp(struct pp_ctx *c, int ib_port)
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
 		},
-		.qp_type = IBV_QPT_RC,
+		.qp_type = PP_QP_TYPE,
 	};
 	struct ibv_qp_attr attr;
+	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
 
 	c->qp = rte_roce_create_qp(c->pd, &init);
 	if (c->qp == NULL) {
@@ -365,8 +397,9 @@ pp_create_qp(struct pp_ctx *c, int ib_port)
 	attr.pkey_index = 0;
 	attr.port_num = ib_port;
 	attr.qp_access_flags = 0;
-	if (rte_roce_modify_qp(c->qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			       IBV_QP_ACCESS_FLAGS) != 0) {
+	attr.qkey = PP_UD_QKEY;
+	mask |= PP_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
+	if (rte_roce_modify_qp(c->qp, &attr, mask) != 0) {
 		fprintf(stderr, "Failed to modify QP to INIT\n");
 		return -1;
 	}
@@ -382,6 +415,11 @@ pp_destroy(struct pp_ctx *c)
 		return -1;
 	}
 	c->qp = NULL;
+	if (c->ah != NULL && rte_roce_destroy_ah(c->ah) != 0) {
+		fprintf(stderr, "Couldn't destroy AH\n");
+		return -1;
+	}
+	c->ah = NULL;
 	if (c->cq != NULL && rte_roce_destroy_cq(c->cq) != 0) {
 		fprintf(stderr, "Couldn't destroy CQ\n");
 		return -1;
@@ -408,18 +446,18 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 	c->rx_depth = o->rx_depth;
 	c->send_flags = IBV_SEND_SIGNALED;
 	/* At least one byte, so that a zero-size run still has an address to register. */
-	if (posix_memalign((void **)&c->buf, page_size, RTE_MAX(o->size, 1u)) != 0) {
+	if (posix_memalign((void **)&c->buf, page_size, RTE_MAX(o->size + PP_GRH_LEN, 1u)) != 0) {
 		c->buf = NULL;
 		fprintf(stderr, "Couldn't allocate work buf.\n");
 		return -1;
 	}
-	memset(c->buf, PP_INIT_BYTE, o->size);
+	memset(c->buf, PP_INIT_BYTE, o->size + PP_GRH_LEN);
 	c->pd = rte_roce_alloc_pd(c->pp.ctx);
 	if (c->pd == NULL) {
 		fprintf(stderr, "Couldn't allocate PD\n");
 		return -1;
 	}
-	c->mr = rte_roce_reg_mr(c->pd, c->buf, o->size, IBV_ACCESS_LOCAL_WRITE);
+	c->mr = rte_roce_reg_mr(c->pd, c->buf, o->size + PP_GRH_LEN, IBV_ACCESS_LOCAL_WRITE);
 	if (c->mr == NULL) {
 		fprintf(stderr, "Couldn't register MR\n");
 		return -1;
@@ -441,7 +479,39 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 
 /* ---- connection ---- */
 
-/* RTR then RTS with the tool's attributes (RC:rc_pingpong.c pp_connect_ctx). */
+/* UD: RTR and RTS need no peer; the address handle names it (RC:ud_pingpong.c pp_connect_ctx). */
+static int
+pp_connect_ud(struct pp_ctx *c, const struct ibv_ah_attr *ah_attr, uint32_t my_psn,
+	      const struct pp_dest *dest)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RTR };
+	int ret;
+
+	ret = rte_roce_modify_qp(c->qp, &attr, IBV_QP_STATE);
+	if (ret != 0) {
+		fprintf(stderr, "Failed to modify QP to RTR: %s\n", strerror(-ret));
+		return -1;
+	}
+	attr.qp_state = IBV_QPS_RTS;
+	attr.sq_psn = my_psn;
+	ret = rte_roce_modify_qp(c->qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	if (ret != 0) {
+		fprintf(stderr, "Failed to modify QP to RTS: %s\n", strerror(-ret));
+		return -1;
+	}
+	c->ah = rte_roce_create_ah(c->pd, (struct ibv_ah_attr *)(uintptr_t)ah_attr);
+	if (c->ah == NULL) {
+		fprintf(stderr, "Failed to create AH\n");
+		return -1;
+	}
+	c->remote_qpn = dest->qpn;
+	return 0;
+}
+
+/*
+ * RTR then RTS with the tool's attributes (RC:rc_pingpong.c pp_connect_ctx;
+ * uc_pingpong.c: no RC attributes).
+ */
 static int
 pp_connect(struct pp_ctx *c, const struct pp_opts *o, int sgid_index, uint32_t my_psn,
 	   const struct pp_dest *dest)
@@ -466,6 +536,7 @@ pp_connect(struct pp_ctx *c, const struct pp_opts *o, int sgid_index, uint32_t m
 			},
 		},
 	};
+	int rc_mask = PP_RC ? IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER : 0;
 	int ret;
 
 	/* The tool leaves the AV local when the GID is zero; RoCE cannot route that. */
@@ -473,9 +544,10 @@ pp_connect(struct pp_ctx *c, const struct pp_opts *o, int sgid_index, uint32_t m
 		fprintf(stderr, "The remote GID is zero: run the peer with -g <GID index>\n");
 		return -1;
 	}
+	if (PP_UD)
+		return pp_connect_ud(c, &attr.ah_attr, my_psn, dest);
 	ret = rte_roce_modify_qp(c->qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				 IBV_QP_MIN_RNR_TIMER);
+				 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | rc_mask);
 	if (ret != 0) {
 		fprintf(stderr, "Failed to modify QP to RTR: %s\n", strerror(-ret));
 		return -1;
@@ -486,8 +558,9 @@ pp_connect(struct pp_ctx *c, const struct pp_opts *o, int sgid_index, uint32_t m
 	attr.rnr_retry = PP_RNR_RETRY;
 	attr.sq_psn = my_psn;
 	attr.max_rd_atomic = PP_MAX_RD_ATOMIC;
-	ret = rte_roce_modify_qp(c->qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				 IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	rc_mask = PP_RC ? IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			  IBV_QP_MAX_QP_RD_ATOMIC : 0;
+	ret = rte_roce_modify_qp(c->qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN | rc_mask);
 	if (ret != 0) {
 		fprintf(stderr, "Failed to modify QP to RTS: %s\n", strerror(-ret));
 		return -1;
@@ -644,7 +717,7 @@ pp_mark_pages(struct pp_ctx *c, long page_size)
 	uint32_t i;
 
 	for (i = 0; i < c->size; i += page_size)
-		c->buf[i] = i / page_size % sizeof(char);
+		c->buf[i + PP_GRH_LEN] = i / page_size % sizeof(char);
 }
 
 static int
@@ -654,7 +727,7 @@ pp_check_pages(const struct pp_ctx *c, long page_size)
 	uint32_t i;
 
 	for (i = 0; i < c->size; i += page_size) {
-		if (c->buf[i] != i / page_size % sizeof(char)) {
+		if (c->buf[i + PP_GRH_LEN] != i / page_size % sizeof(char)) {
 			fprintf(stderr, "invalid data in page %lu\n",
 				(unsigned long)(i / page_size));
 			bad = -1;
@@ -692,6 +765,11 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 		return -1;
 	}
 	mine.lid = portinfo.lid;
+	if (PP_UD && o->size > (1u << (portinfo.active_mtu + PP_IB_MTU_SHIFT))) {
+		fprintf(stderr, "Requested size larger than port MTU (%u)\n",
+			1u << (portinfo.active_mtu + PP_IB_MTU_SHIFT));
+		return -1;
+	}
 	if (portinfo.link_layer != IBV_LINK_LAYER_ETHERNET && mine.lid == 0) {
 		fprintf(stderr, "Couldn't get local LID\n");
 		return -1;
@@ -735,10 +813,13 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	pp_report(o, &start, &end);
+	/*
+	 * Our last ACK (RC), or our last SEND (UC/UD: it completed when handed
+	 * to the port), must leave before the QP goes: the peer waits for it.
+	 */
+	pp_port_linger(&c->pp, PP_LINGER_QUIET_MS, PP_LINGER_MAX_MS);
 	if (o->servername == NULL && o->validate && pp_check_pages(c, page_size) != 0)
 		return -1;
-	/* Our last ACK must leave before the QP goes: the peer waits for it. */
-	pp_port_linger(&c->pp, PP_LINGER_QUIET_MS, PP_LINGER_MAX_MS);
 	return 0;
 }
 

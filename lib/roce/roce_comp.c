@@ -344,6 +344,18 @@ comp_post(struct roce_qp *qp, struct roce_send_wqe *wqe, enum ibv_wc_status stat
 	return ret == 0;
 }
 
+/* UC/UD have no responses: a WQE completes once its last packet was handed to the port. */
+void
+roce_comp_unreliable(struct roce_qp *qp)
+{
+	while (roce_sq_consumer(qp) != qp->req.wqe_idx) {
+		if (!comp_post(qp, roce_sq_wqe(qp, roce_sq_consumer(qp)), IBV_WC_SUCCESS)) {
+			roce_qp_error(qp);
+			return;
+		}
+	}
+}
+
 static enum comp_state
 comp_complete(struct comp_ctx *ctx)
 {
@@ -503,8 +515,9 @@ transport_state_init(struct roce_qp *qp)
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	qp->req.max_unacked = ROCE_MAX_UNACKED_PSNS;
-	/* Between messages: any FIRST or ONLY may come. */
-	qp->resp.opcode = RTE_ROCE_OP_RC_SEND_ONLY;
+	/* Between messages: any FIRST or ONLY of the QP's transport may come. */
+	qp->resp.opcode = qp->ibv.qp_type == IBV_QPT_UC ? RTE_ROCE_OP_UC_SEND_ONLY :
+							  RTE_ROCE_OP_RC_SEND_ONLY;
 	roce_timer_init(&qp->comp.retrans, comp_retrans_expired);
 	roce_timer_init(&qp->comp.rnr, comp_rnr_expired);
 }

@@ -253,6 +253,18 @@ roce_dev_qpn_alloc(struct roce_dev *dev, struct roce_qp *qp, uint32_t *qpn)
 	return 0;
 }
 
+int
+roce_dev_qpn_reserve(struct roce_dev *dev, struct roce_qp *qp, uint32_t qpn)
+{
+	if (dev->qp_tbl[qpn] != NULL)
+		return -EEXIST;
+	if (dev->nb_qps >= dev->conf.max_qp)
+		return -ENOSPC;
+	dev->qp_tbl[qpn] = qp;
+	dev->nb_qps++;
+	return 0;
+}
+
 void
 roce_dev_qpn_free(struct roce_dev *dev, uint32_t qpn)
 {
@@ -260,6 +272,11 @@ roce_dev_qpn_free(struct roce_dev *dev, uint32_t qpn)
 	uint32_t tail = (dev->qp_free_head + dev->qp_free_count) & dev->qp_mask;
 
 	dev->qp_tbl[slot] = NULL;
+	/* Reserved QPNs (QP1) keep their number and never enter the free FIFO. */
+	if (qpn < ROCE_QPN_FIRST) {
+		dev->nb_qps--;
+		return;
+	}
 	dev->qp_gen[slot]++;
 	dev->qp_free[tail] = slot;
 	dev->qp_free_count++;
@@ -293,7 +310,7 @@ roce_dev_cq_errors(struct roce_dev *dev)
 	uint32_t slot;
 
 	dev->cq_error = false;
-	for (slot = ROCE_QPN_FIRST; slot <= dev->qp_mask; slot++) {
+	for (slot = RTE_ROCE_QP1_QPN; slot <= dev->qp_mask; slot++) {
 		struct roce_qp *qp = dev->qp_tbl[slot];
 
 		if (qp != NULL && (roce_cq_overflowed(qp->scq) || roce_cq_overflowed(qp->rcq)))

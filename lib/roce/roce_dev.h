@@ -21,6 +21,7 @@
 
 #include <rte_ring.h>
 
+#include "rte_roce_gid.h"
 #include "rte_roce_verbs.h"
 #include "roce_timer.h"
 #include "roce_transport.h"
@@ -60,6 +61,12 @@ struct roce_dev_stats {
 	uint64_t cq_overflows;		/* CQs that overran */
 };
 
+/* A UD QP attached to a multicast group (roce_mcast.c). */
+struct roce_mcast_attach {
+	union rte_roce_gid gid;
+	struct roce_qp *qp;		/* NULL: free slot */
+};
+
 struct roce_dev {
 	struct ibv_context ibv;		/* first: roce_dev_of() is a cast */
 	struct ibv_device ibv_dev;	/* what ibv.device points to */
@@ -94,6 +101,7 @@ struct roce_dev {
 	struct roce_timer_wheel timers;	/* the engine's (roce_timer.h) */
 	struct roce_dev_stats stats;
 	struct roce_transport_stats xstats;	/* the engine's (roce_transport.h) */
+	struct roce_mcast_attach mcast[RTE_ROCE_DEV_MCAST_MAX];
 	struct rte_mbuf *rx[ROCE_DEV_RX_BURST];
 };
 
@@ -122,5 +130,7 @@ uint32_t roce_mtu_bytes(enum ibv_mtu mtu);
 /* Slot management for roce_qp.c: 0 and *qpn, or -ENOSPC. */
 int roce_dev_qpn_alloc(struct roce_dev *dev, struct roce_qp *qp, uint32_t *qpn);
 void roce_dev_qpn_free(struct roce_dev *dev, uint32_t qpn);
+/* Take a reserved QPN below ROCE_QPN_FIRST (QP1): 0, -EEXIST, -ENOSPC (max_qp). */
+int roce_dev_qpn_reserve(struct roce_dev *dev, struct roce_qp *qp, uint32_t qpn);
 
 #endif /* ROCE_DEV_H */

@@ -359,6 +359,7 @@ int
 rte_roce_port_send(struct rte_roce_port *port, struct rte_mbuf *m,
 		   const union rte_roce_gid *next_hop)
 {
+	struct rte_ether_addr mac;
 	struct roce_neigh *n;
 	uint16_t ether_type;
 	int ret;
@@ -371,6 +372,12 @@ rte_roce_port_send(struct rte_roce_port *port, struct rte_mbuf *m,
 	if (ether_type == 0 || ether_type != roce_ether_type(next_hop)) {
 		rte_pktmbuf_free(m);
 		return -EINVAL;
+	}
+	if (rte_roce_gid_is_mcast(next_hop)) {
+		/* A group: its MAC is derived, nothing to resolve (RFC 1112 6.4, RFC 2464 7). */
+		roce_port_mcast_mac(next_hop, &mac);
+		roce_port_l2_fill(port, m, &mac, ether_type);
+		return roce_port_tx(port, m);
 	}
 	ret = roce_neigh_get(port, next_hop, &n);
 	if (ret != 0) {

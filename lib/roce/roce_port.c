@@ -626,6 +626,16 @@ roce_port_rx_udp(struct rte_roce_port *port, struct rte_mbuf *m, uint32_t l4_off
 	return true;
 }
 
+/* Unicast to one of our addresses, or multicast to a group joined (roce_port_mcast.c). */
+static bool
+roce_port_rx_dst_ok(const struct rte_roce_port *port, const union rte_roce_gid *dst,
+		    enum roce_l2_dst l2)
+{
+	if (l2 == ROCE_L2_UNICAST)
+		return roce_port_is_local(port, dst);
+	return l2 == ROCE_L2_MULTICAST && roce_port_mcast_member(port, dst);
+}
+
 /* Cut the Ethernet padding after the IP datagram (it is not covered by the ICRC). */
 static void
 roce_port_trim(struct rte_mbuf *m, uint32_t frame_len)
@@ -656,7 +666,7 @@ roce_port_rx_ipv4(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_d
 	if ((ip->fragment_offset & RTE_BE16(ROCE_IPV4_FRAG_MASK)) != 0)
 		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_FRAGMENT);
 	rte_roce_gid_from_ipv4(&dst, ip->dst_addr);
-	if (l2 != ROCE_L2_UNICAST || !roce_port_is_local(port, &dst))
+	if (!roce_port_rx_dst_ok(port, &dst, l2))
 		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
 	roce_port_trim(m, l3_off + tot_len);
 	switch (ip->next_proto_id) {
@@ -691,7 +701,7 @@ roce_port_rx_ipv6(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_d
 	case IPPROTO_UDP:
 		/* Copied: the address in the frame is not 4-byte aligned as a GID is. */
 		memcpy(dst.raw, ip->dst_addr, sizeof(dst.raw));
-		if (l2 != ROCE_L2_UNICAST || !roce_port_is_local(port, &dst))
+		if (!roce_port_rx_dst_ok(port, &dst, l2))
 			return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
 		return roce_port_rx_udp(port, m, l3_off + sizeof(*ip));
 	case IPPROTO_ICMPV6:

@@ -65,6 +65,12 @@ struct roce_neigh_table {
 	uint64_t next_timer;		/* earliest deadline of any entry */
 };
 
+/* A multicast group the port receives (roce_port_mcast.c). */
+struct roce_port_mcast {
+	union rte_roce_gid gid;
+	uint32_t refs;			/* joins not yet left; 0 = free slot */
+};
+
 struct rte_roce_port {
 	uint16_t port_id;
 	uint16_t mtu;
@@ -81,6 +87,7 @@ struct rte_roce_port {
 	bool tx_batch;			/* between roce_port_tx_batch_begin() and _end() */
 	struct rte_mbuf *tx_backlog[ROCE_PORT_TX_BACKLOG];
 	struct rte_roce_port_stats stats;
+	struct roce_port_mcast mcast[RTE_ROCE_PORT_MCAST_MAX];
 };
 
 /* Where a frame was addressed at layer 2. */
@@ -133,6 +140,10 @@ void roce_port_l2_fill(struct rte_roce_port *port, struct rte_mbuf *m,
 bool roce_port_is_local(const struct rte_roce_port *port, const union rte_roce_gid *gid);
 int roce_port_src_addr(const struct rte_roce_port *port, const union rte_roce_gid *dst,
 		       union rte_roce_gid *src);
+
+/* roce_port_mcast.c */
+bool roce_port_mcast_member(const struct rte_roce_port *port, const union rte_roce_gid *group);
+void roce_port_mcast_mac(const union rte_roce_gid *group, struct rte_ether_addr *mac);
 
 /* roce_neigh.c */
 int roce_neigh_init(struct rte_roce_port *port, const struct rte_roce_port_conf *conf);

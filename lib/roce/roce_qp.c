@@ -11,7 +11,9 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
+#include "roce_ah.h"
 #include "roce_cq.h"
+#include "roce_mcast.h"
 #include "roce_dev.h"
 #include "roce_log.h"
 #include "roce_mr.h"
@@ -27,8 +29,6 @@
 /* rxe's hash of the QPN into the UDP source port (K:rxe_qp.c, hash_32(): golden ratio). */
 #define ROCE_HASH_GOLDEN_RATIO_32 0x61c88647u
 #define ROCE_UDP_SPORT_BITS	14
-/* 224.0.0.0, first multicast address (DPDK 22.11's RTE_IPV4() shifts an int: UBSan). */
-#define ROCE_IPV4_MCAST_FIRST	0xe0000000u
 /* Stride alignment of WQE slots. */
 #define ROCE_WQE_ALIGN		16
 
@@ -37,30 +37,38 @@
 /* QP access flags (the remote rights; IBV_ACCESS_LOCAL_WRITE is accepted and ignored, as rxe). */
 #define ROCE_QP_ACCESS	(IBV_ACCESS_LOCAL_WRITE | ROCE_MR_ACCESS_REMOTE)
 
+/* QP types by bit, for the opcodes each allows. */
+#define ROCE_WR_RC	(1u << IBV_QPT_RC)
+#define ROCE_WR_UC	(1u << IBV_QPT_UC)
+#define ROCE_WR_UD	(1u << IBV_QPT_UD)
+
 /* What a send opcode is, for validation, SGE resolution and flush completions. */
 struct roce_wr_info {
-	bool rc;		/* valid on an RC QP */
+	uint32_t qp_types;	/* ROCE_WR_* of the QP types that allow it (IBA 10.7.2.2 table) */
 	bool inline_ok;		/* may carry IBV_SEND_INLINE */
 	bool writes_local;	/* the SGEs receive data: LOCAL_WRITE needed */
 	bool atomic;		/* one 8-byte SGE, 8-byte aligned remote address */
 	enum ibv_wc_opcode wc;	/* the completion's opcode */
 };
 
+#define ROCE_WR_ALL	(ROCE_WR_RC | ROCE_WR_UC | ROCE_WR_UD)
+#define ROCE_WR_CONN	(ROCE_WR_RC | ROCE_WR_UC)
+
 static const struct roce_wr_info roce_wr_info[] = {
-	[IBV_WR_SEND] = { true, true, false, false, IBV_WC_SEND },
-	[IBV_WR_SEND_WITH_IMM] = { true, true, false, false, IBV_WC_SEND },
-	[IBV_WR_SEND_WITH_INV] = { true, true, false, false, IBV_WC_SEND },
-	[IBV_WR_RDMA_WRITE] = { true, true, false, false, IBV_WC_RDMA_WRITE },
-	[IBV_WR_RDMA_WRITE_WITH_IMM] = { true, true, false, false, IBV_WC_RDMA_WRITE },
-	[IBV_WR_RDMA_READ] = { true, false, true, false, IBV_WC_RDMA_READ },
-	[IBV_WR_ATOMIC_CMP_AND_SWP] = { true, false, true, true, IBV_WC_COMP_SWAP },
-	[IBV_WR_ATOMIC_FETCH_AND_ADD] = { true, false, true, true, IBV_WC_FETCH_ADD },
+	[IBV_WR_SEND] = { ROCE_WR_ALL, true, false, false, IBV_WC_SEND },
+	[IBV_WR_SEND_WITH_IMM] = { ROCE_WR_ALL, true, false, false, IBV_WC_SEND },
+	[IBV_WR_SEND_WITH_INV] = { ROCE_WR_RC, true, false, false, IBV_WC_SEND },
+	[IBV_WR_RDMA_WRITE] = { ROCE_WR_CONN, true, false, false, IBV_WC_RDMA_WRITE },
+	[IBV_WR_RDMA_WRITE_WITH_IMM] = { ROCE_WR_CONN, true, false, false, IBV_WC_RDMA_WRITE },
+	[IBV_WR_RDMA_READ] = { ROCE_WR_RC, false, true, false, IBV_WC_RDMA_READ },
+	[IBV_WR_ATOMIC_CMP_AND_SWP] = { ROCE_WR_RC, false, true, true, IBV_WC_COMP_SWAP },
+	[IBV_WR_ATOMIC_FETCH_AND_ADD] = { ROCE_WR_RC, false, true, true, IBV_WC_FETCH_ADD },
 };
 
 static const struct roce_wr_info *
 roce_wr_info_get(uint32_t opcode)
 {
-	if (opcode >= RTE_DIM(roce_wr_info) || !roce_wr_info[opcode].rc)
+	if (opcode >= RTE_DIM(roce_wr_info) || roce_wr_info[opcode].qp_types == 0)
 		return NULL;
 	return &roce_wr_info[opcode];
 }
@@ -76,8 +84,7 @@ roce_wr_wc_opcode(uint32_t wr_opcode)
 /*
  * The QP state table (IBA 10.3.1; K:core/verbs.c qp_state_table; wire-facts
  * §8): per transport, current and next state, whether the transition is
- * valid and which attributes it requires and allows. UD and UC rows are
- * kept because they are data; create refuses those types for now.
+ * valid and which attributes it requires and allows.
  */
 enum roce_qp_transport { ROCE_QPT_UD, ROCE_QPT_UC, ROCE_QPT_RC, ROCE_QPT_NB };
 
@@ -213,6 +220,8 @@ roce_sq_retire(struct roce_qp *qp)
 	struct roce_send_wqe *wqe = roce_sq_wqe(qp, qp->sq.cons);
 
 	roce_sge_put(wqe->sge, wqe->num_sge);
+	if (qp->ibv.qp_type == IBV_QPT_UD)
+		roce_ah_put(wqe->wr.ud.ah);
 	roce_queue_retire(&qp->sq, qp->sq.cons + 1);
 }
 
@@ -326,8 +335,9 @@ roce_qp_check_init_attr(struct roce_dev *dev, const struct ibv_qp_init_attr *att
 	const struct ibv_qp_cap *cap = &attr->cap;
 	const struct rte_roce_dev_conf *lim = &dev->conf;
 
-	if (attr->qp_type != IBV_QPT_RC) {
-		ROCE_LOG(ERR, "QP type %d not supported (RC only)", attr->qp_type);
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD) {
+		ROCE_LOG(ERR, "QP type %d not supported (RC, UC, UD)", attr->qp_type);
 		return -EINVAL;
 	}
 	if (attr->srq != NULL) {
@@ -397,12 +407,13 @@ roce_qp_src_port(uint32_t qpn)
 	return ROCE_UDP_SPORT_BASE | (hash & ROCE_UDP_SPORT_MASK);
 }
 
-struct ibv_qp *
-rte_roce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+/* Create a QP numbered from the free slots, or qpn if not 0 (QP1). NULL with rte_errno. */
+static struct roce_qp *
+roce_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr, uint32_t qpn)
 {
+	struct rte_roce_port_info info;
 	struct roce_dev *dev;
 	struct roce_qp *qp;
-	uint32_t qpn;
 	int rc;
 
 	if (pd == NULL || attr == NULL) {
@@ -412,6 +423,8 @@ rte_roce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	}
 	dev = roce_dev_of(pd->context);
 	rc = roce_qp_check_init_attr(dev, attr);
+	if (rc == 0)
+		rc = rte_roce_port_info_get(dev->port, &info);
 	if (rc < 0) {
 		rte_errno = -rc;
 		return NULL;
@@ -429,10 +442,10 @@ rte_roce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		rte_errno = -rc;
 		return NULL;
 	}
-	rc = roce_dev_qpn_alloc(dev, qp, &qpn);
+	rc = qpn != 0 ? roce_dev_qpn_reserve(dev, qp, qpn) : roce_dev_qpn_alloc(dev, qp, &qpn);
 	if (rc < 0) {
-		ROCE_LOG(ERR, "device %s: max_qp (%u) reached", dev->ibv_dev.name,
-			 dev->conf.max_qp);
+		ROCE_LOG(ERR, "device %s: %s", dev->ibv_dev.name,
+			 rc == -EEXIST ? "QP1 exists already" : "max_qp reached");
 		roce_queue_fini(&qp->rq);
 		roce_queue_fini(&qp->sq);
 		rte_free(qp);
@@ -451,6 +464,9 @@ rte_roce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	qp->rcq = roce_cq_of(attr->recv_cq);
 	qp->sq_sig_all = attr->sq_sig_all != 0;
 	qp->src_port = roce_qp_src_port(qpn);
+	/* UD has no path MTU attribute: messages are bounded by the port's (wire-facts section 9). */
+	if (attr->qp_type == IBV_QPT_UD)
+		qp->mtu = info.ib_mtu;
 	qp->attr.cap = qp->cap;
 	qp->attr.port_num = 1;
 	roce_qp_set_state(qp, IBV_QPS_RESET);
@@ -459,6 +475,40 @@ rte_roce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	roce_pd_of(pd)->users++;
 	attr->cap = qp->cap;
 	roce_transport_qp_init(qp);
+	return qp;
+}
+
+struct ibv_qp *
+rte_roce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct roce_qp *qp = roce_qp_create(pd, attr, 0);
+
+	return qp != NULL ? &qp->ibv : NULL;
+}
+
+struct ibv_qp *
+rte_roce_create_qp1(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .qkey = RTE_ROCE_QP1_QKEY, .port_num = 1 };
+	struct roce_qp *qp;
+
+	if (attr == NULL || attr->qp_type != IBV_QPT_UD) {
+		ROCE_LOG(ERR, "QP1 is a UD QP");
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	qp = roce_qp_create(pd, attr, RTE_ROCE_QP1_QPN);
+	if (qp == NULL)
+		return NULL;
+	/* Ready to receive and send, as the GSI QP of a kernel device is. */
+	if (rte_roce_modify_qp(&qp->ibv, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			       IBV_QP_QKEY) == 0) {
+		a.qp_state = IBV_QPS_RTR;
+		(void)rte_roce_modify_qp(&qp->ibv, &a, IBV_QP_STATE);
+		a.qp_state = IBV_QPS_RTS;
+		a.sq_psn = 0;
+		(void)rte_roce_modify_qp(&qp->ibv, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	}
 	return &qp->ibv;
 }
 
@@ -499,6 +549,7 @@ rte_roce_destroy_qp(struct ibv_qp *ibv_qp)
 	}
 	qp = roce_qp_of(ibv_qp);
 	dev = qp->dev;
+	roce_mcast_qp_fini(qp);
 	roce_transport_qp_fini(qp);
 	roce_qp_drop_wqes(qp);
 	/* A pending doorbell names the QPN, which now finds nothing. */
@@ -541,62 +592,16 @@ roce_qp_check_mask(struct roce_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state 
 	return 0;
 }
 
-/*
- * Start resolving the peer's MAC now, so that the first packet rarely
- * waits; the answer is not needed yet. The port refuses multicast and
- * unspecified addresses (IPv6 ff00::/8, ::).
- */
-static int
-roce_qp_start_resolve(struct roce_qp *qp, const union rte_roce_gid *dgid)
-{
-	struct rte_ether_addr mac;
-	int rc = rte_roce_port_resolve(qp->dev->port, dgid, &mac);
-
-	if (rc == -EINVAL) {
-		ROCE_LOG(ERR, "QP 0x%x: destination GID is not a unicast address", qp->ibv.qp_num);
-		return rc;
-	}
-	if (rc < 0 && rc != -EAGAIN)
-		ROCE_LOG(WARNING, "QP 0x%x: peer address not resolvable yet (%d)",
-			 qp->ibv.qp_num, rc);
-	return 0;
-}
-
-/* The AV: global (RoCE needs a GRH), a source GID we have, a unicast peer of its IP version. */
+/* The AV of a connected QP: a unicast peer (roce_ah.c checks and starts resolving it). */
 static int
 roce_qp_check_av(struct roce_qp *qp, const struct ibv_ah_attr *ah, union rte_roce_gid *sgid)
 {
 	union rte_roce_gid dgid;
-	int rc;
+	int rc = roce_av_check(qp->dev, ah, false, sgid, &dgid);
 
-	if (!ah->is_global) {
-		ROCE_LOG(ERR, "QP 0x%x: address vector not global: RoCE needs a GRH",
-			 qp->ibv.qp_num);
-		return -EINVAL;
-	}
-	if (ah->port_num > 1) {
-		ROCE_LOG(ERR, "QP 0x%x: address vector port %u", qp->ibv.qp_num, ah->port_num);
-		return -EINVAL;
-	}
-	rc = rte_roce_port_gid_query(qp->dev->port, ah->grh.sgid_index, sgid);
-	if (rc < 0) {
-		ROCE_LOG(ERR, "QP 0x%x: sgid_index %u: no such GID", qp->ibv.qp_num,
-			 ah->grh.sgid_index);
-		return -EINVAL;
-	}
-	memcpy(dgid.raw, ah->grh.dgid.raw, sizeof(dgid.raw));
-	if (rte_roce_gid_is_ipv4(sgid) != rte_roce_gid_is_ipv4(&dgid)) {
-		ROCE_LOG(ERR, "QP 0x%x: source and destination GIDs of different IP versions",
-			 qp->ibv.qp_num);
-		return -EINVAL;
-	}
-	/* One unicast peer: 224.0.0.0 and up are multicast, reserved, broadcast. */
-	if (rte_roce_gid_is_ipv4(&dgid) &&
-	    rte_be_to_cpu_32(rte_roce_gid_to_ipv4(&dgid)) >= ROCE_IPV4_MCAST_FIRST) {
-		ROCE_LOG(ERR, "QP 0x%x: destination GID is not a unicast address", qp->ibv.qp_num);
-		return -EINVAL;
-	}
-	return roce_qp_start_resolve(qp, &dgid);
+	if (rc < 0)
+		ROCE_LOG(ERR, "QP 0x%x: bad address vector", qp->ibv.qp_num);
+	return rc;
 }
 
 static int
@@ -764,6 +769,19 @@ roce_wr_sge_check(const struct ibv_sge *sg, int num_sge, uint32_t max_sge, uint6
 	return *len > ROCE_MAX_MSG_SIZE ? "message length (at most 2^31)" : NULL;
 }
 
+/* A UD WR: an AH of the QP's PD, one packet of at most the port's MTU (wire-facts section 9). */
+static const char *
+roce_post_send_check_ud(const struct roce_qp *qp, const struct ibv_send_wr *wr, uint64_t len)
+{
+	if (wr->wr.ud.ah == NULL || wr->wr.ud.ah->pd != qp->ibv.pd)
+		return "address handle (NULL, or of another PD)";
+	if (wr->wr.ud.remote_qpn > RTE_ROCE_QPN_MASK)
+		return "remote_qpn (24 bits)";
+	if (len > qp->mtu)
+		return "UD message length (above the port's active MTU)";
+	return NULL;
+}
+
 /* Validate one send WR; returns its message length through *len. */
 static int
 roce_post_send_check(const struct roce_qp *qp, const struct ibv_send_wr *wr,
@@ -773,8 +791,8 @@ roce_post_send_check(const struct roce_qp *qp, const struct ibv_send_wr *wr,
 
 	*len = 0;
 	*info = roce_wr_info_get(wr->opcode);
-	if (*info == NULL)
-		bad = "opcode";
+	if (*info == NULL || ((*info)->qp_types & (1u << qp->ibv.qp_type)) == 0)
+		bad = "opcode (unknown, or not for this QP type)";
 	else if ((wr->send_flags & ~ROCE_SEND_FLAGS) != 0)
 		bad = "send flags";
 	else
@@ -789,6 +807,8 @@ roce_post_send_check(const struct roce_qp *qp, const struct ibv_send_wr *wr,
 			 (wr->num_sge != 1 || *len != ROCE_ATOMIC_SIZE ||
 			  (wr->wr.atomic.remote_addr & (ROCE_ATOMIC_SIZE - 1)) != 0))
 			bad = "atomic (one 8-byte SGE, 8-byte aligned remote address)";
+		else if (qp->ibv.qp_type == IBV_QPT_UD)
+			bad = roce_post_send_check_ud(qp, wr, *len);
 	}
 	if (bad != NULL) {
 		ROCE_LOG(ERR, "QP 0x%x: WR 0x%" PRIx64 ": bad %s", qp->ibv.qp_num, wr->wr_id, bad);
@@ -814,7 +834,12 @@ roce_post_send_one(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct i
 		wqe->ex.invalidate_rkey = wr->invalidate_rkey;
 	else
 		wqe->ex.imm_data = wr->imm_data;
-	if (info->atomic) {
+	if (qp->ibv.qp_type == IBV_QPT_UD) {
+		wqe->wr.ud.ah = roce_ah_of(wr->wr.ud.ah);
+		wqe->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
+		wqe->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
+		roce_ah_get(wqe->wr.ud.ah);
+	} else if (info->atomic) {
 		wqe->wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
 		wqe->wr.atomic.compare_add = wr->wr.atomic.compare_add;
 		wqe->wr.atomic.swap = wr->wr.atomic.swap;

@@ -62,6 +62,11 @@ struct roce_send_wqe {
 			uint64_t swap;
 			uint32_t rkey;
 		} atomic;
+		struct {
+			struct roce_ah *ah;	/* a use taken at post, released at retire */
+			uint32_t remote_qpn;
+			uint32_t remote_qkey;
+		} ud;
 	} wr;
 	struct roce_wqe_tx tx;	/* the engine's (roce_transport.h); not written when posting */
 	/* num_sge SGEs, or inline data (roce_send_wqe_inline()); the stride covers the larger. */
@@ -75,6 +80,8 @@ struct roce_recv_wqe {
 	uint32_t length;	/* sum of the SGE lengths */
 	struct roce_sge sge[];
 };
+
+struct roce_ah;
 
 struct roce_qp {
 	struct ibv_qp ibv;	/* first: roce_qp_of() is a cast; ibv.state is the state */

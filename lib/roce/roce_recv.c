@@ -2,8 +2,9 @@
 
 /*
  * Receive dispatch: a frame accepted by the port (parsed, ICRC checked) is
- * matched to its QP and checked against it, then requests go to the
- * responder and responses to the completer (K:rxe_recv.c). Every drop is
+ * matched to its QP and checked against it, then RC and UC requests go to
+ * the responder, responses to the completer, UD SENDs to roce_ud.c and
+ * UD multicast to every attached QP (K:rxe_recv.c). Every drop is
  * counted by reason in the device's xstats.
  *
  * The port parsed the frame already but does not hand the result out, so
@@ -14,9 +15,24 @@
 #include <rte_mbuf.h>
 
 #include "rte_roce_pkt.h"
+#include "roce_mcast.h"
 #include "roce_port_priv.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
+
+/* The wire transport of a QP's packets. */
+static enum rte_roce_transport
+roce_qp_wire_transport(const struct roce_qp *qp)
+{
+	switch (qp->ibv.qp_type) {
+	case IBV_QPT_UC:
+		return RTE_ROCE_TRANSPORT_UC;
+	case IBV_QPT_UD:
+		return RTE_ROCE_TRANSPORT_UD;
+	default:
+		return RTE_ROCE_TRANSPORT_RC;
+	}
+}
 
 /* Drop reason of a frame for qp, or ROCE_RX_DROP_MAX if it is acceptable. */
 static enum roce_rx_drop
@@ -27,7 +43,7 @@ recv_check(struct roce_qp *qp, const struct rte_roce_pkt *pkt)
 
 	if (qp == NULL)
 		return ROCE_RX_DROP_NO_QP;
-	if (pkt->info->transport != RTE_ROCE_TRANSPORT_RC || qp->ibv.qp_type != IBV_QPT_RC)
+	if (pkt->info->transport != roce_qp_wire_transport(qp))
 		return ROCE_RX_DROP_TRANSPORT;
 	/* Requests from RTR on, responses only where the requester runs (K:rxe_recv.c check_type_state). */
 	state = roce_qp_state(qp);
@@ -36,7 +52,8 @@ recv_check(struct roce_qp *qp, const struct rte_roce_pkt *pkt)
 		      state != IBV_QPS_RTS && state != IBV_QPS_SQD)
 		return ROCE_RX_DROP_QP_STATE;
 	/* A connected QP hears only its peer (K:rxe_recv.c check_addr). */
-	if (!rte_roce_gid_equal(&pkt->sgid, &qp->dgid) || !rte_roce_gid_equal(&pkt->dgid, &qp->sgid))
+	if (qp->ibv.qp_type != IBV_QPT_UD &&
+	    (!rte_roce_gid_equal(&pkt->sgid, &qp->dgid) || !rte_roce_gid_equal(&pkt->dgid, &qp->sgid)))
 		return ROCE_RX_DROP_ADDR;
 	/* The default partition only, as rxe (K:rxe_recv.c check_keys). */
 	if ((pkt->pkey & RTE_ROCE_PKEY_BASE_MASK) != (RTE_ROCE_DEFAULT_PKEY & RTE_ROCE_PKEY_BASE_MASK))
@@ -44,13 +61,29 @@ recv_check(struct roce_qp *qp, const struct rte_roce_pkt *pkt)
 	return ROCE_RX_DROP_MAX;
 }
 
+void
+roce_recv_deliver(struct roce_dev *dev, struct roce_qp *qp, const struct rte_roce_pkt *pkt,
+		  const struct rte_mbuf *m)
+{
+	enum roce_rx_drop drop = recv_check(qp, pkt);
+
+	if (drop != ROCE_RX_DROP_MAX) {
+		dev->xstats.rx_drops[drop]++;
+		return;
+	}
+	if (qp->ibv.qp_type == IBV_QPT_UD)
+		roce_ud_recv(qp, pkt, m);
+	else if (pkt->info->flags & RTE_ROCE_OPF_REQ)
+		roce_resp_recv(qp, pkt, m);
+	else
+		roce_comp_recv(qp, pkt, m);
+}
+
 static void
 recv_one(struct roce_dev *dev, struct rte_mbuf *m)
 {
 	struct roce_transport_stats *st = &dev->xstats;
-	enum roce_rx_drop drop;
 	struct rte_roce_pkt pkt;
-	struct roce_qp *qp;
 
 	if (rte_roce_pkt_parse_mbuf(m, dev->port->ib_mtu, &pkt) != RTE_ROCE_DROP_NONE) {
 		st->rx_drops[ROCE_RX_DROP_PARSE]++;
@@ -61,16 +94,13 @@ recv_one(struct roce_dev *dev, struct rte_mbuf *m)
 		st->rx_drops[ROCE_RX_DROP_TRANSPORT]++;
 		return;
 	}
-	qp = roce_dev_qp_lookup(dev, pkt.dqpn);
-	drop = recv_check(qp, &pkt);
-	if (drop != ROCE_RX_DROP_MAX) {
-		st->rx_drops[drop]++;
+	/* UD to the multicast QPN goes to every QP attached to the group (IBA 10.5). */
+	if (pkt.dqpn == RTE_ROCE_MCAST_QPN && pkt.info->transport == RTE_ROCE_TRANSPORT_UD &&
+	    rte_roce_gid_is_mcast(&pkt.dgid)) {
+		roce_mcast_recv(dev, &pkt, m);
 		return;
 	}
-	if (pkt.info->flags & RTE_ROCE_OPF_REQ)
-		roce_resp_recv(qp, &pkt, m);
-	else
-		roce_comp_recv(qp, &pkt, m);
+	roce_recv_deliver(dev, roce_dev_qp_lookup(dev, pkt.dqpn), &pkt, m);
 }
 
 void

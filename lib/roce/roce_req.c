@@ -37,40 +37,72 @@ struct req_op {
 	uint8_t op[RTE_ROCE_POS_ONLY + 1];	/* by enum rte_roce_op_pos */
 };
 
-#define REQ_OP(wr, first, middle, last, only) \
+#define REQ_OP(t, wr, first, middle, last, only) \
 	[IBV_WR_ ## wr] = { \
 		.valid = true, \
 		.op = { \
-			[RTE_ROCE_POS_FIRST] = RTE_ROCE_OP_RC_ ## first, \
-			[RTE_ROCE_POS_MIDDLE] = RTE_ROCE_OP_RC_ ## middle, \
-			[RTE_ROCE_POS_LAST] = RTE_ROCE_OP_RC_ ## last, \
-			[RTE_ROCE_POS_ONLY] = RTE_ROCE_OP_RC_ ## only, \
+			[RTE_ROCE_POS_FIRST] = RTE_ROCE_OP_ ## t ## _ ## first, \
+			[RTE_ROCE_POS_MIDDLE] = RTE_ROCE_OP_ ## t ## _ ## middle, \
+			[RTE_ROCE_POS_LAST] = RTE_ROCE_OP_ ## t ## _ ## last, \
+			[RTE_ROCE_POS_ONLY] = RTE_ROCE_OP_ ## t ## _ ## only, \
 		}, \
 	}
-#define REQ_OP1(wr, op) REQ_OP(wr, op, op, op, op)
+#define REQ_OP1(t, wr, op) REQ_OP(t, wr, op, op, op, op)
+#define REQ_SEND(t) \
+	REQ_OP(t, SEND, SEND_FIRST, SEND_MIDDLE, SEND_LAST, SEND_ONLY), \
+	REQ_OP(t, SEND_WITH_IMM, SEND_FIRST, SEND_MIDDLE, SEND_LAST_WITH_IMMEDIATE, \
+	       SEND_ONLY_WITH_IMMEDIATE)
+#define REQ_WRITE(t) \
+	REQ_OP(t, RDMA_WRITE, RDMA_WRITE_FIRST, RDMA_WRITE_MIDDLE, RDMA_WRITE_LAST, \
+	       RDMA_WRITE_ONLY), \
+	REQ_OP(t, RDMA_WRITE_WITH_IMM, RDMA_WRITE_FIRST, RDMA_WRITE_MIDDLE, \
+	       RDMA_WRITE_LAST_WITH_IMMEDIATE, RDMA_WRITE_ONLY_WITH_IMMEDIATE)
 
-static const struct req_op req_ops[] = {
-	REQ_OP(SEND, SEND_FIRST, SEND_MIDDLE, SEND_LAST, SEND_ONLY),
-	REQ_OP(SEND_WITH_IMM, SEND_FIRST, SEND_MIDDLE, SEND_LAST_WITH_IMMEDIATE,
-	       SEND_ONLY_WITH_IMMEDIATE),
-	REQ_OP(SEND_WITH_INV, SEND_FIRST, SEND_MIDDLE, SEND_LAST_WITH_INVALIDATE,
+#define REQ_WR_NB (IBV_WR_SEND_WITH_INV + 1)
+
+static const struct req_op req_ops_rc[REQ_WR_NB] = {
+	REQ_SEND(RC),
+	REQ_OP(RC, SEND_WITH_INV, SEND_FIRST, SEND_MIDDLE, SEND_LAST_WITH_INVALIDATE,
 	       SEND_ONLY_WITH_INVALIDATE),
-	REQ_OP(RDMA_WRITE, RDMA_WRITE_FIRST, RDMA_WRITE_MIDDLE, RDMA_WRITE_LAST,
-	       RDMA_WRITE_ONLY),
-	REQ_OP(RDMA_WRITE_WITH_IMM, RDMA_WRITE_FIRST, RDMA_WRITE_MIDDLE,
-	       RDMA_WRITE_LAST_WITH_IMMEDIATE, RDMA_WRITE_ONLY_WITH_IMMEDIATE),
-	REQ_OP1(RDMA_READ, RDMA_READ_REQUEST),
-	REQ_OP1(ATOMIC_CMP_AND_SWP, COMPARE_SWAP),
-	REQ_OP1(ATOMIC_FETCH_AND_ADD, FETCH_ADD),
+	REQ_WRITE(RC),
+	REQ_OP1(RC, RDMA_READ, RDMA_READ_REQUEST),
+	REQ_OP1(RC, ATOMIC_CMP_AND_SWP, COMPARE_SWAP),
+	REQ_OP1(RC, ATOMIC_FETCH_AND_ADD, FETCH_ADD),
 };
 
-/* The opcode table entry of a WQE's request (ONLY position); NULL if unsupported. */
+/* UC: SEND and WRITE (IBA 9.7.5 / table 39). */
+static const struct req_op req_ops_uc[REQ_WR_NB] = {
+	REQ_SEND(UC),
+	REQ_WRITE(UC),
+};
+
+/* UD: one packet per message, so every position is ONLY. */
+static const struct req_op req_ops_ud[REQ_WR_NB] = {
+	REQ_OP1(UD, SEND, SEND_ONLY),
+	REQ_OP1(UD, SEND_WITH_IMM, SEND_ONLY_WITH_IMMEDIATE),
+};
+
+/* The table of the QP's transport; post_send admitted only its opcodes. */
+static const struct req_op *
+req_ops_of(const struct roce_qp *qp)
+{
+	switch (qp->ibv.qp_type) {
+	case IBV_QPT_UC:
+		return req_ops_uc;
+	case IBV_QPT_UD:
+		return req_ops_ud;
+	default:
+		return req_ops_rc;
+	}
+}
+
+/* The RC table entry of a WQE's request (ONLY position), to classify it; NULL if unsupported. */
 static const struct rte_roce_opcode_info *
 roce_req_info(const struct roce_send_wqe *wqe)
 {
-	if (wqe->opcode >= RTE_DIM(req_ops) || !req_ops[wqe->opcode].valid)
+	if (wqe->opcode >= RTE_DIM(req_ops_rc) || !req_ops_rc[wqe->opcode].valid)
 		return NULL;
-	return rte_roce_opcode_info(req_ops[wqe->opcode].op[RTE_ROCE_POS_ONLY]);
+	return rte_roce_opcode_info(req_ops_rc[wqe->opcode].op[RTE_ROCE_POS_ONLY]);
 }
 
 /* True for READ and the atomics: one request, answered with data. */
@@ -129,7 +161,7 @@ roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *pay
 		return ret;
 	}
 	/* The peer is on-link: it is its own next hop. -ENOBUFS: TX backlog full. */
-	return rte_roce_port_send(port, m, &qp->dgid);
+	return rte_roce_port_send(port, m, &pkt->dgid);
 }
 
 /* Move a cursor len bytes on in an SGE list (no access check: see payload_of()). */
@@ -251,7 +283,8 @@ static int
 req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 {
 	struct roce_req_state *req = &qp->req;
-	const struct req_op *rop = &req_ops[wqe->opcode];
+	const struct req_op *rop = &req_ops_of(qp)[wqe->opcode];
+	bool rc = qp->ibv.qp_type == IBV_QPT_RC;
 	bool rd_atomic = roce_req_is_rd_atomic(wqe);
 	uint8_t bounce[REQ_MTU_MAX];
 	struct roce_sge_cursor cur;
@@ -262,12 +295,14 @@ req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 	int err;
 
 	/* Window: at most max_unacked PSNs beyond the oldest unacknowledged (K:rxe_req.c). */
-	if (rte_roce_psn_cmp(req->psn, rte_roce_psn_add(qp->comp.psn, req->max_unacked)) > 0)
+	if (rc && rte_roce_psn_cmp(req->psn, rte_roce_psn_add(qp->comp.psn, req->max_unacked)) > 0)
 		return 0;
 	pos = rd_atomic ? RTE_ROCE_POS_ONLY : pkt_pos(req->pkt_idx, wqe->tx.npkts);
 	off = req->pkt_idx * qp->mtu;
 	roce_qp_pkt_init(qp, &pkt, rop->op[pos], req->psn);
 	req_fill_ext(wqe, &pkt, off);
+	if (qp->ibv.qp_type == IBV_QPT_UD)
+		roce_ud_pkt_fill(qp, wqe, &pkt);
 	len = 0;
 	if (!rd_atomic)
 		len = RTE_MIN(qp->mtu, wqe->length - off);
@@ -278,8 +313,9 @@ req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 		return -1;
 	}
 	pkt.payload_len = len;
-	/* AckReq on the last packet and every ROCE_MAX_PKT_PER_ACK (K:rxe_req.c). */
-	pkt.ackreq = rte_roce_opcode_is_end(pkt.info) || req->noack_pkts >= ROCE_MAX_PKT_PER_ACK;
+	/* AckReq on the last packet and every ROCE_MAX_PKT_PER_ACK (K:rxe_req.c); RC only. */
+	pkt.ackreq = rc && (rte_roce_opcode_is_end(pkt.info) ||
+			    req->noack_pkts >= ROCE_MAX_PKT_PER_ACK);
 	/* Solicited event on the last packet of SEND / WRITE_WITH_IMM (K:rxe_req.c). */
 	pkt.se = rte_roce_opcode_is_end(pkt.info) && (wqe->send_flags & IBV_SEND_SOLICITED) &&
 		 (pkt.info->flags & (RTE_ROCE_OPF_SEND | RTE_ROCE_OPF_IMM)) != 0;
@@ -290,7 +326,7 @@ req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 		roce_dev_qp_schedule(qp->dev, qp);
 		return 0;
 	}
-	/* Any other loss is recovered by the retransmission timer. */
+	/* Any other loss is recovered by the retransmission timer (RC); UC and UD lose it. */
 	if (err != 0)
 		qp->dev->xstats.tx_errors++;
 	req->noack_pkts = pkt.ackreq ? 0 : req->noack_pkts + 1;
@@ -307,6 +343,11 @@ req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 		wqe->tx.state = ROCE_WQE_PENDING;
 		req->wqe_idx++;
 		req->pkt_idx = 0;
+		/* UC/UD: complete when handed to the port; nothing will answer. */
+		if (!rc) {
+			roce_comp_unreliable(qp);
+			return 1;
+		}
 	}
 	if (qp->comp.timeout_us != 0 && !roce_timer_pending(&qp->comp.retrans))
 		roce_timer_arm(&qp->dev->timers, &qp->comp.retrans, qp->comp.timeout_us);

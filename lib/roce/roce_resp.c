@@ -113,12 +113,48 @@ resp_send_ack(struct roce_qp *qp, uint8_t syndrome, uint32_t psn)
 	return true;
 }
 
+/*
+ * UC: drop the rest of the message in progress, silently (IBA 9.7.5.1.x: no
+ * NAK, no completion; what a WRITE placed stays placed). The QP takes up
+ * again at the next FIRST or ONLY.
+ */
+static enum resp_state
+resp_uc_drop(struct resp_ctx *ctx)
+{
+	struct roce_qp *qp = ctx->qp;
+
+	qp->resp.drop_msg = true;
+	qp->dev->xstats.rx_drops[ROCE_RX_DROP_UC_MSG]++;
+	return RESP_DONE;
+}
+
+/*
+ * UC PSN check (IBA 9.7.5.1.x; K:rxe_resp.c check_psn): a gap, or a message
+ * being dropped, resynchronises on a FIRST or ONLY, whatever its PSN.
+ */
+static enum resp_state
+resp_uc_check_psn(struct resp_ctx *ctx)
+{
+	struct roce_resp_state *resp = &ctx->qp->resp;
+
+	if (!resp->drop_msg && ctx->pkt->psn == resp->psn)
+		return RESP_CHECK_OP_SEQ;
+	if (!pkt_start(ctx->pkt))
+		return resp_uc_drop(ctx);
+	resp->drop_msg = false;
+	/* The sequence check starts afresh: a message boundary. */
+	resp->opcode = RTE_ROCE_OP_UC_SEND_ONLY;
+	return RESP_CHECK_OP_SEQ;
+}
+
 static enum resp_state
 resp_check_psn(struct resp_ctx *ctx)
 {
 	struct roce_qp *qp = ctx->qp;
 	int32_t diff = rte_roce_psn_cmp(ctx->pkt->psn, qp->resp.psn);
 
+	if (qp->ibv.qp_type == IBV_QPT_UC)
+		return resp_uc_check_psn(ctx);
 	if (diff > 0)
 		return RESP_NAK_PSN;
 	if (diff < 0)
@@ -131,8 +167,16 @@ static enum resp_state
 resp_check_op_seq(struct resp_ctx *ctx)
 {
 	/* Missing FIRST or LAST, or a message interleaved (K:rxe_resp.c check_op_seq). */
-	return rte_roce_opcode_may_follow(ctx->qp->resp.opcode, ctx->pkt->opcode) ?
-	       RESP_CHECK_OP_VALID : RESP_ERR_INV_REQ;
+	if (rte_roce_opcode_may_follow(ctx->qp->resp.opcode, ctx->pkt->opcode))
+		return RESP_CHECK_OP_VALID;
+	/* UC: a FIRST/ONLY after an unfinished message starts anew (the old one is lost). */
+	if (ctx->qp->ibv.qp_type == IBV_QPT_UC) {
+		if (!pkt_start(ctx->pkt))
+			return resp_uc_drop(ctx);
+		ctx->qp->dev->xstats.rx_drops[ROCE_RX_DROP_UC_MSG]++;
+		return RESP_CHECK_OP_VALID;
+	}
+	return RESP_ERR_INV_REQ;
 }
 
 static enum resp_state
@@ -436,6 +480,8 @@ resp_acknowledge(struct resp_ctx *ctx)
 	struct roce_resp_state *resp = &ctx->qp->resp;
 
 	/* Only packets with AckReq are acknowledged; READ/atomic always answered (K:rxe_resp.c). */
+	if (ctx->qp->ibv.qp_type != IBV_QPT_RC)
+		return RESP_DONE;
 	if (pkt->ackreq && !pkt_has(pkt, RTE_ROCE_OPF_READ | RTE_ROCE_OPF_ATOMIC)) {
 		resp->ack_pending = true;
 		resp->ack_psn = pkt->psn;
@@ -525,6 +571,12 @@ resp_rnr(struct resp_ctx *ctx)
 	struct roce_qp *qp = ctx->qp;
 	struct roce_resp_state *resp = &qp->resp;
 
+	/* UC has no RNR NAK: the message is dropped (K:rxe_resp.c, RESPST_ERR_RNR). */
+	if (qp->ibv.qp_type == IBV_QPT_UC) {
+		qp->dev->xstats.rx_drops[ROCE_RX_DROP_NO_RECV_WQE]++;
+		return resp_uc_drop(ctx);
+	}
+
 	/*
 	 * RNR NAK with the refused PSN; nothing consumed (wire-facts section 5). The
 	 * requester goes back to that PSN, so the packets behind it are
@@ -560,7 +612,8 @@ resp_fatal(struct resp_ctx *ctx, uint8_t syndrome, enum ibv_wc_status status)
 	if (resp->ack_pending)
 		(void)resp_send_ack(qp, RTE_ROCE_AETH_ACK_UNLIMITED, resp->ack_psn);
 	resp->ack_pending = false;
-	(void)resp_send_ack(qp, syndrome, ctx->pkt->psn);
+	if (qp->ibv.qp_type == IBV_QPT_RC)
+		(void)resp_send_ack(qp, syndrome, ctx->pkt->psn);
 	if (ctx->wqe != NULL && pkt_has(ctx->pkt, RTE_ROCE_OPF_SEND)) {
 		wc = (struct ibv_wc){
 			.wr_id = ctx->wqe->wr_id,
@@ -575,15 +628,20 @@ resp_fatal(struct resp_ctx *ctx, uint8_t syndrome, enum ibv_wc_status status)
 	return RESP_DONE;
 }
 
+/* UC drops what RC answers with an invalid-request or access NAK (K:rxe_resp.c). */
 static enum resp_state
 resp_err_inv_req(struct resp_ctx *ctx)
 {
+	if (ctx->qp->ibv.qp_type == IBV_QPT_UC)
+		return resp_uc_drop(ctx);
 	return resp_fatal(ctx, RTE_ROCE_AETH_NAK_INV_REQ, IBV_WC_REM_INV_REQ_ERR);
 }
 
 static enum resp_state
 resp_err_access(struct resp_ctx *ctx)
 {
+	if (ctx->qp->ibv.qp_type == IBV_QPT_UC)
+		return resp_uc_drop(ctx);
 	return resp_fatal(ctx, RTE_ROCE_AETH_NAK_REM_ACCESS, IBV_WC_REM_ACCESS_ERR);
 }
 

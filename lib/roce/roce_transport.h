@@ -66,13 +66,17 @@ struct roce_qp;
 enum roce_rx_drop {
 	ROCE_RX_DROP_PARSE,		/* reparse failed (cannot happen after the port's) */
 	ROCE_RX_DROP_NO_QP,		/* no QP with that number */
-	ROCE_RX_DROP_TRANSPORT,		/* not an RC opcode, or a CNP */
+	ROCE_RX_DROP_TRANSPORT,		/* opcode of another transport than the QP's, or a CNP */
 	ROCE_RX_DROP_QP_STATE,		/* QP not in a state that receives it */
 	ROCE_RX_DROP_ADDR,		/* addresses differ from the QP's address vector */
 	ROCE_RX_DROP_PKEY,		/* P_Key not the default partition */
 	ROCE_RX_DROP_RESP_STALE,	/* response to nothing outstanding, or out of order */
 	ROCE_RX_DROP_REQ_DUP,		/* duplicate request without a resource to replay */
 	ROCE_RX_DROP_REQ_AHEAD,		/* request after a sequence or RNR NAK, before ePSN came */
+	ROCE_RX_DROP_UC_MSG,		/* UC: packet of a message dropped after a gap or an error */
+	ROCE_RX_DROP_QKEY,		/* UD: Q_Key differs from the QP's */
+	ROCE_RX_DROP_NO_RECV_WQE,	/* UD/UC: no receive WQE posted */
+	ROCE_RX_DROP_MCAST,		/* UD multicast: no QP attached to the group */
 	ROCE_RX_DROP_MAX
 };
 
@@ -137,6 +141,7 @@ struct roce_resp_state {
 	uint32_t psn;		/* expected PSN (ePSN) */
 	uint32_t msn;		/* completed requests, 24 bits */
 	uint8_t opcode;		/* opcode of the last accepted request; sequence check */
+	bool drop_msg;		/* UC: drop until the next FIRST/ONLY (IBA 9.7.5.1.x) */
 	bool nak_sent;		/* a PSN sequence NAK is outstanding (only one, K:rxe_resp.c) */
 	struct roce_sge_cursor recv_cur;	/* position in the current receive WQE */
 	uint32_t recv_len;	/* bytes of the current SEND placed */
@@ -184,6 +189,9 @@ roce_msg_npkts(uint32_t len, uint32_t mtu)
 
 /* Hand a burst of frames from rte_roce_port_poll() to their QPs; takes the mbufs. */
 void roce_recv_burst(struct roce_dev *dev, struct rte_mbuf **pkts, uint16_t n);
+/* Check a frame against qp (NULL: none) and hand it to its role, or count the drop. */
+void roce_recv_deliver(struct roce_dev *dev, struct roce_qp *qp, const struct rte_roce_pkt *pkt,
+		       const struct rte_mbuf *m);
 
 /* Send up to budget request packets of qp; returns how many were sent. */
 int roce_req_run(struct roce_qp *qp, unsigned int budget);
@@ -210,6 +218,14 @@ void roce_comp_drain(struct roce_qp *qp);
 /* Packet helpers shared by requester and responder (roce_req.c). */
 void roce_qp_pkt_init(struct roce_qp *qp, struct rte_roce_pkt *pkt, uint8_t opcode, uint32_t psn);
 int roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *payload);
+
+/* UD (roce_ud.c): DETH and addresses of a request; receive of a UD SEND for qp. */
+void roce_ud_pkt_fill(struct roce_qp *qp, const struct roce_send_wqe *wqe,
+		      struct rte_roce_pkt *pkt);
+void roce_ud_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const struct rte_mbuf *m);
+
+/* UC/UD requester: complete the WQEs whose packets were all handed to the port. */
+void roce_comp_unreliable(struct roce_qp *qp);
 
 /* QP hooks, called by roce_qp.c (see the contract above). */
 void roce_transport_qp_init(struct roce_qp *qp);

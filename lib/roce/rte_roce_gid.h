@@ -82,6 +82,32 @@ rte_roce_gid_to_ipv4(const union rte_roce_gid *gid)
 	return gid->dw[3];
 }
 
+/** Offset of the IPv4 address in an IPv4-mapped GID. */
+#define RTE_ROCE_GID_IPV4_OFF		12
+/** First byte of IPv4 multicast addresses, 224.0.0.0/4, under its mask. */
+#define RTE_ROCE_IPV4_MCAST_MASK	0xf0
+#define RTE_ROCE_IPV4_MCAST_PREFIX	0xe0
+/** First byte of IPv6 multicast addresses, ff00::/8. */
+#define RTE_ROCE_IPV6_MCAST_PREFIX	0xff
+
+/**
+ * Tell whether a GID is a multicast group: IPv4-mapped 224.0.0.0/4
+ * (RFC 1112) or IPv6 ff00::/8 (RFC 4291 2.7).
+ *
+ * @param gid
+ *   The GID.
+ * @return
+ *   true for a multicast address.
+ */
+static inline bool
+rte_roce_gid_is_mcast(const union rte_roce_gid *gid)
+{
+	if (rte_roce_gid_is_ipv4(gid))
+		return (gid->raw[RTE_ROCE_GID_IPV4_OFF] & RTE_ROCE_IPV4_MCAST_MASK) ==
+		       RTE_ROCE_IPV4_MCAST_PREFIX;
+	return gid->raw[0] == RTE_ROCE_IPV6_MCAST_PREFIX;
+}
+
 /**
  * Compare two GIDs.
  *

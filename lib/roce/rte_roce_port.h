@@ -303,7 +303,8 @@ uint16_t rte_roce_port_poll(struct rte_roce_port *port, struct rte_mbuf **pkts, 
 /**
  * Send a frame to a next hop. m holds a whole Ethernet frame whose first
  * RTE_ETHER_HDR_LEN bytes are overwritten here: destination MAC from the
- * neighbour cache, the port's MAC, and the EtherType of the IP version found
+ * neighbour cache (or the group's MAC when next_hop is a multicast group,
+ * sent without resolution), the port's MAC, and the EtherType of the IP version found
  * right after. If the neighbour is unknown, an ARP request or Neighbour
  * Solicitation goes out and m waits in the neighbour's bounded queue.
  * The port always takes m: on error it is freed and counted.
@@ -343,6 +344,42 @@ int rte_roce_port_send(struct rte_roce_port *port, struct rte_mbuf *m,
  */
 int rte_roce_port_resolve(struct rte_roce_port *port, const union rte_roce_gid *ip,
 			  struct rte_ether_addr *mac);
+
+/** Multicast groups a port can join at once. */
+#define RTE_ROCE_PORT_MCAST_MAX 64
+
+/**
+ * Receive a multicast group: RoCEv2 frames sent to the group's IP address
+ * (and its MAC: 01:00:5e + the low 23 bits for IPv4, RFC 1112 6.4;
+ * 33:33 + the low 32 bits for IPv6, RFC 2464 7) are returned by
+ * rte_roce_port_poll(). Joins are counted: a group joined twice must be
+ * left twice. The group MACs go to the ethdev's multicast filter
+ * (rte_eth_dev_set_mc_addr_list()); a PMD without one relies on the
+ * all-multicast mode the port asks for at creation. No IGMP/MLD report is
+ * sent: a switch that snoops needs a querier-less configuration.
+ *
+ * @param port
+ *   The port.
+ * @param group
+ *   A multicast address (IPv4-mapped 224.0.0.0/4 or IPv6 ff00::/8).
+ * @return
+ *   0; -EINVAL (NULL argument, not a multicast address); -ENOSPC
+ *   (RTE_ROCE_PORT_MCAST_MAX groups joined already).
+ */
+int rte_roce_port_mcast_join(struct rte_roce_port *port, const union rte_roce_gid *group);
+
+/**
+ * Leave a multicast group joined with rte_roce_port_mcast_join(); the
+ * last leave stops its reception.
+ *
+ * @param port
+ *   The port.
+ * @param group
+ *   The group.
+ * @return
+ *   0; -EINVAL (NULL argument); -ENOENT (group not joined).
+ */
+int rte_roce_port_mcast_leave(struct rte_roce_port *port, const union rte_roce_gid *group);
 
 /**
  * Read the port's counters.

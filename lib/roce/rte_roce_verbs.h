@@ -33,6 +33,7 @@
 
 #include <infiniband/verbs.h>
 
+#include <rte_roce_hdr.h>
 #include <rte_roce_port.h>
 
 #ifdef __cplusplus
@@ -49,6 +50,8 @@ extern "C" {
 #define RTE_ROCE_DEV_MAX_INLINE_MAX 4096
 /** Largest max_mr: keys are index << 8 | generation. */
 #define RTE_ROCE_DEV_MAX_MR_MAX ((1u << 24) - 1)
+/** Multicast attachments (QP, group) per device. */
+#define RTE_ROCE_DEV_MCAST_MAX 256
 /** Largest max_qp_rd_atom: the responder's resources per QP. */
 #define RTE_ROCE_DEV_MAX_RD_ATOM_MAX 16
 
@@ -264,8 +267,18 @@ int rte_roce_destroy_cq(struct ibv_cq *cq);
  */
 int rte_roce_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 
+/** QP1, the General Services QP (IBA 13.5.1); its Q_Key is RTE_ROCE_QP1_QKEY (rte_roce_hdr.h). */
+#define RTE_ROCE_QP1_QPN	1
+/** A WR Q_Key with this bit set means "the QP's own Q_Key" (IBA 10.2.5). */
+#define RTE_ROCE_QKEY_PRIVILEGED	0x80000000u
+/** DestQP of UD multicast packets (IBA 9.2: the permissive QP). */
+#define RTE_ROCE_MCAST_QPN	0xffffffu
+
 /**
- * Create a QP, as ibv_create_qp(3). Only IBV_QPT_RC for now. attr->cap is
+ * Create a QP, as ibv_create_qp(3): IBV_QPT_RC, IBV_QPT_UC or IBV_QPT_UD.
+ * UC QPs SEND and RDMA WRITE (with or without immediate) and receive whole
+ * messages only; UD QPs SEND (with or without immediate) one packet of at
+ * most the port's active MTU to an address handle. attr->cap is
  * updated with the capacities granted (at least those asked: queue depths
  * rounded up to a power of two, max_inline_data at least what the SGE
  * array of a WQE holds).
@@ -281,6 +294,27 @@ int rte_roce_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
  */
 struct ibv_qp *rte_roce_create_qp(struct ibv_pd *pd,
 				  struct ibv_qp_init_attr *attr);
+
+/**
+ * Create QP1, the General Services QP of the device (a kernel device
+ * creates it at open; here the application, or the connection manager,
+ * does, with its own PD and CQs). QPN 1 is reserved when the device opens
+ * and is never handed out by rte_roce_create_qp(). QP1 is a UD QP
+ * returned in RTS with Q_Key RTE_ROCE_QP1_QKEY: it receives at once what
+ * is posted to its receive queue, and accepts only that Q_Key. Its sends
+ * carry RTE_ROCE_QP1_QKEY whatever the WR says (as rxe). Destroy it with
+ * rte_roce_destroy_qp().
+ *
+ * @param pd
+ *   The PD.
+ * @param attr
+ *   As rte_roce_create_qp(); qp_type must be IBV_QPT_UD.
+ * @return
+ *   QP1, or NULL with rte_errno: EINVAL (as rte_roce_create_qp(), or
+ *   qp_type not UD), EEXIST (QP1 exists), ENOMEM.
+ */
+struct ibv_qp *rte_roce_create_qp1(struct ibv_pd *pd,
+				   struct ibv_qp_init_attr *attr);
 
 /**
  * Modify a QP, as ibv_modify_qp(3). The transition and the attribute mask
@@ -342,6 +376,74 @@ int rte_roce_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 int rte_roce_destroy_qp(struct ibv_qp *qp);
 
 /**
+ * Create an address handle, as ibv_create_ah(3), for UD sends. The
+ * address vector must be global (RoCE): its DGID is the destination's IP
+ * address, unicast (resolution through the port's ARP/ND starts here;
+ * sends made before it completes wait in the port's neighbour queue) or a
+ * multicast group (sent to the group's MAC; the destination QP of such
+ * sends is RTE_ROCE_MCAST_QPN). The source is the port's GID at
+ * grh.sgid_index; traffic_class and flow_label are used, hop_limit is not
+ * (64, as the kernel replaces it on RoCE); sl, dlid and src_path_bits are
+ * ignored.
+ *
+ * @param pd
+ *   The PD; the AH is usable by the UD QPs of this PD.
+ * @param attr
+ *   The address vector.
+ * @return
+ *   The AH, or NULL with rte_errno: EINVAL (NULL argument, is_global 0,
+ *   port_num not 0 or 1, no GID at sgid_index, source and destination of
+ *   different IP versions, a destination neither unicast nor multicast),
+ *   ENOMEM.
+ */
+struct ibv_ah *rte_roce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+
+/**
+ * Destroy an address handle, as ibv_destroy_ah(3).
+ *
+ * @param ah
+ *   The AH.
+ * @return
+ *   0; -EINVAL (ah NULL); -EBUSY (a posted send WR that has not completed
+ *   uses it: retry after its completion).
+ */
+int rte_roce_destroy_ah(struct ibv_ah *ah);
+
+/**
+ * Attach a UD QP to a multicast group, as ibv_attach_mcast(3): every UD
+ * SEND to the group that reaches the port (DestQP RTE_ROCE_MCAST_QPN) is
+ * delivered to each attached QP, a copy per QP, subject to its Q_Key. The
+ * port joins the group (rte_roce_port_mcast_join()).
+ *
+ * @param qp
+ *   A UD QP.
+ * @param gid
+ *   The group: IPv4-mapped 224.0.0.0/4 or IPv6 ff00::/8.
+ * @param lid
+ *   Ignored (RoCE has no LIDs).
+ * @return
+ *   0; -EINVAL (NULL argument, not a UD QP, not a multicast GID);
+ *   -EEXIST (already attached); -ENOSPC (RTE_ROCE_DEV_MCAST_MAX
+ *   attachments on the device, or the port's group table full).
+ */
+int rte_roce_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
+
+/**
+ * Detach a UD QP from a multicast group, as ibv_detach_mcast(3).
+ * Destroying a QP detaches it from its groups.
+ *
+ * @param qp
+ *   The QP.
+ * @param gid
+ *   The group.
+ * @param lid
+ *   Ignored.
+ * @return
+ *   0; -EINVAL (NULL argument); -ENOENT (not attached).
+ */
+int rte_roce_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
+
+/**
  * Post a chain of send work requests, as ibv_post_send(3): SEND,
  * SEND_WITH_IMM, SEND_WITH_INV, RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ,
  * ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD; flags SIGNALED, INLINE, FENCE,
@@ -351,7 +453,10 @@ int rte_roce_destroy_qp(struct ibv_qp *qp);
  *
  * In RTS the WRs are executed; in SQD they wait for the return to RTS; in
  * SQE and ERR they are accepted and complete with IBV_WC_WR_FLUSH_ERR
- * (as verbs providers do).
+ * (as verbs providers do). UC and UD have no acknowledgements: their WRs
+ * complete when their last packet is handed to the port. A UD WR's
+ * remote_qkey with RTE_ROCE_QKEY_PRIVILEGED set sends the QP's own Q_Key
+ * (IBA 10.2.5; rxe does not implement it).
  *
  * @param qp
  *   The QP.
@@ -361,7 +466,10 @@ int rte_roce_destroy_qp(struct ibv_qp *qp);
  *   Set to the first WR not posted on failure.
  * @return
  *   0; -EINVAL (NULL argument, QP in RESET, INIT or RTR, a malformed WR:
- *   unknown opcode or send flag, too many SGEs, inline data above
+ *   unknown opcode or one the QP type does not allow (UC: SEND, WRITE
+ *   and their _WITH_IMM; UD: SEND, SEND_WITH_IMM), unknown send flag, a
+ *   UD WR without an AH of the QP's PD, a remote_qpn above 24 bits or a
+ *   message above the port's active MTU, too many SGEs, inline data above
  *   max_inline_data, an atomic whose remote address is not 8-byte aligned
  *   or whose SGE list is not one SGE of 8 bytes, a message above 2^31
  *   bytes); -ENOMEM (send queue full). An invalid lkey or an SGE outside its

@@ -28,488 +28,11 @@
 #include "roce_test.h"
 #include "roce_test_eal.h"
 #include "roce_test_port.h"
+#include "roce_test_verbs.h"
 
-#define ADDR_A		"10.0.0.1"
-#define ADDR_B		"10.0.0.2"
-#define ADDR6_A		"fd00::1"
-#define ADDR6_B		"fd00::2"
-#define BUF_LEN		(2u << 20)	/* 1 MiB messages plus room around them */
-#define MSG_MAX		(1u << 20)
-#define DATA_OFF	64		/* messages start here; canaries before */
-#define CANARY		0xa5
-#define CANARY_LEN	32
-#define CQ_LEN		4096
-#define WAIT_MS		5000
-#define QUIET_MS	20		/* how long "nothing more comes" is watched */
-#define MAX_QPS		64
-#define RD_ATOM		16
-#define IMM		0x12345678u
-#define INV_RKEY	0xabcd01u
 #define TIMEOUT_FAST	8		/* 4.096 us << 8 = 1 ms */
-#define RETRY_CNT	7
-#define RNR_INFINITE	7
-#define RNR_TIMER_10US	1		/* RNR timer code 1: 10 us */
 #define PSN_NEAR_WRAP	0xfffff0u
 #define ATOMIC_OFF	256		/* 8-aligned target of the atomics */
-
-/* One device with its objects. */
-struct side {
-	struct rte_roce_port *port;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *scq;
-	struct ibv_cq *rcq;
-	uint8_t *buf;
-	bool rte_mem;		/* buf from rte_malloc, else malloc */
-	struct ibv_mr *mr;
-	int gid_index;
-	union ibv_gid gid;
-};
-
-/* How a test connects its QPs. */
-struct conf {
-	enum ibv_mtu mtu;
-	uint32_t psn_ab;	/* PSNs from a to b */
-	uint32_t psn_ba;
-	int qp_access;
-	uint8_t timeout;
-	uint8_t retry_cnt;
-	uint8_t rnr_retry;
-	uint8_t min_rnr_timer;
-	uint8_t max_rd_atomic;
-	bool ipv6;		/* addresses of the peers */
-};
-
-struct env {
-	struct side s[2];
-	struct ibv_qp *qp[2][MAX_QPS];
-	unsigned int nqps;
-	unsigned int baseline;
-};
-
-static struct roce_test_pair pair;
-
-static const struct conf default_conf = {
-	.mtu = IBV_MTU_1024,
-	.psn_ab = 100,
-	.psn_ba = 2000,
-	.qp_access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
-	.timeout = 14,
-	.retry_cnt = RETRY_CNT,
-	.rnr_retry = RNR_INFINITE,
-	.min_rnr_timer = RNR_TIMER_10US,
-	.max_rd_atomic = RD_ATOM,
-};
-
-static const int all_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			      IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
-
-static void
-pump(struct env *e)
-{
-	rte_roce_poll(e->s[0].ctx);
-	rte_roce_poll(e->s[1].ctx);
-}
-
-static const struct roce_transport_stats *
-xstats(struct side *s)
-{
-	return &roce_dev_of(s->ctx)->xstats;
-}
-
-static int
-side_open(struct side *s, uint16_t eth, const char *addr, bool rte_mem)
-{
-	const char *addrs[] = { addr, NULL };
-	char with_len[32];
-	union rte_roce_gid gid;
-
-	snprintf(with_len, sizeof(with_len), "%s/%u", addr, strchr(addr, ':') != NULL ? 64 : 24);
-	addrs[0] = with_len;
-	s->port = roce_test_port(eth, NULL, addrs);
-	ROCE_TEST_ASSERT(s->port != NULL, "port");
-	s->ctx = rte_roce_open_device(s->port, NULL);
-	ROCE_TEST_ASSERT(s->ctx != NULL, "open device");
-	s->pd = rte_roce_alloc_pd(s->ctx);
-	s->scq = rte_roce_create_cq(s->ctx, CQ_LEN, NULL, NULL, 0);
-	s->rcq = rte_roce_create_cq(s->ctx, CQ_LEN, NULL, NULL, 0);
-	ROCE_TEST_ASSERT(s->pd != NULL && s->scq != NULL && s->rcq != NULL, "pd/cq");
-	s->rte_mem = rte_mem;
-	s->buf = rte_mem ? rte_zmalloc("rc_test", BUF_LEN, 64) : calloc(1, BUF_LEN);
-	ROCE_TEST_ASSERT(s->buf != NULL, "buffer");
-	s->mr = rte_roce_reg_mr(s->pd, s->buf, BUF_LEN, all_access);
-	ROCE_TEST_ASSERT(s->mr != NULL, "reg_mr");
-	ROCE_TEST_ASSERT_EQ(rte_roce_gid_parse(addr, &gid), 0, "gid");
-	s->gid_index = rte_roce_port_gid_find(s->port, &gid);
-	ROCE_TEST_ASSERT(s->gid_index > 0, "gid index");
-	memcpy(s->gid.raw, gid.raw, sizeof(s->gid.raw));
-	return 0;
-}
-
-static int
-qp_create(struct side *s, struct ibv_qp **qp)
-{
-	struct ibv_qp_init_attr ia = {
-		.send_cq = s->scq,
-		.recv_cq = s->rcq,
-		.cap = { .max_send_wr = 256, .max_recv_wr = 256, .max_send_sge = 4,
-			 .max_recv_sge = 4, .max_inline_data = 64 },
-		.qp_type = IBV_QPT_RC,
-	};
-
-	*qp = rte_roce_create_qp(s->pd, &ia);
-	ROCE_TEST_ASSERT(*qp != NULL, "create_qp");
-	return 0;
-}
-
-/* RESET -> INIT -> RTR -> RTS, as ibv_rc_pingpong does. */
-static int
-qp_connect(struct ibv_qp *qp, const struct side *self, const struct side *peer,
-	   uint32_t peer_qpn, uint32_t sq_psn, uint32_t rq_psn, const struct conf *c)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = c->qp_access,
-	};
-
-	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-					       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0, "INIT");
-	a = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_RTR,
-		.path_mtu = c->mtu,
-		.dest_qp_num = peer_qpn,
-		.rq_psn = rq_psn,
-		.max_dest_rd_atomic = RD_ATOM,
-		.min_rnr_timer = c->min_rnr_timer,
-		.ah_attr = {
-			.is_global = 1,
-			.port_num = 1,
-			.grh = { .dgid = peer->gid, .sgid_index = self->gid_index,
-				 .hop_limit = 64 },
-		},
-	};
-	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-					       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-					       IBV_QP_MAX_DEST_RD_ATOMIC |
-					       IBV_QP_MIN_RNR_TIMER), 0, "RTR");
-	a = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_RTS,
-		.timeout = c->timeout,
-		.retry_cnt = c->retry_cnt,
-		.rnr_retry = c->rnr_retry,
-		.sq_psn = sq_psn,
-		.max_rd_atomic = c->max_rd_atomic,
-	};
-	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-					       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-					       IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC), 0, "RTS");
-	return 0;
-}
-
-/* Connect QP pair i of e. */
-static int
-pair_connect(struct env *e, unsigned int i, const struct conf *c)
-{
-	if (qp_connect(e->qp[0][i], &e->s[0], &e->s[1], e->qp[1][i]->qp_num, c->psn_ab,
-		       c->psn_ba, c) != 0)
-		return -1;
-	return qp_connect(e->qp[1][i], &e->s[1], &e->s[0], e->qp[0][i]->qp_num, c->psn_ba,
-			  c->psn_ab, c);
-}
-
-static int
-env_open(struct env *e, const struct conf *c, unsigned int nqps)
-{
-	unsigned int i;
-
-	memset(e, 0, sizeof(*e));
-	e->baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
-	e->nqps = nqps;
-	if (side_open(&e->s[0], pair.a, c->ipv6 ? ADDR6_A : ADDR_A, false) != 0 ||
-	    side_open(&e->s[1], pair.b, c->ipv6 ? ADDR6_B : ADDR_B, true) != 0)
-		return -1;
-	for (i = 0; i < nqps; i++) {
-		if (qp_create(&e->s[0], &e->qp[0][i]) != 0 || qp_create(&e->s[1], &e->qp[1][i]) != 0)
-			return -1;
-	}
-	for (i = 0; i < nqps; i++) {
-		if (pair_connect(e, i, c) != 0)
-			return -1;
-	}
-	return 0;
-}
-
-static int
-side_close(struct side *s, struct ibv_qp **qps, unsigned int nqps)
-{
-	unsigned int i;
-
-	for (i = 0; i < nqps; i++) {
-		if (qps[i] != NULL)
-			ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(qps[i]), 0, "destroy qp");
-	}
-	if (s->mr != NULL)
-		ROCE_TEST_ASSERT_EQ(rte_roce_dereg_mr(s->mr), 0, "dereg");
-	if (s->buf != NULL) {
-		if (s->rte_mem)
-			rte_free(s->buf);
-		else
-			free(s->buf);
-	}
-	if (s->scq != NULL)
-		ROCE_TEST_ASSERT_EQ(rte_roce_destroy_cq(s->scq), 0, "destroy scq");
-	if (s->rcq != NULL)
-		ROCE_TEST_ASSERT_EQ(rte_roce_destroy_cq(s->rcq), 0, "destroy rcq");
-	if (s->pd != NULL)
-		ROCE_TEST_ASSERT_EQ(rte_roce_dealloc_pd(s->pd), 0, "dealloc pd");
-	if (s->ctx != NULL)
-		ROCE_TEST_ASSERT_EQ(rte_roce_close_device(s->ctx), 0, "close");
-	return 0;
-}
-
-static int
-env_close(struct env *e)
-{
-	int ret = 0;
-
-	ret |= side_close(&e->s[0], e->qp[0], e->nqps);
-	ret |= side_close(&e->s[1], e->qp[1], e->nqps);
-	ret |= roce_test_pair_release(&pair, &e->s[0].port, &e->s[1].port, e->baseline);
-	return ret;
-}
-
-/* Poll both devices until cq gave n completions; returns how many it gave. */
-static int
-wait_wc(struct env *e, struct ibv_cq *cq, struct ibv_wc *wc, int n)
-{
-	uint64_t end = roce_test_ms() + WAIT_MS;
-	int got = 0, r;
-
-	while (got < n && roce_test_ms() < end) {
-		pump(e);
-		r = rte_roce_poll_cq(cq, n - got, wc + got);
-		if (r < 0)
-			return r;
-		got += r;
-	}
-	return got;
-}
-
-/* Nothing more arrives on cq for a while. */
-static int
-expect_quiet(struct env *e, struct ibv_cq *cq)
-{
-	uint64_t end = roce_test_ms() + QUIET_MS;
-	struct ibv_wc wc;
-
-	while (roce_test_ms() < end) {
-		pump(e);
-		ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(cq, 1, &wc), 0,
-				    "unexpected completion wr_id %llu status %d",
-				    (unsigned long long)wc.wr_id, wc.status);
-	}
-	return 0;
-}
-
-static int
-post_recv(struct ibv_qp *qp, uint64_t wr_id, void *addr, uint32_t len, uint32_t lkey)
-{
-	struct ibv_sge sge = { .addr = (uintptr_t)addr, .length = len, .lkey = lkey };
-	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = len > 0 };
-	struct ibv_recv_wr *bad;
-
-	ROCE_TEST_ASSERT_EQ(rte_roce_post_recv(qp, &wr, &bad), 0, "post_recv");
-	return 0;
-}
-
-/* One send WR; laddr/len the local buffer, raddr/rkey the remote one. */
-static int
-post_send(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t wr_id, void *laddr, uint32_t len,
-	  uint32_t lkey, uint64_t raddr, uint32_t rkey, int flags)
-{
-	struct ibv_sge sge = { .addr = (uintptr_t)laddr, .length = len, .lkey = lkey };
-	struct ibv_send_wr wr = {
-		.wr_id = wr_id,
-		.sg_list = &sge,
-		.num_sge = len > 0,
-		.opcode = op,
-		.send_flags = flags,
-	};
-	struct ibv_send_wr *bad;
-
-	if (op == IBV_WR_SEND_WITH_INV)
-		wr.invalidate_rkey = INV_RKEY;
-	else
-		wr.imm_data = htonl(IMM);
-	wr.wr.rdma.remote_addr = raddr;
-	wr.wr.rdma.rkey = rkey;
-	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(qp, &wr, &bad), 0, "post_send op %d", op);
-	return 0;
-}
-
-static int
-post_atomic(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t wr_id, void *laddr, uint32_t lkey,
-	    uint64_t raddr, uint32_t rkey, uint64_t compare_add, uint64_t swap)
-{
-	struct ibv_sge sge = { .addr = (uintptr_t)laddr, .length = 8, .lkey = lkey };
-	struct ibv_send_wr wr = {
-		.wr_id = wr_id,
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = op,
-		.send_flags = IBV_SEND_SIGNALED,
-	};
-	struct ibv_send_wr *bad;
-
-	wr.wr.atomic.remote_addr = raddr;
-	wr.wr.atomic.rkey = rkey;
-	wr.wr.atomic.compare_add = compare_add;
-	wr.wr.atomic.swap = swap;
-	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(qp, &wr, &bad), 0, "post atomic");
-	return 0;
-}
-
-static void
-fill(uint8_t *p, uint32_t len, uint32_t seed)
-{
-	uint32_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = (uint8_t)(seed + i * 7 + (i >> 8));
-}
-
-/* Canaries around [off, off + len) of buf. */
-static void
-canaries_set(uint8_t *buf, uint32_t off, uint32_t len)
-{
-	memset(buf + off - CANARY_LEN, CANARY, CANARY_LEN);
-	memset(buf + off + len, CANARY, CANARY_LEN);
-}
-
-static int
-canaries_check(const uint8_t *buf, uint32_t off, uint32_t len)
-{
-	uint32_t i;
-
-	for (i = 0; i < CANARY_LEN; i++) {
-		ROCE_TEST_ASSERT_EQ(buf[off - CANARY_LEN + i], CANARY, "canary before, byte %u", i);
-		ROCE_TEST_ASSERT_EQ(buf[off + len + i], CANARY, "canary after, byte %u", i);
-	}
-	return 0;
-}
-
-static int
-check_wc(const struct ibv_wc *wc, uint64_t wr_id, enum ibv_wc_status status,
-	 enum ibv_wc_opcode opcode, uint32_t byte_len, uint32_t qp_num)
-{
-	ROCE_TEST_ASSERT_EQ(wc->status, status, "status %d", wc->status);
-	ROCE_TEST_ASSERT_EQ(wc->wr_id, wr_id, "wr_id");
-	if (status != IBV_WC_SUCCESS)
-		return 0;
-	ROCE_TEST_ASSERT_EQ(wc->opcode, opcode, "opcode");
-	ROCE_TEST_ASSERT_EQ(wc->byte_len, byte_len, "byte_len");
-	ROCE_TEST_ASSERT_EQ(wc->qp_num, qp_num, "qp_num");
-	return 0;
-}
-
-/* The receiver's view of a SEND or WRITE_WITH_IMM. */
-static int
-check_recv_wc(const struct ibv_wc *wc, enum ibv_wr_opcode op, uint64_t wr_id, uint32_t len,
-	      const struct ibv_qp *qp, const struct ibv_qp *src)
-{
-	bool write = op == IBV_WR_RDMA_WRITE_WITH_IMM;
-
-	if (check_wc(wc, wr_id, IBV_WC_SUCCESS, write ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV,
-		     len, qp->qp_num) != 0)
-		return -1;
-	ROCE_TEST_ASSERT_EQ(wc->src_qp, src->qp_num, "src_qp");
-	if (op == IBV_WR_SEND_WITH_IMM || write) {
-		ROCE_TEST_ASSERT_EQ(wc->wc_flags & IBV_WC_WITH_IMM, IBV_WC_WITH_IMM, "WITH_IMM");
-		ROCE_TEST_ASSERT_EQ(ntohl(wc->imm_data), IMM, "imm_data");
-	} else if (op == IBV_WR_SEND_WITH_INV) {
-		ROCE_TEST_ASSERT_EQ(wc->wc_flags & IBV_WC_WITH_INV, IBV_WC_WITH_INV, "WITH_INV");
-		ROCE_TEST_ASSERT_EQ(wc->invalidated_rkey, INV_RKEY, "invalidated_rkey");
-	} else {
-		ROCE_TEST_ASSERT_EQ(wc->wc_flags & (IBV_WC_WITH_IMM | IBV_WC_WITH_INV), 0, "flags");
-	}
-	return 0;
-}
-
-static enum ibv_wc_opcode
-send_wc_opcode(enum ibv_wr_opcode op)
-{
-	switch (op) {
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		return IBV_WC_RDMA_WRITE;
-	case IBV_WR_RDMA_READ:
-		return IBV_WC_RDMA_READ;
-	default:
-		return IBV_WC_SEND;
-	}
-}
-
-/*
- * One message of len bytes with op from e's side `from` on QP pair i,
- * at offset off of both buffers; checks data, canaries and completions.
- */
-static int
-transfer(struct env *e, unsigned int from, unsigned int i, enum ibv_wr_opcode op, uint32_t len,
-	 uint32_t off, uint32_t seed)
-{
-	struct side *src = &e->s[from], *dst = &e->s[!from];
-	struct ibv_qp *sqp = e->qp[from][i], *dqp = e->qp[!from][i];
-	bool read = op == IBV_WR_RDMA_READ;
-	/* Data flows from `data_from` to `data_to`. */
-	struct side *data_from = read ? dst : src, *data_to = read ? src : dst;
-	bool recv = op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
-		    op == IBV_WR_SEND_WITH_INV || op == IBV_WR_RDMA_WRITE_WITH_IMM;
-	struct ibv_wc wc;
-	uint64_t wr_id = ((uint64_t)seed << 8) | op;
-
-	fill(data_from->buf + off, len, seed);
-	memset(data_to->buf + off, 0, len);
-	canaries_set(data_to->buf, off, len);
-	if (recv) {
-		/* SEND lands in a buffer larger than the message; WRITE_WITH_IMM needs no SGE. */
-		if (post_recv(dqp, wr_id, dst->buf + off,
-			      op == IBV_WR_RDMA_WRITE_WITH_IMM ? 0 : len + CANARY_LEN / 2,
-			      dst->mr->lkey) != 0)
-			return -1;
-		/* Bytes after the message inside the receive buffer stay as they were. */
-	}
-	if (post_send(sqp, op, wr_id, src->buf + off, len, src->mr->lkey,
-		      (uintptr_t)(dst->buf + off), dst->mr->rkey, IBV_SEND_SIGNALED) != 0)
-		return -1;
-	ROCE_TEST_ASSERT_EQ(wait_wc(e, src->scq, &wc, 1), 1, "send completion, op %d len %u", op,
-			    len);
-	if (check_wc(&wc, wr_id, IBV_WC_SUCCESS, send_wc_opcode(op), len, sqp->qp_num) != 0)
-		return -1;
-	if (recv) {
-		ROCE_TEST_ASSERT_EQ(wait_wc(e, dst->rcq, &wc, 1), 1, "recv completion");
-		if (check_recv_wc(&wc, op, wr_id, len, dqp, sqp) != 0)
-			return -1;
-	}
-	ROCE_TEST_ASSERT(memcmp(data_from->buf + off, data_to->buf + off, len) == 0,
-			 "data differs, op %d len %u", op, len);
-	return canaries_check(data_to->buf, off, len);
-}
-
-/* One real SEND first, so that both neighbour caches know the other. */
-static int
-warm_up(struct env *e)
-{
-	struct ibv_wc wc;
-
-	if (post_recv(e->qp[1][0], 1, e->s[1].buf, 64, e->s[1].mr->lkey) != 0 ||
-	    post_send(e->qp[0][0], IBV_WR_SEND, 1, e->s[0].buf, 8, e->s[0].mr->lkey, 0, 0,
-		      IBV_SEND_SIGNALED) != 0)
-		return -1;
-	ROCE_TEST_ASSERT_EQ(wait_wc(e, e->s[0].scq, &wc, 1), 1, "warm-up send");
-	ROCE_TEST_ASSERT_EQ(wait_wc(e, e->s[1].rcq, &wc, 1), 1, "warm-up recv");
-	return 0;
-}
 
 static const enum ibv_wr_opcode data_ops[] = {
 	IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_SEND_WITH_INV,
@@ -520,25 +43,25 @@ static int
 ops_sizes(enum ibv_mtu mtu)
 {
 	uint32_t m = 1u << (mtu + 7);
-	const uint32_t sizes[] = { 0, 1, m - 1, m, m + 1, 64 << 10, MSG_MAX };
-	struct conf c = default_conf;
-	struct env e;
+	const uint32_t sizes[] = { 0, 1, m - 1, m, m + 1, 64 << 10, ROCE_TEST_MSG_MAX };
+	struct roce_test_conf c = roce_test_default_conf;
+	struct roce_test_env e;
 	unsigned int i, j;
 	int ret = 0;
 
 	c.mtu = mtu;
-	if (env_open(&e, &c, 1) != 0)
+	if (roce_test_env_open(&e, &c, 1) != 0)
 		ret = -1;
 	for (i = 0; ret == 0 && i < RTE_DIM(sizes); i++) {
 		for (j = 0; ret == 0 && j < RTE_DIM(data_ops); j++) {
-			ret = transfer(&e, 0, 0, data_ops[j], sizes[i], DATA_OFF, i * 16 + j);
+			ret = roce_test_transfer(&e, 0, 0, data_ops[j], sizes[i], ROCE_TEST_DATA_OFF, i * 16 + j);
 			if (ret != 0)
 				printf("#   mtu %u, size %u, op %d\n", m, sizes[i], data_ops[j]);
 		}
 	}
 	if (ret == 0)
-		ret = expect_quiet(&e, e.s[1].rcq);
-	return env_close(&e) | ret;
+		ret = roce_test_expect_quiet(&e, e.s[1].rcq);
+	return roce_test_env_close(&e) | ret;
 }
 
 static int
@@ -563,14 +86,14 @@ struct atomic_step {
 };
 
 static int
-atomics(struct env *e)
+atomics(struct roce_test_env *e)
 {
 	static const struct atomic_step steps[] = {
 		{ IBV_WR_ATOMIC_CMP_AND_SWP, 100, 200, 100, 200 },	/* compare matches */
 		{ IBV_WR_ATOMIC_CMP_AND_SWP, 5, 7, 200, 200 },		/* compare differs */
 		{ IBV_WR_ATOMIC_FETCH_AND_ADD, 5, 0, 200, 205 },
 	};
-	struct side *a = &e->s[0], *b = &e->s[1];
+	struct roce_test_side *a = &e->s[0], *b = &e->s[1];
 	uint64_t *target = (uint64_t *)(b->buf + ATOMIC_OFF);
 	uint64_t *result = (uint64_t *)(a->buf + ATOMIC_OFF);
 	const struct atomic_step *st;
@@ -580,11 +103,11 @@ atomics(struct env *e)
 	*target = steps[0].compare_add;
 	for (i = 0; i < RTE_DIM(steps); i++) {
 		st = &steps[i];
-		if (post_atomic(e->qp[0][0], st->op, i, result, a->mr->lkey, (uintptr_t)target,
+		if (roce_test_post_atomic(e->qp[0][0], st->op, i, result, a->mr->lkey, (uintptr_t)target,
 				b->mr->rkey, st->compare_add, st->swap) != 0)
 			return -1;
-		ROCE_TEST_ASSERT_EQ(wait_wc(e, a->scq, &wc, 1), 1, "atomic %u", i);
-		if (check_wc(&wc, i, IBV_WC_SUCCESS,
+		ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(e, a->scq, &wc, 1), 1, "atomic %u", i);
+		if (roce_test_check_wc(&wc, i, IBV_WC_SUCCESS,
 			     st->op == IBV_WR_ATOMIC_CMP_AND_SWP ? IBV_WC_COMP_SWAP : IBV_WC_FETCH_ADD,
 			     sizeof(uint64_t), e->qp[0][0]->qp_num) != 0)
 			return -1;
@@ -597,13 +120,13 @@ atomics(struct env *e)
 static int
 test_atomics(void)
 {
-	struct env e;
+	struct roce_test_env e;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = roce_test_env_open(&e, &roce_test_default_conf, 1);
 	if (ret == 0)
 		ret = atomics(&e);
-	return env_close(&e) | ret;
+	return roce_test_env_close(&e) | ret;
 }
 
 /* 64 QP pairs, each with a SEND and a WRITE in flight at once. */
@@ -611,42 +134,42 @@ static int
 test_many_qps(void)
 {
 	const uint32_t send_len = 3000, write_len = 5000, slot = 16 << 10;
-	struct ibv_wc wc[2 * MAX_QPS];
-	struct env e;
+	struct ibv_wc wc[2 * ROCE_TEST_MAX_QPS];
+	struct roce_test_env e;
 	unsigned int i;
 	uint32_t off;
 	int ret, n;
 
-	ret = env_open(&e, &default_conf, MAX_QPS);
-	for (i = 0; ret == 0 && i < MAX_QPS; i++) {
-		off = DATA_OFF + i * slot;
-		fill(e.s[0].buf + off, send_len + write_len, i);
-		ret = post_recv(e.qp[1][i], i, e.s[1].buf + off, send_len, e.s[1].mr->lkey);
-		ret |= post_send(e.qp[0][i], IBV_WR_SEND, i, e.s[0].buf + off, send_len,
+	ret = roce_test_env_open(&e, &roce_test_default_conf, ROCE_TEST_MAX_QPS);
+	for (i = 0; ret == 0 && i < ROCE_TEST_MAX_QPS; i++) {
+		off = ROCE_TEST_DATA_OFF + i * slot;
+		roce_test_fill(e.s[0].buf + off, send_len + write_len, i);
+		ret = roce_test_post_recv(e.qp[1][i], i, e.s[1].buf + off, send_len, e.s[1].mr->lkey);
+		ret |= roce_test_post_send(e.qp[0][i], IBV_WR_SEND, i, e.s[0].buf + off, send_len,
 				 e.s[0].mr->lkey, 0, 0, IBV_SEND_SIGNALED);
-		ret |= post_send(e.qp[0][i], IBV_WR_RDMA_WRITE, MAX_QPS + i,
+		ret |= roce_test_post_send(e.qp[0][i], IBV_WR_RDMA_WRITE, ROCE_TEST_MAX_QPS + i,
 				 e.s[0].buf + off + send_len, write_len, e.s[0].mr->lkey,
 				 (uintptr_t)(e.s[1].buf + off + send_len), e.s[1].mr->rkey,
 				 IBV_SEND_SIGNALED);
 	}
 	if (ret == 0) {
-		n = wait_wc(&e, e.s[0].scq, wc, 2 * MAX_QPS);
-		ret = n == 2 * MAX_QPS ? 0 : -1;
+		n = roce_test_wait_wc(&e, e.s[0].scq, wc, 2 * ROCE_TEST_MAX_QPS);
+		ret = n == 2 * ROCE_TEST_MAX_QPS ? 0 : -1;
 		for (i = 0; ret == 0 && i < (unsigned int)n; i++)
 			ret = wc[i].status == IBV_WC_SUCCESS ? 0 : -1;
 		if (ret == 0) {
-			n = wait_wc(&e, e.s[1].rcq, wc, MAX_QPS);
-			ret = n == MAX_QPS ? 0 : -1;
+			n = roce_test_wait_wc(&e, e.s[1].rcq, wc, ROCE_TEST_MAX_QPS);
+			ret = n == ROCE_TEST_MAX_QPS ? 0 : -1;
 		}
-		for (i = 0; ret == 0 && i < MAX_QPS; i++) {
-			off = DATA_OFF + i * slot;
+		for (i = 0; ret == 0 && i < ROCE_TEST_MAX_QPS; i++) {
+			off = ROCE_TEST_DATA_OFF + i * slot;
 			ret = memcmp(e.s[0].buf + off, e.s[1].buf + off, send_len + write_len) == 0 ?
 			      0 : -1;
 		}
 		if (ret != 0)
 			printf("#   many QPs: completions or data wrong (n %d, i %u)\n", n, i);
 	}
-	return env_close(&e) | ret;
+	return roce_test_env_close(&e) | ret;
 }
 
 /*
@@ -658,36 +181,37 @@ static int
 test_many_qps_backpressure(void)
 {
 	const uint32_t per_qp = 4;
-	const uint32_t slot = (BUF_LEN - 2 * DATA_OFF) / MAX_QPS / (per_qp + 1) / 8 * 8;
+	const uint32_t slot = (ROCE_TEST_BUF_LEN - 2 * ROCE_TEST_DATA_OFF) / ROCE_TEST_MAX_QPS /
+			      (per_qp + 1) / 8 * 8;
 	struct ibv_wc wc[64];
 	unsigned int i, k, done = 0;
 	uint64_t end;
-	struct env e;
+	struct roce_test_env e;
 	int ret, n;
 
-	ret = env_open(&e, &default_conf, MAX_QPS);
+	ret = roce_test_env_open(&e, &roce_test_default_conf, ROCE_TEST_MAX_QPS);
 	if (ret == 0)
-		ret = warm_up(&e);
-	for (i = 0; ret == 0 && i < MAX_QPS; i++) {
-		uint8_t *src = e.s[0].buf + DATA_OFF + i * slot * (per_qp + 1);
-		uint8_t *dst = e.s[1].buf + DATA_OFF + i * slot * (per_qp + 1);
+		ret = roce_test_warm_up(&e);
+	for (i = 0; ret == 0 && i < ROCE_TEST_MAX_QPS; i++) {
+		uint8_t *src = e.s[0].buf + ROCE_TEST_DATA_OFF + i * slot * (per_qp + 1);
+		uint8_t *dst = e.s[1].buf + ROCE_TEST_DATA_OFF + i * slot * (per_qp + 1);
 		uint32_t chunk = slot;
 
-		fill(src, slot * per_qp, i);
-		fill(dst + per_qp * slot, slot, i + MAX_QPS);
+		roce_test_fill(src, slot * per_qp, i);
+		roce_test_fill(dst + per_qp * slot, slot, i + ROCE_TEST_MAX_QPS);
 		for (k = 0; ret == 0 && k < per_qp; k++)
-			ret = post_send(e.qp[0][i], IBV_WR_RDMA_WRITE, k, src + k * slot, chunk,
+			ret = roce_test_post_send(e.qp[0][i], IBV_WR_RDMA_WRITE, k, src + k * slot, chunk,
 					e.s[0].mr->lkey, (uintptr_t)(dst + k * slot),
 					e.s[1].mr->rkey, IBV_SEND_SIGNALED);
 		if (ret == 0)
-			ret = post_send(e.qp[0][i], IBV_WR_RDMA_READ, per_qp, src + per_qp * slot,
+			ret = roce_test_post_send(e.qp[0][i], IBV_WR_RDMA_READ, per_qp, src + per_qp * slot,
 					chunk, e.s[0].mr->lkey,
 					(uintptr_t)(dst + per_qp * slot), e.s[1].mr->rkey,
 					IBV_SEND_SIGNALED);
 	}
-	end = roce_test_ms() + 4 * WAIT_MS;
-	while (ret == 0 && done < MAX_QPS * (per_qp + 1) && roce_test_ms() < end) {
-		pump(&e);
+	end = roce_test_ms() + 4 * ROCE_TEST_WAIT_MS;
+	while (ret == 0 && done < ROCE_TEST_MAX_QPS * (per_qp + 1) && roce_test_ms() < end) {
+		roce_test_pump_env(&e);
 		n = rte_roce_poll_cq(e.s[0].scq, RTE_DIM(wc), wc);
 		for (k = 0; n > 0 && k < (unsigned int)n; k++) {
 			if (wc[k].status != IBV_WC_SUCCESS) {
@@ -699,43 +223,43 @@ test_many_qps_backpressure(void)
 		done += n > 0 ? n : 0;
 	}
 	if (ret == 0) {
-		ROCE_TEST_ASSERT_EQ(done, MAX_QPS * (per_qp + 1), "completions");
-		for (i = 0; i < MAX_QPS; i++) {
-			uint32_t base = DATA_OFF + i * slot * (per_qp + 1);
+		ROCE_TEST_ASSERT_EQ(done, ROCE_TEST_MAX_QPS * (per_qp + 1), "completions");
+		for (i = 0; i < ROCE_TEST_MAX_QPS; i++) {
+			uint32_t base = ROCE_TEST_DATA_OFF + i * slot * (per_qp + 1);
 
 			/* WRITEs put a's bytes at b; the READ brought b's bytes to a. */
 			ROCE_TEST_ASSERT(memcmp(e.s[0].buf + base, e.s[1].buf + base,
 						slot * (per_qp + 1)) == 0, "QP %u data", i);
 		}
-		ROCE_TEST_ASSERT_EQ(xstats(&e.s[0])->retries, 0, "retries without loss");
+		ROCE_TEST_ASSERT_EQ(roce_test_xstats(&e.s[0])->retries, 0, "retries without loss");
 	}
-	return env_close(&e) | ret;
+	return roce_test_env_close(&e) | ret;
 }
 
 /* Every opcode, 64 KiB from a to b and 5000 bytes back, then the atomics. */
 static int
-all_ops_both_ways(const struct conf *c)
+all_ops_both_ways(const struct roce_test_conf *c)
 {
-	struct env e;
+	struct roce_test_env e;
 	unsigned int j;
 	int ret;
 
-	ret = env_open(&e, c, 1);
+	ret = roce_test_env_open(&e, c, 1);
 	for (j = 0; ret == 0 && j < RTE_DIM(data_ops); j++) {
-		ret = transfer(&e, 0, 0, data_ops[j], 64 << 10, DATA_OFF, j);
+		ret = roce_test_transfer(&e, 0, 0, data_ops[j], 64 << 10, ROCE_TEST_DATA_OFF, j);
 		if (ret == 0)
-			ret = transfer(&e, 1, 0, data_ops[j], 5000, DATA_OFF, j + 100);
+			ret = roce_test_transfer(&e, 1, 0, data_ops[j], 5000, ROCE_TEST_DATA_OFF, j + 100);
 	}
 	if (ret == 0)
 		ret = atomics(&e);
-	return env_close(&e) | ret;
+	return roce_test_env_close(&e) | ret;
 }
 
 /* PSNs that wrap past 2^24 inside messages, in both directions. */
 static int
 test_psn_wrap(void)
 {
-	struct conf c = default_conf;
+	struct roce_test_conf c = roce_test_default_conf;
 
 	c.mtu = IBV_MTU_256;
 	c.psn_ab = PSN_NEAR_WRAP;
@@ -756,19 +280,19 @@ check_state(struct ibv_qp *qp, enum ibv_qp_state state)
 
 /* A failing WR then a SEND: the first fails with status, the second flushes, once each. */
 static int
-expect_fail_then_flush(struct env *e, enum ibv_wc_status status)
+expect_fail_then_flush(struct roce_test_env *e, enum ibv_wc_status status)
 {
 	struct ibv_wc wc[2];
 
-	if (post_send(e->qp[0][0], IBV_WR_SEND, 99, e->s[0].buf, 16, e->s[0].mr->lkey, 0, 0,
+	if (roce_test_post_send(e->qp[0][0], IBV_WR_SEND, 99, e->s[0].buf, 16, e->s[0].mr->lkey, 0, 0,
 		      IBV_SEND_SIGNALED) != 0)
 		return -1;
-	ROCE_TEST_ASSERT_EQ(wait_wc(e, e->s[0].scq, wc, 2), 2, "two completions");
+	ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(e, e->s[0].scq, wc, 2), 2, "two completions");
 	ROCE_TEST_ASSERT_EQ(wc[0].status, status, "first status %d", wc[0].status);
 	ROCE_TEST_ASSERT_EQ(wc[0].wr_id, 1, "first wr_id");
 	ROCE_TEST_ASSERT_EQ(wc[1].status, IBV_WC_WR_FLUSH_ERR, "second flushed");
 	ROCE_TEST_ASSERT_EQ(wc[1].wr_id, 99, "second wr_id");
-	if (expect_quiet(e, e->s[0].scq) != 0)
+	if (roce_test_expect_quiet(e, e->s[0].scq) != 0)
 		return -1;
 	return check_state(e->qp[0][0], IBV_QPS_ERR);
 }
@@ -786,18 +310,18 @@ enum access_case {
 static int
 access_case(enum access_case k)
 {
-	struct env e;
+	struct roce_test_env e;
 	struct ibv_mr *mr = NULL;
-	uint32_t len = 1500, off = DATA_OFF, rkey;
+	uint32_t len = 1500, off = ROCE_TEST_DATA_OFF, rkey;
 	uint8_t *target;
 	enum ibv_wr_opcode op = IBV_WR_RDMA_WRITE;
-	int access = all_access;
+	int access = ROCE_TEST_ALL_ACCESS;
 	uint32_t span, i;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = roce_test_env_open(&e, &roce_test_default_conf, 1);
 	if (ret != 0)
-		return env_close(&e) | ret;
+		return roce_test_env_close(&e) | ret;
 	target = e.s[1].buf + off;
 	rkey = e.s[1].mr->rkey;
 	switch (k) {
@@ -808,7 +332,7 @@ access_case(enum access_case k)
 		rkey ^= 1;		/* another generation */
 		break;
 	case ACC_OOB:
-		off = BUF_LEN - len / 2;
+		off = ROCE_TEST_BUF_LEN - len / 2;
 		target = e.s[1].buf + off;
 		break;
 	case ACC_NO_WRITE:
@@ -824,30 +348,32 @@ access_case(enum access_case k)
 		len = 8;
 		break;
 	}
-	if (access != all_access) {
+	if (access != ROCE_TEST_ALL_ACCESS) {
 		/* A second MR over part of the buffer with fewer rights. */
-		mr = rte_roce_reg_mr(e.s[1].pd, e.s[1].buf + BUF_LEN / 2, BUF_LEN / 4, access);
+		mr = rte_roce_reg_mr(e.s[1].pd, e.s[1].buf + ROCE_TEST_BUF_LEN / 2,
+				     ROCE_TEST_BUF_LEN / 4, access);
 		ROCE_TEST_ASSERT(mr != NULL, "second MR");
 		rkey = mr->rkey;
-		off = BUF_LEN / 2 + DATA_OFF;
+		off = ROCE_TEST_BUF_LEN / 2 + ROCE_TEST_DATA_OFF;
 		target = e.s[1].buf + off;
 	}
-	fill(e.s[0].buf + DATA_OFF, len, k);
+	roce_test_fill(e.s[0].buf + ROCE_TEST_DATA_OFF, len, k);
 	/* The target and canaries around it, within the buffer (OOB runs past its end). */
-	span = RTE_MIN(len + 2 * CANARY_LEN, BUF_LEN - (off - CANARY_LEN));
-	memset(target - CANARY_LEN, CANARY, span);
+	span = RTE_MIN(len + 2 * ROCE_TEST_CANARY_LEN, ROCE_TEST_BUF_LEN - (off - ROCE_TEST_CANARY_LEN));
+	memset(target - ROCE_TEST_CANARY_LEN, ROCE_TEST_CANARY, span);
 	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD)
-		ret = post_atomic(e.qp[0][0], op, 1, e.s[0].buf + DATA_OFF, e.s[0].mr->lkey,
+		ret = roce_test_post_atomic(e.qp[0][0], op, 1, e.s[0].buf + ROCE_TEST_DATA_OFF, e.s[0].mr->lkey,
 				  (uintptr_t)target, rkey, 1, 0);
 	else
-		ret = post_send(e.qp[0][0], op, 1, e.s[0].buf + DATA_OFF, len, e.s[0].mr->lkey,
-				(uintptr_t)target, rkey, IBV_SEND_SIGNALED);
+		ret = roce_test_post_send(e.qp[0][0], op, 1, e.s[0].buf + ROCE_TEST_DATA_OFF, len,
+					  e.s[0].mr->lkey, (uintptr_t)target, rkey,
+					  IBV_SEND_SIGNALED);
 	if (ret == 0)
 		ret = expect_fail_then_flush(&e, IBV_WC_REM_ACCESS_ERR);
 	/* Nothing written at the responder: the whole target and its canaries. */
 	if (ret == 0 && op != IBV_WR_RDMA_READ) {
 		for (i = 0; i < span && ret == 0; i++)
-			ret = target[(int)i - CANARY_LEN] == CANARY ? 0 : -1;
+			ret = target[(int)i - ROCE_TEST_CANARY_LEN] == ROCE_TEST_CANARY ? 0 : -1;
 		if (ret != 0)
 			printf("#   responder memory written (case %d)\n", k);
 	}
@@ -856,7 +382,7 @@ access_case(enum access_case k)
 		ret = check_state(e.qp[1][0], IBV_QPS_ERR);
 	if (mr != NULL)
 		ret |= rte_roce_dereg_mr(mr);
-	return env_close(&e) | ret;
+	return roce_test_env_close(&e) | ret;
 }
 
 static int
@@ -877,35 +403,35 @@ test_remote_access_errors(void)
 static int
 test_rnr_late_receiver(void)
 {
-	struct env e;
+	struct roce_test_env e;
 	struct ibv_wc wc;
 	uint64_t end;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = roce_test_env_open(&e, &roce_test_default_conf, 1);
 	if (ret == 0) {
-		fill(e.s[0].buf + DATA_OFF, 3000, 7);
-		ret = post_send(e.qp[0][0], IBV_WR_SEND, 5, e.s[0].buf + DATA_OFF, 3000,
+		roce_test_fill(e.s[0].buf + ROCE_TEST_DATA_OFF, 3000, 7);
+		ret = roce_test_post_send(e.qp[0][0], IBV_WR_SEND, 5, e.s[0].buf + ROCE_TEST_DATA_OFF, 3000,
 				e.s[0].mr->lkey, 0, 0, IBV_SEND_SIGNALED);
 	}
 	if (ret == 0) {
-		end = roce_test_ms() + QUIET_MS;
+		end = roce_test_ms() + ROCE_TEST_QUIET_MS;
 		while (roce_test_ms() < end)
-			pump(&e);
+			roce_test_pump_env(&e);
 		ret = rte_roce_poll_cq(e.s[0].scq, 1, &wc);
 		if (ret != 0)
 			printf("#   completed before the receive was posted, status %d\n", wc.status);
 		if (ret == 0)
-			ret = post_recv(e.qp[1][0], 6, e.s[1].buf + DATA_OFF, 4096, e.s[1].mr->lkey);
+			ret = roce_test_post_recv(e.qp[1][0], 6, e.s[1].buf + ROCE_TEST_DATA_OFF, 4096, e.s[1].mr->lkey);
 	}
 	if (ret == 0) {
-		ret = wait_wc(&e, e.s[0].scq, &wc, 1) == 1 ? 0 : -1;
-		ret |= check_wc(&wc, 5, IBV_WC_SUCCESS, IBV_WC_SEND, 3000, e.qp[0][0]->qp_num);
-		ret |= wait_wc(&e, e.s[1].rcq, &wc, 1) == 1 ? 0 : -1;
-		ret |= check_recv_wc(&wc, IBV_WR_SEND, 6, 3000, e.qp[1][0], e.qp[0][0]);
-		ret |= memcmp(e.s[0].buf + DATA_OFF, e.s[1].buf + DATA_OFF, 3000) != 0;
+		ret = roce_test_wait_wc(&e, e.s[0].scq, &wc, 1) == 1 ? 0 : -1;
+		ret |= roce_test_check_wc(&wc, 5, IBV_WC_SUCCESS, IBV_WC_SEND, 3000, e.qp[0][0]->qp_num);
+		ret |= roce_test_wait_wc(&e, e.s[1].rcq, &wc, 1) == 1 ? 0 : -1;
+		ret |= roce_test_check_recv_wc(&wc, IBV_WR_SEND, 6, 3000, e.qp[1][0], e.qp[0][0]);
+		ret |= memcmp(e.s[0].buf + ROCE_TEST_DATA_OFF, e.s[1].buf + ROCE_TEST_DATA_OFF, 3000) != 0;
 	}
-	return env_close(&e) | ret;
+	return roce_test_env_close(&e) | ret;
 }
 
 
@@ -921,25 +447,25 @@ struct fail_case {
 
 /* The WR fails with its status, the SEND after it flushes, states as expected. */
 static int
-one_failing_wr(const struct conf *c, const struct fail_case *f)
+one_failing_wr(const struct roce_test_conf *c, const struct fail_case *f)
 {
-	struct env e;
+	struct roce_test_env e;
 	int ret;
 
-	ret = env_open(&e, c, 1);
+	ret = roce_test_env_open(&e, c, 1);
 	if (ret == 0 && f->peer_gone) {
 		ret = rte_roce_destroy_qp(e.qp[1][0]);
 		e.qp[1][0] = NULL;
 	}
 	if (ret == 0)
-		ret = post_send(e.qp[0][0], f->op, 1, e.s[0].buf, 3000,
+		ret = roce_test_post_send(e.qp[0][0], f->op, 1, e.s[0].buf, 3000,
 				e.s[0].mr->lkey ^ f->lkey_xor, (uintptr_t)e.s[1].buf,
 				e.s[1].mr->rkey, IBV_SEND_SIGNALED);
 	if (ret == 0)
 		ret = expect_fail_then_flush(&e, f->status);
 	if (ret == 0 && !f->peer_gone)
 		ret = check_state(e.qp[1][0], f->peer_state);
-	return env_close(&e) | ret;
+	return roce_test_env_close(&e) | ret;
 }
 
 /* rnr_retry 0: the first RNR NAK fails the WQE; RNR is no error at the responder. */
@@ -949,7 +475,7 @@ test_rnr_exhausted(void)
 	static const struct fail_case f = {
 		IBV_WR_SEND, 0, false, IBV_WC_RNR_RETRY_EXC_ERR, IBV_QPS_RTS,
 	};
-	struct conf c = default_conf;
+	struct roce_test_conf c = roce_test_default_conf;
 
 	c.rnr_retry = 0;
 	return one_failing_wr(&c, &f);
@@ -962,7 +488,7 @@ test_peer_vanishes(void)
 	static const struct fail_case f = {
 		IBV_WR_RDMA_WRITE, 0, true, IBV_WC_RETRY_EXC_ERR, IBV_QPS_ERR,
 	};
-	struct conf c = default_conf;
+	struct roce_test_conf c = roce_test_default_conf;
 
 	c.timeout = TIMEOUT_FAST;
 	c.retry_cnt = 2;
@@ -977,7 +503,7 @@ test_bad_lkey(void)
 		IBV_WR_SEND, 1u << ROCE_MR_KEY_GEN_BITS, false, IBV_WC_LOC_PROT_ERR, IBV_QPS_RTS,
 	};
 
-	return one_failing_wr(&default_conf, &f);
+	return one_failing_wr(&roce_test_default_conf, &f);
 }
 
 /* The responder's QP does not enable RDMA WRITE: invalid request, both QPs in ERR (rxe). */
@@ -987,7 +513,7 @@ test_qp_access_denied(void)
 	static const struct fail_case f = {
 		IBV_WR_RDMA_WRITE, 0, false, IBV_WC_REM_INV_REQ_ERR, IBV_QPS_ERR,
 	};
-	struct conf c = default_conf;
+	struct roce_test_conf c = roce_test_default_conf;
 
 	c.qp_access = IBV_ACCESS_REMOTE_READ;
 	return one_failing_wr(&c, &f);
@@ -999,23 +525,23 @@ test_zero_length_no_rkey(void)
 {
 	const uint32_t bogus = 0xdead00u;
 	struct ibv_wc wc[2];
-	struct env e;
+	struct roce_test_env e;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = roce_test_env_open(&e, &roce_test_default_conf, 1);
 	if (ret == 0)
-		ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1, NULL, 0, 0, 0, bogus,
+		ret = roce_test_post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1, NULL, 0, 0, 0, bogus,
 				IBV_SEND_SIGNALED) |
-		      post_send(e.qp[0][0], IBV_WR_RDMA_READ, 2, NULL, 0, 0, 0, bogus,
+		      roce_test_post_send(e.qp[0][0], IBV_WR_RDMA_READ, 2, NULL, 0, 0, 0, bogus,
 				IBV_SEND_SIGNALED);
 	if (ret == 0) {
-		ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.s[0].scq, wc, 2), 2, "completions");
-		ret = check_wc(&wc[0], 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 0, e.qp[0][0]->qp_num) |
-		      check_wc(&wc[1], 2, IBV_WC_SUCCESS, IBV_WC_RDMA_READ, 0, e.qp[0][0]->qp_num);
+		ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(&e, e.s[0].scq, wc, 2), 2, "completions");
+		ret = roce_test_check_wc(&wc[0], 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 0, e.qp[0][0]->qp_num) |
+		      roce_test_check_wc(&wc[1], 2, IBV_WC_SUCCESS, IBV_WC_RDMA_READ, 0, e.qp[0][0]->qp_num);
 	}
 	if (ret == 0)
 		ret = check_state(e.qp[1][0], IBV_QPS_RTS);
-	return env_close(&e) | ret;
+	return roce_test_env_close(&e) | ret;
 }
 
 /* SQD holds new WRs back; back in RTS they go (IBA 10.3.1: the send queue drains). */
@@ -1024,47 +550,47 @@ test_sqd_holds_new_wrs(void)
 {
 	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_SQD };
 	struct ibv_wc wc;
-	struct env e;
+	struct roce_test_env e;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = roce_test_env_open(&e, &roce_test_default_conf, 1);
 	if (ret == 0) {
 		ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(e.qp[0][0], &attr, IBV_QP_STATE), 0, "SQD");
-		ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1, e.s[0].buf, 3000,
+		ret = roce_test_post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1, e.s[0].buf, 3000,
 				e.s[0].mr->lkey, (uintptr_t)e.s[1].buf, e.s[1].mr->rkey,
 				IBV_SEND_SIGNALED);
 	}
 	if (ret == 0)
-		ret = expect_quiet(&e, e.s[0].scq);
+		ret = roce_test_expect_quiet(&e, e.s[0].scq);
 	if (ret == 0) {
 		attr.qp_state = IBV_QPS_RTS;
 		ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(e.qp[0][0], &attr, IBV_QP_STATE), 0, "RTS");
-		ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.s[0].scq, &wc, 1), 1, "completion after SQD");
-		ret = check_wc(&wc, 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 3000, e.qp[0][0]->qp_num);
+		ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(&e, e.s[0].scq, &wc, 1), 1, "completion after SQD");
+		ret = roce_test_check_wc(&wc, 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 3000, e.qp[0][0]->qp_num);
 	}
-	return env_close(&e) | ret;
+	return roce_test_env_close(&e) | ret;
 }
 
 /* Unsignaled WRs complete silently; a signaled one after them reports. */
 static int
 test_unsignaled(void)
 {
-	struct env e;
+	struct roce_test_env e;
 	struct ibv_wc wc;
 	int ret, i;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = roce_test_env_open(&e, &roce_test_default_conf, 1);
 	for (i = 0; ret == 0 && i < 10; i++)
-		ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, i, e.s[0].buf + DATA_OFF, 2000,
-				e.s[0].mr->lkey, (uintptr_t)(e.s[1].buf + DATA_OFF),
+		ret = roce_test_post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, i, e.s[0].buf + ROCE_TEST_DATA_OFF, 2000,
+				e.s[0].mr->lkey, (uintptr_t)(e.s[1].buf + ROCE_TEST_DATA_OFF),
 				e.s[1].mr->rkey, i == 9 ? IBV_SEND_SIGNALED : 0);
 	if (ret == 0) {
-		ret = wait_wc(&e, e.s[0].scq, &wc, 1) == 1 ? 0 : -1;
-		ret |= check_wc(&wc, 9, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 2000,
+		ret = roce_test_wait_wc(&e, e.s[0].scq, &wc, 1) == 1 ? 0 : -1;
+		ret |= roce_test_check_wc(&wc, 9, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 2000,
 				e.qp[0][0]->qp_num);
-		ret |= expect_quiet(&e, e.s[0].scq);
+		ret |= roce_test_expect_quiet(&e, e.s[0].scq);
 	}
-	return env_close(&e) | ret;
+	return roce_test_env_close(&e) | ret;
 }
 
 /* TX bursts of a port: calls and the largest burst (an ethdev TX callback). */
@@ -1131,13 +657,13 @@ test_tx_batching(void)
  * them. After one real SEND, b's ePSN is psn_ab + 1.
  */
 struct inject {
-	struct env *e;
+	struct roce_test_env *e;
 	struct rte_ether_addr mac[2];
 	uint32_t epsn;
 };
 
 static int
-inject_init(struct inject *in, struct env *e)
+inject_init(struct inject *in, struct roce_test_env *e)
 {
 	struct rte_roce_port_info info;
 
@@ -1146,9 +672,9 @@ inject_init(struct inject *in, struct env *e)
 	in->mac[0] = info.mac;
 	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(e->s[1].port, &info), 0, "info");
 	in->mac[1] = info.mac;
-	if (warm_up(e) != 0)
+	if (roce_test_warm_up(e) != 0)
 		return -1;
-	in->epsn = default_conf.psn_ab + 1;
+	in->epsn = roce_test_default_conf.psn_ab + 1;
 	return 0;
 }
 
@@ -1156,7 +682,7 @@ inject_init(struct inject *in, struct env *e)
 static int
 inject_send(struct inject *in, struct rte_roce_pkt *pkt, const void *payload)
 {
-	struct env *e = in->e;
+	struct roce_test_env *e = in->e;
 	struct rte_mbuf *m = rte_pktmbuf_alloc(roce_test_mbuf_pool());
 
 	ROCE_TEST_ASSERT(m != NULL, "mbuf");
@@ -1168,7 +694,7 @@ inject_send(struct inject *in, struct rte_roce_pkt *pkt, const void *payload)
 	pkt->sport = 0xc001;
 	pkt->dqpn = e->qp[1][0]->qp_num;
 	ROCE_TEST_ASSERT(rte_roce_pkt_build_mbuf(pkt, payload, m) > 0, "build");
-	ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(pair.ring[1], m), 0, "enqueue");
+	ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(roce_test_verbs_pair.ring[1], m), 0, "enqueue");
 	return 0;
 }
 
@@ -1176,13 +702,13 @@ inject_send(struct inject *in, struct rte_roce_pkt *pkt, const void *payload)
 static int
 inject_answer(struct inject *in, struct rte_roce_pkt *pkt, uint8_t *payload)
 {
-	uint64_t end = roce_test_ms() + QUIET_MS;
+	uint64_t end = roce_test_ms() + ROCE_TEST_QUIET_MS;
 	struct rte_mbuf *m;
 	int ret;
 
 	while (roce_test_ms() < end) {
 		rte_roce_poll(in->e->s[1].ctx);
-		if (rte_ring_dequeue(pair.ring[0], (void **)&m) != 0)
+		if (rte_ring_dequeue(roce_test_verbs_pair.ring[0], (void **)&m) != 0)
 			continue;
 		ret = rte_roce_pkt_parse_mbuf(m, 4096, pkt) == RTE_ROCE_DROP_NONE ? 0 : -1;
 		if (ret == 0 && payload != NULL && pkt->payload_len > 0) {
@@ -1237,11 +763,11 @@ send_only(struct inject *in, uint32_t psn)
 static int
 dup_and_ahead(struct inject *in)
 {
-	struct env *e = in->e;
+	struct roce_test_env *e = in->e;
 	struct ibv_wc wc;
 	uint32_t epsn = in->epsn;
 
-	if (post_recv(e->qp[1][0], 2, e->s[1].buf, 64, e->s[1].mr->lkey) != 0)
+	if (roce_test_post_recv(e->qp[1][0], 2, e->s[1].buf, 64, e->s[1].mr->lkey) != 0)
 		return -1;
 	if (send_only(in, epsn - 1) != 0 ||
 	    expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_ACK_UNLIMITED, epsn - 1) != 0)
@@ -1300,18 +826,18 @@ static int
 read_replay(struct inject *in)
 {
 	const uint32_t mtu = 1024;
-	uint8_t *data = in->e->s[1].buf + DATA_OFF;
+	uint8_t *data = in->e->s[1].buf + ROCE_TEST_DATA_OFF;
 	uint64_t va = (uintptr_t)data;
 	uint32_t psn = in->epsn + 1;	/* the NAKed gap of dup_and_ahead() is skipped */
 	int pass;
 
 	/* ePSN is still in->epsn: fill it with a SEND first. */
-	if (post_recv(in->e->qp[1][0], 3, in->e->s[1].buf + BUF_LEN / 2, 64,
+	if (roce_test_post_recv(in->e->qp[1][0], 3, in->e->s[1].buf + ROCE_TEST_BUF_LEN / 2, 64,
 		      in->e->s[1].mr->lkey) != 0 ||
 	    send_only(in, in->epsn) != 0 ||
 	    expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_ACK_UNLIMITED, in->epsn) != 0)
 		return -1;
-	fill(data, 2 * mtu, 42);
+	roce_test_fill(data, 2 * mtu, 42);
 	for (pass = 0; pass < 2; pass++) {
 		if (read_req(in, psn, va, 2 * mtu) != 0 ||
 		    expect_read_resp(in, RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST, psn, data,
@@ -1379,12 +905,12 @@ broken_sequence(struct inject *in)
 static int
 ack_coalescing(struct inject *in)
 {
-	struct env *e = in->e;
+	struct roce_test_env *e = in->e;
 	struct ibv_wc wc[3];
 	unsigned int i;
 
 	for (i = 0; i < 3; i++) {
-		if (post_recv(e->qp[1][0], 10 + i, e->s[1].buf, 64, e->s[1].mr->lkey) != 0 ||
+		if (roce_test_post_recv(e->qp[1][0], 10 + i, e->s[1].buf, 64, e->s[1].mr->lkey) != 0 ||
 		    send_only(in, in->epsn + i) != 0)
 			return -1;
 	}
@@ -1402,10 +928,10 @@ static int
 test_injected_requests(void)
 {
 	struct inject in;
-	struct env e;
+	struct roce_test_env e;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = roce_test_env_open(&e, &roce_test_default_conf, 1);
 	if (ret == 0)
 		ret = inject_init(&in, &e);
 	if (ret == 0)
@@ -1418,64 +944,35 @@ test_injected_requests(void)
 		ret = atomic_replay(&in);
 	if (ret == 0)
 		ret = broken_sequence(&in);
-	return env_close(&e) | ret;
-}
-
-/* Frames b will receive (ring 1), after polling a until at least n are there. */
-static int
-frames_to_b(struct env *e, unsigned int n)
-{
-	uint64_t end = roce_test_ms() + WAIT_MS;
-
-	while (rte_ring_count(pair.ring[1]) < n && roce_test_ms() < end)
-		rte_roce_poll(e->s[0].ctx);
-	ROCE_TEST_ASSERT_EQ(rte_ring_count(pair.ring[1]), n, "frames from a");
-	return 0;
-}
-
-/* Take the frames in ring r, drop those whose bit is set in drop_mask, put the rest back. */
-static int
-drop_frames(unsigned int r, uint64_t drop_mask)
-{
-	struct rte_mbuf *m[64];
-	unsigned int n, i;
-
-	n = rte_ring_dequeue_burst(pair.ring[r], (void **)m, RTE_DIM(m), NULL);
-	for (i = 0; i < n; i++) {
-		if (drop_mask & (UINT64_C(1) << i))
-			rte_pktmbuf_free(m[i]);
-		else
-			ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(pair.ring[r], m[i]), 0, "requeue");
-	}
-	return 0;
+	return roce_test_env_close(&e) | ret;
 }
 
 /* A SEND whose frames all vanish: the local ACK timeout resends it. */
 static int
 test_lost_request_timeout(void)
 {
-	struct conf c = default_conf;
+	struct roce_test_conf c = roce_test_default_conf;
 	struct ibv_wc wc;
-	struct env e;
+	struct roce_test_env e;
 	int ret;
 
 	c.timeout = TIMEOUT_FAST;
-	ret = env_open(&e, &c, 1);
+	ret = roce_test_env_open(&e, &c, 1);
 	if (ret == 0)
-		ret = warm_up(&e);
+		ret = roce_test_warm_up(&e);
 	if (ret == 0)
-		ret = post_recv(e.qp[1][0], 2, e.s[1].buf + DATA_OFF, 4096, e.s[1].mr->lkey) |
-		      post_send(e.qp[0][0], IBV_WR_SEND, 2, e.s[0].buf + DATA_OFF, 3000,
+		ret = roce_test_post_recv(e.qp[1][0], 2, e.s[1].buf + ROCE_TEST_DATA_OFF, 4096, e.s[1].mr->lkey) |
+		      roce_test_post_send(e.qp[0][0], IBV_WR_SEND, 2, e.s[0].buf + ROCE_TEST_DATA_OFF, 3000,
 				e.s[0].mr->lkey, 0, 0, IBV_SEND_SIGNALED) |
-		      frames_to_b(&e, 3) | drop_frames(1, 0x7);
+		      roce_test_frames_to_b(&e, 3) | roce_test_drop_frames(1, 0x7);
 	if (ret == 0) {
-		ret = wait_wc(&e, e.s[0].scq, &wc, 1) == 1 ? 0 : -1;
-		ret |= check_wc(&wc, 2, IBV_WC_SUCCESS, IBV_WC_SEND, 3000, e.qp[0][0]->qp_num);
-		ret |= wait_wc(&e, e.s[1].rcq, &wc, 1) == 1 ? 0 : -1;
-		ret |= check_recv_wc(&wc, IBV_WR_SEND, 2, 3000, e.qp[1][0], e.qp[0][0]);
-		ROCE_TEST_ASSERT(xstats(&e.s[0])->timeouts > 0, "no timeout counted");
+		ret = roce_test_wait_wc(&e, e.s[0].scq, &wc, 1) == 1 ? 0 : -1;
+		ret |= roce_test_check_wc(&wc, 2, IBV_WC_SUCCESS, IBV_WC_SEND, 3000, e.qp[0][0]->qp_num);
+		ret |= roce_test_wait_wc(&e, e.s[1].rcq, &wc, 1) == 1 ? 0 : -1;
+		ret |= roce_test_check_recv_wc(&wc, IBV_WR_SEND, 2, 3000, e.qp[1][0], e.qp[0][0]);
+		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[0])->timeouts > 0, "no timeout counted");
 	}
-	return env_close(&e) | ret;
+	return roce_test_env_close(&e) | ret;
 }
 
 /* The first packet of a SEND is lost: a sequence NAK, then go-back-N, no timeout. */
@@ -1483,29 +980,29 @@ static int
 test_lost_packet_seq_nak(void)
 {
 	struct ibv_wc wc;
-	struct env e;
+	struct roce_test_env e;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = roce_test_env_open(&e, &roce_test_default_conf, 1);
 	if (ret == 0)
-		ret = warm_up(&e);
+		ret = roce_test_warm_up(&e);
 	if (ret == 0) {
-		fill(e.s[0].buf + DATA_OFF, 3000, 3);
-		ret = post_recv(e.qp[1][0], 2, e.s[1].buf + DATA_OFF, 4096, e.s[1].mr->lkey) |
-		      post_send(e.qp[0][0], IBV_WR_SEND, 2, e.s[0].buf + DATA_OFF, 3000,
+		roce_test_fill(e.s[0].buf + ROCE_TEST_DATA_OFF, 3000, 3);
+		ret = roce_test_post_recv(e.qp[1][0], 2, e.s[1].buf + ROCE_TEST_DATA_OFF, 4096, e.s[1].mr->lkey) |
+		      roce_test_post_send(e.qp[0][0], IBV_WR_SEND, 2, e.s[0].buf + ROCE_TEST_DATA_OFF, 3000,
 				e.s[0].mr->lkey, 0, 0, IBV_SEND_SIGNALED) |
-		      frames_to_b(&e, 3) | drop_frames(1, 0x1);
+		      roce_test_frames_to_b(&e, 3) | roce_test_drop_frames(1, 0x1);
 	}
 	if (ret == 0) {
-		ret = wait_wc(&e, e.s[0].scq, &wc, 1) == 1 ? 0 : -1;
-		ret |= check_wc(&wc, 2, IBV_WC_SUCCESS, IBV_WC_SEND, 3000, e.qp[0][0]->qp_num);
-		ret |= wait_wc(&e, e.s[1].rcq, &wc, 1) == 1 ? 0 : -1;
-		ret |= memcmp(e.s[0].buf + DATA_OFF, e.s[1].buf + DATA_OFF, 3000) != 0;
-		ROCE_TEST_ASSERT_EQ(xstats(&e.s[1])->seq_naks_out, 1, "sequence NAKs sent");
-		ROCE_TEST_ASSERT(xstats(&e.s[0])->retries > 0, "no retry");
-		ROCE_TEST_ASSERT_EQ(xstats(&e.s[0])->timeouts, 0, "timeout instead of NAK");
+		ret = roce_test_wait_wc(&e, e.s[0].scq, &wc, 1) == 1 ? 0 : -1;
+		ret |= roce_test_check_wc(&wc, 2, IBV_WC_SUCCESS, IBV_WC_SEND, 3000, e.qp[0][0]->qp_num);
+		ret |= roce_test_wait_wc(&e, e.s[1].rcq, &wc, 1) == 1 ? 0 : -1;
+		ret |= memcmp(e.s[0].buf + ROCE_TEST_DATA_OFF, e.s[1].buf + ROCE_TEST_DATA_OFF, 3000) != 0;
+		ROCE_TEST_ASSERT_EQ(roce_test_xstats(&e.s[1])->seq_naks_out, 1, "sequence NAKs sent");
+		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[0])->retries > 0, "no retry");
+		ROCE_TEST_ASSERT_EQ(roce_test_xstats(&e.s[0])->timeouts, 0, "timeout instead of NAK");
 	}
-	return env_close(&e) | ret;
+	return roce_test_env_close(&e) | ret;
 }
 
 /*
@@ -1518,42 +1015,43 @@ test_lost_read_response_implied_nak(void)
 {
 	uint64_t end;
 	struct ibv_wc wc[2];
-	struct env e;
+	struct roce_test_env e;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = roce_test_env_open(&e, &roce_test_default_conf, 1);
 	if (ret == 0)
-		ret = warm_up(&e);
+		ret = roce_test_warm_up(&e);
 	if (ret == 0) {
-		fill(e.s[1].buf + DATA_OFF, 2000, 9);
-		ret = post_recv(e.qp[1][0], 3, e.s[1].buf + BUF_LEN / 2, 4096, e.s[1].mr->lkey) |
-		      post_send(e.qp[0][0], IBV_WR_RDMA_READ, 2, e.s[0].buf + DATA_OFF, 2000,
-				e.s[0].mr->lkey, (uintptr_t)(e.s[1].buf + DATA_OFF),
+		roce_test_fill(e.s[1].buf + ROCE_TEST_DATA_OFF, 2000, 9);
+		ret = roce_test_post_recv(e.qp[1][0], 3, e.s[1].buf + ROCE_TEST_BUF_LEN / 2, 4096,
+					  e.s[1].mr->lkey) |
+		      roce_test_post_send(e.qp[0][0], IBV_WR_RDMA_READ, 2, e.s[0].buf + ROCE_TEST_DATA_OFF, 2000,
+				e.s[0].mr->lkey, (uintptr_t)(e.s[1].buf + ROCE_TEST_DATA_OFF),
 				e.s[1].mr->rkey, IBV_SEND_SIGNALED) |
-		      post_send(e.qp[0][0], IBV_WR_SEND, 3, e.s[0].buf, 100, e.s[0].mr->lkey, 0,
+		      roce_test_post_send(e.qp[0][0], IBV_WR_SEND, 3, e.s[0].buf, 100, e.s[0].mr->lkey, 0,
 				0, IBV_SEND_SIGNALED) |
-		      frames_to_b(&e, 2);
+		      roce_test_frames_to_b(&e, 2);
 	}
 	if (ret == 0) {
 		/* b answers: READ_RESPONSE_FIRST, _LAST, then the ACK of the SEND. */
-		end = roce_test_ms() + WAIT_MS;
-		while (rte_ring_count(pair.ring[0]) < 3 && roce_test_ms() < end)
+		end = roce_test_ms() + ROCE_TEST_WAIT_MS;
+		while (rte_ring_count(roce_test_verbs_pair.ring[0]) < 3 && roce_test_ms() < end)
 			rte_roce_poll(e.s[1].ctx);
-		ret = drop_frames(0, 0x3);
+		ret = roce_test_drop_frames(0, 0x3);
 	}
 	if (ret == 0) {
-		ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.s[0].scq, wc, 2), 2, "completions");
-		ret = check_wc(&wc[0], 2, IBV_WC_SUCCESS, IBV_WC_RDMA_READ, 2000,
+		ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(&e, e.s[0].scq, wc, 2), 2, "completions");
+		ret = roce_test_check_wc(&wc[0], 2, IBV_WC_SUCCESS, IBV_WC_RDMA_READ, 2000,
 			       e.qp[0][0]->qp_num);
-		ret |= check_wc(&wc[1], 3, IBV_WC_SUCCESS, IBV_WC_SEND, 100, e.qp[0][0]->qp_num);
-		ret |= memcmp(e.s[0].buf + DATA_OFF, e.s[1].buf + DATA_OFF, 2000) != 0;
-		ROCE_TEST_ASSERT(xstats(&e.s[0])->retries > 0, "no retry");
-		ROCE_TEST_ASSERT_EQ(xstats(&e.s[0])->timeouts, 0, "timeout instead of implied NAK");
-		ROCE_TEST_ASSERT(xstats(&e.s[1])->dup_requests >= 2, "no replay");
-		ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.s[1].rcq, wc, 1), 1, "one receive");
-		ret |= expect_quiet(&e, e.s[1].rcq);
+		ret |= roce_test_check_wc(&wc[1], 3, IBV_WC_SUCCESS, IBV_WC_SEND, 100, e.qp[0][0]->qp_num);
+		ret |= memcmp(e.s[0].buf + ROCE_TEST_DATA_OFF, e.s[1].buf + ROCE_TEST_DATA_OFF, 2000) != 0;
+		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[0])->retries > 0, "no retry");
+		ROCE_TEST_ASSERT_EQ(roce_test_xstats(&e.s[0])->timeouts, 0, "timeout instead of implied NAK");
+		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[1])->dup_requests >= 2, "no replay");
+		ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(&e, e.s[1].rcq, wc, 1), 1, "one receive");
+		ret |= roce_test_expect_quiet(&e, e.s[1].rcq);
 	}
-	return env_close(&e) | ret;
+	return roce_test_env_close(&e) | ret;
 }
 
 
@@ -1566,24 +1064,24 @@ bad_recv_wqe(uint32_t len, uint32_t lkey_xor, enum ibv_wc_status recv_status,
 	     enum ibv_wc_status send_status)
 {
 	struct ibv_wc wc;
-	struct env e;
+	struct roce_test_env e;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = roce_test_env_open(&e, &roce_test_default_conf, 1);
 	if (ret == 0)
-		ret = post_recv(e.qp[1][0], 7, e.s[1].buf + DATA_OFF, len,
+		ret = roce_test_post_recv(e.qp[1][0], 7, e.s[1].buf + ROCE_TEST_DATA_OFF, len,
 				e.s[1].mr->lkey ^ lkey_xor) |
-		      post_send(e.qp[0][0], IBV_WR_SEND, 1, e.s[0].buf, 3000, e.s[0].mr->lkey, 0,
+		      roce_test_post_send(e.qp[0][0], IBV_WR_SEND, 1, e.s[0].buf, 3000, e.s[0].mr->lkey, 0,
 				0, IBV_SEND_SIGNALED);
 	if (ret == 0)
 		ret = expect_fail_then_flush(&e, send_status);
 	if (ret == 0) {
-		ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.s[1].rcq, &wc, 1), 1, "receive completion");
+		ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(&e, e.s[1].rcq, &wc, 1), 1, "receive completion");
 		ROCE_TEST_ASSERT_EQ(wc.wr_id, 7, "wr_id");
 		ROCE_TEST_ASSERT_EQ(wc.status, recv_status, "receive status");
 		ret = check_state(e.qp[1][0], IBV_QPS_ERR);
 	}
-	return env_close(&e) | ret;
+	return roce_test_env_close(&e) | ret;
 }
 
 /* A SEND larger than the receive buffer: invalid request (class C, as rxe). */
@@ -1612,75 +1110,76 @@ test_fence(void)
 	const uint32_t len = 4000;
 	uint8_t *remote, *old, *newer, *got;
 	struct ibv_wc wc[2];
-	struct env e;
+	struct roce_test_env e;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = roce_test_env_open(&e, &roce_test_default_conf, 1);
 	if (ret == 0)
-		ret = warm_up(&e);
-	remote = e.s[1].buf + DATA_OFF;
-	old = e.s[0].buf + BUF_LEN / 2;
+		ret = roce_test_warm_up(&e);
+	remote = e.s[1].buf + ROCE_TEST_DATA_OFF;
+	old = e.s[0].buf + ROCE_TEST_BUF_LEN / 2;
 	newer = old + len;
-	got = e.s[0].buf + DATA_OFF;
+	got = e.s[0].buf + ROCE_TEST_DATA_OFF;
 	if (ret == 0) {
-		fill(remote, len, 1);
+		roce_test_fill(remote, len, 1);
 		memcpy(old, remote, len);
-		fill(newer, len, 2);
-		ret = post_send(e.qp[0][0], IBV_WR_RDMA_READ, 1, got, len, e.s[0].mr->lkey,
+		roce_test_fill(newer, len, 2);
+		ret = roce_test_post_send(e.qp[0][0], IBV_WR_RDMA_READ, 1, got, len, e.s[0].mr->lkey,
 				(uintptr_t)remote, e.s[1].mr->rkey, IBV_SEND_SIGNALED) |
-		      post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 2, newer, len, e.s[0].mr->lkey,
+		      roce_test_post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 2, newer, len, e.s[0].mr->lkey,
 				(uintptr_t)remote, e.s[1].mr->rkey,
 				IBV_SEND_SIGNALED | IBV_SEND_FENCE);
 	}
 	if (ret == 0) {
 		/* Only the READ request leaves before the READ completes. */
-		ret = frames_to_b(&e, 1);
+		ret = roce_test_frames_to_b(&e, 1);
 		rte_roce_poll(e.s[0].ctx);
-		ROCE_TEST_ASSERT_EQ(rte_ring_count(pair.ring[1]), 1, "fence not honoured");
+		ROCE_TEST_ASSERT_EQ(rte_ring_count(roce_test_verbs_pair.ring[1]), 1, "fence not honoured");
 	}
 	if (ret == 0) {
-		ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.s[0].scq, wc, 2), 2, "completions");
+		ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(&e, e.s[0].scq, wc, 2), 2, "completions");
 		ret = (wc[0].status | wc[1].status) != IBV_WC_SUCCESS;
 		ret |= memcmp(got, old, len) != 0;
 		ret |= memcmp(remote, newer, len) != 0;
 		if (ret != 0)
 			printf("#   fence: wrong data or status\n");
 	}
-	return env_close(&e) | ret;
+	return roce_test_env_close(&e) | ret;
 }
 
 /* max_rd_atomic 1: four READs go out one at a time, and all complete. */
 static int
 test_rd_atomic_limit(void)
 {
-	struct conf c = default_conf;
+	struct roce_test_conf c = roce_test_default_conf;
 	struct ibv_wc wc[4];
 	uint8_t *remote;
-	struct env e;
+	struct roce_test_env e;
 	int ret, i;
 
 	c.max_rd_atomic = 1;
-	ret = env_open(&e, &c, 1);
+	ret = roce_test_env_open(&e, &c, 1);
 	if (ret == 0)
-		ret = warm_up(&e);
-	remote = e.s[1].buf + DATA_OFF;
-	fill(remote, 32, 5);
+		ret = roce_test_warm_up(&e);
+	remote = e.s[1].buf + ROCE_TEST_DATA_OFF;
+	roce_test_fill(remote, 32, 5);
 	for (i = 0; ret == 0 && i < 4; i++)
-		ret = post_send(e.qp[0][0], IBV_WR_RDMA_READ, 10 + i, e.s[0].buf + DATA_OFF + i * 8,
-				8, e.s[0].mr->lkey, (uintptr_t)(remote + i * 8), e.s[1].mr->rkey,
+		ret = roce_test_post_send(e.qp[0][0], IBV_WR_RDMA_READ, 10 + i,
+				e.s[0].buf + ROCE_TEST_DATA_OFF + i * 8, 8, e.s[0].mr->lkey,
+				(uintptr_t)(remote + i * 8), e.s[1].mr->rkey,
 				IBV_SEND_SIGNALED);
 	if (ret == 0) {
-		ret = frames_to_b(&e, 1);
+		ret = roce_test_frames_to_b(&e, 1);
 		rte_roce_poll(e.s[0].ctx);
-		ROCE_TEST_ASSERT_EQ(rte_ring_count(pair.ring[1]), 1, "more than one READ out");
+		ROCE_TEST_ASSERT_EQ(rte_ring_count(roce_test_verbs_pair.ring[1]), 1, "more than one READ out");
 	}
 	if (ret == 0) {
-		ROCE_TEST_ASSERT_EQ(wait_wc(&e, e.s[0].scq, wc, 4), 4, "four READs");
+		ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(&e, e.s[0].scq, wc, 4), 4, "four READs");
 		for (i = 0; i < 4; i++)
 			ROCE_TEST_ASSERT_EQ(wc[i].wr_id, 10u + i, "in order");
-		ret = memcmp(e.s[0].buf + DATA_OFF, remote, 32) != 0;
+		ret = memcmp(e.s[0].buf + ROCE_TEST_DATA_OFF, remote, 32) != 0;
 	}
-	return env_close(&e) | ret;
+	return roce_test_env_close(&e) | ret;
 }
 
 /* Messages gathered from and scattered to several SGEs, and inline data. */
@@ -1695,47 +1194,47 @@ test_sge_lists_and_inline(void)
 	struct ibv_recv_wr rwr, *rbad;
 	uint8_t expect[4096];
 	struct ibv_wc wc;
-	struct env e;
+	struct roce_test_env e;
 	uint32_t off, i;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = roce_test_env_open(&e, &roce_test_default_conf, 1);
 	if (ret != 0)
-		return env_close(&e) | ret;
+		return roce_test_env_close(&e) | ret;
 	/* Three source pieces, apart from each other. */
 	for (i = 0, off = 0; i < 3; i++) {
-		sge[i] = (struct ibv_sge){ .addr = (uintptr_t)(e.s[0].buf + DATA_OFF + i * 8192),
+		sge[i] = (struct ibv_sge){ .addr = (uintptr_t)(e.s[0].buf + ROCE_TEST_DATA_OFF + i * 8192),
 					   .length = slen[i], .lkey = e.s[0].mr->lkey };
-		fill((uint8_t *)(uintptr_t)sge[i].addr, slen[i], 20 + i);
+		roce_test_fill((uint8_t *)(uintptr_t)sge[i].addr, slen[i], 20 + i);
 		memcpy(expect + off, (void *)(uintptr_t)sge[i].addr, slen[i]);
 		off += slen[i];
 	}
 	for (i = 0; i < 2; i++)
-		rsge[i] = (struct ibv_sge){ .addr = (uintptr_t)(e.s[1].buf + DATA_OFF + i * 8192),
+		rsge[i] = (struct ibv_sge){ .addr = (uintptr_t)(e.s[1].buf + ROCE_TEST_DATA_OFF + i * 8192),
 					    .length = rlen[i], .lkey = e.s[1].mr->lkey };
 	rwr = (struct ibv_recv_wr){ .wr_id = 1, .sg_list = rsge, .num_sge = 2 };
 	wr = (struct ibv_send_wr){ .wr_id = 1, .sg_list = sge, .num_sge = 3,
 				   .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED };
 	ROCE_TEST_ASSERT_EQ(rte_roce_post_recv(e.qp[1][0], &rwr, &rbad), 0, "post_recv");
 	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(e.qp[0][0], &wr, &bad), 0, "post_send");
-	ret = wait_wc(&e, e.s[0].scq, &wc, 1) == 1 && wc.status == IBV_WC_SUCCESS ? 0 : -1;
-	ret |= wait_wc(&e, e.s[1].rcq, &wc, 1) == 1 && wc.byte_len == total ? 0 : -1;
-	ret |= memcmp(e.s[1].buf + DATA_OFF, expect, rlen[0]) != 0;
-	ret |= memcmp(e.s[1].buf + DATA_OFF + 8192, expect + rlen[0], total - rlen[0]) != 0;
+	ret = roce_test_wait_wc(&e, e.s[0].scq, &wc, 1) == 1 && wc.status == IBV_WC_SUCCESS ? 0 : -1;
+	ret |= roce_test_wait_wc(&e, e.s[1].rcq, &wc, 1) == 1 && wc.byte_len == total ? 0 : -1;
+	ret |= memcmp(e.s[1].buf + ROCE_TEST_DATA_OFF, expect, rlen[0]) != 0;
+	ret |= memcmp(e.s[1].buf + ROCE_TEST_DATA_OFF + 8192, expect + rlen[0], total - rlen[0]) != 0;
 	if (ret != 0)
 		printf("#   multi-SGE SEND wrong\n");
 	/* READ the first total remote bytes back into the three pieces. */
 	if (ret == 0) {
-		memcpy(expect, e.s[1].buf + DATA_OFF, total);
+		memcpy(expect, e.s[1].buf + ROCE_TEST_DATA_OFF, total);
 		for (i = 0; i < 3; i++)
 			memset((void *)(uintptr_t)sge[i].addr, 0, slen[i]);
 		wr = (struct ibv_send_wr){ .wr_id = 2, .sg_list = sge, .num_sge = 3,
 					   .opcode = IBV_WR_RDMA_READ,
 					   .send_flags = IBV_SEND_SIGNALED };
-		wr.wr.rdma.remote_addr = (uintptr_t)(e.s[1].buf + DATA_OFF);
+		wr.wr.rdma.remote_addr = (uintptr_t)(e.s[1].buf + ROCE_TEST_DATA_OFF);
 		wr.wr.rdma.rkey = e.s[1].mr->rkey;
 		ROCE_TEST_ASSERT_EQ(rte_roce_post_send(e.qp[0][0], &wr, &bad), 0, "post READ");
-		ret = wait_wc(&e, e.s[0].scq, &wc, 1) == 1 && wc.status == IBV_WC_SUCCESS ? 0 : -1;
+		ret = roce_test_wait_wc(&e, e.s[0].scq, &wc, 1) == 1 && wc.status == IBV_WC_SUCCESS ? 0 : -1;
 		for (i = 0, off = 0; ret == 0 && i < 3; off += slen[i], i++)
 			ret = memcmp((void *)(uintptr_t)sge[i].addr, expect + off, slen[i]) != 0;
 		if (ret != 0)
@@ -1743,19 +1242,19 @@ test_sge_lists_and_inline(void)
 	}
 	/* Inline SEND: the data is copied at post time, the buffer may change after. */
 	if (ret == 0) {
-		fill(e.s[0].buf, 40, 77);
+		roce_test_fill(e.s[0].buf, 40, 77);
 		memcpy(expect, e.s[0].buf, 40);
-		ret = post_recv(e.qp[1][0], 3, e.s[1].buf, 64, e.s[1].mr->lkey) |
-		      post_send(e.qp[0][0], IBV_WR_SEND, 3, e.s[0].buf, 40, 0, 0, 0,
+		ret = roce_test_post_recv(e.qp[1][0], 3, e.s[1].buf, 64, e.s[1].mr->lkey) |
+		      roce_test_post_send(e.qp[0][0], IBV_WR_SEND, 3, e.s[0].buf, 40, 0, 0, 0,
 				IBV_SEND_SIGNALED | IBV_SEND_INLINE);
 		memset(e.s[0].buf, 0, 40);
-		ret |= wait_wc(&e, e.s[1].rcq, &wc, 1) == 1 && wc.byte_len == 40 ? 0 : -1;
+		ret |= roce_test_wait_wc(&e, e.s[1].rcq, &wc, 1) == 1 && wc.byte_len == 40 ? 0 : -1;
 		ret |= memcmp(e.s[1].buf, expect, 40) != 0;
-		ret |= wait_wc(&e, e.s[0].scq, &wc, 1) == 1 && wc.status == IBV_WC_SUCCESS ? 0 : -1;
+		ret |= roce_test_wait_wc(&e, e.s[0].scq, &wc, 1) == 1 && wc.status == IBV_WC_SUCCESS ? 0 : -1;
 		if (ret != 0)
 			printf("#   inline SEND wrong\n");
 	}
-	return env_close(&e) | ret;
+	return roce_test_env_close(&e) | ret;
 }
 
 
@@ -1796,7 +1295,7 @@ soak_mangle(unsigned int r)
 	struct rte_mbuf *in[SOAK_BURST], *out[2 * SOAK_BURST], *t;
 	unsigned int n, i, k = 0;
 
-	n = rte_ring_dequeue_burst(pair.ring[r], (void **)in, RTE_DIM(in), NULL);
+	n = rte_ring_dequeue_burst(roce_test_verbs_pair.ring[r], (void **)in, RTE_DIM(in), NULL);
 	for (i = 0; i < n; i++) {
 		if (soak_chance(SOAK_DROP_PCT)) {
 			rte_pktmbuf_free(in[i]);
@@ -1817,7 +1316,7 @@ soak_mangle(unsigned int r)
 		}
 	}
 	for (i = 0; i < k; i++) {
-		if (rte_ring_enqueue(pair.ring[r], out[i]) != 0)
+		if (rte_ring_enqueue(roce_test_verbs_pair.ring[r], out[i]) != 0)
 			rte_pktmbuf_free(out[i]);
 	}
 }
@@ -1829,7 +1328,7 @@ static const enum ibv_wr_opcode soak_ops[] = {
 
 /* Post one round: every op of soak_ops with len bytes; returns the receives expected. */
 static int
-soak_post(struct env *e, uint32_t len, uint32_t round, unsigned int *nrecv)
+soak_post(struct roce_test_env *e, uint32_t len, uint32_t round, unsigned int *nrecv)
 {
 	uint64_t *counter = (uint64_t *)(e->s[1].buf + ATOMIC_OFF);
 	enum ibv_wr_opcode op;
@@ -1840,24 +1339,24 @@ soak_post(struct env *e, uint32_t len, uint32_t round, unsigned int *nrecv)
 	*nrecv = 0;
 	for (i = 0; ret == 0 && i < RTE_DIM(soak_ops); i++) {
 		op = soak_ops[i];
-		off = DATA_OFF + SOAK_SLOT * (i + 1);
+		off = ROCE_TEST_DATA_OFF + SOAK_SLOT * (i + 1);
 		if (op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
-			ret = post_atomic(e->qp[0][0], op, i, e->s[0].buf + ATOMIC_OFF,
+			ret = roce_test_post_atomic(e->qp[0][0], op, i, e->s[0].buf + ATOMIC_OFF,
 					  e->s[0].mr->lkey, (uintptr_t)counter, e->s[1].mr->rkey,
 					  1, 0);
 			continue;
 		}
-		fill((op == IBV_WR_RDMA_READ ? e->s[1].buf : e->s[0].buf) + off, len,
+		roce_test_fill((op == IBV_WR_RDMA_READ ? e->s[1].buf : e->s[0].buf) + off, len,
 		     round * RTE_DIM(soak_ops) + i);
 		memset((op == IBV_WR_RDMA_READ ? e->s[0].buf : e->s[1].buf) + off, 0, len);
 		if (op != IBV_WR_RDMA_WRITE && op != IBV_WR_RDMA_READ) {
-			ret = post_recv(e->qp[1][0], i, e->s[1].buf + off,
+			ret = roce_test_post_recv(e->qp[1][0], i, e->s[1].buf + off,
 					op == IBV_WR_RDMA_WRITE_WITH_IMM ? 0 : SOAK_SLOT,
 					e->s[1].mr->lkey);
 			(*nrecv)++;
 		}
 		if (ret == 0)
-			ret = post_send(e->qp[0][0], op, i, e->s[0].buf + off, len,
+			ret = roce_test_post_send(e->qp[0][0], op, i, e->s[0].buf + off, len,
 					e->s[0].mr->lkey, (uintptr_t)(e->s[1].buf + off),
 					e->s[1].mr->rkey, IBV_SEND_SIGNALED);
 	}
@@ -1866,9 +1365,9 @@ soak_post(struct env *e, uint32_t len, uint32_t round, unsigned int *nrecv)
 
 /* Drive both sides through the lossy rings until the round's completions came. */
 static int
-soak_wait(struct env *e, uint32_t round, unsigned int nrecv)
+soak_wait(struct roce_test_env *e, uint32_t round, unsigned int nrecv)
 {
-	uint64_t end = roce_test_ms() + 4 * WAIT_MS;
+	uint64_t end = roce_test_ms() + 4 * ROCE_TEST_WAIT_MS;
 	unsigned int got_s = 0, got_r = 0, i;
 	struct ibv_wc wc[SOAK_BURST];
 	int n;
@@ -1896,17 +1395,17 @@ static int
 test_lossy_rings(void)
 {
 	uint64_t *counter, *result;
-	struct conf c = default_conf;
+	struct roce_test_conf c = roce_test_default_conf;
 	unsigned int nrecv, i;
 	uint32_t round, len;
-	struct env e;
+	struct roce_test_env e;
 	int ret;
 
 	soak_state = 1;
 	c.timeout = TIMEOUT_FAST;
-	ret = env_open(&e, &c, 1);
+	ret = roce_test_env_open(&e, &c, 1);
 	if (ret == 0)
-		ret = warm_up(&e);
+		ret = roce_test_warm_up(&e);
 	counter = (uint64_t *)(e.s[1].buf + ATOMIC_OFF);
 	result = (uint64_t *)(e.s[0].buf + ATOMIC_OFF);
 	*counter = 0;
@@ -1916,7 +1415,7 @@ test_lossy_rings(void)
 		if (ret == 0)
 			ret = soak_wait(&e, round, nrecv);
 		for (i = 0; ret == 0 && i < RTE_DIM(soak_ops); i++) {
-			uint32_t off = DATA_OFF + SOAK_SLOT * (i + 1);
+			uint32_t off = ROCE_TEST_DATA_OFF + SOAK_SLOT * (i + 1);
 
 			ROCE_TEST_ASSERT(memcmp(e.s[0].buf + off, e.s[1].buf + off, len) == 0,
 					 "round %u, op %d, %u bytes: data differs", round,
@@ -1929,17 +1428,18 @@ test_lossy_rings(void)
 	}
 	if (ret == 0) {
 		/* The loss was real: recovery ran. */
-		ROCE_TEST_ASSERT(xstats(&e.s[0])->retries > 0 && xstats(&e.s[1])->dup_requests > 0,
+		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[0])->retries > 0 &&
+				 roce_test_xstats(&e.s[1])->dup_requests > 0,
 				 "no recovery exercised");
 	}
-	return env_close(&e) | ret;
+	return roce_test_env_close(&e) | ret;
 }
 
 /* Every opcode over IPv6 addresses (ND instead of ARP, IPv6 frames). */
 static int
 test_ipv6(void)
 {
-	struct conf c = default_conf;
+	struct roce_test_conf c = roce_test_default_conf;
 
 	c.ipv6 = true;
 	return all_ops_both_ways(&c);
@@ -1954,29 +1454,29 @@ static int
 test_sq_wrap_and_reuse(void)
 {
 	const unsigned int rounds = 12, per_round = 100;
-	struct conf c = default_conf;
+	struct roce_test_conf c = roce_test_default_conf;
 	struct ibv_wc wc[per_round];
 	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RESET };
 	unsigned int r, i;
-	struct env e;
+	struct roce_test_env e;
 	int ret;
 
-	ret = env_open(&e, &c, 1);
+	ret = roce_test_env_open(&e, &c, 1);
 	for (r = 0; ret == 0 && r < rounds; r++) {
 		for (i = 0; ret == 0 && i < per_round; i++)
-			ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, r * per_round + i,
-					e.s[0].buf + DATA_OFF, 1500, e.s[0].mr->lkey,
-					(uintptr_t)(e.s[1].buf + DATA_OFF), e.s[1].mr->rkey,
+			ret = roce_test_post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, r * per_round + i,
+					e.s[0].buf + ROCE_TEST_DATA_OFF, 1500, e.s[0].mr->lkey,
+					(uintptr_t)(e.s[1].buf + ROCE_TEST_DATA_OFF), e.s[1].mr->rkey,
 					IBV_SEND_SIGNALED);
 		if (ret == 0)
-			ret = wait_wc(&e, e.s[0].scq, wc, per_round) == (int)per_round ? 0 : -1;
+			ret = roce_test_wait_wc(&e, e.s[0].scq, wc, per_round) == (int)per_round ? 0 : -1;
 		for (i = 0; ret == 0 && i < per_round; i++)
 			ret = wc[i].status == IBV_WC_SUCCESS && wc[i].wr_id == r * per_round + i ?
 			      0 : -1;
 	}
 	/* A bad rkey: both QPs to ERR. */
 	if (ret == 0)
-		ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1, e.s[0].buf, 8, e.s[0].mr->lkey,
+		ret = roce_test_post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1, e.s[0].buf, 8, e.s[0].mr->lkey,
 				(uintptr_t)e.s[1].buf, e.s[1].mr->rkey ^ 1, IBV_SEND_SIGNALED);
 	if (ret == 0)
 		ret = expect_fail_then_flush(&e, IBV_WC_REM_ACCESS_ERR);
@@ -1985,15 +1485,15 @@ test_sq_wrap_and_reuse(void)
 		ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(e.qp[1][0], &attr, IBV_QP_STATE), 0, "reset");
 		c.psn_ab = 77777;
 		c.psn_ba = 88888;
-		ret = pair_connect(&e, 0, &c);
+		ret = roce_test_pair_connect(&e, 0, &c);
 	}
 	for (i = 0; ret == 0 && i < RTE_DIM(data_ops); i++)
-		ret = transfer(&e, 0, 0, data_ops[i], 3000, DATA_OFF, i);
+		ret = roce_test_transfer(&e, 0, 0, data_ops[i], 3000, ROCE_TEST_DATA_OFF, i);
 	if (ret == 0)
 		ret = atomics(&e);
 	if (ret != 0)
 		printf("#   failed in round %u, WR %u\n", r, i);
-	return env_close(&e) | ret;
+	return roce_test_env_close(&e) | ret;
 }
 
 static const struct roce_test_case cases[] = {
@@ -2032,7 +1532,7 @@ main(int argc, char **argv)
 {
 	RTE_SET_USED(argc);
 	if (roce_test_eal_init(argv[0], NULL) != 0 || roce_test_mbuf_pool() == NULL ||
-	    roce_test_pair_create(&pair, "rc") != 0)
+	    roce_test_pair_create(&roce_test_verbs_pair, "rc") != 0)
 		return 1;
 	return roce_test_run(cases, RTE_DIM(cases));
 }

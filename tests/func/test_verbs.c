@@ -702,8 +702,8 @@ test_qp_create_misuse(void)
 	CREATE_FAILS(init.send_cq = NULL, EINVAL, "NULL send CQ");
 	CREATE_FAILS(init.recv_cq = NULL, EINVAL, "NULL recv CQ");
 	CREATE_FAILS(init.recv_cq = foreign, EINVAL, "CQ of another device");
-	CREATE_FAILS(init.qp_type = IBV_QPT_UD, EINVAL, "UD");
-	CREATE_FAILS(init.qp_type = IBV_QPT_UC, EINVAL, "UC");
+	CREATE_FAILS(init.qp_type = IBV_QPT_RAW_PACKET, EINVAL, "raw packet");
+	CREATE_FAILS(init.qp_type = IBV_QPT_XRC_SEND, EINVAL, "XRC");
 	CREATE_FAILS(init.srq = srq, EINVAL, "SRQ");
 	CREATE_FAILS(init.cap.max_send_wr = 65, EINVAL, "send WRs");
 	CREATE_FAILS(init.cap.max_recv_wr = 65, EINVAL, "recv WRs");

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef ROCE_MCAST_H
+#define ROCE_MCAST_H
+
+/*
+ * UD multicast: the device's table of (group, QP) attachments and the
+ * delivery of a multicast SEND to every attached QP (roce_mcast.c).
+ */
+
+#include <rte_mbuf.h>
+
+struct rte_roce_pkt;
+struct roce_dev;
+struct roce_qp;
+
+/* Deliver a UD SEND to DestQP RTE_ROCE_MCAST_QPN to each QP attached to its group. */
+void roce_mcast_recv(struct roce_dev *dev, const struct rte_roce_pkt *pkt,
+		     const struct rte_mbuf *m);
+
+/* Detach qp from every group (destroy). */
+void roce_mcast_qp_fini(struct roce_qp *qp);
+
+#endif /* ROCE_MCAST_H */
