@@ -619,37 +619,37 @@ test_tx_batching(void)
 	const unsigned int nb = 16, len = 64;
 	const struct rte_eth_rxtx_callback *cb;
 	struct tx_bursts b = { 0 };
-	struct env e;
+	struct roce_test_env e;
 	struct ibv_wc wc;
 	unsigned int i;
 	int ret;
 
-	ret = env_open(&e, &default_conf, 1);
+	ret = roce_test_env_open(&e, &roce_test_default_conf, 1);
 	if (ret == 0)
-		ret = warm_up(&e);
-	cb = ret == 0 ? rte_eth_add_tx_callback(pair.a, 0, tx_bursts_count, &b) : NULL;
+		ret = roce_test_warm_up(&e);
+	cb = ret == 0 ? rte_eth_add_tx_callback(roce_test_verbs_pair.a, 0, tx_bursts_count, &b) : NULL;
 	if (ret == 0 && cb == NULL)
 		ret = -1;
-	fill(e.s[0].buf + DATA_OFF, nb * len, 7);
+	roce_test_fill(e.s[0].buf + ROCE_TEST_DATA_OFF, nb * len, 7);
 	for (i = 0; ret == 0 && i < nb; i++)
-		ret = post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, i, e.s[0].buf + DATA_OFF + i * len,
-				len, e.s[0].mr->lkey, (uintptr_t)(e.s[1].buf + DATA_OFF + i * len),
+		ret = roce_test_post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, i, e.s[0].buf + ROCE_TEST_DATA_OFF + i * len,
+				len, e.s[0].mr->lkey, (uintptr_t)(e.s[1].buf + ROCE_TEST_DATA_OFF + i * len),
 				e.s[1].mr->rkey, i == nb - 1 ? IBV_SEND_SIGNALED : 0);
 	if (ret == 0) {
-		ret = wait_wc(&e, e.s[0].scq, &wc, 1) == 1 ? 0 : -1;
-		ret |= check_wc(&wc, nb - 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, len,
+		ret = roce_test_wait_wc(&e, e.s[0].scq, &wc, 1) == 1 ? 0 : -1;
+		ret |= roce_test_check_wc(&wc, nb - 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, len,
 				e.qp[0][0]->qp_num);
 	}
 	if (cb != NULL)
-		rte_eth_remove_tx_callback(pair.a, 0, cb);
+		rte_eth_remove_tx_callback(roce_test_verbs_pair.a, 0, cb);
 	if (ret == 0) {
-		ROCE_TEST_ASSERT(memcmp(e.s[0].buf + DATA_OFF, e.s[1].buf + DATA_OFF, nb * len) == 0,
+		ROCE_TEST_ASSERT(memcmp(e.s[0].buf + ROCE_TEST_DATA_OFF, e.s[1].buf + ROCE_TEST_DATA_OFF, nb * len) == 0,
 				 "data");
 		ROCE_TEST_ASSERT_EQ(b.frames, nb, "frames a sent");
 		ROCE_TEST_ASSERT_EQ(b.max, nb, "the 16 WRITEs leave in one burst");
 		ROCE_TEST_ASSERT_EQ(b.calls, 1, "one TX call");
 	}
-	return env_close(&e) | ret;
+	return roce_test_env_close(&e) | ret;
 }
 
 /*
