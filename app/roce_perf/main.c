@@ -529,7 +529,7 @@ perf_main(const struct perf_opts *o)
 		}
 	}
 	if (ret == 0 && !o->json)
-		printf("---------------------------------------------------------------------------------------\n");
+		printf("%s\n", PERF_LINE);
 	if (r.oob >= 0)
 		perf_oob_close(r.oob, r.cli != NULL);
 	perf_side_close(&side[0]);

@@ -27,6 +27,7 @@
 #define PERF_SWEEP_MAX 65536		/* and we stop at 64 KiB (perftest: 8 MiB) */
 #define PERF_LAT_SAMPLES_MAX 10000000u
 #define PERF_ATOMIC_SIZE 8		/* IBA 9.4.5: atomics act on 8 bytes */
+#define PERF_LINE "-----------------------------------------------------------------------------------"
 #define PERF_HDR_ALLOWANCE 80		/* Ethernet MTU = IB MTU + this (K:rxe_param.h) */
 
 enum perf_test {

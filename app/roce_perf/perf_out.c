@@ -9,7 +9,6 @@
 
 #include "perf.h"
 
-#define PERF_LINE "---------------------------------------------------------------------------------------"
 
 const char *
 perf_test_name(enum perf_test t)

@@ -620,6 +620,7 @@ test_tx_batching(void)
 	const struct rte_eth_rxtx_callback *cb;
 	struct tx_bursts b = { 0 };
 	struct roce_test_env e;
+	uint8_t *src, *dst;
 	struct ibv_wc wc;
 	unsigned int i;
 	int ret;
@@ -630,11 +631,13 @@ test_tx_batching(void)
 	cb = ret == 0 ? rte_eth_add_tx_callback(roce_test_verbs_pair.a, 0, tx_bursts_count, &b) : NULL;
 	if (ret == 0 && cb == NULL)
 		ret = -1;
-	roce_test_fill(e.s[0].buf + ROCE_TEST_DATA_OFF, nb * len, 7);
+	src = e.s[0].buf + ROCE_TEST_DATA_OFF;
+	dst = e.s[1].buf + ROCE_TEST_DATA_OFF;
+	roce_test_fill(src, nb * len, 7);
 	for (i = 0; ret == 0 && i < nb; i++)
-		ret = roce_test_post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, i, e.s[0].buf + ROCE_TEST_DATA_OFF + i * len,
-				len, e.s[0].mr->lkey, (uintptr_t)(e.s[1].buf + ROCE_TEST_DATA_OFF + i * len),
-				e.s[1].mr->rkey, i == nb - 1 ? IBV_SEND_SIGNALED : 0);
+		ret = roce_test_post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, i, src + i * len, len,
+					  e.s[0].mr->lkey, (uintptr_t)(dst + i * len),
+					  e.s[1].mr->rkey, i == nb - 1 ? IBV_SEND_SIGNALED : 0);
 	if (ret == 0) {
 		ret = roce_test_wait_wc(&e, e.s[0].scq, &wc, 1) == 1 ? 0 : -1;
 		ret |= roce_test_check_wc(&wc, nb - 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, len,
@@ -643,8 +646,7 @@ test_tx_batching(void)
 	if (cb != NULL)
 		rte_eth_remove_tx_callback(roce_test_verbs_pair.a, 0, cb);
 	if (ret == 0) {
-		ROCE_TEST_ASSERT(memcmp(e.s[0].buf + ROCE_TEST_DATA_OFF, e.s[1].buf + ROCE_TEST_DATA_OFF, nb * len) == 0,
-				 "data");
+		ROCE_TEST_ASSERT(memcmp(src, dst, nb * len) == 0, "data");
 		ROCE_TEST_ASSERT_EQ(b.frames, nb, "frames a sent");
 		ROCE_TEST_ASSERT_EQ(b.max, nb, "the 16 WRITEs leave in one burst");
 		ROCE_TEST_ASSERT_EQ(b.calls, 1, "one TX call");
