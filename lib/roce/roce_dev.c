@@ -371,7 +371,9 @@ rte_roce_poll(struct ibv_context *ctx)
 	roce_port_tx_batch_begin(dev->port);
 	if (n > 0) {
 		dev->stats.rx_frames += n;
-		roce_recv_burst(dev, dev->rx, n);
+		/* the port parsed and checked them: no second parse */
+		RTE_BUILD_BUG_ON(ROCE_DEV_RX_BURST > ROCE_PORT_RX_PARSED);
+		roce_recv_burst(dev, dev->rx, roce_port_rx_parsed(dev->port, 0), n);
 	}
 	roce_timer_run(dev);
 	if (dev->cq_error)

@@ -597,11 +597,14 @@ static bool
 roce_port_rx_roce(struct rte_roce_port *port, struct rte_mbuf *m)
 {
 	enum rte_roce_drop_reason reason;
-	struct rte_roce_pkt pkt;
+	struct rte_roce_pkt local;
+	/* kept for the engine if the frame is returned (roce_port_rx_parsed()) */
+	struct rte_roce_pkt *pkt = port->rx_next < ROCE_PORT_RX_PARSED ?
+				   &port->rx_parsed[port->rx_next] : &local;
 
-	reason = rte_roce_pkt_parse_mbuf(m, port->ib_mtu, &pkt);
+	reason = rte_roce_pkt_parse_mbuf(m, port->ib_mtu, pkt);
 	if (reason == RTE_ROCE_DROP_NONE &&
-	    rte_roce_icrc_check_mbuf(m, pkt.l3_off, pkt.icrc_off - pkt.l3_off) != 0)
+	    rte_roce_icrc_check_mbuf(m, pkt->l3_off, pkt->icrc_off - pkt->l3_off) != 0)
 		reason = RTE_ROCE_DROP_ICRC;
 	if (reason == RTE_ROCE_DROP_NONE)
 		return true;
@@ -756,9 +759,11 @@ rte_roce_port_poll(struct rte_roce_port *port, struct rte_mbuf **pkts, uint16_t 
 
 	port->now = rte_get_timer_cycles();
 	nb_rx = nb_pkts != 0 ? rte_eth_rx_burst(port->port_id, 0, pkts, nb_pkts) : 0;
-	for (i = 0; i < nb_rx; i++)
+	for (i = 0; i < nb_rx; i++) {
+		port->rx_next = nb_ret;
 		if (roce_port_rx_one(port, pkts[i]))
 			pkts[nb_ret++] = pkts[i];
+	}
 	if (port->now >= port->neigh.next_timer)
 		roce_neigh_timers(port);
 	roce_port_tx_flush(port);

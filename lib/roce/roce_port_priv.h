@@ -20,6 +20,8 @@
 
 /* Frames the TX queue refused, kept in order for the next flush (power of 2). */
 #define ROCE_PORT_TX_BACKLOG 256
+/* Frames of one poll whose parse is kept for the engine (roce_port_rx_parsed()). */
+#define ROCE_PORT_RX_PARSED 32
 /* In a TX batch, frames gathered before one rte_eth_tx_burst(). */
 #define ROCE_PORT_TX_BURST 32
 
@@ -88,6 +90,9 @@ struct rte_roce_port {
 	struct rte_mbuf *tx_backlog[ROCE_PORT_TX_BACKLOG];
 	struct rte_roce_port_stats stats;
 	struct roce_port_mcast mcast[RTE_ROCE_PORT_MCAST_MAX];
+	uint16_t rx_next;		/* index the frame being sorted gets if returned */
+	/* The parse of each RoCE frame the last poll returned: the engine needs no second one. */
+	struct rte_roce_pkt rx_parsed[ROCE_PORT_RX_PARSED];
 };
 
 /* Where a frame was addressed at layer 2. */
@@ -122,6 +127,17 @@ roce_pktmbuf_copy(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *bu
 	if (p != buf)
 		memcpy(buf, p, len);
 	return true;
+}
+
+/*
+ * The parse (rte_roce_pkt_parse_mbuf() at the port's IB MTU, ICRC checked)
+ * of frame i of what the last rte_roce_port_poll() returned, valid until
+ * the next poll; NULL for i >= ROCE_PORT_RX_PARSED.
+ */
+static inline const struct rte_roce_pkt *
+roce_port_rx_parsed(const struct rte_roce_port *port, uint16_t i)
+{
+	return i < ROCE_PORT_RX_PARSED ? &port->rx_parsed[i] : NULL;
 }
 
 /* roce_port.c */
