@@ -18,6 +18,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'common'))
+from roce_tap import check, report  # noqa: E402
+
 EAL = ['--no-huge', '-m', '512', '--no-shconf', '--no-pci', '--no-telemetry',
        '--log-level=lib.eal:warning', '--log-level=pmd.net.memif:error']
 TESTS = ['write', 'read', 'send', 'fetch_add', 'cmp_swap']
@@ -38,11 +41,6 @@ BAD = [
     (['--loopback', 'host'], 'no server host'),
 ]
 
-results = []
-
-
-def check(name, ok, why=''):
-    results.append((name, ok, why))
 
 
 def run(perf, args, lcore='0', prefix=None, vdev=None, timeout=60):
@@ -121,12 +119,7 @@ def main():
         check('refused: %s' % ' '.join(args), p.returncode != 0 and msg in p.stderr,
               'exit %d, stderr %s' % (p.returncode, p.stderr[-200:]))
     two_process(perf)
-    print('1..%d' % len(results))
-    for i, (name, ok, why) in enumerate(results, 1):
-        print('%s %d - %s' % ('ok' if ok else 'not ok', i, name))
-        if not ok and why:
-            print('# ' + why.replace('\n', '\n# '))
-    return 0 if all(ok for _, ok, _ in results) else 1
+    return report()
 
 
 def two_process(perf):
