@@ -274,7 +274,10 @@ pp_connect(struct pp_ctx *c, const struct pp_opts *o, int sgid_index, const stru
 	   const struct pp_dest *rem)
 {
 	const struct pp_path path = {
-		.mtu = o->cmn.mtu, .sl = o->cmn.sl, .ib_port = o->cmn.ib_port, .sgid_index = sgid_index,
+		.mtu = o->cmn.mtu,
+		.sl = o->cmn.sl,
+		.ib_port = o->cmn.ib_port,
+		.sgid_index = sgid_index,
 	};
 	char name[PP_QP_NAME_LEN];
 	uint32_t i;
@@ -342,8 +345,8 @@ pp_client_exchange(const struct pp_opts *o, const struct pp_dest *mine, struct p
 
 	fd = pp_oob_connect(o->cmn.servername, o->cmn.tcp_port);
 	if (fd < 0) {
-		fprintf(stderr, "Couldn't connect to %s:%u: %s\n", o->cmn.servername, o->cmn.tcp_port,
-			strerror(-fd));
+		fprintf(stderr, "Couldn't connect to %s:%u: %s\n", o->cmn.servername,
+			o->cmn.tcp_port, strerror(-fd));
 		return -1;
 	}
 	ret = pp_oob_set_timeout(fd, PP_OOB_TIMEOUT_MS);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_ring.h>
 
@@ -135,6 +136,39 @@ roce_test_qp_connect(struct ibv_qp *qp, const struct roce_test_side *self,
 						IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC : 0)),
 			    0, "RTS");
 	return 0;
+}
+
+int
+roce_test_ud_qp_ready(struct ibv_qp *qp, uint32_t qkey)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = qkey };
+
+	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+					       IBV_QP_PORT | IBV_QP_QKEY), 0, "UD INIT");
+	a.qp_state = IBV_QPS_RTR;
+	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, IBV_QP_STATE), 0, "UD RTR");
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = ROCE_TEST_UD_PSN;
+	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN), 0, "UD RTS");
+	return 0;
+}
+
+struct ibv_ah *
+roce_test_ah_create(struct roce_test_side *s, const char *dgid)
+{
+	struct ibv_ah_attr attr = { .is_global = 1, .port_num = 1 };
+	union rte_roce_gid gid;
+	struct ibv_ah *ah;
+
+	if (rte_roce_gid_parse(dgid, &gid) != 0)
+		return NULL;
+	memcpy(attr.grh.dgid.raw, gid.raw, sizeof(gid.raw));
+	attr.grh.sgid_index = s->gid_index;
+	attr.grh.hop_limit = 1;
+	ah = rte_roce_create_ah(s->pd, &attr);
+	if (ah == NULL)
+		printf("# create_ah %s: %s\n", dgid, rte_strerror(rte_errno));
+	return ah;
 }
 
 /* Connect QP pair i of e. */

@@ -40,6 +40,7 @@ struct roce_transport_stats;
 #define ROCE_TEST_RETRY_CNT	7
 #define ROCE_TEST_RNR_INFINITE	7
 #define ROCE_TEST_RNR_TIMER_10US	1		/* RNR timer code 1: 10 us */
+#define ROCE_TEST_UD_PSN	0x123456	/* send PSN of UD test QPs */
 
 /* Every access right an MR can have. */
 #define ROCE_TEST_ALL_ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
@@ -108,6 +109,15 @@ int roce_test_qp_create(struct roce_test_side *s, enum ibv_qp_type type, struct 
 int roce_test_qp_connect(struct ibv_qp *qp, const struct roce_test_side *self,
 			 const struct roce_test_side *peer, uint32_t peer_qpn, uint32_t sq_psn,
 			 uint32_t rq_psn, const struct roce_test_conf *c);
+
+/*
+ * A UD QP to RTS as ibv_ud_pingpong does: INIT with the Q_Key, RTR with
+ * the state only, RTS with a PSN.
+ */
+int roce_test_ud_qp_ready(struct ibv_qp *qp, uint32_t qkey);
+
+/* An AH from side s to dgid (text). NULL after printing why. */
+struct ibv_ah *roce_test_ah_create(struct roce_test_side *s, const char *dgid);
 
 /* Connect QP pair i of e. */
 int roce_test_pair_connect(struct roce_test_env *e, unsigned int i,

@@ -41,11 +41,13 @@
 #define RING_A_TO_B	1		/* the pair's ring that carries a's frames to b */
 #define BURST		64
 #define MTU_BYTES	1024
+#define UD_QKEY		0x11111111u	/* ibv_ud_pingpong's */
 
 /* t.qp[0][i] on a is connected to t.qp[1][i] on b, which takes its receives from srq. */
 struct env {
 	struct roce_test_env t;
 	struct ibv_srq *srq;
+	struct ibv_ah *ah;	/* a -> b, for UD QPs */
 };
 
 static void
@@ -67,7 +69,8 @@ wait_wc(struct env *e, struct ibv_cq *cq, struct ibv_wc *wc, int n)
 }
 
 static int
-qp_create(struct roce_test_side *s, struct ibv_srq *srq, struct ibv_qp **qp)
+qp_create(struct roce_test_side *s, struct ibv_srq *srq, enum ibv_qp_type type,
+	  struct ibv_qp **qp)
 {
 	struct ibv_qp_init_attr ia = {
 		.send_cq = s->scq,
@@ -75,7 +78,7 @@ qp_create(struct roce_test_side *s, struct ibv_srq *srq, struct ibv_qp **qp)
 		.srq = srq,
 		.cap = { .max_send_wr = SQ_DEPTH, .max_recv_wr = 16, .max_send_sge = 1,
 			 .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
+		.qp_type = type,
 	};
 
 	*qp = rte_roce_create_qp(s->pd, &ia);
@@ -97,11 +100,35 @@ srq_create(struct roce_test_side *s, uint32_t max_wr)
 	return rte_roce_create_srq(s->pd, &ia);
 }
 
-/* Both devices, an SRQ of srq_depth on b and nqps connected QP pairs. */
+/* Connect QP pair i: RC and UC to each other, UD to RTS with an AH from a to b. */
 static int
-env_open(struct env *e, unsigned int nqps, uint32_t srq_depth)
+pair_ready(struct env *e, unsigned int i)
 {
 	const struct roce_test_conf *c = &roce_test_default_conf;
+	struct ibv_qp *qa = e->t.qp[0][i], *qb = e->t.qp[1][i];
+
+	if (qa->qp_type == IBV_QPT_UD) {
+		if (e->ah == NULL)
+			e->ah = roce_test_ah_create(&e->t.s[0], ROCE_TEST_ADDR_B);
+		ROCE_TEST_ASSERT(e->ah != NULL, "AH");
+		return roce_test_ud_qp_ready(qa, UD_QKEY) | roce_test_ud_qp_ready(qb, UD_QKEY);
+	}
+	if (roce_test_qp_connect(qa, &e->t.s[0], &e->t.s[1], qb->qp_num, c->psn_ab, c->psn_ba,
+				 c) != 0)
+		return -1;
+	return roce_test_qp_connect(qb, &e->t.s[1], &e->t.s[0], qa->qp_num, c->psn_ba, c->psn_ab,
+				    c);
+}
+
+/*
+ * Both devices, an SRQ of srq_depth on b and nqps QP pairs ready, of the
+ * types types[] (NULL: all RC).
+ */
+static int
+env_open_types(struct env *e, const enum ibv_qp_type *types, unsigned int nqps,
+	       uint32_t srq_depth)
+{
+	enum ibv_qp_type type;
 	unsigned int i;
 	uint64_t end;
 
@@ -114,17 +141,14 @@ env_open(struct env *e, unsigned int nqps, uint32_t srq_depth)
 	e->srq = srq_create(&e->t.s[1], srq_depth);
 	ROCE_TEST_ASSERT(e->srq != NULL, "create_srq");
 	for (i = 0; i < nqps; i++) {
-		if (qp_create(&e->t.s[0], NULL, &e->t.qp[0][i]) != 0 ||
-		    qp_create(&e->t.s[1], e->srq, &e->t.qp[1][i]) != 0)
+		type = types != NULL ? types[i] : IBV_QPT_RC;
+		if (qp_create(&e->t.s[0], NULL, type, &e->t.qp[0][i]) != 0 ||
+		    qp_create(&e->t.s[1], e->srq, type, &e->t.qp[1][i]) != 0)
 			return -1;
 	}
-	for (i = 0; i < nqps; i++) {
-		if (roce_test_qp_connect(e->t.qp[0][i], &e->t.s[0], &e->t.s[1], e->t.qp[1][i]->qp_num,
-					 c->psn_ab, c->psn_ba, c) != 0 ||
-		    roce_test_qp_connect(e->t.qp[1][i], &e->t.s[1], &e->t.s[0], e->t.qp[0][i]->qp_num,
-					 c->psn_ba, c->psn_ab, c) != 0)
+	for (i = 0; i < nqps; i++)
+		if (pair_ready(e, i) != 0)
 			return -1;
-	}
 	/* Let ARP settle, so that the rings then carry RoCE frames only. */
 	end = roce_test_ms() + QUIET_MS;
 	while (roce_test_ms() < end)
@@ -133,9 +157,19 @@ env_open(struct env *e, unsigned int nqps, uint32_t srq_depth)
 }
 
 static int
+env_open(struct env *e, unsigned int nqps, uint32_t srq_depth)
+{
+	return env_open_types(e, NULL, nqps, srq_depth);
+}
+
+static int
 env_close(struct env *e)
 {
-	return roce_test_env_close(&e->t);
+	int ret = 0;
+
+	if (e->ah != NULL)
+		ret = rte_roce_destroy_ah(e->ah) == 0 ? 0 : -1;
+	return roce_test_env_close(&e->t) | ret;
 }
 
 /* Destroy b's QPs and the SRQ so that env_close() can close b. */
@@ -207,6 +241,11 @@ send_msg(struct env *e, unsigned int qi, unsigned int seq, unsigned int slot, ui
 	struct ibv_send_wr *bad;
 	uint32_t i;
 
+	if (e->t.qp[0][qi]->qp_type == IBV_QPT_UD) {
+		wr.wr.ud.ah = e->ah;
+		wr.wr.ud.remote_qpn = e->t.qp[1][qi]->qp_num;
+		wr.wr.ud.remote_qkey = UD_QKEY;
+	}
 	memcpy(p, &hdr, HDR_LEN);
 	for (i = HDR_LEN; i < len; i++)
 		p[i] = pattern(qi, seq, i);
@@ -220,16 +259,23 @@ check_recv(struct env *e, const struct ibv_wc *wc, uint32_t len, unsigned int *n
 {
 	const uint8_t *p = e->t.s[1].buf + wc->wr_id * SLOT;
 	unsigned int qi, seq;
-	uint32_t hdr, i;
+	uint32_t hdr, i, grh = 0;
 
 	ROCE_TEST_ASSERT_EQ(wc->status, IBV_WC_SUCCESS, "status");
 	ROCE_TEST_ASSERT_EQ(wc->opcode, IBV_WC_RECV, "opcode");
-	ROCE_TEST_ASSERT_EQ(wc->byte_len, len, "byte_len");
+	for (qi = 0; qi < e->t.nqps && e->t.qp[1][qi]->qp_num != wc->qp_num; qi++)
+		;
+	ROCE_TEST_ASSERT(qi < e->t.nqps, "qp_num 0x%x is none of b's QPs", wc->qp_num);
+	/* UD: the 40-byte GRH comes first (wire-facts section 9). */
+	if (e->t.qp[1][qi]->qp_type == IBV_QPT_UD) {
+		ROCE_TEST_ASSERT(wc->wc_flags & IBV_WC_GRH, "UD without IBV_WC_GRH");
+		grh = RTE_ROCE_GRH_LEN;
+	}
+	ROCE_TEST_ASSERT_EQ(wc->byte_len, grh + len, "byte_len");
+	p += grh;
 	memcpy(&hdr, p, HDR_LEN);
-	qi = hdr >> 16;
 	seq = hdr & 0xffff;
-	ROCE_TEST_ASSERT(qi < e->t.nqps, "header names QP %u", qi);
-	ROCE_TEST_ASSERT_EQ(wc->qp_num, e->t.qp[1][qi]->qp_num, "qp_num of message %u/%u", qi, seq);
+	ROCE_TEST_ASSERT_EQ(hdr >> 16, qi, "message of QP %u completed on QP %u", hdr >> 16, qi);
 	ROCE_TEST_ASSERT_EQ(wc->src_qp, e->t.qp[0][qi]->qp_num, "src_qp");
 	/* One QP's messages take SRQ WQEs in its own order. */
 	ROCE_TEST_ASSERT_EQ(seq, next_seq[qi], "QP %u: message order", qi);
@@ -297,6 +343,41 @@ test_shared_by_64(void)
 	return shared_traffic(64, 8, 2000);
 }
 
+/*
+ * RC, UC and UD QPs (two of each) on one SRQ, all sending at once: each
+ * completion on the QP the message came to, UD ones with the GRH first.
+ */
+static int
+test_shared_by_rc_uc_ud(void)
+{
+	static const enum ibv_qp_type types[] = {
+		IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD, IBV_QPT_UD, IBV_QPT_UC, IBV_QPT_RC,
+	};
+	const unsigned int nqps = RTE_DIM(types), per_qp = 4;
+	const uint32_t len = MTU_BYTES - RTE_ROCE_GRH_LEN;	/* one packet, UD included */
+	unsigned int next_seq[MAX_QPS] = { 0 };
+	struct ibv_wc wc[BURST];
+	unsigned int qi, seq;
+	struct env e;
+	int ret, n, i;
+
+	ret = env_open_types(&e, types, nqps, SRQ_DEPTH);
+	if (ret == 0)
+		ret = srq_post(&e, 0, nqps * per_qp, SLOT);
+	for (seq = 0; ret == 0 && seq < per_qp; seq++)
+		for (qi = 0; ret == 0 && qi < nqps; qi++)
+			ret = send_msg(&e, qi, seq, seq * nqps + qi, len);
+	if (ret == 0) {
+		n = wait_wc(&e, e.t.s[1].rcq, wc, nqps * per_qp);
+		ROCE_TEST_ASSERT_EQ(n, (int)(nqps * per_qp), "receive completions");
+		for (i = 0; ret == 0 && i < n; i++)
+			ret = check_recv(&e, &wc[i], len, next_seq);
+		n = wait_wc(&e, e.t.s[0].scq, wc, nqps * per_qp);
+		ROCE_TEST_ASSERT_EQ(n, (int)(nqps * per_qp), "send completions");
+	}
+	return teardown(&e, ret);
+}
+
 /* Take the frames of a ring, put them back in the order of idx[]; the others are freed. */
 static int
 reorder_frames(unsigned int r, const unsigned int *idx, unsigned int n_idx, unsigned int expect)
@@ -307,7 +388,8 @@ reorder_frames(unsigned int r, const unsigned int *idx, unsigned int n_idx, unsi
 	n = rte_ring_dequeue_burst(roce_test_verbs_pair.ring[r], (void **)m, RTE_DIM(m), NULL);
 	ROCE_TEST_ASSERT_EQ(n, expect, "frames in ring %u", r);
 	for (i = 0; i < n_idx; i++)
-		ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(roce_test_verbs_pair.ring[r], m[idx[i]]), 0, "requeue");
+		ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(roce_test_verbs_pair.ring[r], m[idx[i]]), 0,
+				    "requeue");
 	for (i = 0; i < n; i++) {
 		unsigned int j;
 		bool kept = false;
@@ -337,7 +419,8 @@ test_interleaved_messages(void)
 
 	ret = env_open(&e, 2, SRQ_DEPTH);
 	if (ret == 0)
-		ret = srq_post(&e, 0, 2, SLOT) | send_msg(&e, 0, 0, 0, len) | roce_test_frames_to_b(&e.t, 3) |
+		ret = srq_post(&e, 0, 2, SLOT) | send_msg(&e, 0, 0, 0, len) |
+		      roce_test_frames_to_b(&e.t, 3) |
 		      send_msg(&e, 1, 0, 1, len) | roce_test_frames_to_b(&e.t, 6) |
 		      reorder_frames(RING_A_TO_B, order, RTE_DIM(order), 6);
 	if (ret == 0) {
@@ -370,7 +453,8 @@ test_empty_rnr_then_recovery(void)
 			pump(&e);
 		naks = dev_b(&e)->xstats.rnr_naks_out;
 		ROCE_TEST_ASSERT(naks > 0, "no RNR NAK from an empty SRQ");
-		ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(e.t.s[1].rcq, 1, &wc), 0, "receive completion");
+		ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(e.t.s[1].rcq, 1, &wc), 0,
+				    "receive completion");
 		ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(e.t.s[0].scq, 1, &wc), 0, "send completion");
 		ret = srq_post(&e, 0, 1, SLOT);
 	}
@@ -469,6 +553,41 @@ test_limit_event(void)
 }
 
 /*
+ * The limit event got and not acknowledged keeps the SRQ: destroy_srq is
+ * -EBUSY until the ack (ibv_get_async_event(3): every event got must be
+ * acknowledged before its object is destroyed).
+ */
+static int
+test_destroy_with_unacked_event(void)
+{
+	unsigned int next_seq[MAX_QPS] = { 0 };
+	struct ibv_srq_attr attr = { .srq_limit = 2 };
+	struct ibv_async_event ev = { 0 };
+	struct ibv_context *ctx;
+	struct env e;
+	int ret;
+
+	ret = env_open(&e, 1, 16);
+	if (ret == 0)
+		ret = srq_post(&e, 0, 2, SLOT);
+	if (ret != 0)
+		return teardown(&e, ret);
+	ctx = e.t.s[1].ctx;
+	ROCE_TEST_ASSERT_EQ(rte_roce_modify_srq(e.srq, &attr, IBV_SRQ_LIMIT), 0, "arm");
+	ret = receive_n(&e, 0, 1, next_seq);
+	ROCE_TEST_ASSERT_EQ(fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) |
+				  O_NONBLOCK), 0, "O_NONBLOCK");
+	ROCE_TEST_ASSERT_EQ(rte_roce_get_async_event(ctx, &ev), 0, "get the limit event");
+	ROCE_TEST_ASSERT(ev.event_type == IBV_EVENT_SRQ_LIMIT_REACHED && ev.element.srq == e.srq,
+			 "event %d", ev.event_type);
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(e.t.qp[1][0]), 0, "destroy the QP");
+	e.t.qp[1][0] = NULL;
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_srq(e.srq), -EBUSY, "event not acknowledged");
+	ROCE_TEST_ASSERT_EQ(rte_roce_ack_async_event(&ev), 0, "ack");
+	return teardown(&e, ret);
+}
+
+/*
  * A QP on the SRQ goes to ERR while holding a WQE (a SEND whose FIRST
  * arrived, the rest lost): that WQE alone completes with FLUSH_ERR, the
  * SRQ's WQEs stay for the other QP, Last WQE Reached is raised for the QP.
@@ -486,7 +605,8 @@ test_qp_error_keeps_srq(void)
 
 	ret = env_open(&e, 2, SRQ_DEPTH);
 	if (ret == 0)
-		ret = srq_post(&e, 0, 4, SLOT) | send_msg(&e, 0, 0, 0, 3000) | roce_test_frames_to_b(&e.t, 3) |
+		ret = srq_post(&e, 0, 4, SLOT) | send_msg(&e, 0, 0, 0, 3000) |
+		      roce_test_frames_to_b(&e.t, 3) |
 		      reorder_frames(RING_A_TO_B, first_only, 1, 3);
 	if (ret != 0)
 		return teardown(&e, ret);
@@ -653,7 +773,8 @@ test_modify_errors_and_resize(void)
 	ROCE_TEST_ASSERT_EQ(rte_roce_modify_srq(e.srq, &attr, IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT), 0,
 			    "resize and arm");
 	ROCE_TEST_ASSERT_EQ(rte_roce_query_srq(e.srq, &attr), 0, "query");
-	ROCE_TEST_ASSERT(attr.max_wr == 64 && attr.srq_limit == 50, "after resize: %u WRs, limit %u",
+	ROCE_TEST_ASSERT(attr.max_wr == 64 && attr.srq_limit == 50,
+			 "after resize: %u WRs, limit %u",
 			 attr.max_wr, attr.srq_limit);
 	/* The 10 left come out in posting order, then 50 more fit. */
 	ret |= receive_n(&e, 2, 10, next_seq);
@@ -706,10 +827,12 @@ test_post_errors(void)
 static const struct roce_test_case cases[] = {
 	{ "srq_shared_by_4_qps", test_shared_by_4 },
 	{ "srq_shared_by_64_qps", test_shared_by_64 },
+	{ "srq_shared_by_rc_uc_ud_qps", test_shared_by_rc_uc_ud },
 	{ "srq_interleaved_messages", test_interleaved_messages },
 	{ "srq_empty_rnr_then_recovery", test_empty_rnr_then_recovery },
 	{ "srq_limit_event_once_until_rearmed", test_limit_event },
 	{ "srq_qp_error_keeps_srq_wqes", test_qp_error_keeps_srq },
+	{ "srq_destroy_with_unacked_event", test_destroy_with_unacked_event },
 	{ "srq_create_destroy_errors", test_create_destroy_errors },
 	{ "srq_modify_errors_and_resize", test_modify_errors_and_resize },
 	{ "srq_post_errors", test_post_errors },
