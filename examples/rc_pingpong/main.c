@@ -105,7 +105,6 @@ struct pp_ctx {
 	struct pp_port pp;
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
-	struct ibv_comp_channel *channel;	/* -e */
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_ah *ah;	/* UD: to the peer */
@@ -117,8 +116,7 @@ struct pp_ctx {
 	int pending;		/* PP_*_WRID bits still awaited before the next send */
 	uint32_t routs;		/* receives posted */
 	uint32_t rcnt, scnt;	/* completions counted */
-	unsigned int num_cq_events;	/* got, acknowledged before the CQ goes */
-	struct pp_progress progress;	/* -e: drives the device meanwhile */
+	struct pp_events ev;	/* -e: the channel and the progress thread */
 };
 
 static void
@@ -299,19 +297,11 @@ pp_destroy(struct pp_ctx *c)
 		return -1;
 	}
 	c->ah = NULL;
-	/* As the tool: every event got is acknowledged in one batch. */
-	if (c->cq != NULL && c->channel != NULL)
-		rte_roce_ack_cq_events(c->cq, c->num_cq_events);
-	c->num_cq_events = 0;
+	pp_events_ack(&c->ev, c->cq);
 	if (pp_free_cq_mr_pd(&c->cq, &c->mr, &c->pd) != 0)
 		return -1;
 	/* After the CQ that used it. */
-	if (c->channel != NULL && rte_roce_destroy_comp_channel(c->channel) != 0) {
-		fprintf(stderr, "Couldn't destroy completion channel\n");
-		return -1;
-	}
-	c->channel = NULL;
-	return 0;
+	return pp_events_close(&c->ev);
 }
 
 /* Everything up to a QP in INIT with rx_depth receives posted; c->pp is open. */
@@ -330,15 +320,10 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 	}
 	memset(c->buf, PP_INIT_BYTE, o->cmn.size + PP_GRH_LEN);
 	/* Before the CQ that uses it, as the tool's pp_init_ctx(). */
-	if (o->use_event) {
-		c->channel = rte_roce_create_comp_channel(c->pp.ctx);
-		if (c->channel == NULL) {
-			fprintf(stderr, "Couldn't create completion channel\n");
-			return -1;
-		}
-	}
+	if (pp_events_open(&c->ev, c->pp.ctx, o->use_event) != 0)
+		return -1;
 	if (pp_alloc_pd_mr_cq(c->pp.ctx, c->buf, o->cmn.size + PP_GRH_LEN, o->cmn.rx_depth + 1,
-			      c->channel,
+			      c->ev.channel,
 			      &c->pd, &c->mr, &c->cq) != 0)
 		return -1;
 	if (pp_create_qp(c, o->cmn.ib_port) != 0)
@@ -499,19 +484,18 @@ pp_run(struct pp_ctx *c, uint32_t iters)
 	int ne, i;
 
 	while (c->rcnt < iters || c->scnt < iters) {
-		if (c->channel != NULL &&
-		    pp_event_wait(c->channel, c->cq, &c->num_cq_events) != 0)
+		if (pp_events_wait(&c->ev, c->cq) != 0)
 			return -1;
 		do {
 			/* With -e the progress thread owns the device. */
-			if (c->channel == NULL)
+			if (c->ev.channel == NULL)
 				pp_port_poll(&c->pp);
 			ne = rte_roce_poll_cq(c->cq, PP_WC_BATCH, wc);
 			if (ne < 0) {
 				fprintf(stderr, "poll CQ failed %d\n", ne);
 				return -1;
 			}
-		} while (c->channel == NULL && ne < 1);
+		} while (c->ev.channel == NULL && ne < 1);
 		for (i = 0; i < ne; i++) {
 			if (pp_complete(c, &wc[i], iters) != 0) {
 				fprintf(stderr, "parse WC failed %d\n", ne);
@@ -607,17 +591,13 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 		}
 		c->pending |= PP_SEND_WRID;
 	}
-	if (c->channel != NULL && rte_roce_req_notify_cq(c->cq, 0) != 0) {
-		fprintf(stderr, "Couldn't request CQ notification\n");
-		return -1;
-	}
-	if (c->channel != NULL && pp_progress_start(&c->progress, &c->pp) != 0)
+	if (pp_events_begin(&c->ev, &c->pp, c->cq) != 0)
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	ret = pp_run(c, o->cmn.iters);
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	/* Back to one thread before the control calls of the teardown. */
-	pp_progress_stop(&c->progress);
+	pp_events_end(&c->ev);
 	if (ret != 0)
 		return -1;
 	pp_report(o->cmn.size, o->cmn.iters, &start, &end);
