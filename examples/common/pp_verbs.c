@@ -137,10 +137,13 @@ pp_qp_to_init(struct ibv_qp *qp, int ib_port, const char *name)
 		.pkey_index = 0,
 		.port_num = ib_port,
 		.qp_access_flags = 0,
+		.qkey = PP_UD_QKEY,
 	};
+	/* UD takes a Q_Key where RC and UC take access rights (RC:ud_pingpong.c). */
+	int mask = qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
 
 	if (rte_roce_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			       IBV_QP_ACCESS_FLAGS) != 0) {
+			       mask) != 0) {
 		fprintf(stderr, "Failed to modify %s to INIT\n", name);
 		return -1;
 	}
@@ -171,6 +174,11 @@ pp_qp_connect(struct ibv_qp *qp, const struct pp_path *path, uint32_t my_psn,
 			},
 		},
 	};
+	bool rc = qp->qp_type == IBV_QPT_RC;
+	/* UD: RTR with the state alone (ud_pingpong.c); UC: without the RC attributes. */
+	int rtr_mask = qp->qp_type == IBV_QPT_UD ? 0 :
+		       IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+		       (rc ? IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER : 0);
 	int ret;
 
 	/* The tools leave the AV local when the GID is zero; RoCE cannot route that. */
@@ -178,9 +186,7 @@ pp_qp_connect(struct ibv_qp *qp, const struct pp_path *path, uint32_t my_psn,
 		fprintf(stderr, "The remote GID is zero: run the peer with -g <GID index>\n");
 		return -1;
 	}
-	ret = rte_roce_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				 IBV_QP_MIN_RNR_TIMER);
+	ret = rte_roce_modify_qp(qp, &attr, IBV_QP_STATE | rtr_mask);
 	if (ret != 0) {
 		fprintf(stderr, "Failed to modify %s to RTR: %s\n", name, strerror(-ret));
 		return -1;
@@ -191,8 +197,9 @@ pp_qp_connect(struct ibv_qp *qp, const struct pp_path *path, uint32_t my_psn,
 	attr.rnr_retry = PP_RNR_RETRY;
 	attr.sq_psn = my_psn;
 	attr.max_rd_atomic = PP_MAX_RD_ATOMIC;
-	ret = rte_roce_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				 IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	ret = rte_roce_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN |
+				 (rc ? IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				  IBV_QP_MAX_QP_RD_ATOMIC : 0));
 	if (ret != 0) {
 		fprintf(stderr, "Failed to modify %s to RTS: %s\n", name, strerror(-ret));
 		return -1;

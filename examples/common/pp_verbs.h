@@ -13,6 +13,7 @@
  */
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
@@ -84,14 +85,19 @@ struct pp_path {
 	int sgid_index;		/* -g, or the GID of --ip */
 };
 
-/* RESET -> INIT, no remote access (the tools' pp_init_ctx()). 0 or -1. */
+/* ibv_ud_pingpong's Q_Key (wire-facts.md 9). */
+#define PP_UD_QKEY 0x11111111
+
+/* RESET -> INIT, no remote access; UD: Q_Key PP_UD_QKEY (the tools' pp_init_ctx()). 0 or -1. */
 int pp_qp_to_init(struct ibv_qp *qp, int ib_port, const char *name);
 
 /*
  * INIT -> RTR -> RTS towards dest with the tools' RC attributes: hop limit
  * 1, min_rnr_timer 12, timeout 14, retry_cnt and rnr_retry 7, one READ each
- * way; sq_psn my_psn. A zero GID is refused (RoCE needs a GRH; the peer
- * forgot -g). 0 or -1.
+ * way; sq_psn my_psn. UC QPs get the UC subset (RTR: AV, MTU, QPN, PSN;
+ * RTS: PSN), UD QPs the state and sq_psn only (their peer is an address
+ * handle). A zero GID is refused (RoCE needs a GRH; the peer forgot -g).
+ * 0 or -1.
  */
 int pp_qp_connect(struct ibv_qp *qp, const struct pp_path *path, uint32_t my_psn,
 		  const struct pp_dest *dest, const char *name);

@@ -6,6 +6,15 @@
  * settings (wire-facts.md 8), same strict ping-pong of SENDs and the same
  * output, so it runs against the unmodified tool on a kernel rxe peer.
  *
+ * The same file builds uc_pingpong and ud_pingpong (PP_QP_TYPE set by
+ * examples/uc_pingpong and examples/ud_pingpong), as ibv_uc_pingpong and
+ * ibv_ud_pingpong, each with the options of its original: UC connects
+ * with the UC attributes only (RTR: AV, MTU, QPN, PSN; RTS: PSN); UD sets
+ * Q_Key 0x11111111 at INIT, creates an address handle to the peer (the
+ * server before it answers), receives into size + 40 bytes (the GRH
+ * first), sends from buf + 40, refuses a size above the port's active MTU
+ * and has no -m.
+ *
  *   rc_pingpong [EAL args] -- --ip ADDR[/LEN] [options]              server
  *   rc_pingpong [EAL args] -- --ip ADDR[/LEN] [options] <host>       client
  *
@@ -28,8 +37,9 @@
  *   pp_port_poll()): the original spins, which is right on a dedicated core.
  * - numbers are parsed strictly; the exchange reads whole records and times
  *   out after PP_OOB_TIMEOUT_MS.
- * - before tearing down, each side polls until the link has been quiet for
- *   PP_LINGER_QUIET_MS, so that its last ACK leaves (the peer waits for it).
+ * - before tearing down (and before -c checks the pages), each side polls
+ *   until the link has been quiet for PP_LINGER_QUIET_MS, so that its last
+ *   ACK (UC, UD: its last SEND) leaves: the peer waits for it.
  * - --pcap FILE captures the port's frames; see doc/examples.md.
  */
 
@@ -56,8 +66,23 @@
 #include "pp_port.h"
 #include "pp_verbs.h"
 
-/* The tool's defaults (RC:libibverbs/examples/rc_pingpong.c main). */
-#define PP_SIZE_DEFAULT 4096
+/* Which of the three tools this build is (default: rc_pingpong). */
+#ifndef PP_QP_TYPE
+#define PP_QP_TYPE IBV_QPT_RC
+#endif
+#define PP_RC (PP_QP_TYPE == IBV_QPT_RC)
+#define PP_UD (PP_QP_TYPE == IBV_QPT_UD)
+/* getopt strings of the originals (RC:libibverbs/examples/{rc,uc,ud}_pingpong.c). */
+#define PP_OPTSTRING_RC "p:d:i:s:m:r:n:l:eg:oOPtcjN"
+#define PP_OPTSTRING_UC "p:d:i:s:m:r:n:l:eg:c"
+#define PP_OPTSTRING_UD "p:d:i:s:r:n:l:eg:c"
+/* UD: the GRH in front of every receive (wire-facts.md 9, 11a). */
+#define PP_GRH_LEN (PP_UD ? RTE_ROCE_GRH_LEN : 0)
+/* IB MTU enum -> bytes: 1 << (enum + 7) (wire-facts.md 8). */
+#define PP_IB_MTU_SHIFT 7
+
+/* The tool's defaults (RC:libibverbs/examples/rc_pingpong.c main; ud_pingpong.c: 1024). */
+#define PP_SIZE_DEFAULT (PP_UD ? 1024 : 4096)
 #define PP_PSN_MASK 0xffffff
 #define PP_INIT_BYTE 0x7b	/* the tool fills its buffer with this */
 #define PP_WC_BATCH 2		/* completions polled at a time */
@@ -82,6 +107,8 @@ struct pp_ctx {
 	struct ibv_mr *mr;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
+	struct ibv_ah *ah;	/* UD: to the peer */
+	uint32_t remote_qpn;	/* UD: the peer's QP */
 	uint8_t *buf;
 	uint32_t size;
 	uint32_t rx_depth;
@@ -101,11 +128,13 @@ pp_usage(const char *argv0)
 	printf("  -l, --sl=<sl>          service level value\n");
 	printf("  -e, --events           sleep on CQ events (default poll)\n");
 	printf("  -g, --gid-idx=<gid index> local port gid index (default: the GID of --ip)\n");
+	printf("  -c, --chk              validate received buffer\n");
+	if (!PP_RC)
+		return;
 	printf("  -o, --odp              use on demand paging (not supported)\n");
 	printf("  -O, --iodp             use implicit on demand paging (not supported)\n");
 	printf("  -P, --prefetch         prefetch an ODP MR (not supported)\n");
 	printf("  -t, --ts               get CQE with timestamp (not supported)\n");
-	printf("  -c, --chk              validate received buffer\n");
 	printf("  -j, --dm               use device memory (not supported)\n");
 	printf("  -N, --new_send         use new post send WR API (not supported)\n");
 }
@@ -165,7 +194,8 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 	};
 	o->validate = false;
 	o->use_event = false;
-	return pp_cmdline(argc, argv, "p:d:i:s:m:r:n:l:eg:oOPtcjN", longopts, &o->cmn,
+	return pp_cmdline(argc, argv, PP_RC ? PP_OPTSTRING_RC :
+			  PP_UD ? PP_OPTSTRING_UD : PP_OPTSTRING_UC, longopts, &o->cmn,
 			  PP_SIZE_DEFAULT, 0, pp_opt, o, pp_usage);
 }
 
@@ -176,7 +206,7 @@ pp_post_recv(struct pp_ctx *c, uint32_t n)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)c->buf,
-		.length = c->size,
+		.length = c->size + PP_GRH_LEN,
 		.lkey = c->mr->lkey,
 	};
 	struct ibv_recv_wr wr = {
@@ -193,9 +223,35 @@ pp_post_recv(struct pp_ctx *c, uint32_t n)
 	return i;
 }
 
+/* UD: one SEND from buf + 40 to the peer's QP through the AH (RC:ud_pingpong.c pp_post_send). */
+static int
+pp_post_send_ud(struct pp_ctx *c)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(c->buf + PP_GRH_LEN),
+		.length = c->size,
+		.lkey = c->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = PP_SEND_WRID,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = c->send_flags,
+	};
+	struct ibv_send_wr *bad_wr;
+
+	wr.wr.ud.ah = c->ah;
+	wr.wr.ud.remote_qpn = c->remote_qpn;
+	wr.wr.ud.remote_qkey = PP_UD_QKEY;
+	return rte_roce_post_send(c->qp, &wr, &bad_wr);
+}
+
 static int
 pp_post_send(struct pp_ctx *c)
 {
+	if (PP_UD)
+		return pp_post_send_ud(c);
 	return pp_post_send_buf(c->qp, PP_SEND_WRID, c->buf, c->size, c->mr->lkey, c->send_flags);
 }
 
@@ -212,7 +268,7 @@ pp_create_qp(struct pp_ctx *c, int ib_port)
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
 		},
-		.qp_type = IBV_QPT_RC,
+		.qp_type = PP_QP_TYPE,
 	};
 	struct ibv_qp_attr attr;
 
@@ -236,6 +292,11 @@ pp_destroy(struct pp_ctx *c)
 		return -1;
 	}
 	c->qp = NULL;
+	if (c->ah != NULL && rte_roce_destroy_ah(c->ah) != 0) {
+		fprintf(stderr, "Couldn't destroy AH\n");
+		return -1;
+	}
+	c->ah = NULL;
 	pp_events_ack(&c->ev, c->cq);
 	if (pp_free_cq_mr_pd(&c->cq, &c->mr, &c->pd) != 0)
 		return -1;
@@ -251,16 +312,18 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 	c->rx_depth = o->cmn.rx_depth;
 	c->send_flags = IBV_SEND_SIGNALED;
 	/* At least one byte, so that a zero-size run still has an address to register. */
-	if (posix_memalign((void **)&c->buf, page_size, RTE_MAX(o->cmn.size, 1u)) != 0) {
+	if (posix_memalign((void **)&c->buf, page_size,
+			   RTE_MAX(o->cmn.size + PP_GRH_LEN, 1u)) != 0) {
 		c->buf = NULL;
 		fprintf(stderr, "Couldn't allocate work buf.\n");
 		return -1;
 	}
-	memset(c->buf, PP_INIT_BYTE, o->cmn.size);
+	memset(c->buf, PP_INIT_BYTE, o->cmn.size + PP_GRH_LEN);
 	/* Before the CQ that uses it, as the tool's pp_init_ctx(). */
 	if (pp_events_open(&c->ev, c->pp.ctx, o->use_event) != 0)
 		return -1;
-	if (pp_alloc_pd_mr_cq(c->pp.ctx, c->buf, o->cmn.size, o->cmn.rx_depth + 1, c->ev.channel,
+	if (pp_alloc_pd_mr_cq(c->pp.ctx, c->buf, o->cmn.size + PP_GRH_LEN, o->cmn.rx_depth + 1,
+			      c->ev.channel,
 			      &c->pd, &c->mr, &c->cq) != 0)
 		return -1;
 	if (pp_create_qp(c, o->cmn.ib_port) != 0)
@@ -275,19 +338,36 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 
 /* ---- connection ---- */
 
-/* RTR then RTS with the tool's attributes (RC:rc_pingpong.c pp_connect_ctx). */
+/*
+ * RTR then RTS with the tool's attributes (RC:rc_pingpong.c pp_connect_ctx);
+ * UD: then the address handle to the peer (RC:ud_pingpong.c pp_connect_ctx).
+ */
 static int
 pp_connect(struct pp_ctx *c, const struct pp_opts *o, int sgid_index, uint32_t my_psn,
 	   const struct pp_dest *dest)
 {
 	const struct pp_path path = {
-		.mtu = o->cmn.mtu,
+		.mtu = o->cmn.mtu, .sl = o->cmn.sl, .ib_port = o->cmn.ib_port, .sgid_index = sgid_index,
+	};
+	struct ibv_ah_attr ah_attr = {
+		.is_global = 1,
+		.dlid = dest->lid,
 		.sl = o->cmn.sl,
-		.ib_port = o->cmn.ib_port,
-		.sgid_index = sgid_index,
+		.port_num = o->cmn.ib_port,
+		.grh = { .dgid = dest->gid, .sgid_index = sgid_index, .hop_limit = 1 },
 	};
 
-	return pp_qp_connect(c->qp, &path, my_psn, dest, "QP");
+	if (pp_qp_connect(c->qp, &path, my_psn, dest, "QP") != 0)
+		return -1;
+	if (!PP_UD)
+		return 0;
+	c->ah = rte_roce_create_ah(c->pd, &ah_attr);
+	if (c->ah == NULL) {
+		fprintf(stderr, "Failed to create AH\n");
+		return -1;
+	}
+	c->remote_qpn = dest->qpn;
+	return 0;
 }
 
 /* Client side: send ours, read theirs, say done; the QP is connected afterwards. */
@@ -298,8 +378,8 @@ pp_client_exchange(const struct pp_opts *o, const struct pp_dest *mine, struct p
 
 	fd = pp_oob_connect(o->cmn.servername, o->cmn.tcp_port);
 	if (fd < 0) {
-		fprintf(stderr, "Couldn't connect to %s:%u: %s\n", o->cmn.servername,
-			o->cmn.tcp_port, strerror(-fd));
+		fprintf(stderr, "Couldn't connect to %s:%u: %s\n", o->cmn.servername, o->cmn.tcp_port,
+			strerror(-fd));
 		return -1;
 	}
 	ret = pp_oob_set_timeout(fd, PP_OOB_TIMEOUT_MS);
@@ -433,7 +513,7 @@ pp_mark_pages(struct pp_ctx *c, long page_size)
 	uint32_t i;
 
 	for (i = 0; i < c->size; i += page_size)
-		c->buf[i] = i / page_size % sizeof(char);
+		c->buf[i + PP_GRH_LEN] = i / page_size % sizeof(char);
 }
 
 static int
@@ -443,7 +523,7 @@ pp_check_pages(const struct pp_ctx *c, long page_size)
 	uint32_t i;
 
 	for (i = 0; i < c->size; i += page_size) {
-		if (c->buf[i] != i / page_size % sizeof(char)) {
+		if (c->buf[i + PP_GRH_LEN] != i / page_size % sizeof(char)) {
 			fprintf(stderr, "invalid data in page %lu\n",
 				(unsigned long)(i / page_size));
 			bad = -1;
@@ -468,6 +548,11 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 		return -1;
 	}
 	mine.lid = portinfo.lid;
+	if (PP_UD && o->cmn.size > (1u << (portinfo.active_mtu + PP_IB_MTU_SHIFT))) {
+		fprintf(stderr, "Requested size larger than port MTU (%u)\n",
+			1u << (portinfo.active_mtu + PP_IB_MTU_SHIFT));
+		return -1;
+	}
 	if (portinfo.link_layer != IBV_LINK_LAYER_ETHERNET && mine.lid == 0) {
 		fprintf(stderr, "Couldn't get local LID\n");
 		return -1;
@@ -516,10 +601,13 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 	if (ret != 0)
 		return -1;
 	pp_report(o->cmn.size, o->cmn.iters, &start, &end);
+	/*
+	 * Our last ACK (RC), or our last SEND (UC/UD: it completed when handed
+	 * to the port), must leave before the QP goes: the peer waits for it.
+	 */
+	pp_port_linger(&c->pp, PP_LINGER_QUIET_MS, PP_LINGER_MAX_MS);
 	if (o->cmn.servername == NULL && o->validate && pp_check_pages(c, page_size) != 0)
 		return -1;
-	/* Our last ACK must leave before the QP goes: the peer waits for it. */
-	pp_port_linger(&c->pp, PP_LINGER_QUIET_MS, PP_LINGER_MAX_MS);
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "roce_cq.h"
 #include "roce_dev.h"
 #include "roce_log.h"
+#include "roce_port_priv.h"
 #include "roce_mr.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
@@ -379,6 +380,7 @@ rte_roce_poll(struct ibv_context *ctx)
 {
 	struct roce_dev *dev;
 	uint16_t n;
+	int work;
 
 	if (ctx == NULL) {
 		ROCE_LOG(ERR, "NULL argument");
@@ -387,15 +389,21 @@ rte_roce_poll(struct ibv_context *ctx)
 	dev = roce_dev_of(ctx);
 	dev->stats.polls++;
 	n = rte_roce_port_poll(dev->port, dev->rx, ROCE_DEV_RX_BURST);
+	/* ACKs, responses and requests of this round leave in bursts */
+	roce_port_tx_batch_begin(dev->port);
 	if (n > 0) {
 		dev->stats.rx_frames += n;
-		roce_recv_burst(dev, dev->rx, n);
+		/* the port parsed and checked them: no second parse */
+		RTE_BUILD_BUG_ON(ROCE_DEV_RX_BURST > ROCE_PORT_RX_PARSED);
+		roce_recv_burst(dev, dev->rx, roce_port_rx_parsed(dev->port, 0), n);
 	}
 	roce_timer_run(dev);
 	roce_dev_link_check(dev);
 	if (dev->cq_error)
 		roce_dev_cq_errors(dev);
-	return n + roce_dev_run_qps(dev);
+	work = n + roce_dev_run_qps(dev);
+	roce_port_tx_batch_end(dev->port);
+	return work;
 }
 
 static int

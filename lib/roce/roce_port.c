@@ -125,6 +125,10 @@ roce_port_conf_check(const struct rte_roce_port_conf *conf)
 		ROCE_PORT_LOG(ERR, "ethdev port %u already has a RoCE port", conf->port_id);
 		return -EBUSY;
 	}
+	if (conf->mtu_unchecked && conf->mtu < RTE_ETHER_MIN_MTU) {
+		ROCE_PORT_LOG(ERR, "mtu_unchecked needs an MTU of at least %u", RTE_ETHER_MIN_MTU);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -144,7 +148,9 @@ roce_port_dev_setup(struct rte_roce_port *port, const struct rte_roce_port_conf 
 		ROCE_PORT_LOG(ERR, "port %u: configure failed: %s", id, rte_strerror(-ret));
 		return ret;
 	}
-	if (conf->mtu != 0 && conf->mtu != port->mtu) {
+	if (conf->mtu_unchecked) {
+		port->mtu = conf->mtu;
+	} else if (conf->mtu != 0 && conf->mtu != port->mtu) {
 		ret = rte_eth_dev_set_mtu(id, conf->mtu);
 		if (ret != 0) {
 			ROCE_PORT_LOG(ERR, "port %u: MTU %u refused by the PMD: %s", id,
@@ -528,9 +534,27 @@ roce_port_tx_flush(struct rte_roce_port *port)
 		port->stats.tx_packets += sent;
 		port->tx_head = (port->tx_head + sent) & (ROCE_PORT_TX_BACKLOG - 1);
 		port->tx_count -= sent;
-		if (sent < burst)
+		if (sent < burst) {
+			/* gathered frames the queue refused are backlogged now */
+			port->stats.tx_backlogged += RTE_MIN(port->tx_batched, port->tx_count);
+			port->tx_batched = 0;
 			return;
+		}
 	}
+	port->tx_batched = 0;
+}
+
+void
+roce_port_tx_batch_begin(struct rte_roce_port *port)
+{
+	port->tx_batch = true;
+}
+
+void
+roce_port_tx_batch_end(struct rte_roce_port *port)
+{
+	port->tx_batch = false;
+	roce_port_tx_flush(port);
 }
 
 /*
@@ -542,6 +566,14 @@ roce_port_tx(struct rte_roce_port *port, struct rte_mbuf *m)
 {
 	uint32_t len = m->pkt_len;
 
+	if (port->tx_batch && port->tx_count < ROCE_PORT_TX_BACKLOG) {
+		port->tx_backlog[(port->tx_head + port->tx_count) & (ROCE_PORT_TX_BACKLOG - 1)] = m;
+		port->tx_count++;
+		port->tx_batched++;
+		if (port->tx_batched >= ROCE_PORT_TX_BURST)
+			roce_port_tx_flush(port);
+		return 0;
+	}
 	roce_port_tx_flush(port);
 	if (port->tx_count == 0 && rte_eth_tx_burst(port->port_id, 0, &m, 1) == 1) {
 		port->stats.tx_packets++;
@@ -565,11 +597,14 @@ static bool
 roce_port_rx_roce(struct rte_roce_port *port, struct rte_mbuf *m)
 {
 	enum rte_roce_drop_reason reason;
-	struct rte_roce_pkt pkt;
+	struct rte_roce_pkt local;
+	/* kept for the engine if the frame is returned (roce_port_rx_parsed()) */
+	struct rte_roce_pkt *pkt = port->rx_next < ROCE_PORT_RX_PARSED ?
+				   &port->rx_parsed[port->rx_next] : &local;
 
-	reason = rte_roce_pkt_parse_mbuf(m, port->ib_mtu, &pkt);
+	reason = rte_roce_pkt_parse_mbuf(m, port->ib_mtu, pkt);
 	if (reason == RTE_ROCE_DROP_NONE &&
-	    rte_roce_icrc_check_mbuf(m, pkt.l3_off, pkt.icrc_off - pkt.l3_off) != 0)
+	    rte_roce_icrc_check_mbuf(m, pkt->l3_off, pkt->icrc_off - pkt->l3_off) != 0)
 		reason = RTE_ROCE_DROP_ICRC;
 	if (reason == RTE_ROCE_DROP_NONE)
 		return true;
@@ -724,9 +759,11 @@ rte_roce_port_poll(struct rte_roce_port *port, struct rte_mbuf **pkts, uint16_t 
 
 	port->now = rte_get_timer_cycles();
 	nb_rx = nb_pkts != 0 ? rte_eth_rx_burst(port->port_id, 0, pkts, nb_pkts) : 0;
-	for (i = 0; i < nb_rx; i++)
+	for (i = 0; i < nb_rx; i++) {
+		port->rx_next = nb_ret;
 		if (roce_port_rx_one(port, pkts[i]))
 			pkts[nb_ret++] = pkts[i];
+	}
 	if (port->now >= port->neigh.next_timer)
 		roce_neigh_timers(port);
 	roce_port_tx_flush(port);

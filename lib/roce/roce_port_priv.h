@@ -20,6 +20,10 @@
 
 /* Frames the TX queue refused, kept in order for the next flush (power of 2). */
 #define ROCE_PORT_TX_BACKLOG 256
+/* Frames of one poll whose parse is kept for the engine (roce_port_rx_parsed()). */
+#define ROCE_PORT_RX_PARSED 32
+/* In a TX batch, frames gathered before one rte_eth_tx_burst(). */
+#define ROCE_PORT_TX_BURST 32
 
 /* IPv6 hop limit of ND messages: receivers require 255 (RFC 4861 7.1). */
 #define ROCE_ND_HOP_LIMIT 255
@@ -81,9 +85,14 @@ struct rte_roce_port {
 	struct roce_neigh_table neigh;
 	uint16_t tx_head;		/* oldest frame of the TX backlog */
 	uint16_t tx_count;
+	uint16_t tx_batched;		/* of tx_count: gathered by a batch, not refused */
+	bool tx_batch;			/* between roce_port_tx_batch_begin() and _end() */
 	struct rte_mbuf *tx_backlog[ROCE_PORT_TX_BACKLOG];
 	struct rte_roce_port_stats stats;
 	struct roce_port_mcast mcast[RTE_ROCE_PORT_MCAST_MAX];
+	uint16_t rx_next;		/* index the frame being sorted gets if returned */
+	/* The parse of each RoCE frame the last poll returned: the engine needs no second one. */
+	struct rte_roce_pkt rx_parsed[ROCE_PORT_RX_PARSED];
 };
 
 /* Where a frame was addressed at layer 2. */
@@ -120,8 +129,28 @@ roce_pktmbuf_copy(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *bu
 	return true;
 }
 
+/*
+ * The parse (rte_roce_pkt_parse_mbuf() at the port's IB MTU, ICRC checked)
+ * of frame i of what the last rte_roce_port_poll() returned, valid until
+ * the next poll; NULL for i >= ROCE_PORT_RX_PARSED.
+ */
+static inline const struct rte_roce_pkt *
+roce_port_rx_parsed(const struct rte_roce_port *port, uint16_t i)
+{
+	return i < ROCE_PORT_RX_PARSED ? &port->rx_parsed[i] : NULL;
+}
+
 /* roce_port.c */
 int roce_port_tx(struct rte_roce_port *port, struct rte_mbuf *m);
+/*
+ * Between these two calls roce_port_tx() gathers frames and hands them to
+ * the ethdev ROCE_PORT_TX_BURST at a time (and the rest at _end()), instead
+ * of one rte_eth_tx_burst() per frame: a burst call costs about as much as
+ * a frame on memif (shared ring indexes). rte_roce_poll() brackets its work
+ * with them.
+ */
+void roce_port_tx_batch_begin(struct rte_roce_port *port);
+void roce_port_tx_batch_end(struct rte_roce_port *port);
 void roce_port_l2_fill(struct rte_roce_port *port, struct rte_mbuf *m,
 		       const struct rte_ether_addr *dst, uint16_t ether_type);
 bool roce_port_is_local(const struct rte_roce_port *port, const union rte_roce_gid *gid);

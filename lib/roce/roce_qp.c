@@ -253,7 +253,7 @@ roce_rq_consume(struct roce_qp *qp)
 
 /*
  * The oldest receive WQE that belongs to qp, without taking one from an
- * SRQ: the SRQ's WQEs are not the QP's to flush or drop (IBA 10.2.9.5; as
+ * SRQ: the SRQ's WQEs are not the QP's to flush or drop (IBA 10.2.9; as
  * K:rxe_resp.c flush_recv_queue(), which leaves the SRQ alone).
  */
 static struct roce_recv_wqe *
@@ -331,8 +331,9 @@ roce_qp_set_state(struct roce_qp *qp, enum ibv_qp_state state)
 /*
  * A QP on an SRQ in ERR takes no more WQEs from it, and the one it held is
  * flushed: tell the application it may destroy the QP without losing
- * receive WQEs (IBA 11.6.3.1 Last WQE Reached; K:rxe_resp.c
- * flush_recv_queue() raises it when the QP's receive side is flushed).
+ * receive WQEs (IBA 11.6.3, affiliated asynchronous event Last WQE
+ * Reached; K:rxe_resp.c flush_recv_queue() raises it when the QP's
+ * receive side is flushed).
  */
 static void
 roce_qp_last_wqe_reached(struct roce_qp *qp)

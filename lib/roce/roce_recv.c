@@ -80,36 +80,41 @@ roce_recv_deliver(struct roce_dev *dev, struct roce_qp *qp, const struct rte_roc
 }
 
 static void
-recv_one(struct roce_dev *dev, struct rte_mbuf *m)
+recv_one(struct roce_dev *dev, struct rte_mbuf *m, const struct rte_roce_pkt *parsed)
 {
 	struct roce_transport_stats *st = &dev->xstats;
-	struct rte_roce_pkt pkt;
+	const struct rte_roce_pkt *pkt = parsed;
+	struct rte_roce_pkt local;
 
-	if (rte_roce_pkt_parse_mbuf(m, dev->port->ib_mtu, &pkt) != RTE_ROCE_DROP_NONE) {
-		st->rx_drops[ROCE_RX_DROP_PARSE]++;
-		return;
+	if (pkt == NULL) {
+		if (rte_roce_pkt_parse_mbuf(m, dev->port->ib_mtu, &local) != RTE_ROCE_DROP_NONE) {
+			st->rx_drops[ROCE_RX_DROP_PARSE]++;
+			return;
+		}
+		pkt = &local;
 	}
-	if (pkt.info->transport == RTE_ROCE_TRANSPORT_CNP) {
+	if (pkt->info->transport == RTE_ROCE_TRANSPORT_CNP) {
 		/* Congestion control comes later. */
 		st->rx_drops[ROCE_RX_DROP_TRANSPORT]++;
 		return;
 	}
 	/* UD to the multicast QPN goes to every QP attached to the group (IBA 10.5). */
-	if (pkt.dqpn == RTE_ROCE_MCAST_QPN && pkt.info->transport == RTE_ROCE_TRANSPORT_UD &&
-	    rte_roce_gid_is_mcast(&pkt.dgid)) {
-		roce_mcast_recv(dev, &pkt, m);
+	if (pkt->dqpn == RTE_ROCE_MCAST_QPN && pkt->info->transport == RTE_ROCE_TRANSPORT_UD &&
+	    rte_roce_gid_is_mcast(&pkt->dgid)) {
+		roce_mcast_recv(dev, pkt, m);
 		return;
 	}
-	roce_recv_deliver(dev, roce_dev_qp_lookup(dev, pkt.dqpn), &pkt, m);
+	roce_recv_deliver(dev, roce_dev_qp_lookup(dev, pkt->dqpn), pkt, m);
 }
 
 void
-roce_recv_burst(struct roce_dev *dev, struct rte_mbuf **pkts, uint16_t n)
+roce_recv_burst(struct roce_dev *dev, struct rte_mbuf **pkts,
+		const struct rte_roce_pkt *parsed, uint16_t n)
 {
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
-		recv_one(dev, pkts[i]);
+		recv_one(dev, pkts[i], parsed != NULL ? &parsed[i] : NULL);
 		rte_pktmbuf_free(pkts[i]);
 	}
 }

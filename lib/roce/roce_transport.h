@@ -187,8 +187,13 @@ roce_msg_npkts(uint32_t len, uint32_t mtu)
 
 /* Engine entry points. */
 
-/* Hand a burst of frames from rte_roce_port_poll() to their QPs; takes the mbufs. */
-void roce_recv_burst(struct roce_dev *dev, struct rte_mbuf **pkts, uint16_t n);
+/*
+ * Hand a burst of frames from rte_roce_port_poll() to their QPs; takes the
+ * mbufs. parsed[i] is the port's parse of pkts[i] (roce_port_rx_parsed());
+ * parsed NULL: the frames are parsed here.
+ */
+void roce_recv_burst(struct roce_dev *dev, struct rte_mbuf **pkts,
+		     const struct rte_roce_pkt *parsed, uint16_t n);
 /* Check a frame against qp (NULL: none) and hand it to its role, or count the drop. */
 void roce_recv_deliver(struct roce_dev *dev, struct roce_qp *qp, const struct rte_roce_pkt *pkt,
 		       const struct rte_mbuf *m);

@@ -101,8 +101,7 @@ roce_ud_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const struct rt
 	 */
 	/* Consumed first: a poller on another thread may post again at once. */
 	roce_rq_consume(qp);
-	/* SE wakes a solicited-only arming (IBA 11.4.2.2); a UD message is one packet. */
-	err = roce_cq_push_se(qp->rcq, &wc, pkt->se);
-	if (err != 0)
+	/* Its SE bit wakes a solicited-only arming (IBA 11.4.2.2). */
+	if (roce_cq_push_se(qp->rcq, &wc, pkt->se) != 0)
 		roce_qp_error(qp);
 }

@@ -66,6 +66,13 @@ struct rte_roce_port_conf {
 	uint16_t nb_tx_desc;       /**< TX ring size; 0 = the PMD's default */
 	uint16_t mtu;              /**< Ethernet MTU to set; 0 = keep the device's */
 	/**
+	 * Use mtu without asking the PMD (no rte_eth_dev_set_mtu()): for PMDs
+	 * that carry bigger frames than they report, like memif (reports
+	 * max_rx_pktlen 1518, passes frames up to at least 4170 B as chained
+	 * buffers). Frames the device cannot really carry are lost. Needs mtu.
+	 */
+	bool mtu_unchecked;
+	/**
 	 * MAC address to use; all-zero = the device's. A PMD that cannot
 	 * change its MAC (net_ring) is put in promiscuous mode instead.
 	 */
@@ -173,7 +180,7 @@ int rte_roce_eal_init(int argc, char **argv);
  *   The configuration.
  * @return
  *   The port, or NULL with rte_errno set: EINVAL (conf NULL or a value out of
- *   range, or no MAC address at all), ENODEV (no such ethdev), EBUSY (a port
+ *   range, mtu_unchecked with an MTU below 68, or no MAC address at all), ENODEV (no such ethdev), EBUSY (a port
  *   already runs on it), ENOTSUP (the PMD refuses to change the MTU, or both
  *   the MAC and promiscuous mode), ENOMEM, or the errno of the
  *   failing ethdev call. Failures are logged.

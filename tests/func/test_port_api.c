@@ -77,12 +77,24 @@ static int
 test_mtu(void)
 {
 	struct rte_roce_port_conf conf = { .mtu = 9000 };
+	struct rte_roce_port_info info;
 	struct rte_roce_port *p;
 
 	/* net_ring cannot change its MTU: a clean -ENOTSUP. */
 	p = roce_test_port(pair.a, &conf, NULL);
 	ROCE_TEST_ASSERT(p == NULL && rte_errno == ENOTSUP, "MTU refused: %s",
 			 rte_strerror(rte_errno));
+	/* mtu_unchecked: taken as is, without asking the PMD; it needs an MTU. */
+	conf.mtu_unchecked = true;
+	p = roce_test_port(pair.a, &conf, NULL);
+	ROCE_TEST_ASSERT(p != NULL, "unchecked MTU 9000");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(p, &info), 0, "info");
+	rte_roce_port_destroy(p);
+	ROCE_TEST_ASSERT_EQ(info.mtu, 9000, "unchecked MTU kept");
+	ROCE_TEST_ASSERT_EQ(info.ib_mtu, 4096, "IB MTU of 9000");
+	conf.mtu = 0;
+	p = roce_test_port(pair.a, &conf, NULL);
+	ROCE_TEST_ASSERT(p == NULL && rte_errno == EINVAL, "unchecked without an MTU");
 	/* rxe's IB MTU rule (K:rxe_param.h): largest of 256..4096 <= MTU - 80. */
 	ROCE_TEST_ASSERT_EQ(rte_roce_port_ib_mtu(1500), 1024, "1500");
 	ROCE_TEST_ASSERT_EQ(rte_roce_port_ib_mtu(4176), 4096, "4176");

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_ring.h>
 
@@ -588,6 +589,67 @@ test_unsignaled(void)
 		ret |= roce_test_check_wc(&wc, 9, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 2000,
 				e.qp[0][0]->qp_num);
 		ret |= roce_test_expect_quiet(&e, e.s[0].scq);
+	}
+	return roce_test_env_close(&e) | ret;
+}
+
+/* TX bursts of a port: calls and the largest burst (an ethdev TX callback). */
+struct tx_bursts {
+	unsigned int calls, frames, max;
+};
+
+static uint16_t
+tx_bursts_count(uint16_t port_id __rte_unused, uint16_t queue __rte_unused,
+		struct rte_mbuf **pkts __rte_unused, uint16_t n, void *arg)
+{
+	struct tx_bursts *b = arg;
+
+	if (n > 0) {
+		b->calls++;
+		b->frames += n;
+		b->max = RTE_MAX(b->max, (unsigned int)n);
+	}
+	return n;
+}
+
+/* WRITEs posted together leave in bursts, not one rte_eth_tx_burst() per frame. */
+static int
+test_tx_batching(void)
+{
+	const unsigned int nb = 16, len = 64;
+	const struct rte_eth_rxtx_callback *cb;
+	struct tx_bursts b = { 0 };
+	struct roce_test_env e;
+	uint8_t *src, *dst;
+	struct ibv_wc wc;
+	unsigned int i;
+	int ret;
+
+	ret = roce_test_env_open(&e, &roce_test_default_conf, 1);
+	if (ret == 0)
+		ret = roce_test_warm_up(&e);
+	cb = ret == 0 ? rte_eth_add_tx_callback(roce_test_verbs_pair.a, 0, tx_bursts_count, &b) : NULL;
+	if (ret == 0 && cb == NULL)
+		ret = -1;
+	src = e.s[0].buf + ROCE_TEST_DATA_OFF;
+	dst = e.s[1].buf + ROCE_TEST_DATA_OFF;
+	roce_test_fill(src, nb * len, 7);
+	for (i = 0; ret == 0 && i < nb; i++)
+		ret = roce_test_post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, i, src + i * len, len,
+					  e.s[0].mr->lkey, (uintptr_t)(dst + i * len),
+					  e.s[1].mr->rkey, i == nb - 1 ? IBV_SEND_SIGNALED : 0);
+	if (ret == 0) {
+		ret = roce_test_wait_wc(&e, e.s[0].scq, &wc, 1) == 1 ? 0 : -1;
+		ret |= roce_test_check_wc(&wc, nb - 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, len,
+				e.qp[0][0]->qp_num);
+	}
+	if (cb != NULL)
+		rte_eth_remove_tx_callback(roce_test_verbs_pair.a, 0, cb);
+	if (ret == 0) {
+		ROCE_TEST_ASSERT(memcmp(src, dst, nb * len) == 0, "data");
+		ROCE_TEST_ASSERT_EQ(b.frames, nb, "frames a sent");
+		ROCE_TEST_ASSERT_EQ(b.max, nb, "the 16 WRITEs leave in one burst");
+		ROCE_TEST_ASSERT_EQ(b.calls, 1, "one TX call");
 	}
 	return roce_test_env_close(&e) | ret;
 }
@@ -1444,6 +1506,7 @@ static const struct roce_test_case cases[] = {
 	{ "rc_many_qps_backpressure", test_many_qps_backpressure },
 	{ "rc_psn_wrap", test_psn_wrap },
 	{ "rc_unsignaled", test_unsignaled },
+	{ "rc_tx_batching", test_tx_batching },
 	{ "rc_sqd_holds_new_wrs", test_sqd_holds_new_wrs },
 	{ "rc_zero_length_no_rkey", test_zero_length_no_rkey },
 	{ "rc_remote_access_errors", test_remote_access_errors },

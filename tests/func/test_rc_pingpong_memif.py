@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""rc_pingpong in two processes over net_memif (TAP output).
+"""rc_pingpong, uc_pingpong or ud_pingpong in two processes over net_memif (TAP output).
 
-usage: test_rc_pingpong_memif.py RC_PINGPONG ROCE_DUMP [NAME_PART]
-       (NAME_PART: run only the cases whose name contains it)
+usage: test_rc_pingpong_memif.py PINGPONG ROCE_DUMP [NAME_PART]
+       (PINGPONG: the rc_pingpong, uc_pingpong or ud_pingpong binary; its name
+       picks the cases. NAME_PART: run only the cases whose name contains it)
 
 A server process (memif role=server) and a client process (role=client)
 share a memif socket in a temporary directory and do the ibv_rc_pingpong
@@ -13,7 +14,8 @@ address is the other's local one) and the throughput and latency lines
 (bytes = size x iters x 2), over IPv4 and IPv6. Negative cases: path MTU above the port's,
 server absent, bad or missing --ip, refused options. One run is captured
 (--pcap) and read back with roce_dump: every frame parses, every ICRC is
-right, and the PSNs and QPNs on the wire are the ones exchanged over TCP. Every process runs
+right, and the PSNs and QPNs on the wire are the ones exchanged over TCP (UC and UD: and
+no acknowledgement at all). UD: sizes up to the port's MTU, a larger one refused. Every process runs
 under a deadline and is killed by its PID if it overstays.
 Python 3 standard library only.
 """
@@ -77,24 +79,36 @@ def case_size(size, iters, opts=(), v6=False):
     return run
 
 
+def transport(h):
+    """"rc", "uc" or "ud", from the binary's name."""
+    return os.path.basename(h.binary)[:2]
+
+
+def big(h, size):
+    """size, or the UD limit (the port's 1024-byte MTU) for ud_pingpong."""
+    return 1024 if transport(h) == "ud" else size
+
+
 def case_events_client_only(h, results):
     """-e on one side only: the modes interoperate (the wire does not change)."""
-    check_success(h, 65536, 200, [], results, client_opts=["-e"])
+    check_success(h, big(h, 65536), 200, [], results, client_opts=["-e"])
 
 
 def case_validate(h, results):
     """-c: the client marks one byte per page, the server checks them."""
-    srv, _ = check_success(h, 65536, 20, ["-c"], results)
+    srv, _ = check_success(h, big(h, 65536), 20, ["-c"], results)
     check(not any("invalid data" in l for l in srv.err), "server found invalid data")
 
 
 def case_validate_detects(h, results):
     """-c on the server only: the client leaves its pages at 0x7b, the server must say so."""
-    src, crc, srv, cli = h.pair(["-s", "8192", "-n", "5"], server_opts=["-c"])
+    pages = 1 if transport(h) == "ud" else 2    # UD messages fit in the 1024-byte MTU
+    src, crc, srv, cli = h.pair(["-s", str(big(h, 8192)), "-n", "5"], server_opts=["-c"])
     check(crc == 0, "client exit status %s:\n%s" % (crc, cli.text() if cli else ""))
     check(src == 1, "server exit status %s:\n%s" % (src, srv.text()))
     check([l for l in srv.err if l.startswith("invalid data in page")] ==
-          ["invalid data in page 0", "invalid data in page 1"], "server's report:\n%s" % srv.text())
+          ["invalid data in page %d" % i for i in range(pages)],
+          "server's report:\n%s" % srv.text())
 
 
 def case_mtu_above_port(h, results):
@@ -118,15 +132,25 @@ def case_server_absent(h, results):
           "message:\n%s" % proc.text())
 
 
-RE_FRAME = re.compile(r"^\d+ \S+ IPv4 ([\d.]+)\.\d+ > ([\d.]+)\.4791: (RC_\w+) "
+RE_FRAME = re.compile(r"^\d+ \S+ IPv4 ([\d.]+)\.\d+ > ([\d.]+)\.4791: ((?:RC|UC|UD)_\w+) "
                       r"qp 0x([0-9a-f]{6}) psn 0x([0-9a-f]{6})( \[A\])?")
+
+# Per tool: message size of the wire case, its opcodes (value: count per message), the opcode
+# that starts a message and the one that ends it (roce_dump names).
+WIRE = {
+    "rc": (4096, {"0x00": 1, "0x01": 2, "0x02": 1}, "RC_SEND_FIRST", "RC_SEND_LAST"),
+    "uc": (4096, {"0x20": 1, "0x21": 2, "0x22": 1}, "UC_SEND_FIRST", "UC_SEND_LAST"),
+    "ud": (1024, {"0x64": 1}, "UD_SEND_ONLY", "UD_SEND_ONLY"),
+}
 
 
 def case_wire(h, results):
     """The client's capture, read by roce_dump: the SENDs carry the exchanged QPNs and PSNs."""
-    iters = 10                  # 4096 B at path MTU 1024: FIRST, 2 MIDDLE, LAST
+    iters = 10                  # RC/UC 4096 B at path MTU 1024: FIRST, 2 MIDDLE, LAST
+    t = transport(h)
+    size, opcodes, first_op, last_op = WIRE[t]
     pcap = os.path.join(h.tmpdir, "client.pcap")
-    srv, cli = check_success(h, 4096, iters, [], results, client_opts=["--pcap", pcap])
+    srv, cli = check_success(h, size, iters, [], results, client_opts=["--pcap", pcap])
     s, c = parse_run(srv), parse_run(cli)
     summary = subprocess.run([h.roce_dump, "--json", pcap], capture_output=True, text=True,
                              timeout=REFUSE_S)
@@ -134,17 +158,23 @@ def case_wire(h, results):
     js = json.loads(summary.stdout)
     msgs = 2 * iters
     check(js["roce"] == js["icrc_ok"] and js["malformed"] == 0, "clean capture: %s" % js)
-    check(js["opcodes"].get("0x00") == msgs and js["opcodes"].get("0x01") == msgs * 2 and
-          js["opcodes"].get("0x02") == msgs, "SEND_FIRST/MIDDLE/LAST per message: %s" % js)
-    check(js["aeth"].get("ack", 0) >= 1 and js["aeth"].get("nak", 0) == 0, "ACKs, no NAK: %s" % js)
+    check(all(js["opcodes"].get(op) == msgs * n for op, n in opcodes.items()),
+          "%s per message: %s" % (opcodes, js))
+    if t == "rc":
+        check(js["aeth"].get("ack", 0) >= 1 and js["aeth"].get("nak", 0) == 0,
+              "ACKs, no NAK: %s" % js)
+    else:
+        check(sum(js["opcodes"].values()) == msgs * sum(opcodes.values()),
+              "nothing but the SENDs (no acknowledgement): %s" % js)
     text = subprocess.run([h.roce_dump, pcap], capture_output=True, text=True, timeout=REFUSE_S)
     first = {}
     for line in text.stdout.splitlines():
         m = RE_FRAME.match(line)
-        if m and m.group(3) == "RC_SEND_FIRST" and m.group(1) not in first:
+        if m and m.group(3) == first_op and m.group(1) not in first:
             first[m.group(1)] = (int(m.group(4), 16), int(m.group(5), 16))
-        if m and m.group(3) == "RC_SEND_LAST":
-            check(m.group(6) is not None, "AckReq on every SEND_LAST: %s" % line)
+        if m and m.group(3) == last_op:
+            check((m.group(6) is not None) == (t == "rc"),
+                  "AckReq on every RC SEND_LAST, never on UC/UD: %s" % line)
     # (dest QPN, first PSN) of each side's first SEND = (peer's QPN, own exchanged PSN).
     check(first.get(CLIENT_IP) == (s["local"][1], c["local"][2]),
           "client's first SEND %s, exchanged %s" % (first.get(CLIENT_IP), (s["local"], c["local"])))
@@ -153,48 +183,71 @@ def case_wire(h, results):
     results.append("capture: %d frames, %d RoCEv2, all ICRCs right" % (js["frames"], js["roce"]))
 
 
-
-
-
-CASES = [
-    ("rc_pingpong_memif_size_1", case_size(1, 1000)),
-    ("rc_pingpong_memif_size_4096_default", case_size(4096, 1000)),
-    ("rc_pingpong_memif_size_65536", case_size(65536, 100)),
-    ("rc_pingpong_memif_size_1MiB", case_size(1 << 20, 20)),
-    ("rc_pingpong_memif_size_0", case_size(0, 100)),
-    ("rc_pingpong_memif_mtu_256_named_dev",
-     case_size(4096, 200, ["-m", "256", "-d", "net_memif0"])),
-    ("rc_pingpong_memif_mtu_512_rx_depth_2", case_size(8192, 200, ["-m", "512", "-r", "2"])),
-    ("rc_pingpong_memif_ipv6", case_size(4096, 200, v6=True)),
-    ("rc_pingpong_memif_events", case_size(4096, 1000, ["-e"])),
-    ("rc_pingpong_memif_events_rx_depth_2_size_1", case_size(1, 2000, ["-e", "-r", "2"])),
-    ("rc_pingpong_memif_events_client_only", case_events_client_only),
-    ("rc_pingpong_memif_chk_validates", case_validate),
-    ("rc_pingpong_memif_chk_detects_unmarked_pages", case_validate_detects),
-    ("rc_pingpong_memif_wire_matches_exchange", case_wire),
-    ("rc_pingpong_memif_mtu_above_port_refused", case_mtu_above_port),
-    ("rc_pingpong_memif_server_absent", case_server_absent),
-    ("rc_pingpong_bad_ip_refused", refused([], r"--ip", ip="198.18.0")),
-    ("rc_pingpong_bad_prefix_refused", refused([], r"--ip", ip="198.18.0.1/33")),
-    ("rc_pingpong_missing_ip_refused", refused(["-n", "1"], r"--ip ADDR", ip=None)),
-    ("rc_pingpong_odp_refused", refused(["-o"], r"on demand paging.*not supported")),
-    ("rc_pingpong_ts_refused", refused(["-t"], r"timestamps.*not supported")),
-    ("rc_pingpong_dm_refused", refused(["-j"], r"device memory.*not supported")),
-    ("rc_pingpong_ib_port_2_refused",
-     refused(["-i", "2"], r"Failed to modify QP to INIT|Couldn.t get port info")),
-    ("rc_pingpong_unknown_dev_refused",
-     refused(["-d", "net_nope0"], r"IB device net_nope0 not found")),
-    ("rc_pingpong_empty_gid_refused", refused(["-g", "9"], r"can't read sgid of index 9")),
-    ("rc_pingpong_bad_mtu_usage", refused(["-m", "1000"], r"Usage")),
-    ("rc_pingpong_bad_port_usage", refused(["-p", "70000"], r"Usage")),
-    ("rc_pingpong_bad_eth_mtu_usage", refused(["--eth-mtu", "10"], r"Usage")),
-    ("rc_pingpong_memif_eth_mtu_refused",
-     refused(["--eth-mtu", "4200"], r"Couldn't create a RoCE port on ethdev 0")),
-]
+def cases_for(t):
+    """The cases of tool t ("rc", "uc" or "ud"), named after it."""
+    ud = t == "ud"
+    cases = [
+        ("memif_size_1", case_size(1, 1000)),
+        ("memif_size_0", case_size(0, 100)),
+        ("memif_ipv6", case_size(1024 if ud else 4096, 200, v6=True)),
+        ("memif_events", case_size(1024 if ud else 4096, 1000, ["-e"])),
+        ("memif_events_rx_depth_2_size_1", case_size(1, 2000, ["-e", "-r", "2"])),
+        ("memif_events_client_only", case_events_client_only),
+        ("memif_chk_validates", case_validate),
+        ("memif_chk_detects_unmarked_pages", case_validate_detects),
+        ("memif_wire_matches_exchange", case_wire),
+        ("memif_server_absent", case_server_absent),
+    ]
+    if ud:
+        cases += [
+            ("memif_size_1024_default", case_size(1024, 1000)),
+            ("memif_size_512_rx_depth_2_named_dev",
+             case_size(512, 200, ["-r", "2", "-d", "net_memif0"])),
+            ("size_above_port_mtu_refused",
+             refused(["-s", "1025"], r"Requested size larger than port MTU \(1024\)")),
+            ("mtu_option_usage", refused(["-m", "1024"], r"Usage")),
+        ]
+    else:
+        cases += [
+            ("memif_size_4096_default", case_size(4096, 1000)),
+            ("memif_size_65536", case_size(65536, 100)),
+            ("memif_size_1MiB", case_size(1 << 20, 20)),
+            ("memif_mtu_256_named_dev", case_size(4096, 200, ["-m", "256", "-d", "net_memif0"])),
+            ("memif_mtu_512_rx_depth_2", case_size(8192, 200, ["-m", "512", "-r", "2"])),
+            ("memif_mtu_above_port_refused", case_mtu_above_port),
+            ("bad_mtu_usage", refused(["-m", "1000"], r"Usage")),
+        ]
+    if t == "rc":
+        cases += [
+            ("odp_refused", refused(["-o"], r"on demand paging.*not supported")),
+            ("ts_refused", refused(["-t"], r"timestamps.*not supported")),
+            ("dm_refused", refused(["-j"], r"device memory.*not supported")),
+        ]
+    else:
+        # Options only ibv_rc_pingpong has.
+        cases += [("odp_option_usage", refused(["-o"], r"Usage"))]
+    cases += [
+        ("bad_ip_refused", refused([], r"--ip", ip="198.18.0")),
+        ("bad_prefix_refused", refused([], r"--ip", ip="198.18.0.1/33")),
+        ("missing_ip_refused", refused(["-n", "1"], r"--ip ADDR", ip=None)),
+        ("ib_port_2_refused",
+         refused(["-i", "2"], r"Failed to modify QP to INIT|Couldn.t get port info")),
+        ("unknown_dev_refused", refused(["-d", "net_nope0"], r"IB device net_nope0 not found")),
+        ("empty_gid_refused", refused(["-g", "9"], r"can't read sgid of index 9")),
+        ("bad_port_usage", refused(["-p", "70000"], r"Usage")),
+        ("bad_eth_mtu_usage", refused(["--eth-mtu", "10"], r"Usage")),
+        ("memif_eth_mtu_refused",
+         refused(["--eth-mtu", "4200"], r"Couldn't create a RoCE port on ethdev 0")),
+    ]
+    return [(t + "_pingpong_" + name, fn) for name, fn in cases]
 
 
 def main():
-    return run_cases(__doc__, CASES)
+    t = os.path.basename(sys.argv[1])[:2] if len(sys.argv) > 1 else ""
+    if t not in WIRE:
+        print(__doc__)
+        return 2
+    return run_cases(__doc__, cases_for(t))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef PERF_H
+#define PERF_H
+
+/*
+ * roce_perf: perftest's ib_{write,read,send,atomic}_{bw,lat} on librte_roce,
+ * plus raw DPDK packet I/O over the same PMD (--baseline) for ratios.
+ *
+ * One thread drives everything with rte_roce_poll(): in --loopback both
+ * devices (client and server) live in this process; otherwise the process
+ * is the client (a host given) or the server, and the two meet over TCP
+ * (perf_oob.c: perftest's exchange, wire-facts.md 11b).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include <rte_roce_fault.h>
+#include <rte_roce_port.h>
+
+#define PERF_QPS_MAX 64
+#define PERF_SIZE_MAX (1u << 20)
+#define PERF_SWEEP_MIN 2		/* perftest -a starts at 2 B */
+#define PERF_SWEEP_MAX 65536		/* and we stop at 64 KiB (perftest: 8 MiB) */
+#define PERF_LAT_SAMPLES_MAX 10000000u
+#define PERF_ATOMIC_SIZE 8		/* IBA 9.4.5: atomics act on 8 bytes */
+#define PERF_LINE "-----------------------------------------------------------------------------------"
+#define PERF_HDR_ALLOWANCE 80		/* Ethernet MTU = IB MTU + this (K:rxe_param.h) */
+
+enum perf_test {
+	PERF_TEST_WRITE,
+	PERF_TEST_READ,
+	PERF_TEST_SEND,
+	PERF_TEST_FETCH_ADD,
+	PERF_TEST_CMP_SWAP,
+};
+
+enum perf_mode {
+	PERF_MODE_BW,
+	PERF_MODE_LAT,
+};
+
+struct perf_opts {
+	enum perf_test test;
+	enum perf_mode mode;
+	uint32_t size;
+	bool sweep;		/* -a: 2, 4, ... 64 KiB */
+	uint64_t iters;		/* per QP */
+	double duration_s;	/* -D: run for this long instead of iters */
+	uint32_t qps;
+	uint32_t tx_depth;
+	uint32_t rx_depth;
+	uint32_t post_list;
+	uint32_t inline_size;
+	uint32_t cq_mod;	/* signal one WR in cq_mod */
+	uint32_t ib_mtu;	/* bytes; 0 = what the port gives */
+	uint32_t workers;
+	bool verify;
+	bool json;
+	bool baseline;
+	bool loopback;
+	bool fault;
+	struct rte_roce_fault_conf fault_conf;
+	const char *server;	/* host to connect to; NULL = be the server */
+	uint16_t tcp_port;
+	const char *ip;		/* our address (two-process mode) */
+	const char *ethdev;	/* ethdev name; NULL = the first one */
+};
+
+/* What the peers exchange per QP (perftest's struct pingpong_dest). */
+struct perf_dest {
+	uint32_t lid;
+	uint32_t out_reads;
+	uint32_t qpn;
+	uint32_t psn;
+	uint32_t rkey;
+	uint64_t vaddr;
+	union ibv_gid gid;
+	uint32_t srqn;
+};
+
+/* One end: a port, a device, its QPs and their memory. */
+struct perf_side {
+	const char *name;
+	uint16_t eth;
+	struct rte_roce_port *port;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *scq, *rcq;
+	uint8_t *buf;
+	size_t buf_len;
+	size_t slot;		/* bytes of one message slot, cache-line aligned */
+	size_t region;		/* bytes per QP: local, target, receive slots */
+	uint32_t rx_slots;
+	struct ibv_mr *mr;
+	int gid_index;
+	union ibv_gid gid;
+	uint32_t ib_mtu;
+	struct ibv_qp *qp[PERF_QPS_MAX];
+	struct perf_dest local[PERF_QPS_MAX];
+	struct perf_dest remote[PERF_QPS_MAX];
+	struct rte_roce_fault *fault;
+	/* server-side state of the ping-pong tests */
+	uint64_t echo_next[PERF_QPS_MAX];
+	/* ports stats when the test started */
+	struct rte_roce_port_stats stats0;
+};
+
+struct perf_lat {
+	double min, p50, p99, p999, max, avg, stdev;	/* microseconds */
+};
+
+struct perf_baseline {
+	uint32_t frame_len;
+	double mpps, gbps;	/* delivered frames, L2 bytes */
+	struct perf_lat rtt;
+	uint64_t rtt_samples;
+	bool done;
+};
+
+struct perf_result {
+	uint32_t size;
+	uint64_t msgs;		/* messages completed, all QPs */
+	double secs;
+	double msg_rate_mpps;
+	double bw_gbps;		/* payload bits */
+	double bw_peak_gbps;	/* best one-second window (perftest's BW peak) */
+	struct perf_lat lat;	/* round trips (LAT mode) */
+	double cpu_user_s, cpu_sys_s, busy;	/* busy: share of the loop's cycles that did work */
+	struct rte_roce_port_stats port[2];
+	unsigned int nb_ports;
+	struct rte_roce_fault_stats fault;
+	uint64_t verified;	/* bytes checked by --verify */
+	struct perf_baseline base;
+};
+
+/* The run: one or two local sides and, in two-process mode, the TCP peer. */
+struct perf_run {
+	const struct perf_opts *o;
+	struct perf_side *cli;	/* the requester, NULL on a server */
+	struct perf_side *srv;	/* the target, NULL on a client */
+	int oob;		/* TCP socket, -1 in loopback */
+	uint64_t busy_cycles;
+	uint64_t loop_cycles;
+};
+
+/* perf_side.c */
+int perf_side_open(struct perf_side *s, const struct perf_opts *o, uint16_t eth,
+		   const char *ip, uint8_t mac_last);
+int perf_side_qps(struct perf_side *s, const struct perf_opts *o, uint32_t max_size);
+int perf_side_connect(struct perf_side *s, const struct perf_opts *o);
+void perf_side_close(struct perf_side *s);
+uint8_t *perf_local(const struct perf_side *s, uint32_t q);
+uint8_t *perf_target(const struct perf_side *s, uint32_t q);
+uint8_t *perf_rx_slot(const struct perf_side *s, uint32_t q, uint32_t i);
+uint8_t perf_pattern(uint64_t k);
+uint32_t perf_frame_len(enum perf_test test, uint32_t size, uint32_t ib_mtu);
+
+/* perf_run.c */
+int perf_run_size(struct perf_run *r, uint32_t size, struct perf_result *res);
+int perf_serve_size(struct perf_run *r, uint32_t size);
+unsigned int perf_progress(struct perf_run *r);
+
+/* perf_base.c */
+int perf_base_loopback(struct perf_run *r, uint32_t frame_len, struct perf_baseline *b);
+int perf_base_client(struct perf_run *r, uint32_t frame_len, struct perf_baseline *b);
+int perf_base_server(struct perf_run *r, uint32_t frame_len);
+void perf_lat_stats(uint64_t *cycles, uint64_t n, struct perf_lat *lat);
+
+/* perf_oob.c: perftest's exchange (wire-facts.md 11b) */
+#define PERF_OOB_VERSION "6.06"
+#define PERF_OOB_VERSION_LEN 16
+#define PERF_OOB_VERSION_MIN 5.70
+#define PERF_DEST_MSG_LEN 108	/* RoCE key record, NUL included */
+int perf_oob_open(const struct perf_opts *o);
+int perf_oob_xchg(int fd, bool client, const void *out, void *in, size_t len);
+int perf_oob_hello(int fd, bool client, uint32_t *ib_mtu);
+int perf_oob_xchg_dests(int fd, bool client, const struct perf_dest *local,
+			struct perf_dest *remote, uint32_t n);
+int perf_oob_sync(int fd, bool client);
+int perf_oob_readable(int fd);
+int perf_dest_format(const struct perf_dest *d, char msg[PERF_DEST_MSG_LEN]);
+int perf_dest_parse(const char msg[PERF_DEST_MSG_LEN], struct perf_dest *d);
+int perf_oob_report(int fd, bool client, struct perf_result *res);
+void perf_oob_close(int fd, bool client);
+
+/* perf_out.c */
+void perf_print_header(const struct perf_opts *o, const struct perf_side *s);
+void perf_print_row(const struct perf_opts *o, const struct perf_result *res);
+void perf_print_json(const struct perf_opts *o, const struct perf_result *res);
+const char *perf_test_name(enum perf_test t);
+
+#endif /* PERF_H */

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/* Output: perftest's table on the terminal, or one JSON object per size (JSON Lines). */
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include <rte_cycles.h>
+
+#include "perf.h"
+
+
+const char *
+perf_test_name(enum perf_test t)
+{
+	static const char *const names[] = {
+		[PERF_TEST_WRITE] = "write", [PERF_TEST_READ] = "read", [PERF_TEST_SEND] = "send",
+		[PERF_TEST_FETCH_ADD] = "fetch_add", [PERF_TEST_CMP_SWAP] = "cmp_swap",
+	};
+
+	return names[t];
+}
+
+void
+perf_print_header(const struct perf_opts *o, const struct perf_side *s)
+{
+	if (o->json)
+		return;
+	printf("%s\n", PERF_LINE);
+	printf("                    RDMA_%s %s Test (librte_roce)\n", perf_test_name(o->test),
+	       o->mode == PERF_MODE_BW ? "BW" : "Latency");
+	printf(" Connection type : RC\t\tNumber of qps   : %u\n", o->qps);
+	printf(" TX depth        : %u\t\tPost List       : %u\n", o->tx_depth, o->post_list);
+	printf(" CQ Moderation   : %u\t\tMtu             : %u[B]\n", o->cq_mod, s->ib_mtu);
+	printf(" Max inline data : %u[B]\t\tTopology        : %s\n", o->inline_size,
+	       o->loopback ? "loopback (one process)" : "two processes");
+	printf("%s\n", PERF_LINE);
+	if (o->mode == PERF_MODE_BW)
+		printf(" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n");
+	else
+		printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    "
+		       "t_avg[usec]    t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec]\n");
+}
+
+void
+perf_print_row(const struct perf_opts *o, const struct perf_result *r)
+{
+	const struct perf_lat *l = &r->lat;
+	/* perftest prints half the round trip for the WRITE and SEND ping-pongs */
+	double k = o->mode == PERF_MODE_LAT &&
+		   (o->test == PERF_TEST_WRITE || o->test == PERF_TEST_SEND) ? 0.5 : 1.0;
+
+	if (o->json)
+		return;
+	if (o->mode == PERF_MODE_BW)
+		printf(" %-10u %-14" PRIu64 " %-18.2f %-20.2f %.6f\n", r->size, r->msgs,
+		       r->bw_peak_gbps, r->bw_gbps, r->msg_rate_mpps);
+	else
+		printf(" %-6u %-11" PRIu64 " %-14.2f %-14.2f %-16.2f %-14.2f %-15.2f %-23.2f %.2f\n",
+		       r->size, r->msgs, l->min * k, l->max * k, l->p50 * k, l->avg * k,
+		       l->stdev * k, l->p99 * k, l->p999 * k);
+	if (r->base.done)
+		printf(" raw %u B frames: %.3f Mpps, %.2f Gb/s, RTT p50 %.2f us p99 %.2f us"
+		       " -> ratio bw %.2f, msg rate %.2f\n",
+		       r->base.frame_len, r->base.mpps, r->base.gbps, r->base.rtt.p50,
+		       r->base.rtt.p99, r->bw_gbps / r->base.gbps, r->msg_rate_mpps / r->base.mpps);
+	fflush(stdout);
+}
+
+static void
+perf_json_lat(const char *name, const struct perf_lat *l)
+{
+	printf("\"%s\":{\"min\":%.3f,\"p50\":%.3f,\"p99\":%.3f,\"p999\":%.3f,\"max\":%.3f,"
+	       "\"avg\":%.3f}", name, l->min, l->p50, l->p99, l->p999, l->max, l->avg);
+}
+
+static void
+perf_json_port(const struct rte_roce_port_stats *s)
+{
+	uint64_t drops = 0;
+	unsigned int i;
+
+	for (i = 0; i < RTE_ROCE_PORT_DROP_MAX; i++)
+		drops += s->drops[i];
+	printf("{\"rx_packets\":%" PRIu64 ",\"rx_bytes\":%" PRIu64 ",\"tx_packets\":%" PRIu64
+	       ",\"tx_bytes\":%" PRIu64 ",\"tx_backlogged\":%" PRIu64 ",\"drops\":%" PRIu64 "}",
+	       s->rx_packets, s->rx_bytes, s->tx_packets, s->tx_bytes, s->tx_backlogged, drops);
+}
+
+void
+perf_print_json(const struct perf_opts *o, const struct perf_result *r)
+{
+	unsigned int i;
+
+	if (!o->json)
+		return;
+	printf("{\"tool\":\"roce_perf\",\"test\":\"%s\",\"mode\":\"%s\",\"transport\":\"RC\","
+	       "\"topology\":\"%s\",\"size\":%u,\"iters\":%" PRIu64 ",\"qps\":%u,\"tx_depth\":%u,"
+	       "\"post_list\":%u,\"cq_mod\":%u,\"inline\":%u,\"workers\":%u,\"secs\":%.6f,"
+	       "\"msg_rate_mpps\":%.6f,\"bw_gbps\":%.6f,\"bw_peak_gbps\":%.6f,",
+	       perf_test_name(o->test), o->mode == PERF_MODE_BW ? "bw" : "lat",
+	       o->loopback ? "loopback" : "two_process", r->size, r->msgs, o->qps, o->tx_depth,
+	       o->post_list, o->cq_mod, o->inline_size, o->workers, r->secs, r->msg_rate_mpps,
+	       r->bw_gbps, r->bw_peak_gbps);
+	perf_json_lat("lat_us", &r->lat);
+	printf(",\"lat_kind\":\"round_trip\",\"verified_bytes\":%" PRIu64 ",", r->verified);
+	printf("\"cpu\":[{\"lcore\":%u,\"user_s\":%.3f,\"sys_s\":%.3f,\"busy\":%.4f}],",
+	       rte_lcore_id(), r->cpu_user_s, r->cpu_sys_s, r->busy);
+	printf("\"port\":[");
+	for (i = 0; i < r->nb_ports; i++) {
+		printf(i > 0 ? "," : "");
+		perf_json_port(&r->port[i]);
+	}
+	printf("]");
+	if (o->fault)
+		printf(",\"fault\":{\"seen\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"duplicated\":%"
+		       PRIu64 ",\"corrupted\":%" PRIu64 ",\"reordered\":%" PRIu64 "}",
+		       r->fault.seen, r->fault.dropped, r->fault.duplicated, r->fault.corrupted,
+		       r->fault.reordered);
+	if (r->base.done) {
+		printf(",\"baseline\":{\"frame_len\":%u,\"msg_rate_mpps\":%.6f,\"bw_gbps\":%.6f,",
+		       r->base.frame_len, r->base.mpps, r->base.gbps);
+		perf_json_lat("rtt_us", &r->base.rtt);
+		printf("},\"ratio\":{\"bw\":%.4f,\"msg_rate\":%.4f", r->bw_gbps / r->base.gbps,
+		       r->msg_rate_mpps / r->base.mpps);
+		if (o->mode == PERF_MODE_LAT)
+			printf(",\"lat_overhead_us_p50\":%.3f,\"lat_overhead_us_p99\":%.3f",
+			       r->lat.p50 - r->base.rtt.p50, r->lat.p99 - r->base.rtt.p99);
+		printf("}");
+	}
+	printf("}\n");
+	fflush(stdout);
+}

@@ -1,0 +1,712 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * The tests. The client (requester) keeps up to tx_depth WRs in flight per
+ * QP in BW mode, signalling one in cq_mod (and the last), posting lists of
+ * post_list WRs; in LAT mode it times one operation at a time: WRITE and
+ * SEND are ping-pongs with the server (it writes or sends back what
+ * arrived), READ and atomics are round trips of one WR. The server side is
+ * passive but for receives (SEND) and the echoes of the ping-pongs.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+
+#include <rte_roce_verbs.h>
+
+#ifdef PERF_CALLGRIND
+#include <valgrind/callgrind.h>
+#else
+#define CALLGRIND_START_INSTRUMENTATION do { } while (0)
+#define CALLGRIND_STOP_INSTRUMENTATION do { } while (0)
+#endif
+
+#include "perf.h"
+
+#define PERF_WC_BURST 32
+#define PERF_POST_LIST_MAX 64
+#define PERF_STALL_S 5			/* no completion for this long: the peer is gone */
+#define PERF_QP_SHIFT 40		/* wr_id = QP index << 40 | sequence */
+#define PERF_SEQ_MASK ((1ull << PERF_QP_SHIFT) - 1)
+#define PERF_PROGRESS_S 1.0
+#define PERF_OOB_CHECK_MASK 1023	/* the server reads the TSC every 1024 loops, */
+#define PERF_OOB_CHECKS_PER_S 1000	/* and looks at the TCP socket every millisecond */
+
+struct perf_bw {
+	uint64_t posted[PERF_QPS_MAX];
+	uint64_t done[PERF_QPS_MAX];
+	uint64_t target;
+};
+
+static uint64_t
+perf_wr_id(uint32_t q, uint64_t seq)
+{
+	return (uint64_t)q << PERF_QP_SHIFT | seq;
+}
+
+static enum ibv_wr_opcode
+perf_opcode(enum perf_test t)
+{
+	switch (t) {
+	case PERF_TEST_READ: return IBV_WR_RDMA_READ;
+	case PERF_TEST_SEND: return IBV_WR_SEND;
+	case PERF_TEST_FETCH_ADD: return IBV_WR_ATOMIC_FETCH_AND_ADD;
+	case PERF_TEST_CMP_SWAP: return IBV_WR_ATOMIC_CMP_AND_SWP;
+	default: return IBV_WR_RDMA_WRITE;
+	}
+}
+
+static bool
+perf_is_atomic(enum perf_test t)
+{
+	return t == PERF_TEST_FETCH_ADD || t == PERF_TEST_CMP_SWAP;
+}
+
+/* One WR of message seq on QP q of the client. */
+static void
+perf_wr_fill(struct perf_run *r, uint32_t q, uint64_t seq, uint32_t size, bool signaled,
+	     struct ibv_send_wr *wr, struct ibv_sge *sge)
+{
+	const struct perf_side *s = r->cli;
+	const struct perf_opts *o = r->o;
+
+	sge->addr = (uintptr_t)perf_local(s, q);
+	sge->length = size;
+	sge->lkey = s->mr->lkey;
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_id = perf_wr_id(q, seq);
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+	wr->opcode = perf_opcode(o->test);
+	wr->send_flags = signaled ? IBV_SEND_SIGNALED : 0;
+	if (size <= o->inline_size && o->test != PERF_TEST_READ && !perf_is_atomic(o->test))
+		wr->send_flags |= IBV_SEND_INLINE;
+	if (perf_is_atomic(o->test)) {
+		sge->length = PERF_ATOMIC_SIZE;
+		wr->wr.atomic.remote_addr = s->remote[q].vaddr;
+		wr->wr.atomic.rkey = s->remote[q].rkey;
+		/* in order on one QP, so every compare succeeds: the value ends at the count */
+		wr->wr.atomic.compare_add = o->test == PERF_TEST_FETCH_ADD ? 1 : seq;
+		wr->wr.atomic.swap = seq + 1;
+	} else {
+		wr->wr.rdma.remote_addr = s->remote[q].vaddr;
+		wr->wr.rdma.rkey = s->remote[q].rkey;
+	}
+}
+
+static int
+perf_post_recv(struct perf_side *s, uint32_t q, uint32_t slot, uint32_t size)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)perf_rx_slot(s, q, slot),
+		.length = size,
+		.lkey = s->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = perf_wr_id(q, slot), .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return rte_roce_post_recv(s->qp[q], &wr, &bad);
+}
+
+static int
+perf_wc_check(const struct ibv_wc *wc, const char *who)
+{
+	if (wc->status == IBV_WC_SUCCESS)
+		return 0;
+	fprintf(stderr, "roce_perf: %s: completion error on QP %u: %s (vendor_err %u)\n", who,
+		wc->qp_num, ibv_wc_status_str(wc->status), wc->vendor_err);
+	return -EIO;
+}
+
+/* Check a received message against the pattern; counts the bytes checked. */
+static int
+perf_verify(const uint8_t *p, uint32_t len, uint64_t *verified)
+{
+	uint32_t k;
+
+	for (k = 0; k < len; k++) {
+		if (p[k] != perf_pattern(k)) {
+			fprintf(stderr, "roce_perf: --verify: byte %u is %#x, expected %#x\n", k,
+				p[k], perf_pattern(k));
+			return -EIO;
+		}
+	}
+	*verified += len;
+	return 0;
+}
+
+/* Server side of SEND tests: take receive completions, check, post again. */
+static int
+perf_srv_recv(struct perf_run *r, uint32_t size, uint64_t *verified, uint32_t *echo_q)
+{
+	struct perf_side *s = r->srv;
+	struct ibv_wc wc[PERF_WC_BURST];
+	int n, i;
+
+	n = rte_roce_poll_cq(s->rcq, PERF_WC_BURST, wc);
+	for (i = 0; i < n; i++) {
+		uint32_t q = wc[i].wr_id >> PERF_QP_SHIFT;
+		uint32_t slot = wc[i].wr_id & PERF_SEQ_MASK;
+
+		if (perf_wc_check(&wc[i], s->name) != 0)
+			return -EIO;
+		if (r->o->verify) {
+			if (wc[i].byte_len != size ||
+			    perf_verify(perf_rx_slot(s, q, slot), size, verified) != 0)
+				return -EIO;
+			memset(perf_rx_slot(s, q, slot), 0, size);
+		}
+		if (perf_post_recv(s, q, slot, s->slot) != 0)
+			return -EIO;
+		if (echo_q != NULL)
+			echo_q[q]++;
+	}
+	return n;
+}
+
+/* Drain a send CQ of completions nobody waits for (the server's echoes). */
+static int
+perf_drain_scq(struct perf_side *s)
+{
+	struct ibv_wc wc[PERF_WC_BURST];
+	int n, i;
+
+	n = rte_roce_poll_cq(s->scq, PERF_WC_BURST, wc);
+	for (i = 0; i < n; i++) {
+		if (perf_wc_check(&wc[i], s->name) != 0)
+			return -EIO;
+	}
+	return n;
+}
+
+/* Post one echo (WRITE or SEND of size bytes) from the server's QP q. */
+static int
+perf_echo(struct perf_side *s, const struct perf_opts *o, uint32_t q, uint32_t size)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)perf_local(s, q), .length = size,
+			       .lkey = s->mr->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = perf_opcode(o->test),
+				  .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_send_wr *bad;
+
+	if (size <= o->inline_size)
+		wr.send_flags |= IBV_SEND_INLINE;
+	wr.wr.rdma.remote_addr = s->remote[q].vaddr;
+	wr.wr.rdma.rkey = s->remote[q].rkey;
+	return rte_roce_post_send(s->qp[q], &wr, &bad);
+}
+
+/* The value of the last byte in ping-pong round i (never 0: 0 is "not yet"). */
+static uint8_t
+perf_mark(uint64_t i)
+{
+	return (uint8_t)(i % UINT8_MAX + 1);
+}
+
+/* Server step of the ping-pong tests: echo what arrived. */
+static int
+perf_srv_echo(struct perf_run *r, uint32_t size, uint64_t *verified)
+{
+	struct perf_side *s = r->srv;
+	uint32_t got[PERF_QPS_MAX] = { 0 };
+	uint32_t q;
+	int n;
+
+	if (perf_drain_scq(s) < 0)
+		return -EIO;
+	if (r->o->test == PERF_TEST_SEND) {
+		n = perf_srv_recv(r, size, verified, got);
+		if (n < 0)
+			return n;
+		for (q = 0; q < r->o->qps; q++) {
+			for (; got[q] > 0; got[q]--) {
+				if (perf_echo(s, r->o, q, size) != 0)
+					return -EIO;
+				s->echo_next[q]++;
+			}
+		}
+		return n;
+	}
+	n = 0;
+	for (q = 0; q < r->o->qps; q++) {
+		volatile uint8_t *last = perf_target(s, q) + size - 1;
+		uint8_t want = perf_mark(s->echo_next[q]);
+
+		if (*last != want)
+			continue;
+		perf_local(s, q)[size - 1] = want;
+		if (perf_echo(s, r->o, q, size) != 0)
+			return -EIO;
+		s->echo_next[q]++;
+		n++;
+	}
+	return n;
+}
+
+/* One round of progress on every local side; returns the work done. */
+unsigned int
+perf_progress(struct perf_run *r)
+{
+	uint64_t t0 = rte_rdtsc();
+	int work = 0;
+
+	if (r->cli != NULL)
+		work += RTE_MAX(rte_roce_poll(r->cli->ctx), 0);
+	if (r->srv != NULL)
+		work += RTE_MAX(rte_roce_poll(r->srv->ctx), 0);
+	if (work > 0)
+		r->busy_cycles += rte_rdtsc() - t0;
+	return work;
+}
+
+/* Server work between client steps, in loopback as in two-process mode. */
+static int
+perf_srv_step(struct perf_run *r, uint32_t size, uint64_t *verified)
+{
+	if (r->srv == NULL)
+		return 0;
+	if (r->o->mode == PERF_MODE_LAT &&
+	    (r->o->test == PERF_TEST_WRITE || r->o->test == PERF_TEST_SEND))
+		return perf_srv_echo(r, size, verified);
+	if (r->o->test == PERF_TEST_SEND)
+		return perf_srv_recv(r, size, verified, NULL);
+	return 0;
+}
+
+static void
+perf_stats_snap(struct perf_side *s)
+{
+	if (s != NULL)
+		rte_roce_port_stats_get(s->port, &s->stats0);
+}
+
+/* Counters since perf_stats_snap(). */
+static void
+perf_stats_delta(const struct perf_side *s, struct rte_roce_port_stats *d)
+{
+	const uint64_t *b = (const uint64_t *)&s->stats0;
+	uint64_t *v = (uint64_t *)d;
+	size_t i;
+
+	rte_roce_port_stats_get(s->port, d);
+	for (i = 0; i < sizeof(*d) / sizeof(uint64_t); i++)
+		v[i] -= b[i];
+}
+
+/* Prepare both sides' memory and receives for one size. */
+static int
+perf_prepare(struct perf_run *r, uint32_t size)
+{
+	const struct perf_opts *o = r->o;
+	struct perf_side *sides[2] = { r->cli, r->srv };
+	uint32_t q, i, k, j;
+
+	for (j = 0; j < 2; j++) {
+		struct perf_side *s = sides[j];
+
+		if (s == NULL)
+			continue;
+		memset(s->buf, 0, s->buf_len);
+		memset(s->echo_next, 0, sizeof(s->echo_next));
+		for (q = 0; q < o->qps; q++) {
+			for (k = 0; k < size; k++)
+				perf_local(s, q)[k] = perf_pattern(k);
+			if (o->test == PERF_TEST_READ) {
+				for (k = 0; k < size; k++)
+					perf_target(s, q)[k] = perf_pattern(k);
+			}
+			if (perf_is_atomic(o->test))
+				memset(perf_local(s, q), 0, PERF_ATOMIC_SIZE);
+			for (i = 0; i < s->rx_slots && o->test == PERF_TEST_SEND; i++) {
+				if (perf_post_recv(s, q, i, s->slot) != 0)
+					return -EIO;
+			}
+		}
+		if (o->mode == PERF_MODE_LAT && o->test == PERF_TEST_WRITE)
+			for (q = 0; q < o->qps; q++)
+				s->echo_next[q] = 1;
+		perf_stats_snap(s);
+	}
+	return 0;
+}
+
+/* ---- BW ---- */
+
+static int
+perf_bw_post(struct perf_run *r, struct perf_bw *bw, uint32_t q, uint32_t size)
+{
+	const struct perf_opts *o = r->o;
+	struct ibv_send_wr wr[PERF_POST_LIST_MAX], *bad;
+	struct ibv_sge sge[PERF_POST_LIST_MAX];
+	uint32_t n, k;
+	int ret;
+
+	while (bw->posted[q] < bw->target &&
+	       bw->posted[q] - bw->done[q] + o->post_list <= o->tx_depth) {
+		n = (uint32_t)RTE_MIN((uint64_t)o->post_list, bw->target - bw->posted[q]);
+		for (k = 0; k < n; k++) {
+			uint64_t seq = bw->posted[q] + k;
+
+			perf_wr_fill(r, q, seq, size,
+				     (seq + 1) % o->cq_mod == 0 || seq + 1 == bw->target,
+				     &wr[k], &sge[k]);
+			wr[k].next = k + 1 < n ? &wr[k + 1] : NULL;
+		}
+		ret = rte_roce_post_send(r->cli->qp[q], wr, &bad);
+		if (ret != 0) {
+			fprintf(stderr, "roce_perf: post_send: %s\n", strerror(-ret));
+			return ret;
+		}
+		bw->posted[q] += n;
+	}
+	return 0;
+}
+
+static int
+perf_bw_poll(struct perf_run *r, struct perf_bw *bw)
+{
+	struct ibv_wc wc[PERF_WC_BURST];
+	int n, i;
+
+	n = rte_roce_poll_cq(r->cli->scq, PERF_WC_BURST, wc);
+	for (i = 0; i < n; i++) {
+		uint32_t q = wc[i].wr_id >> PERF_QP_SHIFT;
+
+		if (perf_wc_check(&wc[i], r->cli->name) != 0)
+			return -EIO;
+		bw->done[q] = (wc[i].wr_id & PERF_SEQ_MASK) + 1;
+	}
+	return n;
+}
+
+static uint64_t
+perf_sum(const uint64_t *v, uint32_t n)
+{
+	uint64_t s = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		s += v[i];
+	return s;
+}
+
+static void
+perf_progress_line(const struct perf_opts *o, double secs, uint64_t msgs, uint32_t size)
+{
+	if (o->json)
+		return;
+	fprintf(stderr, "  ... %6.1f s  %12" PRIu64 " msgs  %8.3f Mpps  %8.3f Gb/s\n", secs, msgs,
+		msgs / secs / 1e6, msgs * size * 8.0 / secs / 1e9);
+}
+
+static int
+perf_bw(struct perf_run *r, uint32_t size, struct perf_result *res)
+{
+	const struct perf_opts *o = r->o;
+	const uint64_t hz = rte_get_tsc_hz();
+	uint64_t t0, now, last_work, next_report, win_t, win_msgs, total, loops = 0;
+	struct perf_bw bw = { .target = o->duration_s > 0 ? UINT64_MAX : o->iters };
+	uint32_t q;
+	int ret;
+
+	t0 = rte_rdtsc();
+	last_work = win_t = t0;
+	next_report = t0 + (uint64_t)(PERF_PROGRESS_S * hz);
+	win_msgs = 0;
+	CALLGRIND_START_INSTRUMENTATION;
+	for (;;) {
+		for (q = 0; q < o->qps; q++) {
+			ret = perf_bw_post(r, &bw, q, size);
+			if (ret != 0)
+				return ret;
+		}
+		if (perf_progress(r) > 0)
+			last_work = rte_rdtsc();
+		if (perf_bw_poll(r, &bw) < 0 || perf_srv_step(r, size, &res->verified) < 0)
+			return -EIO;
+		total = perf_sum(bw.done, o->qps);
+		if (bw.target != UINT64_MAX && total == bw.target * o->qps)
+			break;
+		if ((++loops & PERF_OOB_CHECK_MASK) != 0)
+			continue;
+		now = rte_rdtsc();
+		if (o->duration_s > 0 && bw.target == UINT64_MAX &&
+		    now - t0 >= (uint64_t)(o->duration_s * hz)) {
+			/* one more signalled WR per QP closes the run */
+			bw.target = 0;
+			for (q = 0; q < o->qps; q++)
+				bw.target = RTE_MAX(bw.target, bw.posted[q] + 1);
+			for (q = 0; q < o->qps; q++)
+				bw.posted[q] = RTE_MIN(bw.posted[q], bw.target);
+		}
+		if (now >= next_report) {
+			double w = (double)(now - win_t) / hz;
+
+			res->bw_peak_gbps = RTE_MAX(res->bw_peak_gbps,
+						    (total - win_msgs) * size * 8.0 / w / 1e9);
+			win_t = now;
+			win_msgs = total;
+			next_report = now + (uint64_t)(PERF_PROGRESS_S * hz);
+			perf_progress_line(o, (double)(now - t0) / hz, total, size);
+		}
+		if (now - last_work > PERF_STALL_S * hz) {
+			fprintf(stderr, "roce_perf: no progress for %d s (%" PRIu64 " of %" PRIu64
+				" done): is the peer there?\n", PERF_STALL_S, total,
+				bw.target * o->qps);
+			return -ETIMEDOUT;
+		}
+	}
+	CALLGRIND_STOP_INSTRUMENTATION;
+	r->loop_cycles += rte_rdtsc() - t0;
+	res->secs = (double)(rte_rdtsc() - t0) / hz;
+	res->msgs = total;
+	/* duration runs: QPs may end at different counts */
+	if (o->duration_s > 0)
+		res->msgs = perf_sum(bw.posted, o->qps);
+	return 0;
+}
+
+/* ---- LAT ---- */
+
+/* Wait for one completion on cq; the server steps meanwhile. */
+static int
+perf_wait_wc(struct perf_run *r, struct ibv_cq *cq, struct ibv_wc *wc, uint32_t size,
+	     uint64_t *verified)
+{
+	const uint64_t hz = rte_get_tsc_hz();
+	uint64_t t0 = rte_rdtsc();
+	int n;
+
+	for (;;) {
+		perf_progress(r);
+		if (perf_srv_step(r, size, verified) < 0)
+			return -EIO;
+		n = rte_roce_poll_cq(cq, 1, wc);
+		if (n == 1)
+			return perf_wc_check(wc, r->cli->name);
+		if (rte_rdtsc() - t0 > PERF_STALL_S * hz) {
+			fprintf(stderr, "roce_perf: no completion for %d s\n", PERF_STALL_S);
+			return -ETIMEDOUT;
+		}
+	}
+}
+
+/* Wait until the last byte of the client's target holds mark. */
+static int
+perf_wait_mark(struct perf_run *r, uint32_t size, uint8_t mark, uint64_t *verified)
+{
+	const uint64_t hz = rte_get_tsc_hz();
+	volatile uint8_t *last = perf_target(r->cli, 0) + size - 1;
+	uint64_t t0 = rte_rdtsc();
+
+	while (*last != mark) {
+		perf_progress(r);
+		if (perf_srv_step(r, size, verified) < 0 || perf_drain_scq(r->cli) < 0)
+			return -EIO;
+		if (rte_rdtsc() - t0 > PERF_STALL_S * hz) {
+			fprintf(stderr, "roce_perf: no echo for %d s\n", PERF_STALL_S);
+			return -ETIMEDOUT;
+		}
+	}
+	return 0;
+}
+
+static int
+perf_lat(struct perf_run *r, uint32_t size, struct perf_result *res)
+{
+	const struct perf_opts *o = r->o;
+	uint64_t *samples, i, t0, start;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	int ret = 0;
+
+	samples = malloc(sizeof(*samples) * o->iters);
+	if (samples == NULL)
+		return -ENOMEM;
+	start = rte_rdtsc();
+	for (i = 0; i < o->iters && ret == 0; i++) {
+		bool pingpong = o->test == PERF_TEST_WRITE || o->test == PERF_TEST_SEND;
+
+		if (o->test == PERF_TEST_WRITE)
+			perf_local(r->cli, 0)[size - 1] = perf_mark(i + 1);
+		perf_wr_fill(r, 0, i, size, !pingpong || o->test == PERF_TEST_SEND, &wr, &sge);
+		if (pingpong)
+			wr.send_flags |= IBV_SEND_SIGNALED;
+		t0 = rte_rdtsc();
+		ret = rte_roce_post_send(r->cli->qp[0], &wr, &bad);
+		if (ret != 0)
+			break;
+		if (o->test == PERF_TEST_WRITE) {
+			ret = perf_wait_mark(r, size, perf_mark(i + 1), &res->verified);
+		} else if (o->test == PERF_TEST_SEND) {
+			ret = perf_wait_wc(r, r->cli->rcq, &wc, size, &res->verified);
+			if (ret == 0)
+				ret = perf_post_recv(r->cli, 0, wc.wr_id & PERF_SEQ_MASK,
+						     r->cli->slot);
+		} else {
+			ret = perf_wait_wc(r, r->cli->scq, &wc, size, &res->verified);
+		}
+		samples[i] = rte_rdtsc() - t0;
+		if (ret == 0 && o->test == PERF_TEST_SEND)
+			ret = perf_wait_wc(r, r->cli->scq, &wc, size, &res->verified);
+	}
+	r->loop_cycles += rte_rdtsc() - start;
+	res->secs = (double)(rte_rdtsc() - start) / rte_get_tsc_hz();
+	res->msgs = i;
+	if (ret == 0)
+		perf_lat_stats(samples, i, &res->lat);
+	free(samples);
+	return ret;
+}
+
+/* What --verify checks once the run is over, on the side that holds the data. */
+static int
+perf_verify_end(struct perf_run *r, uint32_t size, struct perf_result *res)
+{
+	const struct perf_opts *o = r->o;
+	uint64_t expect;
+	uint32_t q, len;
+
+	for (q = 0; q < o->qps; q++) {
+		switch (o->test) {
+		case PERF_TEST_WRITE:
+			if (r->srv == NULL)
+				break;
+			/* the ping-pong's last byte is the mark */
+			len = o->mode == PERF_MODE_LAT ? size - 1 : size;
+			if (perf_verify(perf_target(r->srv, q), len, &res->verified) != 0)
+				return -EIO;
+			break;
+		case PERF_TEST_READ:
+			if (perf_verify(perf_local(r->cli, q), size, &res->verified) != 0)
+				return -EIO;
+			break;
+		case PERF_TEST_FETCH_ADD:
+		case PERF_TEST_CMP_SWAP:
+			/* the last signalled WR fetched the value before it: count - 1 */
+			expect = (o->mode == PERF_MODE_LAT ? res->msgs : res->msgs / o->qps) - 1;
+			if (*(uint64_t *)perf_local(r->cli, q) != expect) {
+				fprintf(stderr, "roce_perf: --verify: QP %u fetched %" PRIu64
+					", expected %" PRIu64 "\n", q,
+					*(uint64_t *)perf_local(r->cli, q), expect);
+				return -EIO;
+			}
+			res->verified += PERF_ATOMIC_SIZE;
+			if (o->mode == PERF_MODE_LAT)
+				return 0;
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+static void
+perf_cpu(struct rusage *ru)
+{
+	getrusage(RUSAGE_SELF, ru);
+}
+
+static double
+perf_tv(const struct timeval *a, const struct timeval *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_usec - a->tv_usec) / 1e6;
+}
+
+/* Run one size as the client (and, in loopback, the server too). */
+int
+perf_run_size(struct perf_run *r, uint32_t size, struct perf_result *res)
+{
+	const struct perf_opts *o = r->o;
+	struct rusage ru0, ru1;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	res->size = size;
+	ret = perf_prepare(r, size);
+	if (ret == 0 && r->oob >= 0)
+		ret = perf_oob_sync(r->oob, true);	/* the server posted its receives */
+	if (ret != 0)
+		return ret;
+	r->busy_cycles = 0;
+	r->loop_cycles = 0;
+	perf_cpu(&ru0);
+	ret = o->mode == PERF_MODE_BW ? perf_bw(r, size, res) : perf_lat(r, size, res);
+	perf_cpu(&ru1);
+	if (ret != 0)
+		return ret;
+	res->cpu_user_s = perf_tv(&ru0.ru_utime, &ru1.ru_utime);
+	res->cpu_sys_s = perf_tv(&ru0.ru_stime, &ru1.ru_stime);
+	res->busy = r->loop_cycles != 0 ? (double)r->busy_cycles / r->loop_cycles : 0;
+	res->msg_rate_mpps = res->msgs / res->secs / 1e6;
+	res->bw_gbps = res->msgs * (double)(perf_is_atomic(o->test) ? PERF_ATOMIC_SIZE : size) *
+		       8 / res->secs / 1e9;
+	res->bw_peak_gbps = RTE_MAX(res->bw_peak_gbps, res->bw_gbps);
+	/* SEND in BW mode: the server may still hold completions to check */
+	if (o->test == PERF_TEST_SEND && o->mode == PERF_MODE_BW && r->srv != NULL) {
+		while ((ret = perf_srv_recv(r, size, &res->verified, NULL)) > 0)
+			perf_progress(r);
+		if (ret < 0)
+			return ret;
+	}
+	if (o->verify && (ret = perf_verify_end(r, size, res)) != 0)
+		return ret;
+	perf_stats_delta(r->cli, &res->port[0]);
+	res->nb_ports = 1;
+	if (r->srv != NULL)
+		perf_stats_delta(r->srv, &res->port[res->nb_ports++]);
+	if (r->cli->fault != NULL)
+		rte_roce_fault_stats_get(r->cli->fault, &res->fault);
+	if (r->oob >= 0)
+		ret = perf_oob_sync(r->oob, true);	/* the run is over */
+	return ret;
+}
+
+/* The server of a two-process run, for one size: serve until the client says done. */
+int
+perf_serve_size(struct perf_run *r, uint32_t size)
+{
+	const struct perf_opts *o = r->o;
+	const uint64_t every = rte_get_tsc_hz() / PERF_OOB_CHECKS_PER_S;
+	/* a ping-pong server knows when it is done: no syscall while timed */
+	bool echo = o->mode == PERF_MODE_LAT &&
+		    (o->test == PERF_TEST_WRITE || o->test == PERF_TEST_SEND);
+	uint64_t verified = 0, loops = 0, next = 0, echoes;
+	int ret;
+
+	ret = perf_prepare(r, size);
+	if (ret == 0)
+		ret = perf_oob_sync(r->oob, false);
+	while (ret == 0) {
+		perf_progress(r);
+		if (perf_srv_step(r, size, &verified) < 0)
+			return -EIO;
+		if ((++loops & PERF_OOB_CHECK_MASK) != 0 || rte_rdtsc() < next)
+			continue;
+		echoes = o->test == PERF_TEST_WRITE ? r->srv->echo_next[0] - 1 : r->srv->echo_next[0];
+		if (echo && echoes < o->iters)
+			continue;
+		if (perf_oob_readable(r->oob) != 0)
+			break;
+		next = rte_rdtsc() + every;
+	}
+	if (ret == 0 && r->o->verify && r->o->test == PERF_TEST_WRITE && r->o->mode == PERF_MODE_BW) {
+		uint32_t q;
+
+		for (q = 0; q < r->o->qps && ret == 0; q++)
+			ret = perf_verify(perf_target(r->srv, q), size, &verified);
+	}
+	if (ret == 0)
+		ret = perf_oob_sync(r->oob, false);
+	return ret;
+}

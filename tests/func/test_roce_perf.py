@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Functional tests of app/roce_perf (TAP output).
+
+usage: test_roce_perf.py ROCE_PERF
+
+Every test type in both modes runs a short --loopback --verify --json run;
+the JSON is parsed and its required keys and values checked. Bad options
+must exit non-zero with a message. Then one two-process run over net_memif
+(TCP exchange on 127.0.0.1) with IB MTU 4096 and --baseline.
+Python 3 standard library only.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'common'))
+from roce_tap import check, report  # noqa: E402
+
+EAL = ['--no-huge', '-m', '512', '--no-shconf', '--no-pci', '--no-telemetry',
+       '--log-level=lib.eal:warning', '--log-level=pmd.net.memif:error']
+TESTS = ['write', 'read', 'send', 'fetch_add', 'cmp_swap']
+KEYS = ['test', 'mode', 'size', 'iters', 'qps', 'msg_rate_mpps', 'bw_gbps', 'lat_us', 'cpu',
+        'port']
+LAT_KEYS = ['min', 'p50', 'p99', 'p999', 'max']
+BAD = [
+    (['--loopback', '--test', 'nope'], 'unknown test'),
+    (['--loopback', '-s', '0'], 'not a number'),
+    (['--loopback', '-q', '65'], 'not a number'),
+    (['--loopback', '-t', '4', '-l', '8'], '-l must not exceed -t'),
+    (['--loopback', '--workers', '2'], 'only 1 for now'),
+    (['--loopback', '-m', '1000'], '-m must be'),
+    (['--loopback', '--fault', 'drop=2'], '--fault wants'),
+    (['--loopback', '--mode', 'fast'], '--mode is bw or lat'),
+    (['-s', '64'], 'needs --ip'),
+    (['--loopback', '--test', 'write_lat', '-q', '2'], 'one QP'),
+    (['--loopback', 'host'], 'no server host'),
+]
+
+
+
+def run(perf, args, lcore='0', prefix=None, vdev=None, timeout=60):
+    cmd = [perf] + EAL + ['-l', lcore]
+    if prefix:
+        cmd += ['--file-prefix', prefix]
+    if vdev:
+        cmd += ['--vdev', vdev]
+    return subprocess.run(cmd + ['--'] + args, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def parse(out):
+    lines = [ln for ln in out.splitlines() if ln.startswith('{')]
+    return json.loads(lines[-1]) if lines else None
+
+
+def check_json(name, j, test, mode, size):
+    if j is None:
+        check(name, False, 'no JSON line')
+        return
+    missing = [k for k in KEYS if k not in j] + \
+              ['lat_us.' + k for k in LAT_KEYS if k not in j.get('lat_us', {})]
+    if missing:
+        check(name, False, 'missing keys %s' % missing)
+        return
+    lat = j['lat_us']
+    sane = (j['test'] == test and j['mode'] == mode and j['size'] == size and
+            j['qps'] == 1 and j['iters'] > 0 and j['msg_rate_mpps'] > 0 and j['bw_gbps'] > 0 and
+            j['verified_bytes'] > 0 and len(j['port']) == 2 and
+            j['port'][0]['tx_packets'] > 0 and j['port'][1]['tx_packets'] > 0 and
+            j['port'][0]['drops'] == 0 and j['cpu'][0]['user_s'] >= 0)
+    if mode == 'lat':
+        sane = sane and 0 < lat['min'] <= lat['p50'] <= lat['p99'] <= lat['p999'] <= lat['max']
+    check(name, sane, '' if sane else json.dumps(j)[:300])
+
+
+def main():
+    perf = sys.argv[1]
+    for test in TESTS:
+        for mode in ('bw', 'lat'):
+            size = 8 if test in ('fetch_add', 'cmp_swap') else 3000
+            name = 'loopback %s_%s --verify' % (test, mode)
+            p = run(perf, ['--loopback', '--test', '%s_%s' % (test, mode), '-n', '300',
+                           '-s', str(size), '--verify', '--json'])
+            if p.returncode != 0:
+                check(name, False, 'exit %d: %s' % (p.returncode, p.stderr[-300:]))
+                continue
+            check_json(name, parse(p.stdout), test, mode, size)
+    # the baseline and its ratios; a fault run still delivers every byte
+    p = run(perf, ['--loopback', '-s', '1024', '-n', '500', '--json', '--baseline'])
+    j = parse(p.stdout)
+    ok = (p.returncode == 0 and j is not None and j['baseline']['msg_rate_mpps'] > 0 and
+          j['ratio']['bw'] > 0 and j['baseline']['rtt_us']['p50'] > 0)
+    check('loopback --baseline: baseline and ratio', ok, p.stderr[-300:])
+    p = run(perf, ['--loopback', '--test', 'write_lat', '-n', '200', '--json', '--baseline'])
+    j = parse(p.stdout)
+    ok = p.returncode == 0 and j is not None and 'lat_overhead_us_p50' in j['ratio']
+    check('loopback write_lat --baseline: latency overhead', ok, p.stderr[-300:])
+    p = run(perf, ['--loopback', '--test', 'send_bw', '-s', '2000', '-n', '300', '--verify',
+                   '--json', '--fault', 'drop=0.02,dup=0.02,reorder=0.02,seed=7'])
+    j = parse(p.stdout)
+    ok = (p.returncode == 0 and j is not None and j['fault']['dropped'] > 0 and
+          j['verified_bytes'] == 300 * 2000)
+    check('loopback --fault: losses injected, every byte verified', ok,
+          p.stderr[-300:] if j is None else json.dumps(j.get('fault')))
+    p = run(perf, ['--loopback', '-a', '-n', '20', '-t', '16', '--json'])
+    sizes = [json.loads(ln)['size'] for ln in p.stdout.splitlines() if ln.startswith('{')]
+    check('loopback -a: sizes 2..65536', p.returncode == 0 and sizes == [2 << i for i in range(16)],
+          str(sizes))
+    p = run(perf, ['--loopback', '-n', '200'])
+    check('table output', p.returncode == 0 and '#bytes' in p.stdout and 'BW average' in p.stdout,
+          p.stdout[-300:])
+    for args, msg in BAD:
+        p = run(perf, args)
+        check('refused: %s' % ' '.join(args), p.returncode != 0 and msg in p.stderr,
+              'exit %d, stderr %s' % (p.returncode, p.stderr[-200:]))
+    two_process(perf)
+    return report()
+
+
+def two_process(perf):
+    with tempfile.TemporaryDirectory() as d:
+        sock = os.path.join(d, 'perf.sock')
+        port = str(20000 + os.getpid() % 20000)
+        args = ['-m', '4096', '-s', '65536', '-n', '300', '--json', '--baseline', '-p', port,
+                '--verify']
+        srv = subprocess.Popen([perf] + EAL + ['-l', '0', '--file-prefix', 'tps%s' % port,
+                                '--vdev', 'net_memif0,role=server,socket=%s,bsize=4096' % sock,
+                                '--', '--ip', '198.18.1.2/24'] + args,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1)
+        cli = run(perf, ['--ip', '198.18.1.1/24'] + args + ['127.0.0.1'], lcore='1',
+                  prefix='tpc%s' % port,
+                  vdev='net_memif0,role=client,socket=%s,bsize=4096' % sock)
+        try:
+            sout, serr = srv.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            srv.kill()
+            sout, serr = srv.communicate()
+        j = parse(cli.stdout)
+        ok = (cli.returncode == 0 and srv.returncode == 0 and j is not None and
+              j['topology'] == 'two_process' and j['iters'] == 300 and
+              j['port'][0]['tx_bytes'] > 300 * 65536 and j['baseline']['bw_gbps'] > 0)
+        check('two processes over memif, IB MTU 4096, --baseline', ok,
+              cli.stderr[-300:] + serr[-300:])
+        sj = parse(sout)
+        check('two processes: the server prints the client\'s report',
+              sj is not None and sj['iters'] == 300 and sj['bw_gbps'] > 0, sout[-200:])
+
+
+if __name__ == '__main__':
+    sys.exit(main())
