@@ -6,8 +6,8 @@ usage: test_roce_perf.py ROCE_PERF
 
 Every test type in both modes runs a short --loopback --verify --json run;
 the JSON is parsed and its required keys and values checked. Bad options
-must exit non-zero with a message. Then one two-process run over net_memif
-(TCP exchange on 127.0.0.1) with IB MTU 4096 and --baseline.
+must exit non-zero with a message. Then two-process runs over net_memif
+(TCP exchange on 127.0.0.1) with IB MTU 4096: every operation, data verified.
 Python 3 standard library only.
 """
 
@@ -126,34 +126,58 @@ def main():
     return report()
 
 
+# Every RC operation between two processes over memif, data verified byte for
+# byte: (test, size, iterations, extra options). The first also measures the
+# raw baseline.
+TWO_PROCESS = [
+    ('write_bw', 65536, 300, ['--baseline']),
+    ('write_bw', 1048576, 20, []),
+    ('read_bw', 1048576, 20, []),
+    ('send_bw', 1048576, 20, []),
+    ('send_bw', 1, 500, []),
+    ('fetch_add_bw', 8, 300, []),
+    ('cmp_swap_bw', 8, 300, []),
+    ('write_lat', 1, 200, []),
+    ('read_lat', 4096, 100, []),
+    ('send_lat', 64, 200, []),
+]
+
+
 def two_process(perf):
-    with tempfile.TemporaryDirectory() as d:
-        sock = os.path.join(d, 'perf.sock')
-        port = str(20000 + os.getpid() % 20000)
-        args = ['-m', '4096', '-s', '65536', '-n', '300', '--json', '--baseline', '-p', port,
-                '--verify']
-        srv = subprocess.Popen([perf] + EAL + ['-l', '0', '--file-prefix', 'tps%s' % port,
-                                '--vdev', 'net_memif0,role=server,socket=%s,bsize=4096' % sock,
-                                '--', '--ip', '198.18.1.2/24'] + args,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(1)
-        cli = run(perf, ['--ip', '198.18.1.1/24'] + args + ['127.0.0.1'], lcore='1',
-                  prefix='tpc%s' % port,
-                  vdev='net_memif0,role=client,socket=%s,bsize=4096' % sock)
-        try:
-            sout, serr = srv.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            srv.kill()
-            sout, serr = srv.communicate()
-        j = parse(cli.stdout)
-        ok = (cli.returncode == 0 and srv.returncode == 0 and j is not None and
-              j['topology'] == 'two_process' and j['iters'] == 300 and
-              j['port'][0]['tx_bytes'] > 300 * 65536 and j['baseline']['bw_gbps'] > 0)
-        check('two processes over memif, IB MTU 4096, --baseline', ok,
-              cli.stderr[-300:] + serr[-300:])
+    for n, (test, size, iters, extra) in enumerate(TWO_PROCESS):
+        with tempfile.TemporaryDirectory() as d:
+            two_process_case(perf, os.path.join(d, 'perf.sock'), n, test, size, iters, extra)
+
+
+def two_process_case(perf, sock, n, test, size, iters, extra):
+    port = str(20000 + (os.getpid() * len(TWO_PROCESS) + n) % 20000)
+    args = ['--test', test, '-m', '4096', '-s', str(size), '-n', str(iters), '--json',
+            '-p', port, '--verify'] + extra
+    srv = subprocess.Popen([perf] + EAL + ['-l', '0', '--file-prefix', 'tps%s' % port,
+                            '--vdev', 'net_memif0,role=server,socket=%s,bsize=4096' % sock,
+                            '--', '--ip', '198.18.1.2/24'] + args,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1)
+    cli = run(perf, ['--ip', '198.18.1.1/24'] + args + ['127.0.0.1'], lcore='1',
+              prefix='tpc%s' % port,
+              vdev='net_memif0,role=client,socket=%s,bsize=4096' % sock)
+    try:
+        sout, serr = srv.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        srv.kill()
+        sout, serr = srv.communicate()
+    j = parse(cli.stdout)
+    what = 'two processes over memif, IB MTU 4096: %s %d B x %d --verify%s' % (
+        test, size, iters, ' ' + ' '.join(extra) if extra else '')
+    ok = (cli.returncode == 0 and srv.returncode == 0 and j is not None and
+          j['topology'] == 'two_process' and j['iters'] == iters and j['size'] == size)
+    if ok and '--baseline' in extra:
+        ok = j['port'][0]['tx_bytes'] > iters * size and j['baseline']['bw_gbps'] > 0
+    check(what, ok, cli.stderr[-300:] + serr[-300:])
+    if test.endswith('_bw') and '--baseline' in extra:
         sj = parse(sout)
         check('two processes: the server prints the client\'s report',
-              sj is not None and sj['iters'] == 300 and sj['bw_gbps'] > 0, sout[-200:])
+              sj is not None and sj['iters'] == iters and sj['bw_gbps'] > 0, sout[-200:])
 
 
 if __name__ == '__main__':
