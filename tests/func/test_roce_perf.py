@@ -111,6 +111,10 @@ def main():
     sizes = [json.loads(ln)['size'] for ln in p.stdout.splitlines() if ln.startswith('{')]
     check('loopback -a: sizes 2..65536', p.returncode == 0 and sizes == [2 << i for i in range(16)],
           str(sizes))
+    p = run(perf, ['--loopback', '-D', '2', '-s', '1024'])
+    check('-D 2: progress lines on stderr, one row', p.returncode == 0 and
+          '1.0 s' in p.stderr and 'Mpps' in p.stderr and p.stdout.count('\n 1024 ') == 1,
+          p.stdout[-300:] + p.stderr[-300:])
     p = run(perf, ['--loopback', '-n', '200'])
     check('table output', p.returncode == 0 and '#bytes' in p.stdout and 'BW average' in p.stdout,
           p.stdout[-300:])
