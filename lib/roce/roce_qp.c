@@ -45,7 +45,7 @@
 
 /* What a send opcode is, for validation, SGE resolution and flush completions. */
 struct roce_wr_info {
-	uint32_t qp_types;	/* ROCE_WR_* of the QP types that allow it (IBA 10.7.2.2 table) */
+	uint32_t qp_types;	/* ROCE_WR_* of the QP types that allow it (wire-facts section 3) */
 	bool inline_ok;		/* may carry IBV_SEND_INLINE */
 	bool writes_local;	/* the SGEs receive data: LOCAL_WRITE needed */
 	bool atomic;		/* one 8-byte SGE, 8-byte aligned remote address */
