@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 
 #include "pp_oob.h"
@@ -370,6 +371,17 @@ pp_oob_send_dest(int fd, const struct pp_dest *dest)
 	if (ret != 0)
 		return ret;
 	return pp_write_all(fd, msg, sizeof(msg));
+}
+
+void
+pp_dest_print(const char *which, const struct pp_dest *dest)
+{
+	char gid[INET6_ADDRSTRLEN];
+
+	inet_ntop(AF_INET6, dest->gid.raw, gid, sizeof(gid));
+	printf("  %s LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n", which, dest->lid, dest->qpn,
+	       dest->psn, gid);
+	fflush(stdout);
 }
 
 int

@@ -90,6 +90,12 @@ int pp_oob_send_dest(int fd, const struct pp_dest *dest);
 /* Read one record (all 52 bytes, however TCP splits them) and parse it. 0, -EIO, -EINVAL. */
 int pp_oob_recv_dest(int fd, struct pp_dest *dest);
 
+/*
+ * Print "  <which> LID 0x..., QPN 0x..., PSN 0x..., GID <IPv6 text>" as the
+ * tools do (which: "local address: " or "remote address:").
+ */
+void pp_dest_print(const char *which, const struct pp_dest *dest);
+
 /* Write "done" and its NUL. 0 or a negative errno. */
 int pp_oob_send_done(int fd);
 

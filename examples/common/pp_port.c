@@ -21,6 +21,9 @@
 #define PP_MS_PER_S 1000
 #define PP_NS_PER_MS 1000000
 #define PP_NS_PER_S 1000000000ull
+#define PP_US_PER_S 1000000.
+#define PP_NS_PER_US 1000.
+#define PP_BITS_PER_BYTE 8.
 
 uint64_t
 pp_now_ms(void)
@@ -43,6 +46,34 @@ pp_parse_number(const char *s, unsigned long min, unsigned long max, unsigned lo
 	if (errno != 0 || *end != '\0' || *val < min || *val > max)
 		return -EINVAL;
 	return 0;
+}
+
+enum ibv_mtu
+pp_mtu_to_enum(unsigned long mtu)
+{
+	switch (mtu) {
+	case 256: return IBV_MTU_256;
+	case 512: return IBV_MTU_512;
+	case 1024: return IBV_MTU_1024;
+	case 2048: return IBV_MTU_2048;
+	case 4096: return IBV_MTU_4096;
+	default: return 0;
+	}
+}
+
+void
+pp_report(uint32_t size, uint32_t iters, const struct timespec *start,
+	  const struct timespec *end)
+{
+	double usec = (end->tv_sec - start->tv_sec) * PP_US_PER_S +
+		      (end->tv_nsec - start->tv_nsec) / PP_NS_PER_US;
+	long long bytes = (long long)size * iters * 2;
+
+	printf("%lld bytes in %.2f seconds = %.2f Mbit/sec\n", bytes, usec / PP_US_PER_S,
+	       bytes * PP_BITS_PER_BYTE / usec);
+	printf("%u iters in %.2f seconds = %.2f usec/iter\n", iters, usec / PP_US_PER_S,
+	       usec / iters);
+	fflush(stdout);
 }
 
 void

@@ -12,6 +12,7 @@
 
 #include <getopt.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <infiniband/verbs.h>
 
@@ -124,6 +125,17 @@ void pp_port_linger(struct pp_port *pp, unsigned int quiet_ms, unsigned int max_
  * 0, or the negative errno of the close or of the capture (printed).
  */
 int pp_port_close(struct pp_port *pp);
+
+/* The verbs enum of a path MTU in bytes (256..4096), or 0 if it is not one. */
+enum ibv_mtu pp_mtu_to_enum(unsigned long mtu);
+
+/*
+ * The tools' two result lines: "<bytes> bytes in <s> seconds = <x> Mbit/sec"
+ * with bytes = size x iters x 2, and "<iters> iters in <s> seconds = <y>
+ * usec/iter", for the time from start to end (CLOCK_MONOTONIC).
+ */
+void pp_report(uint32_t size, uint32_t iters, const struct timespec *start,
+	       const struct timespec *end);
 
 /* Milliseconds on a monotonic clock. */
 uint64_t pp_now_ms(void);

@@ -9,8 +9,9 @@
  * The same file builds uc_pingpong and ud_pingpong (PP_QP_TYPE set by
  * examples/uc_pingpong and examples/ud_pingpong), as ibv_uc_pingpong and
  * ibv_ud_pingpong, each with the options of its original: UC connects
- * with the UC attributes only (RTR: AV, MTU, QPN, PSN; RTS: PSN); UD sets Q_Key 0x11111111 at INIT, creates an address handle to the peer
- * (the server before it answers), receives into size + 40 bytes (the GRH
+ * with the UC attributes only (RTR: AV, MTU, QPN, PSN; RTS: PSN); UD sets
+ * Q_Key 0x11111111 at INIT, creates an address handle to the peer (the
+ * server before it answers), receives into size + 40 bytes (the GRH
  * first) and sends from buf + 40, refuses a size above the port's active
  * MTU and has no -m.
  *
@@ -19,13 +20,16 @@
  *
  * The RoCE port runs on the first ethdev the EAL probed (or the one -d
  * names), e.g. --vdev net_memif0,role=server,socket=/tmp/pp.sock. The
- * program is single-threaded: its wait loops call rte_roce_poll().
+ * program is single-threaded, its wait loops calling rte_roce_poll(), except
+ * with -e: the ping-pong then sleeps on a completion channel while a
+ * progress thread drives the device (examples/common/pp_event.h says why).
  *
  * Differences from the original, all deliberate:
  * - -g defaults to the GID of --ip (RoCE needs a GRH; without -g the original
  *   sends a zero GID and its RTR fails); a peer's zero GID is refused clearly.
- * - -e (completion channels), -o/-O/-P (ODP), -t (timestamps), -j (device
- *   memory) and -N (new post-send API) are refused with a message, exit 1.
+ * - -o/-O/-P (ODP), -t (timestamps), -j (device memory) and -N (new
+ *   post-send API) are refused with a message, exit 1.
+ * - -e runs a progress thread for the time of the ping-pong (see above).
  * - the server listens before printing its local address, so a script that
  *   waits for that line can start the client at once.
  * - -c: "invalid data in page N" makes the exit status 1.
@@ -48,17 +52,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <arpa/inet.h>
-
 #include <rte_common.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 
+#include <rte_roce_event.h>
 #include <rte_roce_port.h>
 #include <rte_roce_verbs.h>
 
+#include "pp_event.h"
 #include "pp_oob.h"
 #include "pp_port.h"
+#include "pp_verbs.h"
 
 /* Which of the three tools this build is (default: rc_pingpong). */
 #ifndef PP_QP_TYPE
@@ -78,27 +83,12 @@
 
 /* The tool's defaults (RC:libibverbs/examples/rc_pingpong.c main; ud_pingpong: 1024). */
 #define PP_SIZE_DEFAULT (PP_UD ? 1024 : 4096)
-#define PP_MTU_DEFAULT IBV_MTU_1024
-#define PP_RX_DEPTH_DEFAULT 500
-#define PP_ITERS_DEFAULT 1000
-#define PP_IB_PORT_DEFAULT 1
-/* wire-facts.md 8, tool settings. */
-#define PP_HOP_LIMIT 1
-#define PP_MAX_DEST_RD_ATOMIC 1
-#define PP_MIN_RNR_TIMER 12
-#define PP_TIMEOUT 14
-#define PP_RETRY_CNT 7
-#define PP_RNR_RETRY 7
-#define PP_MAX_RD_ATOMIC 1
 #define PP_PSN_MASK 0xffffff
 #define PP_INIT_BYTE 0x7b	/* the tool fills its buffer with this */
 #define PP_WC_BATCH 2		/* completions polled at a time */
 #define PP_OOB_TIMEOUT_MS 30000
 #define PP_LINGER_QUIET_MS 20
 #define PP_LINGER_MAX_MS 1000
-#define PP_US_PER_S 1000000.
-#define PP_BITS_PER_BYTE 8.
-#define PP_MESSAGE_MAX (1u << 31)	/* max_msg_sz, 2 GiB */
 
 enum {
 	PP_RECV_WRID = 1,
@@ -106,23 +96,16 @@ enum {
 };
 
 struct pp_opts {
-	struct pp_port_conf port; /* -d, --ip, --eth-mtu, --pcap */
-	const char *servername;	/* client mode when set */
-	uint16_t tcp_port;	/* -p */
-	int ib_port;		/* -i */
-	uint32_t size;		/* -s */
-	enum ibv_mtu mtu;	/* -m */
-	uint32_t rx_depth;	/* -r */
-	uint32_t iters;		/* -n */
-	uint8_t sl;		/* -l */
-	int gidx;		/* -g; -1 = the GID of --ip */
+	struct pp_opts_common cmn; /* -p -d -i -s -m -r -n -l -g, --ip, ... */
 	bool validate;		/* -c */
+	bool use_event;		/* -e */
 };
 
 struct pp_ctx {
 	struct pp_port pp;
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
+	struct ibv_comp_channel *channel;	/* -e */
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_ah *ah;	/* UD: to the peer */
@@ -134,27 +117,18 @@ struct pp_ctx {
 	int pending;		/* PP_*_WRID bits still awaited before the next send */
 	uint32_t routs;		/* receives posted */
 	uint32_t rcnt, scnt;	/* completions counted */
+	unsigned int num_cq_events;	/* got, acknowledged before the CQ goes */
+	struct pp_progress progress;	/* -e: drives the device meanwhile */
 };
 
 static void
 pp_usage(const char *argv0)
 {
-	printf("Usage:\n");
-	printf("  %s [EAL args] -- --ip ADDR[/LEN] [options]         start a server and wait for "
-	       "connection\n", argv0);
-	printf("  %s [EAL args] -- --ip ADDR[/LEN] [options] <host>  connect to server at <host>\n",
-	       argv0);
-	printf("\nOptions:\n");
-	pp_port_usage();
-	printf("  -p, --port=<port>      listen on/connect to port <port> (default 18515)\n");
-	printf("  -d, --ib-dev=<dev>     use the ethdev named <dev> (default first ethdev)\n");
-	printf("  -i, --ib-port=<port>   use port <port> of IB device (default 1)\n");
-	printf("  -s, --size=<size>      size of message to exchange (default 4096)\n");
-	printf("  -m, --mtu=<size>       path MTU (default 1024)\n");
+	pp_usage_common(argv0, PP_SIZE_DEFAULT);
 	printf("  -r, --rx-depth=<dep>   number of receives to post at a time (default 500)\n");
 	printf("  -n, --iters=<iters>    number of exchanges (default 1000)\n");
 	printf("  -l, --sl=<sl>          service level value\n");
-	printf("  -e, --events           sleep on CQ events (not supported yet)\n");
+	printf("  -e, --events           sleep on CQ events (default poll)\n");
 	printf("  -g, --gid-idx=<gid index> local port gid index (default: the GID of --ip)\n");
 	printf("  -o, --odp              use on demand paging (not supported)\n");
 	printf("  -O, --iodp             use implicit on demand paging (not supported)\n");
@@ -167,19 +141,6 @@ pp_usage(const char *argv0)
 
 /* ---- options ---- */
 
-static enum ibv_mtu
-pp_mtu_to_enum(unsigned long mtu)
-{
-	switch (mtu) {
-	case 256: return IBV_MTU_256;
-	case 512: return IBV_MTU_512;
-	case 1024: return IBV_MTU_1024;
-	case 2048: return IBV_MTU_2048;
-	case 4096: return IBV_MTU_4096;
-	default: return 0;
-	}
-}
-
 static int
 pp_unsupported(const char *what)
 {
@@ -187,61 +148,20 @@ pp_unsupported(const char *what)
 	return -ENOTSUP;
 }
 
-/* One option; 0, -EINVAL (usage) or -ENOTSUP (refused feature). */
+/* One option of this tool's own; 0, -EINVAL (usage) or -ENOTSUP (refused feature). */
 static int
-pp_opt(struct pp_opts *o, int c, const char *arg)
+pp_opt(void *opts, int c, const char *arg)
 {
-	unsigned long v;
+	struct pp_opts *o = opts;
 
+	RTE_SET_USED(arg);
 	switch (c) {
-	case 'p':
-		if (pp_parse_number(arg, 0, UINT16_MAX, &v) != 0)
-			return -EINVAL;
-		o->tcp_port = v;
-		return 0;
-	case 'd':
-		o->port.ethdev = arg;
-		return 0;
-	case 'i':
-		if (pp_parse_number(arg, 1, INT_MAX, &v) != 0)
-			return -EINVAL;
-		o->ib_port = v;
-		return 0;
-	case 's':
-		if (pp_parse_number(arg, 0, PP_MESSAGE_MAX, &v) != 0)
-			return -EINVAL;
-		o->size = v;
-		return 0;
-	case 'm':
-		if (pp_parse_number(arg, 0, ULONG_MAX, &v) != 0 || pp_mtu_to_enum(v) == 0)
-			return -EINVAL;
-		o->mtu = pp_mtu_to_enum(v);
-		return 0;
-	case 'r':
-		if (pp_parse_number(arg, 1, INT_MAX, &v) != 0)
-			return -EINVAL;
-		o->rx_depth = v;
-		return 0;
-	case 'n':
-		if (pp_parse_number(arg, 1, INT_MAX, &v) != 0)
-			return -EINVAL;
-		o->iters = v;
-		return 0;
-	case 'l':
-		if (pp_parse_number(arg, 0, UINT8_MAX, &v) != 0)
-			return -EINVAL;
-		o->sl = v;
-		return 0;
-	case 'g':
-		if (pp_parse_number(arg, 0, INT_MAX, &v) != 0)
-			return -EINVAL;
-		o->gidx = v;
-		return 0;
 	case 'c':
 		o->validate = true;
 		return 0;
 	case 'e':
-		return pp_unsupported("-e/--events (completion channels)");
+		o->use_event = true;
+		return 0;
 	case 'o':
 	case 'O':
 	case 'P':
@@ -261,16 +181,7 @@ static int
 pp_parse_args(int argc, char **argv, struct pp_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "port", required_argument, NULL, 'p' },
-		{ "ib-dev", required_argument, NULL, 'd' },
-		{ "ib-port", required_argument, NULL, 'i' },
-		{ "size", required_argument, NULL, 's' },
-		{ "mtu", required_argument, NULL, 'm' },
-		{ "rx-depth", required_argument, NULL, 'r' },
-		{ "iters", required_argument, NULL, 'n' },
-		{ "sl", required_argument, NULL, 'l' },
 		{ "events", no_argument, NULL, 'e' },
-		{ "gid-idx", required_argument, NULL, 'g' },
 		{ "odp", no_argument, NULL, 'o' },
 		{ "iodp", no_argument, NULL, 'O' },
 		{ "prefetch", no_argument, NULL, 'P' },
@@ -278,44 +189,14 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		{ "chk", no_argument, NULL, 'c' },
 		{ "dm", no_argument, NULL, 'j' },
 		{ "new_send", no_argument, NULL, 'N' },
-		PP_PORT_LONGOPTS,
+		PP_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, ret;
-
-	*o = (struct pp_opts){
-		.tcp_port = PP_OOB_PORT_DEFAULT,
-		.ib_port = PP_IB_PORT_DEFAULT,
-		.size = PP_SIZE_DEFAULT,
-		.mtu = PP_MTU_DEFAULT,
-		.rx_depth = PP_RX_DEPTH_DEFAULT,
-		.iters = PP_ITERS_DEFAULT,
-		.gidx = -1,
-	};
-	optind = 1;	/* the EAL used getopt before us */
-	while ((c = getopt_long(argc, argv, PP_RC ? PP_OPTSTRING_RC :
-				PP_UD ? PP_OPTSTRING_UD : PP_OPTSTRING_UC, longopts, NULL)) != -1) {
-		ret = pp_port_opt(&o->port, c, optarg);
-		if (ret == 0)
-			ret = pp_opt(o, c, optarg);
-		else if (ret > 0)
-			ret = 0;
-		if (ret == -EINVAL)
-			pp_usage(argv[0]);
-		if (ret != 0)
-			return ret;
-	}
-	if (optind == argc - 1) {
-		o->servername = argv[optind];
-	} else if (optind < argc) {
-		pp_usage(argv[0]);
-		return -EINVAL;
-	}
-	if (pp_port_conf_check(&o->port) != 0) {
-		pp_usage(argv[0]);
-		return -EINVAL;
-	}
-	return 0;
+	o->validate = false;
+	o->use_event = false;
+	return pp_cmdline(argc, argv, PP_RC ? PP_OPTSTRING_RC :
+			  PP_UD ? PP_OPTSTRING_UD : PP_OPTSTRING_UC, longopts, &o->cmn,
+			  PP_SIZE_DEFAULT, 0, pp_opt, o, pp_usage);
 }
 
 /* ---- resources ---- */
@@ -345,25 +226,12 @@ pp_post_recv(struct pp_ctx *c, uint32_t n)
 static int
 pp_post_send(struct pp_ctx *c)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)(c->buf + PP_GRH_LEN),
-		.length = c->size,
-		.lkey = c->mr->lkey,
+	const struct pp_send_target to = {
+		.ah = c->ah, .remote_qpn = c->remote_qpn, .remote_qkey = PP_UD_QKEY,
 	};
-	struct ibv_send_wr wr = {
-		.wr_id = PP_SEND_WRID,
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = IBV_WR_SEND,
-		.send_flags = c->send_flags,
-	};
-	struct ibv_send_wr *bad_wr;
 
-	wr.wr.ud.ah = c->ah;
-	wr.wr.ud.remote_qpn = c->remote_qpn;
-	wr.wr.ud.remote_qkey = PP_UD_QKEY;
-
-	return rte_roce_post_send(c->qp, &wr, &bad_wr);
+	return pp_post_send_buf(c->qp, PP_SEND_WRID, c->buf + PP_GRH_LEN, c->size, c->mr->lkey,
+				c->send_flags, &to);
 }
 
 /* QP as the tool creates it: one send WR, rx_depth receives, one SGE each; INLINE if it fits. */
@@ -382,7 +250,6 @@ pp_create_qp(struct pp_ctx *c, int ib_port)
 		.qp_type = PP_QP_TYPE,
 	};
 	struct ibv_qp_attr attr;
-	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
 
 	c->qp = rte_roce_create_qp(c->pd, &init);
 	if (c->qp == NULL) {
@@ -392,18 +259,7 @@ pp_create_qp(struct pp_ctx *c, int ib_port)
 	if (rte_roce_query_qp(c->qp, &attr, IBV_QP_CAP, &init) == 0 &&
 	    init.cap.max_inline_data >= c->size)
 		c->send_flags |= IBV_SEND_INLINE;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_INIT;
-	attr.pkey_index = 0;
-	attr.port_num = ib_port;
-	attr.qp_access_flags = 0;
-	attr.qkey = PP_UD_QKEY;
-	mask |= PP_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
-	if (rte_roce_modify_qp(c->qp, &attr, mask) != 0) {
-		fprintf(stderr, "Failed to modify QP to INIT\n");
-		return -1;
-	}
-	return 0;
+	return pp_qp_to_init(c->qp, ib_port, PP_UD_QKEY, "QP");
 }
 
 /* Free what pp_init() made, in reverse; 0 or -1 after saying which step failed. */
@@ -420,21 +276,18 @@ pp_destroy(struct pp_ctx *c)
 		return -1;
 	}
 	c->ah = NULL;
-	if (c->cq != NULL && rte_roce_destroy_cq(c->cq) != 0) {
-		fprintf(stderr, "Couldn't destroy CQ\n");
+	/* As the tool: every event got is acknowledged in one batch. */
+	if (c->cq != NULL && c->channel != NULL)
+		rte_roce_ack_cq_events(c->cq, c->num_cq_events);
+	c->num_cq_events = 0;
+	if (pp_free_cq_mr_pd(&c->cq, &c->mr, &c->pd) != 0)
+		return -1;
+	/* After the CQ that used it. */
+	if (c->channel != NULL && rte_roce_destroy_comp_channel(c->channel) != 0) {
+		fprintf(stderr, "Couldn't destroy completion channel\n");
 		return -1;
 	}
-	c->cq = NULL;
-	if (c->mr != NULL && rte_roce_dereg_mr(c->mr) != 0) {
-		fprintf(stderr, "Couldn't deregister MR\n");
-		return -1;
-	}
-	c->mr = NULL;
-	if (c->pd != NULL && rte_roce_dealloc_pd(c->pd) != 0) {
-		fprintf(stderr, "Couldn't deallocate PD\n");
-		return -1;
-	}
-	c->pd = NULL;
+	c->channel = NULL;
 	return 0;
 }
 
@@ -442,32 +295,28 @@ pp_destroy(struct pp_ctx *c)
 static int
 pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 {
-	c->size = o->size;
-	c->rx_depth = o->rx_depth;
+	c->size = o->cmn.size;
+	c->rx_depth = o->cmn.rx_depth;
 	c->send_flags = IBV_SEND_SIGNALED;
 	/* At least one byte, so that a zero-size run still has an address to register. */
-	if (posix_memalign((void **)&c->buf, page_size, RTE_MAX(o->size + PP_GRH_LEN, 1u)) != 0) {
+	if (posix_memalign((void **)&c->buf, page_size, RTE_MAX(o->cmn.size + PP_GRH_LEN, 1u)) != 0) {
 		c->buf = NULL;
 		fprintf(stderr, "Couldn't allocate work buf.\n");
 		return -1;
 	}
-	memset(c->buf, PP_INIT_BYTE, o->size + PP_GRH_LEN);
-	c->pd = rte_roce_alloc_pd(c->pp.ctx);
-	if (c->pd == NULL) {
-		fprintf(stderr, "Couldn't allocate PD\n");
-		return -1;
+	memset(c->buf, PP_INIT_BYTE, o->cmn.size + PP_GRH_LEN);
+	/* Before the CQ that uses it, as the tool's pp_init_ctx(). */
+	if (o->use_event) {
+		c->channel = rte_roce_create_comp_channel(c->pp.ctx);
+		if (c->channel == NULL) {
+			fprintf(stderr, "Couldn't create completion channel\n");
+			return -1;
+		}
 	}
-	c->mr = rte_roce_reg_mr(c->pd, c->buf, o->size + PP_GRH_LEN, IBV_ACCESS_LOCAL_WRITE);
-	if (c->mr == NULL) {
-		fprintf(stderr, "Couldn't register MR\n");
+	if (pp_alloc_pd_mr_cq(c->pp.ctx, c->buf, o->cmn.size + PP_GRH_LEN, o->cmn.rx_depth + 1,
+			      c->channel, &c->pd, &c->mr, &c->cq) != 0)
 		return -1;
-	}
-	c->cq = rte_roce_create_cq(c->pp.ctx, o->rx_depth + 1, NULL, NULL, 0);
-	if (c->cq == NULL) {
-		fprintf(stderr, "Couldn't create CQ\n");
-		return -1;
-	}
-	if (pp_create_qp(c, o->ib_port) != 0)
+	if (pp_create_qp(c, o->cmn.ib_port) != 0)
 		return -1;
 	c->routs = pp_post_recv(c, c->rx_depth);
 	if (c->routs < c->rx_depth) {
@@ -481,10 +330,11 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 
 /* UD: RTR and RTS need no peer; the address handle names it (RC:ud_pingpong.c pp_connect_ctx). */
 static int
-pp_connect_ud(struct pp_ctx *c, const struct ibv_ah_attr *ah_attr, uint32_t my_psn,
+pp_connect_ud(struct pp_ctx *c, const struct pp_path *path, uint32_t my_psn,
 	      const struct pp_dest *dest)
 {
 	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RTR };
+	struct ibv_ah_attr ah_attr;
 	int ret;
 
 	ret = rte_roce_modify_qp(c->qp, &attr, IBV_QP_STATE);
@@ -499,7 +349,8 @@ pp_connect_ud(struct pp_ctx *c, const struct ibv_ah_attr *ah_attr, uint32_t my_p
 		fprintf(stderr, "Failed to modify QP to RTS: %s\n", strerror(-ret));
 		return -1;
 	}
-	c->ah = rte_roce_create_ah(c->pd, (struct ibv_ah_attr *)(uintptr_t)ah_attr);
+	pp_ah_attr(path, dest, &ah_attr);
+	c->ah = rte_roce_create_ah(c->pd, &ah_attr);
 	if (c->ah == NULL) {
 		fprintf(stderr, "Failed to create AH\n");
 		return -1;
@@ -510,73 +361,22 @@ pp_connect_ud(struct pp_ctx *c, const struct ibv_ah_attr *ah_attr, uint32_t my_p
 
 /*
  * RTR then RTS with the tool's attributes (RC:rc_pingpong.c pp_connect_ctx;
- * uc_pingpong.c: no RC attributes).
+ * uc_pingpong.c: no RC attributes; ud_pingpong.c: an address handle).
  */
 static int
 pp_connect(struct pp_ctx *c, const struct pp_opts *o, int sgid_index, uint32_t my_psn,
 	   const struct pp_dest *dest)
 {
-	struct ibv_qp_attr attr = {
-		.qp_state = IBV_QPS_RTR,
-		.path_mtu = o->mtu,
-		.dest_qp_num = dest->qpn,
-		.rq_psn = dest->psn,
-		.max_dest_rd_atomic = PP_MAX_DEST_RD_ATOMIC,
-		.min_rnr_timer = PP_MIN_RNR_TIMER,
-		.ah_attr = {
-			.is_global = 1,
-			.dlid = dest->lid,
-			.sl = o->sl,
-			.src_path_bits = 0,
-			.port_num = o->ib_port,
-			.grh = {
-				.dgid = dest->gid,
-				.hop_limit = PP_HOP_LIMIT,
-				.sgid_index = sgid_index,
-			},
-		},
+	const struct pp_path path = {
+		.mtu = o->cmn.mtu,
+		.sl = o->cmn.sl,
+		.ib_port = o->cmn.ib_port,
+		.sgid_index = sgid_index,
 	};
-	int rc_mask = PP_RC ? IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER : 0;
-	int ret;
 
-	/* The tool leaves the AV local when the GID is zero; RoCE cannot route that. */
-	if (dest->gid.global.interface_id == 0 && dest->gid.global.subnet_prefix == 0) {
-		fprintf(stderr, "The remote GID is zero: run the peer with -g <GID index>\n");
-		return -1;
-	}
 	if (PP_UD)
-		return pp_connect_ud(c, &attr.ah_attr, my_psn, dest);
-	ret = rte_roce_modify_qp(c->qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | rc_mask);
-	if (ret != 0) {
-		fprintf(stderr, "Failed to modify QP to RTR: %s\n", strerror(-ret));
-		return -1;
-	}
-	attr.qp_state = IBV_QPS_RTS;
-	attr.timeout = PP_TIMEOUT;
-	attr.retry_cnt = PP_RETRY_CNT;
-	attr.rnr_retry = PP_RNR_RETRY;
-	attr.sq_psn = my_psn;
-	attr.max_rd_atomic = PP_MAX_RD_ATOMIC;
-	rc_mask = PP_RC ? IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			  IBV_QP_MAX_QP_RD_ATOMIC : 0;
-	ret = rte_roce_modify_qp(c->qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN | rc_mask);
-	if (ret != 0) {
-		fprintf(stderr, "Failed to modify QP to RTS: %s\n", strerror(-ret));
-		return -1;
-	}
-	return 0;
-}
-
-static void
-pp_print_dest(const char *which, const struct pp_dest *d)
-{
-	char gid[INET6_ADDRSTRLEN];
-
-	inet_ntop(AF_INET6, d->gid.raw, gid, sizeof(gid));
-	printf("  %s LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n", which, d->lid, d->qpn, d->psn,
-	       gid);
-	fflush(stdout);
+		return pp_gid_check(dest) == 0 ? pp_connect_ud(c, &path, my_psn, dest) : -1;
+	return pp_qp_connect(c->qp, &path, my_psn, dest, "QP");
 }
 
 /* Client side: send ours, read theirs, say done; the QP is connected afterwards. */
@@ -585,10 +385,10 @@ pp_client_exchange(const struct pp_opts *o, const struct pp_dest *mine, struct p
 {
 	int fd, ret;
 
-	fd = pp_oob_connect(o->servername, o->tcp_port);
+	fd = pp_oob_connect(o->cmn.servername, o->cmn.tcp_port);
 	if (fd < 0) {
-		fprintf(stderr, "Couldn't connect to %s:%u: %s\n", o->servername, o->tcp_port,
-			strerror(-fd));
+		fprintf(stderr, "Couldn't connect to %s:%u: %s\n", o->cmn.servername,
+			o->cmn.tcp_port, strerror(-fd));
 		return -1;
 	}
 	ret = pp_oob_set_timeout(fd, PP_OOB_TIMEOUT_MS);
@@ -685,6 +485,7 @@ pp_complete(struct pp_ctx *c, const struct ibv_wc *wc, uint32_t iters)
 	return 0;
 }
 
+/* The tool's loop: with -e, sleep for an event, re-arm, then poll the CQ once. */
 static int
 pp_run(struct pp_ctx *c, uint32_t iters)
 {
@@ -692,14 +493,19 @@ pp_run(struct pp_ctx *c, uint32_t iters)
 	int ne, i;
 
 	while (c->rcnt < iters || c->scnt < iters) {
+		if (c->channel != NULL &&
+		    pp_event_wait(c->channel, c->cq, &c->num_cq_events) != 0)
+			return -1;
 		do {
-			pp_port_poll(&c->pp);
+			/* With -e the progress thread owns the device. */
+			if (c->channel == NULL)
+				pp_port_poll(&c->pp);
 			ne = rte_roce_poll_cq(c->cq, PP_WC_BATCH, wc);
 			if (ne < 0) {
 				fprintf(stderr, "poll CQ failed %d\n", ne);
 				return -1;
 			}
-		} while (ne < 1);
+		} while (c->channel == NULL && ne < 1);
 		for (i = 0; i < ne; i++) {
 			if (pp_complete(c, &wc[i], iters) != 0) {
 				fprintf(stderr, "parse WC failed %d\n", ne);
@@ -736,20 +542,6 @@ pp_check_pages(const struct pp_ctx *c, long page_size)
 	return bad;
 }
 
-static void
-pp_report(const struct pp_opts *o, const struct timespec *start, const struct timespec *end)
-{
-	double usec = (end->tv_sec - start->tv_sec) * PP_US_PER_S +
-		      (end->tv_nsec - start->tv_nsec) / 1000.;
-	long long bytes = (long long)o->size * o->iters * 2;
-
-	printf("%lld bytes in %.2f seconds = %.2f Mbit/sec\n", bytes, usec / PP_US_PER_S,
-	       bytes * PP_BITS_PER_BYTE / usec);
-	printf("%u iters in %.2f seconds = %.2f usec/iter\n", o->iters, usec / PP_US_PER_S,
-	       usec / o->iters);
-	fflush(stdout);
-}
-
 /* Exchange addresses, connect, ping-pong, report. The resources exist. */
 static int
 pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
@@ -757,15 +549,16 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 	struct pp_dest mine = { 0 }, rem;
 	struct ibv_port_attr portinfo;
 	struct timespec start, end;
-	int sgid_index = o->gidx >= 0 ? o->gidx : c->pp.gid_index;
+	int sgid_index = o->cmn.gidx >= 0 ? o->cmn.gidx : c->pp.gid_index;
 	int listen_fd = -1;
+	int ret;
 
-	if (rte_roce_query_port(c->pp.ctx, o->ib_port, &portinfo) != 0) {
+	if (rte_roce_query_port(c->pp.ctx, o->cmn.ib_port, &portinfo) != 0) {
 		fprintf(stderr, "Couldn't get port info\n");
 		return -1;
 	}
 	mine.lid = portinfo.lid;
-	if (PP_UD && o->size > (1u << (portinfo.active_mtu + PP_IB_MTU_SHIFT))) {
+	if (PP_UD && o->cmn.size > (1u << (portinfo.active_mtu + PP_IB_MTU_SHIFT))) {
 		fprintf(stderr, "Requested size larger than port MTU (%u)\n",
 			1u << (portinfo.active_mtu + PP_IB_MTU_SHIFT));
 		return -1;
@@ -774,32 +567,32 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 		fprintf(stderr, "Couldn't get local LID\n");
 		return -1;
 	}
-	if (rte_roce_query_gid(c->pp.ctx, o->ib_port, sgid_index, &mine.gid) != 0) {
+	if (rte_roce_query_gid(c->pp.ctx, o->cmn.ib_port, sgid_index, &mine.gid) != 0) {
 		fprintf(stderr, "can't read sgid of index %d\n", sgid_index);
 		return -1;
 	}
 	mine.qpn = c->qp->qp_num;
 	mine.psn = lrand48() & PP_PSN_MASK;
-	if (o->servername == NULL) {
-		listen_fd = pp_oob_listen(o->tcp_port, NULL);
+	if (o->cmn.servername == NULL) {
+		listen_fd = pp_oob_listen(o->cmn.tcp_port, NULL);
 		if (listen_fd < 0) {
-			fprintf(stderr, "Couldn't listen to port %u: %s\n", o->tcp_port,
+			fprintf(stderr, "Couldn't listen to port %u: %s\n", o->cmn.tcp_port,
 				strerror(-listen_fd));
 			return -1;
 		}
 	}
-	pp_print_dest("local address: ", &mine);
-	if (o->servername != NULL ? pp_client_exchange(o, &mine, &rem) :
+	pp_dest_print("local address: ", &mine);
+	if (o->cmn.servername != NULL ? pp_client_exchange(o, &mine, &rem) :
 				    pp_server_exchange(c, o, listen_fd, sgid_index, &mine, &rem))
 		return -1;
-	pp_print_dest("remote address:", &rem);
-	if (o->servername != NULL && pp_connect(c, o, sgid_index, mine.psn, &rem) != 0)
+	pp_dest_print("remote address:", &rem);
+	if (o->cmn.servername != NULL && pp_connect(c, o, sgid_index, mine.psn, &rem) != 0)
 		return -1;
 	if (pp_port_wait_link(&c->pp, PP_LINK_WAIT_MS_DEFAULT) != 0)
 		return -1;
 
 	c->pending = PP_RECV_WRID;
-	if (o->servername != NULL) {
+	if (o->cmn.servername != NULL) {
 		if (o->validate)
 			pp_mark_pages(c, page_size);
 		if (pp_post_send(c) != 0) {
@@ -808,17 +601,26 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 		}
 		c->pending |= PP_SEND_WRID;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	if (pp_run(c, o->iters) != 0)
+	if (c->channel != NULL && rte_roce_req_notify_cq(c->cq, 0) != 0) {
+		fprintf(stderr, "Couldn't request CQ notification\n");
 		return -1;
+	}
+	if (c->channel != NULL && pp_progress_start(&c->progress, &c->pp) != 0)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	ret = pp_run(c, o->cmn.iters);
 	clock_gettime(CLOCK_MONOTONIC, &end);
-	pp_report(o, &start, &end);
+	/* Back to one thread before the control calls of the teardown. */
+	pp_progress_stop(&c->progress);
+	if (ret != 0)
+		return -1;
+	pp_report(o->cmn.size, o->cmn.iters, &start, &end);
 	/*
 	 * Our last ACK (RC), or our last SEND (UC/UD: it completed when handed
 	 * to the port), must leave before the QP goes: the peer waits for it.
 	 */
 	pp_port_linger(&c->pp, PP_LINGER_QUIET_MS, PP_LINGER_MAX_MS);
-	if (o->servername == NULL && o->validate && pp_check_pages(c, page_size) != 0)
+	if (o->cmn.servername == NULL && o->validate && pp_check_pages(c, page_size) != 0)
 		return -1;
 	return 0;
 }
@@ -829,23 +631,14 @@ main(int argc, char **argv)
 	struct pp_ctx c;
 	struct pp_opts o;
 	long page_size;
-	int ret, failed;
+	int failed;
 
-	ret = rte_roce_eal_init(argc, argv);
-	if (ret < 0) {
-		fprintf(stderr, "EAL: %s\n", strerror(-ret));
-		return EXIT_FAILURE;
-	}
-	argv[ret] = argv[0];
-	argc -= ret;
-	argv += ret;
-	failed = pp_parse_args(argc, argv, &o) != 0;
-	if (failed)
+	if (pp_eal_init(&argc, &argv) != 0 || pp_parse_args(argc, argv, &o) != 0)
 		return EXIT_FAILURE;
 	srand48(getpid() * time(NULL));
 	page_size = sysconf(_SC_PAGESIZE);
 	memset(&c, 0, sizeof(c));
-	failed = pp_port_open(&c.pp, &o.port) != 0;
+	failed = pp_port_open(&c.pp, &o.cmn.port) != 0;
 	if (!failed) {
 		failed = pp_init(&c, &o, page_size) != 0 || pp_session(&c, &o, page_size) != 0;
 		failed |= pp_destroy(&c) != 0;

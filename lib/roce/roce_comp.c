@@ -309,25 +309,25 @@ comp_ack(struct comp_ctx *ctx)
 									      COMP_DONE;
 }
 
-/* Post the completion of the oldest WQE (if due) and retire it. false on CQ overrun. */
+/*
+ * Retire the oldest WQE and post its completion (if due). false on CQ
+ * overrun. Retired first: an application on another thread that polls the
+ * completion may post again at once and must find the slot free.
+ */
 static bool
 comp_post(struct roce_qp *qp, struct roce_send_wqe *wqe, enum ibv_wc_status status)
 {
-	struct ibv_wc wc;
-	int ret = 0;
+	bool post = status != IBV_WC_SUCCESS || (wqe->send_flags & IBV_SEND_SIGNALED);
+	struct ibv_wc wc = {
+		.wr_id = wqe->wr_id,
+		.status = status,
+		.opcode = roce_wr_wc_opcode(wqe->opcode),
+		.byte_len = wqe->length,	/* as rxe make_send_cqe() */
+		.qp_num = qp->ibv.qp_num,
+	};
 
 	if (roce_req_is_rd_atomic(wqe) && qp->req.rd_atomic > 0)
 		qp->req.rd_atomic--;
-	if (status != IBV_WC_SUCCESS || (wqe->send_flags & IBV_SEND_SIGNALED)) {
-		wc = (struct ibv_wc){
-			.wr_id = wqe->wr_id,
-			.status = status,
-			.opcode = roce_wr_wc_opcode(wqe->opcode),
-			.byte_len = wqe->length,	/* as rxe make_send_cqe() */
-			.qp_num = qp->ibv.qp_num,
-		};
-		ret = roce_cq_push(qp->scq, &wc);
-	}
 	/*
 	 * A retry moved the requester back to this WQE and a response of its
 	 * first transmission completed it: the requester goes on after it.
@@ -341,7 +341,7 @@ comp_post(struct roce_qp *qp, struct roce_send_wqe *wqe, enum ibv_wc_status stat
 	/* The slot's next WQE starts afresh (the posting path never writes tx). */
 	wqe->tx.state = ROCE_WQE_NEW;
 	roce_sq_retire(qp);
-	return ret == 0;
+	return !post || roce_cq_push(qp->scq, &wc) == 0;
 }
 
 /* UC/UD have no responses: a WQE completes once its last packet was handed to the port. */

@@ -8,6 +8,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
+#include "roce_channel.h"
 #include "roce_cq.h"
 #include "roce_dev.h"
 #include "roce_log.h"
@@ -27,9 +28,8 @@ rte_roce_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
 		return NULL;
 	}
 	dev = roce_dev_of(ctx);
-	if (cqe < 1 || (uint32_t)cqe > dev->conf.max_cqe || channel != NULL) {
-		ROCE_LOG(ERR, "cqe %d outside 1..%u, or a completion channel (not supported)",
-			 cqe, dev->conf.max_cqe);
+	if (cqe < 1 || (uint32_t)cqe > dev->conf.max_cqe) {
+		ROCE_LOG(ERR, "cqe %d outside 1..%u", cqe, dev->conf.max_cqe);
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -51,6 +51,15 @@ rte_roce_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
 		return NULL;
 	}
 	cq->dev = dev;
+	if (channel != NULL) {
+		rc = roce_channel_cq_attach(cq, channel);
+		if (rc < 0) {
+			roce_queue_fini(&cq->ring);
+			rte_free(cq);
+			rte_errno = -rc;
+			return NULL;
+		}
+	}
 	cq->ibv.context = ctx;
 	cq->ibv.cq_context = cq_context;
 	cq->ibv.cqe = roce_queue_size(&cq->ring);
@@ -72,27 +81,45 @@ rte_roce_destroy_cq(struct ibv_cq *ibv_cq)
 		ROCE_LOG(ERR, "CQ used by %u QPs", cq->nb_qps);
 		return -EBUSY;
 	}
+	if (ibv_cq->channel != NULL && roce_channel_cq_busy(cq) < 0)
+		return -EBUSY;
+	if (roce_dev_async_release(cq->dev, ibv_cq) < 0)
+		return -EBUSY;
+	if (ibv_cq->channel != NULL && roce_channel_cq_detach(cq) < 0)
+		return -EBUSY;
 	cq->dev->nb_cqs--;
 	roce_queue_fini(&cq->ring);
 	rte_free(cq);
 	return 0;
 }
 
+/* IBA 11.4.2.1: CQ overrun; the consumer learns it once the ring is drained. */
+static void
+roce_cq_overrun(struct roce_cq *cq)
+{
+	struct ibv_async_event ev = { .event_type = IBV_EVENT_CQ_ERR };
+
+	__atomic_store_n(&cq->overflow, true, __ATOMIC_RELEASE);
+	roce_dev_cq_error(cq->dev);
+	ev.element.cq = &cq->ibv;
+	roce_dev_async_event(cq->dev, &ev);
+}
+
 int
-roce_cq_push(struct roce_cq *cq, const struct ibv_wc *wc)
+roce_cq_push_se(struct roce_cq *cq, const struct ibv_wc *wc, bool solicited)
 {
 	struct roce_queue *q = &cq->ring;
 
 	if (roce_cq_overflowed(cq))
 		return -EOVERFLOW;
 	if (roce_queue_free(q) == 0) {
-		/* IBA 11.4.2.1: CQ overrun; the consumer learns it once the ring is drained. */
-		__atomic_store_n(&cq->overflow, true, __ATOMIC_RELEASE);
-		roce_dev_cq_error(cq->dev);
+		roce_cq_overrun(cq);
 		return -EOVERFLOW;
 	}
 	memcpy(roce_queue_slot(q, q->prod), wc, sizeof(*wc));
 	roce_queue_publish(q, q->prod + 1);
+	if (cq->ibv.channel != NULL)
+		roce_cq_notify(cq, solicited || wc->status != IBV_WC_SUCCESS);
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/queue.h>
 
 #include <infiniband/verbs.h>
 
@@ -26,12 +27,31 @@
 
 struct roce_dev;
 
+/* Arming of a CQ (rte_roce_req_notify_cq()). */
+enum roce_cq_arm {
+	ROCE_CQ_ARM_NONE = 0,
+	ROCE_CQ_ARM_SOLICITED,	/* solicited or error completions */
+	ROCE_CQ_ARM_ALL,	/* any completion */
+};
+
 struct roce_cq {
-	struct ibv_cq ibv;	/* first: roce_cq_of() is a cast */
+	struct ibv_cq ibv;	/* first: roce_cq_of() is a cast; ibv.channel its channel */
 	struct roce_dev *dev;
 	struct roce_queue ring;	/* of struct ibv_wc */
 	uint32_t nb_qps;	/* QPs using it as send or receive CQ (control path) */
 	bool overflow;		/* set by the producer (RELEASE), read by poll (ACQUIRE) */
+	/*
+	 * Completion events (roce_channel.c). armed: set by the application,
+	 * cleared by the producer; a SEQ_CST fence on both sides (after
+	 * arming, after publishing) so that of a completion published while
+	 * the CQ is being armed, either the producer sees the arming or the
+	 * application's next poll sees the completion.
+	 */
+	uint32_t armed;			/* enum roce_cq_arm */
+	uint32_t events_queued;		/* in the channel, not got (channel lock) */
+	uint32_t events_got;		/* got, by rte_roce_get_cq_event() (channel lock) */
+	uint32_t events_acked;		/* acknowledged (atomic) */
+	TAILQ_ENTRY(roce_cq) chan_next;	/* in the channel's list while events_queued > 0 */
 };
 
 static inline struct roce_cq *
@@ -42,9 +62,25 @@ roce_cq_of(struct ibv_cq *cq)
 
 /*
  * Post a completion (engine side). Returns 0, or -EOVERFLOW when the ring
- * is full or already overflowed: the caller moves its QP to ERR.
+ * is full or already overflowed (raising IBV_EVENT_CQ_ERR the first
+ * time): the caller moves its QP to ERR. solicited: a receive completion
+ * of a message whose last packet had the SE bit; it wakes a CQ armed for
+ * solicited completions, as does any completion in error (IBA 11.4.2.2).
  */
-int roce_cq_push(struct roce_cq *cq, const struct ibv_wc *wc);
+int roce_cq_push_se(struct roce_cq *cq, const struct ibv_wc *wc, bool solicited);
+
+/* roce_cq_push_se() of a completion without the SE bit. */
+static inline int
+roce_cq_push(struct roce_cq *cq, const struct ibv_wc *wc)
+{
+	return roce_cq_push_se(cq, wc, false);
+}
+
+/*
+ * After a push to a CQ with a channel: if the CQ is armed for it, disarm
+ * and queue one event on the channel (one eventfd write).
+ */
+void roce_cq_notify(struct roce_cq *cq, bool solicited);
 
 /* True once the CQ has overrun (read on the producer side). */
 static inline bool

@@ -30,6 +30,9 @@
 #define ROCE_DEV_DEFAULT_MAX_CQE	65536
 #define ROCE_DEV_DEFAULT_MAX_MR		4096
 #define ROCE_DEV_DEFAULT_MAX_RD_ATOM	16
+#define ROCE_DEV_DEFAULT_MAX_SRQ	1024
+#define ROCE_DEV_DEFAULT_MAX_SRQ_WR	4096
+#define ROCE_DEV_DEFAULT_MAX_SRQ_SGE	32
 
 /* What query_device reports beyond the configured limits. */
 #define ROCE_DEV_VENDOR_PART_ID		0x5244	/* "RD" */
@@ -56,6 +59,9 @@ static const struct rte_roce_dev_conf roce_dev_conf_default = {
 	.max_cqe = ROCE_DEV_DEFAULT_MAX_CQE,
 	.max_mr = ROCE_DEV_DEFAULT_MAX_MR,
 	.max_qp_rd_atom = ROCE_DEV_DEFAULT_MAX_RD_ATOM,
+	.max_srq = ROCE_DEV_DEFAULT_MAX_SRQ,
+	.max_srq_wr = ROCE_DEV_DEFAULT_MAX_SRQ_WR,
+	.max_srq_sge = ROCE_DEV_DEFAULT_MAX_SRQ_SGE,
 };
 
 /* Take a limit from conf, or its default; refuse one above max. */
@@ -93,7 +99,13 @@ roce_dev_conf_apply(struct rte_roce_dev_conf *out, const struct rte_roce_dev_con
 	    roce_dev_limit(&out->max_mr, in->max_mr, d->max_mr, RTE_ROCE_DEV_MAX_MR_MAX,
 			   "max_mr") < 0 ||
 	    roce_dev_limit(&out->max_qp_rd_atom, in->max_qp_rd_atom, d->max_qp_rd_atom,
-			   RTE_ROCE_DEV_MAX_RD_ATOM_MAX, "max_qp_rd_atom") < 0)
+			   RTE_ROCE_DEV_MAX_RD_ATOM_MAX, "max_qp_rd_atom") < 0 ||
+	    roce_dev_limit(&out->max_srq, in->max_srq, d->max_srq, RTE_ROCE_DEV_MAX_QP_MAX,
+			   "max_srq") < 0 ||
+	    roce_dev_limit(&out->max_srq_wr, in->max_srq_wr, d->max_srq_wr,
+			   RTE_ROCE_DEV_MAX_WR_MAX, "max_srq_wr") < 0 ||
+	    roce_dev_limit(&out->max_srq_sge, in->max_srq_sge, d->max_srq_sge,
+			   RTE_ROCE_DEV_MAX_SGE_MAX, "max_srq_sge") < 0)
 		return -EINVAL;
 	return 0;
 }
@@ -140,6 +152,7 @@ roce_dev_sched_init(struct roce_dev *dev)
 static void
 roce_dev_free(struct roce_dev *dev)
 {
+	roce_async_fini(dev);
 	roce_mr_table_fini(dev);
 	rte_free(dev->sched);
 	rte_free(dev->qp_gen);
@@ -157,7 +170,6 @@ roce_dev_ibv_init(struct roce_dev *dev, const struct rte_roce_port_info *info)
 	snprintf(dev->ibv_dev.dev_name, sizeof(dev->ibv_dev.dev_name), "roce%u", info->port_id);
 	dev->ibv.device = &dev->ibv_dev;
 	dev->ibv.cmd_fd = -1;
-	dev->ibv.async_fd = -1;
 	dev->ibv.num_comp_vectors = 1;
 }
 
@@ -186,6 +198,7 @@ rte_roce_open_device(struct rte_roce_port *port, const struct rte_roce_dev_conf 
 	}
 	dev->port = port;
 	dev->socket = socket;
+	dev->ibv.async_fd = -1;
 	/* The engine keeps max_qp_rd_atom responder resources per QP. */
 	RTE_BUILD_BUG_ON(RTE_ROCE_DEV_MAX_RD_ATOM_MAX > ROCE_RD_ATOM_MAX);
 	rc = roce_dev_conf_apply(&dev->conf, conf);
@@ -195,6 +208,8 @@ rte_roce_open_device(struct rte_roce_port *port, const struct rte_roce_dev_conf 
 		rc = roce_dev_sched_init(dev);
 	if (rc == 0)
 		rc = roce_mr_table_init(dev);
+	if (rc == 0)
+		rc = roce_async_init(dev);
 	if (rc < 0) {
 		roce_dev_free(dev);
 		rte_errno = -rc;
@@ -215,9 +230,11 @@ rte_roce_close_device(struct ibv_context *ctx)
 		return -EINVAL;
 	}
 	dev = roce_dev_of(ctx);
-	if (dev->nb_pds != 0 || dev->nb_cqs != 0 || dev->nb_qps != 0 || dev->nb_mrs != 0) {
-		ROCE_LOG(ERR, "device %s still has %u PDs, %u CQs, %u QPs, %u MRs",
-			 dev->ibv_dev.name, dev->nb_pds, dev->nb_cqs, dev->nb_qps, dev->nb_mrs);
+	if (dev->nb_pds != 0 || dev->nb_cqs != 0 || dev->nb_qps != 0 || dev->nb_mrs != 0 ||
+	    dev->nb_srqs != 0) {
+		ROCE_LOG(ERR, "device %s still has %u PDs, %u CQs, %u QPs, %u MRs, %u SRQs",
+			 dev->ibv_dev.name, dev->nb_pds, dev->nb_cqs, dev->nb_qps, dev->nb_mrs,
+			 dev->nb_srqs);
 		return -EBUSY;
 	}
 	roce_dev_free(dev);
@@ -376,6 +393,7 @@ rte_roce_poll(struct ibv_context *ctx)
 		roce_recv_burst(dev, dev->rx, roce_port_rx_parsed(dev->port, 0), n);
 	}
 	roce_timer_run(dev);
+	roce_dev_link_check(dev);
 	if (dev->cq_error)
 		roce_dev_cq_errors(dev);
 	work = n + roce_dev_run_qps(dev);
@@ -424,7 +442,8 @@ rte_roce_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
 	attr->vendor_part_id = ROCE_DEV_VENDOR_PART_ID;
 	attr->max_qp = dev->conf.max_qp;
 	attr->max_qp_wr = dev->conf.max_qp_wr;
-	attr->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_SYS_IMAGE_GUID;
+	attr->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_SYS_IMAGE_GUID |
+				 IBV_DEVICE_SRQ_RESIZE;
 	attr->max_sge = dev->conf.max_sge;
 	attr->max_sge_rd = dev->conf.max_sge;
 	attr->max_cq = dev->conf.max_cq;
@@ -433,6 +452,9 @@ rte_roce_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
 	attr->max_pd = ROCE_DEV_MAX_PD;
 	attr->max_qp_rd_atom = dev->conf.max_qp_rd_atom;
 	attr->max_qp_init_rd_atom = dev->conf.max_qp_rd_atom;
+	attr->max_srq = dev->conf.max_srq;
+	attr->max_srq_wr = dev->conf.max_srq_wr;
+	attr->max_srq_sge = dev->conf.max_srq_sge;
 	attr->max_res_rd_atom = dev->conf.max_qp_rd_atom * dev->conf.max_qp;
 	attr->atomic_cap = IBV_ATOMIC_HCA;
 	attr->max_pkeys = 1;

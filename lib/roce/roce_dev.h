@@ -23,6 +23,7 @@
 
 #include "rte_roce_gid.h"
 #include "rte_roce_verbs.h"
+#include "roce_event.h"
 #include "roce_timer.h"
 #include "roce_transport.h"
 
@@ -78,6 +79,8 @@ struct roce_dev {
 	uint32_t nb_cqs;
 	uint32_t nb_qps;
 	uint32_t nb_mrs;
+	uint32_t nb_srqs;
+	uint32_t srq_handles;		/* next SRQ handle (log names) */
 
 	/* QPs by QPN: slot = qpn & qp_mask, generation in the bits above. */
 	struct roce_qp **qp_tbl;
@@ -98,6 +101,7 @@ struct roce_dev {
 	struct rte_ring *sched;
 	bool cq_error;			/* a CQ overran: move its QPs to ERR */
 
+	struct roce_async async;	/* async_fd and its events (roce_event.h) */
 	struct roce_timer_wheel timers;	/* the engine's (roce_timer.h) */
 	struct roce_dev_stats stats;
 	struct roce_transport_stats xstats;	/* the engine's (roce_transport.h) */

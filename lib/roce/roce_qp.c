@@ -18,6 +18,7 @@
 #include "roce_log.h"
 #include "roce_mr.h"
 #include "roce_qp.h"
+#include "roce_srq.h"
 #include "roce_transport.h"
 
 /* Attribute limits (RC:verbs.h field widths, IBA 9.7 and 10.3). */
@@ -228,6 +229,8 @@ roce_sq_retire(struct roce_qp *qp)
 struct roce_recv_wqe *
 roce_rq_peek(struct roce_qp *qp)
 {
+	if (qp->srq != NULL)
+		return roce_srq_take(qp);
 	if (roce_queue_count(&qp->rq) == 0)
 		return NULL;
 	return roce_queue_slot(&qp->rq, qp->rq.cons);
@@ -236,10 +239,29 @@ roce_rq_peek(struct roce_qp *qp)
 void
 roce_rq_consume(struct roce_qp *qp)
 {
-	struct roce_recv_wqe *wqe = roce_queue_slot(&qp->rq, qp->rq.cons);
+	struct roce_recv_wqe *wqe;
 
+	if (qp->srq != NULL) {
+		roce_sge_put(qp->srq_wqe->sge, qp->srq_wqe->num_sge);
+		qp->srq_held = false;
+		return;
+	}
+	wqe = roce_queue_slot(&qp->rq, qp->rq.cons);
 	roce_sge_put(wqe->sge, wqe->num_sge);
 	roce_queue_retire(&qp->rq, qp->rq.cons + 1);
+}
+
+/*
+ * The oldest receive WQE that belongs to qp, without taking one from an
+ * SRQ: the SRQ's WQEs are not the QP's to flush or drop (IBA 10.2.9.5; as
+ * K:rxe_resp.c flush_recv_queue(), which leaves the SRQ alone).
+ */
+static struct roce_recv_wqe *
+roce_rq_owned(struct roce_qp *qp)
+{
+	if (qp->srq != NULL)
+		return qp->srq_held ? qp->srq_wqe : NULL;
+	return roce_rq_peek(qp);
 }
 
 /* ---- Flush ---- */
@@ -263,8 +285,9 @@ roce_qp_flush_send(struct roce_qp *qp)
 		 */
 		wc.wr_id = wqe->wr_id;
 		wc.opcode = roce_wr_wc_opcode(wqe->opcode);
-		roce_cq_push(qp->scq, &wc);
+		/* Retired before its completion shows: the slot is free for a poster. */
 		roce_sq_retire(qp);
+		roce_cq_push(qp->scq, &wc);
 	}
 }
 
@@ -278,10 +301,10 @@ roce_qp_flush_recv(struct roce_qp *qp)
 		.qp_num = qp->ibv.qp_num,
 	};
 
-	while ((wqe = roce_rq_peek(qp)) != NULL) {
+	while ((wqe = roce_rq_owned(qp)) != NULL) {
 		wc.wr_id = wqe->wr_id;
-		roce_cq_push(qp->rcq, &wc);
 		roce_rq_consume(qp);
+		roce_cq_push(qp->rcq, &wc);
 	}
 }
 
@@ -305,14 +328,45 @@ roce_qp_set_state(struct roce_qp *qp, enum ibv_qp_state state)
 	__atomic_store_n(&qp->ibv.state, state, __ATOMIC_RELEASE);
 }
 
-void
-roce_qp_error(struct roce_qp *qp)
+/*
+ * A QP on an SRQ in ERR takes no more WQEs from it, and the one it held is
+ * flushed: tell the application it may destroy the QP without losing
+ * receive WQEs (IBA 11.6.3.1 Last WQE Reached; K:rxe_resp.c
+ * flush_recv_queue() raises it when the QP's receive side is flushed).
+ */
+static void
+roce_qp_last_wqe_reached(struct roce_qp *qp)
 {
-	if (roce_qp_state(qp) == IBV_QPS_ERR)
-		return;
+	struct ibv_async_event ev = {
+		.element.qp = &qp->ibv,
+		.event_type = IBV_EVENT_QP_LAST_WQE_REACHED,
+	};
+
+	roce_dev_async_event(qp->dev, &ev);
+}
+
+/* To ERR: every outstanding WR flushes (IBA 10.3.1). */
+static void
+roce_qp_enter_err(struct roce_qp *qp)
+{
 	roce_qp_set_state(qp, IBV_QPS_ERR);
 	roce_transport_qp_flush(qp);
 	roce_qp_flush(qp);
+	if (qp->srq != NULL)
+		roce_qp_last_wqe_reached(qp);
+}
+
+void
+roce_qp_error(struct roce_qp *qp)
+{
+	struct ibv_async_event ev = { .event_type = IBV_EVENT_QP_FATAL };
+
+	if (roce_qp_state(qp) == IBV_QPS_ERR)
+		return;
+	/* The engine, not the application, moves it: tell the application (IBA 11.6.3.1). */
+	ev.element.qp = &qp->ibv;
+	roce_dev_async_event(qp->dev, &ev);
+	roce_qp_enter_err(qp);
 }
 
 /* Drop every WQE without a completion (RESET, destroy), releasing their MRs. */
@@ -321,7 +375,7 @@ roce_qp_drop_wqes(struct roce_qp *qp)
 {
 	while (qp->sq.cons != roce_sq_producer(qp))
 		roce_sq_retire(qp);
-	while (roce_rq_peek(qp) != NULL)
+	while (roce_rq_owned(qp) != NULL)
 		roce_rq_consume(qp);
 	roce_queue_reset(&qp->sq);
 	roce_queue_reset(&qp->rq);
@@ -340,8 +394,8 @@ roce_qp_check_init_attr(struct roce_dev *dev, const struct ibv_qp_init_attr *att
 		ROCE_LOG(ERR, "QP type %d not supported (RC, UC, UD)", attr->qp_type);
 		return -EINVAL;
 	}
-	if (attr->srq != NULL) {
-		ROCE_LOG(ERR, "SRQs not supported");
+	if (attr->srq != NULL && roce_srq_of(attr->srq)->dev != dev) {
+		ROCE_LOG(ERR, "the SRQ must exist on the QP's device");
 		return -EINVAL;
 	}
 	if (attr->send_cq == NULL || attr->recv_cq == NULL ||
@@ -349,9 +403,11 @@ roce_qp_check_init_attr(struct roce_dev *dev, const struct ibv_qp_init_attr *att
 		ROCE_LOG(ERR, "send and receive CQs must exist on the QP's device");
 		return -EINVAL;
 	}
-	if (cap->max_send_wr > lim->max_qp_wr || cap->max_recv_wr > lim->max_qp_wr ||
-	    cap->max_send_sge > lim->max_sge || cap->max_recv_sge > lim->max_sge ||
-	    cap->max_inline_data > lim->max_inline_data) {
+	/* The receive caps are ignored on an SRQ (ibv_create_qp(3)). */
+	if (cap->max_send_wr > lim->max_qp_wr || cap->max_send_sge > lim->max_sge ||
+	    cap->max_inline_data > lim->max_inline_data ||
+	    (attr->srq == NULL && (cap->max_recv_wr > lim->max_qp_wr ||
+				   cap->max_recv_sge > lim->max_sge))) {
 		ROCE_LOG(ERR, "caps %u/%u WRs, %u/%u SGEs, %u inline above the device's %u, %u, %u",
 			 cap->max_send_wr, cap->max_recv_wr, cap->max_send_sge, cap->max_recv_sge,
 			 cap->max_inline_data, lim->max_qp_wr, lim->max_sge, lim->max_inline_data);
@@ -368,9 +424,12 @@ roce_qp_grant_caps(struct roce_qp *qp, const struct ibv_qp_cap *asked)
 	uint32_t sge_bytes;
 
 	cap->max_send_wr = rte_align32pow2(RTE_MAX(asked->max_send_wr, 1u));
-	cap->max_recv_wr = rte_align32pow2(RTE_MAX(asked->max_recv_wr, 1u));
 	cap->max_send_sge = RTE_MAX(asked->max_send_sge, 1u);
-	cap->max_recv_sge = RTE_MAX(asked->max_recv_sge, 1u);
+	/* On an SRQ the QP has no receive queue of its own: 0, as mlx5 and rxe report. */
+	if (qp->srq == NULL) {
+		cap->max_recv_wr = rte_align32pow2(RTE_MAX(asked->max_recv_wr, 1u));
+		cap->max_recv_sge = RTE_MAX(asked->max_recv_sge, 1u);
+	}
 	/* Inline data shares the WQE's SGE space: grant what it holds, up to the limit. */
 	sge_bytes = cap->max_send_sge * sizeof(struct roce_sge);
 	cap->max_inline_data = RTE_MAX(asked->max_inline_data,
@@ -387,15 +446,37 @@ roce_qp_rings_init(struct roce_qp *qp)
 	send_room = RTE_MAX(cap->max_send_sge * (uint32_t)sizeof(struct roce_sge),
 			    cap->max_inline_data);
 	send_stride = RTE_ALIGN_CEIL(sizeof(struct roce_send_wqe) + send_room, ROCE_WQE_ALIGN);
-	recv_stride = RTE_ALIGN_CEIL(sizeof(struct roce_recv_wqe) +
-				     cap->max_recv_sge * sizeof(struct roce_sge), ROCE_WQE_ALIGN);
 	rc = roce_queue_init(&qp->sq, cap->max_send_wr, send_stride, qp->dev->socket);
 	if (rc < 0)
 		return rc;
-	rc = roce_queue_init(&qp->rq, cap->max_recv_wr, recv_stride, qp->dev->socket);
+	if (qp->srq != NULL) {
+		/* Room for the one WQE the QP takes from its SRQ at a time. */
+		recv_stride = qp->srq->rq.stride;
+		qp->srq_wqe = rte_zmalloc_socket("roce_srq_wqe", recv_stride, 0, qp->dev->socket);
+		rc = qp->srq_wqe == NULL ? -ENOMEM : 0;
+	} else {
+		recv_stride = roce_recv_wqe_stride(cap->max_recv_sge);
+		rc = roce_queue_init(&qp->rq, cap->max_recv_wr, recv_stride, qp->dev->socket);
+	}
 	if (rc < 0)
 		roce_queue_fini(&qp->sq);
 	return rc;
+}
+
+/* Free what roce_qp_rings_init() allocated. */
+static void
+roce_qp_rings_fini(struct roce_qp *qp)
+{
+	rte_free(qp->srq_wqe);
+	roce_queue_fini(&qp->rq);
+	roce_queue_fini(&qp->sq);
+}
+
+uint32_t
+roce_recv_wqe_stride(uint32_t max_sge)
+{
+	return RTE_ALIGN_CEIL(sizeof(struct roce_recv_wqe) + max_sge * sizeof(struct roce_sge),
+			      ROCE_WQE_ALIGN);
 }
 
 /* rxe's UDP source port of a QP: 0xC000 + 14 bits of hash_32(qpn) (K:rxe_qp.c). */
@@ -435,6 +516,7 @@ roce_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr, uint32_t qpn)
 		return NULL;
 	}
 	qp->dev = dev;
+	qp->srq = attr->srq != NULL ? roce_srq_of(attr->srq) : NULL;
 	roce_qp_grant_caps(qp, &attr->cap);
 	rc = roce_qp_rings_init(qp);
 	if (rc < 0) {
@@ -446,8 +528,7 @@ roce_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr, uint32_t qpn)
 	if (rc < 0) {
 		ROCE_LOG(ERR, "device %s: %s", dev->ibv_dev.name,
 			 rc == -EEXIST ? "QP1 exists already" : "max_qp reached");
-		roce_queue_fini(&qp->rq);
-		roce_queue_fini(&qp->sq);
+		roce_qp_rings_fini(qp);
 		rte_free(qp);
 		rte_errno = -rc;
 		return NULL;
@@ -457,6 +538,7 @@ roce_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr, uint32_t qpn)
 	qp->ibv.pd = pd;
 	qp->ibv.send_cq = attr->send_cq;
 	qp->ibv.recv_cq = attr->recv_cq;
+	qp->ibv.srq = attr->srq;
 	qp->ibv.qp_num = qpn;
 	qp->ibv.qp_type = attr->qp_type;
 	qp->ibv.handle = qpn;
@@ -473,6 +555,8 @@ roce_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr, uint32_t qpn)
 	qp->scq->nb_qps++;
 	qp->rcq->nb_qps++;
 	roce_pd_of(pd)->users++;
+	if (qp->srq != NULL)
+		roce_srq_attach(qp->srq);
 	attr->cap = qp->cap;
 	roce_transport_qp_init(qp);
 	return qp;
@@ -531,6 +615,7 @@ rte_roce_query_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask
 	init_attr->qp_context = ibv_qp->qp_context;
 	init_attr->send_cq = ibv_qp->send_cq;
 	init_attr->recv_cq = ibv_qp->recv_cq;
+	init_attr->srq = ibv_qp->srq;
 	init_attr->cap = qp->cap;
 	init_attr->qp_type = ibv_qp->qp_type;
 	init_attr->sq_sig_all = qp->sq_sig_all;
@@ -549,6 +634,8 @@ rte_roce_destroy_qp(struct ibv_qp *ibv_qp)
 	}
 	qp = roce_qp_of(ibv_qp);
 	dev = qp->dev;
+	if (roce_dev_async_release(dev, ibv_qp) < 0)
+		return -EBUSY;
 	roce_mcast_qp_fini(qp);
 	roce_transport_qp_fini(qp);
 	roce_qp_drop_wqes(qp);
@@ -557,8 +644,9 @@ rte_roce_destroy_qp(struct ibv_qp *ibv_qp)
 	qp->scq->nb_qps--;
 	qp->rcq->nb_qps--;
 	roce_pd_of(ibv_qp->pd)->users--;
-	roce_queue_fini(&qp->rq);
-	roce_queue_fini(&qp->sq);
+	if (qp->srq != NULL)
+		roce_srq_detach(qp->srq);
+	roce_qp_rings_fini(qp);
 	rte_free(qp);
 	return 0;
 }
@@ -740,7 +828,7 @@ rte_roce_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mas
 		roce_qp_set_state(qp, next);
 		break;
 	case IBV_QPS_ERR:
-		roce_qp_error(qp);
+		roce_qp_enter_err(qp);
 		break;
 	default:
 		roce_qp_set_state(qp, next);
@@ -908,34 +996,22 @@ rte_roce_post_send(struct ibv_qp *ibv_qp, struct ibv_send_wr *wr, struct ibv_sen
 }
 
 int
-rte_roce_post_recv(struct ibv_qp *ibv_qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+roce_recv_post(struct roce_dev *dev, struct ibv_pd *pd, struct roce_queue *q, uint32_t max_sge,
+	       const char *what, uint32_t id, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
-	enum ibv_qp_state state;
 	struct roce_recv_wqe *wqe;
-	struct roce_qp *qp;
 	uint32_t prod, free;
 	const char *bad;
 	uint64_t len;
 	int i, rc = 0;
 
-	if (ibv_qp == NULL || wr == NULL || bad_wr == NULL) {
-		ROCE_LOG(ERR, "NULL argument");
-		return -EINVAL;
-	}
-	qp = roce_qp_of(ibv_qp);
-	state = roce_qp_state(qp);
-	if (state == IBV_QPS_RESET) {
-		ROCE_LOG(ERR, "QP 0x%x: post_recv in RESET", ibv_qp->qp_num);
-		*bad_wr = wr;
-		return -EINVAL;
-	}
-	prod = qp->rq.prod;
-	free = roce_queue_free(&qp->rq);
+	prod = q->prod;
+	free = roce_queue_free(q);
 	for (; wr != NULL; wr = wr->next) {
-		bad = roce_wr_sge_check(wr->sg_list, wr->num_sge, qp->cap.max_recv_sge, &len);
+		bad = roce_wr_sge_check(wr->sg_list, wr->num_sge, max_sge, &len);
 		if (bad != NULL) {
-			ROCE_LOG(ERR, "QP 0x%x: WR 0x%" PRIx64 ": bad %s", ibv_qp->qp_num,
-				 wr->wr_id, bad);
+			ROCE_LOG(ERR, "%s 0x%x: WR 0x%" PRIx64 ": bad %s", what, id, wr->wr_id,
+				 bad);
 			rc = -EINVAL;
 		} else if (free == 0) {
 			rc = -ENOMEM;
@@ -944,18 +1020,45 @@ rte_roce_post_recv(struct ibv_qp *ibv_qp, struct ibv_recv_wr *wr, struct ibv_rec
 			*bad_wr = wr;
 			break;
 		}
-		wqe = roce_queue_slot(&qp->rq, prod);
+		wqe = roce_queue_slot(q, prod);
 		wqe->wr_id = wr->wr_id;
 		wqe->num_sge = wr->num_sge;
 		wqe->length = len;
 		for (i = 0; i < wr->num_sge; i++)
-			roce_sge_resolve(qp->dev, ibv_qp->pd, &wr->sg_list[i],
-					 IBV_ACCESS_LOCAL_WRITE, &wqe->sge[i]);
+			roce_sge_resolve(dev, pd, &wr->sg_list[i], IBV_ACCESS_LOCAL_WRITE,
+					 &wqe->sge[i]);
 		prod++;
 		free--;
 	}
-	if (prod != qp->rq.prod) {
-		roce_queue_publish(&qp->rq, prod);
+	if (prod != q->prod)
+		roce_queue_publish(q, prod);
+	return rc;
+}
+
+int
+rte_roce_post_recv(struct ibv_qp *ibv_qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+{
+	enum ibv_qp_state state;
+	struct roce_qp *qp;
+	uint32_t prod;
+	int rc;
+
+	if (ibv_qp == NULL || wr == NULL || bad_wr == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	qp = roce_qp_of(ibv_qp);
+	state = roce_qp_state(qp);
+	if (state == IBV_QPS_RESET || qp->srq != NULL) {
+		ROCE_LOG(ERR, "QP 0x%x: post_recv %s", ibv_qp->qp_num,
+			 qp->srq != NULL ? "on a QP with an SRQ (post to the SRQ)" : "in RESET");
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	prod = qp->rq.prod;
+	rc = roce_recv_post(qp->dev, ibv_qp->pd, &qp->rq, qp->cap.max_recv_sge, "QP",
+			    ibv_qp->qp_num, wr, bad_wr);
+	if (prod != qp->rq.prod)
 		/*
 		 * Always ring: a QP that goes to ERR between the state check
 		 * and the publish still gets its new WQEs flushed by the
@@ -963,6 +1066,5 @@ rte_roce_post_recv(struct ibv_qp *ibv_qp, struct ibv_recv_wr *wr, struct ibv_rec
 		 * receive WQE learns of it.
 		 */
 		roce_dev_qp_schedule(qp->dev, qp);
-	}
 	return rc;
 }

@@ -13,7 +13,9 @@
  * (roce_sq_producer() tells it how far it may go), the completer retires
  * WQEs in order with roce_sq_retire(). Receive queue: the responder takes
  * the oldest WQE with roce_rq_peek() and retires it with roce_rq_consume().
- * Retiring releases the MR uses taken at post time.
+ * Retiring releases the MR uses taken at post time. A QP created on an SRQ
+ * has no receive ring: the same two calls take its WQEs from the SRQ
+ * (roce_srq.h), so the responder does not know where they come from.
  *
  * State: qp->ibv.state is written by the control path and by
  * roce_qp_error() (the engine's thread), with RELEASE; the posting thread
@@ -101,7 +103,10 @@ struct roce_qp {
 	uint16_t src_port;	/* UDP source port */
 
 	struct roce_queue sq;	/* struct roce_send_wqe */
-	struct roce_queue rq;	/* struct roce_recv_wqe */
+	struct roce_queue rq;	/* struct roce_recv_wqe; unused on an SRQ */
+	struct roce_srq *srq;	/* receive WQEs come from it, or NULL */
+	struct roce_recv_wqe *srq_wqe;	/* room for one SRQ WQE, taken by the QP */
+	bool srq_held;		/* srq_wqe holds a WQE taken and not yet consumed */
 
 	struct roce_req_state req;
 	struct roce_resp_state resp;
@@ -152,14 +157,19 @@ roce_send_wqe_inline(struct roce_send_wqe *wqe)
 	return (uint8_t *)wqe->sge;
 }
 
-/* Oldest posted receive WQE, or NULL if the receive queue is empty. */
+/*
+ * The receive WQE the next SEND (or WRITE_WITH_IMM) completes: the oldest
+ * posted to the receive queue, or on an SRQ the one the QP holds, else one
+ * taken from the SRQ now. NULL if there is none (RNR).
+ */
 struct roce_recv_wqe *roce_rq_peek(struct roce_qp *qp);
 
 /* Retire the receive WQE roce_rq_peek() returned. */
 void roce_rq_consume(struct roce_qp *qp);
 
 /*
- * Move qp to ERR (from the engine or the control path) and flush: every
+ * The engine moves qp to ERR and raises IBV_EVENT_QP_FATAL (a move asked by
+ * rte_roce_modify_qp() raises none). It flushes: every
  * send WQE not yet retired and every receive WQE completes with
  * IBV_WC_WR_FLUSH_ERR exactly once, in posting order, signaled or not (as
  * rxe's flush_send_queue()). A WQE the engine already completed must be
@@ -169,6 +179,19 @@ void roce_qp_error(struct roce_qp *qp);
 
 /* Flush what was posted to a QP in ERR since the last flush (progress loop). */
 void roce_qp_flush(struct roce_qp *qp);
+
+/* Slot size of a receive WQE with max_sge SGEs. */
+uint32_t roce_recv_wqe_stride(uint32_t max_sge);
+
+/*
+ * Post a chain of receive WRs to ring q (a QP's receive queue or an SRQ):
+ * each checked against max_sge, its SGEs resolved in pd, published with one
+ * release store. 0, -EINVAL (malformed WR) or -ENOMEM (ring full) with
+ * *bad_wr the first WR not posted. what/id name the queue in the log.
+ */
+int roce_recv_post(struct roce_dev *dev, struct ibv_pd *pd, struct roce_queue *q,
+		   uint32_t max_sge, const char *what, uint32_t id, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
 
 /* The wc opcode of a send work request (IBV_WC_SEND, IBV_WC_RDMA_WRITE, ...). */
 enum ibv_wc_opcode roce_wr_wc_opcode(uint32_t wr_opcode);

@@ -444,8 +444,10 @@ resp_post_recv(struct resp_ctx *ctx)
 		wc.wc_flags = IBV_WC_WITH_INV;
 		wc.invalidated_rkey = pkt->ieth_rkey;
 	}
-	ret = roce_cq_push(qp->rcq, &wc);
+	/* Consumed first: a poller on another thread may post again at once. */
 	roce_rq_consume(qp);
+	/* The message's last packet: its SE bit wakes a solicited-only arming (IBA 11.4.2.2). */
+	ret = roce_cq_push_se(qp->rcq, &wc, pkt->se);
 	return ret == 0;
 }
 
@@ -621,8 +623,8 @@ resp_fatal(struct resp_ctx *ctx, uint8_t syndrome, enum ibv_wc_status status)
 			.opcode = IBV_WC_RECV,
 			.qp_num = qp->ibv.qp_num,
 		};
-		(void)roce_cq_push(qp->rcq, &wc);
 		roce_rq_consume(qp);
+		(void)roce_cq_push(qp->rcq, &wc);
 	}
 	roce_qp_error(qp);
 	return RESP_DONE;

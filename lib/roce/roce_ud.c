@@ -99,8 +99,10 @@ roce_ud_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const struct rt
 	 * error of this WQE; the QP goes on receiving, as UD has no
 	 * connection to break).
 	 */
-	err = roce_cq_push(qp->rcq, &wc);
+	/* Consumed first: a poller on another thread may post again at once. */
 	roce_rq_consume(qp);
+	/* Its SE bit wakes a solicited-only arming (IBA 11.4.2.2). */
+	err = roce_cq_push_se(qp->rcq, &wc, pkt->se);
 	if (err != 0)
 		roce_qp_error(qp);
 }

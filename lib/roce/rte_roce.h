@@ -15,7 +15,8 @@
  * - rte_roce_icrc.h: the invariant CRC (IBTA Annex A17);
  * - rte_roce_pcap.h: pcap files, read and written;
  * - rte_roce_port.h: ports over DPDK ethdevs, addresses, ARP/ND;
- * - rte_roce_verbs.h: the verbs-like API (devices, PDs, MRs, CQs, QPs).
+ * - rte_roce_verbs.h: the verbs-like API (devices, PDs, MRs, CQs, QPs);
+ * - rte_roce_event.h: completion channels and asynchronous events.
  *
  * Conventions, everywhere in the API:
  * - constructors return NULL and set rte_errno;
@@ -31,5 +32,6 @@
 #include <rte_roce_pkt.h>
 #include <rte_roce_port.h>
 #include <rte_roce_verbs.h>
+#include <rte_roce_event.h>
 
 #endif /* RTE_ROCE_H */

@@ -65,6 +65,9 @@ struct rte_roce_dev_conf {
 	uint32_t max_cqe;	/**< entries per CQ (default 65536) */
 	uint32_t max_mr;	/**< MRs (default 4096) */
 	uint32_t max_qp_rd_atom; /**< READ/atomic in flight per QP and direction (default 16) */
+	uint32_t max_srq;	/**< shared receive queues (default 1024) */
+	uint32_t max_srq_wr;	/**< WRs per SRQ (default 4096) */
+	uint32_t max_srq_sge;	/**< SGEs per SRQ WR (default 32) */
 };
 
 /**
@@ -87,7 +90,7 @@ struct ibv_context *rte_roce_open_device(struct rte_roce_port *port,
  * @param ctx
  *   The device.
  * @return
- *   0; -EINVAL (ctx NULL); -EBUSY (PDs, CQs or QPs still exist).
+ *   0; -EINVAL (ctx NULL); -EBUSY (PDs, CQs, QPs, MRs or SRQs still exist).
  */
 int rte_roce_close_device(struct ibv_context *ctx);
 
@@ -175,7 +178,7 @@ struct ibv_pd *rte_roce_alloc_pd(struct ibv_context *ctx);
  * @param pd
  *   The PD.
  * @return
- *   0; -EINVAL (pd NULL); -EBUSY (MRs or QPs use it).
+ *   0; -EINVAL (pd NULL); -EBUSY (MRs, QPs or SRQs use it).
  */
 int rte_roce_dealloc_pd(struct ibv_pd *pd);
 
@@ -225,12 +228,12 @@ int rte_roce_dereg_mr(struct ibv_mr *mr);
  * @param cq_context
  *   Stored in cq->cq_context.
  * @param channel
- *   Must be NULL: completion channels come later.
+ *   A completion channel of the same device (rte_roce_event.h), or NULL.
  * @param comp_vector
  *   Ignored (one vector).
  * @return
  *   The CQ, or NULL with rte_errno: EINVAL (ctx NULL, cqe < 1 or above
- *   max_cqe, channel not NULL), ENOSPC (max_cq reached), ENOMEM.
+ *   max_cqe, a channel of another device), ENOSPC (max_cq reached), ENOMEM.
  */
 struct ibv_cq *rte_roce_create_cq(struct ibv_context *ctx, int cqe,
 				  void *cq_context,
@@ -243,7 +246,9 @@ struct ibv_cq *rte_roce_create_cq(struct ibv_context *ctx, int cqe,
  * @param cq
  *   The CQ.
  * @return
- *   0; -EINVAL (cq NULL); -EBUSY (a QP uses it).
+ *   0; -EINVAL (cq NULL); -EBUSY (a QP uses it, or completion or
+ *   asynchronous events of it were got and not acknowledged: verbs would
+ *   wait for the acknowledgements). Its events not yet got are dropped.
  */
 int rte_roce_destroy_cq(struct ibv_cq *cq);
 
@@ -281,16 +286,19 @@ int rte_roce_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
  * most the port's active MTU to an address handle. attr->cap is
  * updated with the capacities granted (at least those asked: queue depths
  * rounded up to a power of two, max_inline_data at least what the SGE
- * array of a WQE holds).
+ * array of a WQE holds). With attr->srq the QP takes its receive WQEs from
+ * that SRQ: max_recv_wr and max_recv_sge are ignored and granted as 0, and
+ * rte_roce_post_recv() on the QP fails.
  *
  * @param pd
  *   The PD.
  * @param attr
- *   send_cq, recv_cq, cap, qp_type, sq_sig_all; qp_context is stored.
+ *   send_cq, recv_cq, srq, cap, qp_type, sq_sig_all; qp_context is stored.
  * @return
  *   The QP in the RESET state, or NULL with rte_errno: EINVAL (NULL
- *   argument, NULL or foreign CQs, a cap of 0 WRs or above the device
- *   limits, unsupported qp_type, srq set), ENOSPC (max_qp reached), ENOMEM.
+ *   argument, NULL or foreign CQs, an SRQ of another device, a cap of 0
+ *   WRs or above the device limits, unsupported qp_type), ENOSPC (max_qp
+ *   reached), ENOMEM.
  */
 struct ibv_qp *rte_roce_create_qp(struct ibv_pd *pd,
 				  struct ibv_qp_init_attr *attr);
@@ -371,7 +379,8 @@ int rte_roce_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
  * @param qp
  *   The QP.
  * @return
- *   0; -EINVAL (qp NULL).
+ *   0; -EINVAL (qp NULL); -EBUSY (asynchronous events of it were got and
+ *   not acknowledged: verbs would wait). Its events not yet got are dropped.
  */
 int rte_roce_destroy_qp(struct ibv_qp *qp);
 
@@ -481,7 +490,8 @@ int rte_roce_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 
 /**
  * Post a chain of receive work requests, as ibv_post_recv(3). In ERR they
- * complete with IBV_WC_WR_FLUSH_ERR.
+ * complete with IBV_WC_WR_FLUSH_ERR. Not on a QP created with an SRQ: post
+ * to the SRQ with rte_roce_post_srq_recv().
  *
  * @param qp
  *   The QP.
@@ -490,12 +500,105 @@ int rte_roce_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
  * @param bad_wr
  *   Set to the first WR not posted on failure.
  * @return
- *   0; -EINVAL (NULL argument, QP in RESET, too many SGEs, a message above
- *   2^31 bytes), -ENOMEM (receive queue full); *bad_wr names the first WR
+ *   0; -EINVAL (NULL argument, QP in RESET, QP on an SRQ, too many SGEs, a
+ *   message above 2^31 bytes), -ENOMEM (receive queue full); *bad_wr names the first WR
  *   not posted. Bad lkeys complete with IBV_WC_LOC_PROT_ERR.
  */
 int rte_roce_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
+
+/**
+ * Create a shared receive queue, as ibv_create_srq(3). Many QPs of the
+ * device (created with ibv_qp_init_attr.srq) take their receive WQEs from
+ * it, oldest first, each QP one WQE per incoming message. attr->max_wr and
+ * attr->max_sge are updated with what is granted (max_wr rounded up to a
+ * power of two, at least one SGE); attr->srq_limit is ignored: the limit
+ * starts disarmed (set it with rte_roce_modify_srq()).
+ *
+ * Threading: one thread posts to an SRQ (single producer); the progress
+ * thread takes from it for every QP attached.
+ *
+ * @param pd
+ *   The PD in which the WQEs' lkeys are resolved.
+ * @param init_attr
+ *   attr.max_wr (1..max_srq_wr), attr.max_sge (0..max_srq_sge);
+ *   srq_context is stored in srq->srq_context.
+ * @return
+ *   The SRQ, or NULL with rte_errno: EINVAL (NULL argument, max_wr 0 or
+ *   above max_srq_wr, max_sge above max_srq_sge), ENOSPC (max_srq
+ *   reached), ENOMEM.
+ */
+struct ibv_srq *rte_roce_create_srq(struct ibv_pd *pd,
+				    struct ibv_srq_init_attr *init_attr);
+
+/**
+ * Modify an SRQ, as ibv_modify_srq(3).
+ *
+ * IBV_SRQ_MAX_WR resizes it (IBV_DEVICE_SRQ_RESIZE): the WQEs posted stay,
+ * in order; it must not run while another thread posts to the SRQ.
+ * IBV_SRQ_LIMIT arms the limit: when a QP takes a WQE and fewer than
+ * srq_limit are left, the asynchronous event IBV_EVENT_SRQ_LIMIT_REACHED
+ * is raised once and the limit disarms (queries then read 0); only another
+ * modify with IBV_SRQ_LIMIT arms it again. srq_limit 0 disarms.
+ *
+ * @param srq
+ *   The SRQ.
+ * @param attr
+ *   max_wr and srq_limit, as attr_mask says.
+ * @param srq_attr_mask
+ *   IBV_SRQ_MAX_WR, IBV_SRQ_LIMIT.
+ * @return
+ *   0; -EINVAL (NULL argument, other mask bits, max_wr 0, above
+ *   max_srq_wr, below the armed limit or below the WQEs posted, srq_limit
+ *   not below the (new) size); -ENOMEM (resize).
+ */
+int rte_roce_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+			int srq_attr_mask);
+
+/**
+ * Read an SRQ's attributes, as ibv_query_srq(3): max_wr and max_sge
+ * granted, srq_limit armed (0 when disarmed or after the event fired).
+ *
+ * @param srq
+ *   The SRQ.
+ * @param attr
+ *   Where to write them.
+ * @return
+ *   0; -EINVAL (NULL argument).
+ */
+int rte_roce_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+
+/**
+ * Destroy an SRQ, as ibv_destroy_srq(3): WQEs still posted are dropped
+ * without completions, their MRs released.
+ *
+ * @param srq
+ *   The SRQ.
+ * @return
+ *   0; -EINVAL (srq NULL); -EBUSY (a QP uses it: destroy the QPs first; or asynchronous
+ *   events of it were got and not acknowledged).
+ */
+int rte_roce_destroy_srq(struct ibv_srq *srq);
+
+/**
+ * Post a chain of receive work requests to an SRQ, as ibv_post_srq_recv(3).
+ * No lock and no system call: the WQEs are written to the ring and
+ * published with one release store. A QP that found the SRQ empty sent an
+ * RNR NAK; its peer retries after the RNR timer and finds the new WQEs.
+ *
+ * @param srq
+ *   The SRQ.
+ * @param wr
+ *   The chain.
+ * @param bad_wr
+ *   Set to the first WR not posted on failure.
+ * @return
+ *   0; -EINVAL (NULL argument, more SGEs than max_sge, a message above
+ *   2^31 bytes); -ENOMEM (SRQ full). Nothing from *bad_wr on is posted.
+ *   Bad lkeys complete with IBV_WC_LOC_PROT_ERR.
+ */
+int rte_roce_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			   struct ibv_recv_wr **bad_wr);
 
 #ifdef __cplusplus
 }

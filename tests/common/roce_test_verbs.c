@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_ring.h>
 
@@ -137,6 +138,39 @@ roce_test_qp_connect(struct ibv_qp *qp, const struct roce_test_side *self,
 	return 0;
 }
 
+int
+roce_test_ud_qp_ready(struct ibv_qp *qp, uint32_t qkey)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = qkey };
+
+	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+					       IBV_QP_PORT | IBV_QP_QKEY), 0, "UD INIT");
+	a.qp_state = IBV_QPS_RTR;
+	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, IBV_QP_STATE), 0, "UD RTR");
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = ROCE_TEST_UD_PSN;
+	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN), 0, "UD RTS");
+	return 0;
+}
+
+struct ibv_ah *
+roce_test_ah_create(struct roce_test_side *s, const char *dgid)
+{
+	struct ibv_ah_attr attr = { .is_global = 1, .port_num = 1 };
+	union rte_roce_gid gid;
+	struct ibv_ah *ah;
+
+	if (rte_roce_gid_parse(dgid, &gid) != 0)
+		return NULL;
+	memcpy(attr.grh.dgid.raw, gid.raw, sizeof(gid.raw));
+	attr.grh.sgid_index = s->gid_index;
+	attr.grh.hop_limit = 1;
+	ah = rte_roce_create_ah(s->pd, &attr);
+	if (ah == NULL)
+		printf("# create_ah %s: %s\n", dgid, rte_strerror(rte_errno));
+	return ah;
+}
+
 /* Connect QP pair i of e. */
 int
 roce_test_pair_connect(struct roce_test_env *e, unsigned int i, const struct roce_test_conf *c)
@@ -217,11 +251,19 @@ roce_test_env_close(struct roce_test_env *e)
 int
 roce_test_wait_wc(struct roce_test_env *e, struct ibv_cq *cq, struct ibv_wc *wc, int n)
 {
-	uint64_t end = roce_test_ms() + ROCE_TEST_WAIT_MS;
+	return roce_test_wait_wc_ctx(e->s[0].ctx, e->s[1].ctx, cq, wc, n, ROCE_TEST_WAIT_MS);
+}
+
+int
+roce_test_wait_wc_ctx(struct ibv_context *a, struct ibv_context *b, struct ibv_cq *cq,
+		      struct ibv_wc *wc, int n, unsigned int timeout_ms)
+{
+	uint64_t end = roce_test_ms() + timeout_ms;
 	int got = 0, r;
 
 	while (got < n && roce_test_ms() < end) {
-		roce_test_pump_env(e);
+		rte_roce_poll(a);
+		rte_roce_poll(b);
 		r = rte_roce_poll_cq(cq, n - got, wc + got);
 		if (r < 0)
 			return r;

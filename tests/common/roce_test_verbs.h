@@ -40,6 +40,7 @@ struct roce_transport_stats;
 #define ROCE_TEST_RETRY_CNT	7
 #define ROCE_TEST_RNR_INFINITE	7
 #define ROCE_TEST_RNR_TIMER_10US	1		/* RNR timer code 1: 10 us */
+#define ROCE_TEST_UD_PSN	0x123456	/* send PSN of UD test QPs */
 
 /* Every access right an MR can have. */
 #define ROCE_TEST_ALL_ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
@@ -109,6 +110,15 @@ int roce_test_qp_connect(struct ibv_qp *qp, const struct roce_test_side *self,
 			 const struct roce_test_side *peer, uint32_t peer_qpn, uint32_t sq_psn,
 			 uint32_t rq_psn, const struct roce_test_conf *c);
 
+/*
+ * A UD QP to RTS as ibv_ud_pingpong does: INIT with the Q_Key, RTR with
+ * the state only, RTS with a PSN.
+ */
+int roce_test_ud_qp_ready(struct ibv_qp *qp, uint32_t qkey);
+
+/* An AH from side s to dgid (text). NULL after printing why. */
+struct ibv_ah *roce_test_ah_create(struct roce_test_side *s, const char *dgid);
+
 /* Connect QP pair i of e. */
 int roce_test_pair_connect(struct roce_test_env *e, unsigned int i,
 			   const struct roce_test_conf *c);
@@ -125,6 +135,14 @@ int roce_test_env_close(struct roce_test_env *e);
 
 /* Poll both devices until cq gave n completions; returns how many it gave. */
 int roce_test_wait_wc(struct roce_test_env *e, struct ibv_cq *cq, struct ibv_wc *wc, int n);
+
+/*
+ * The same for tests with their own objects: poll devices a and b until cq
+ * gave n completions or timeout_ms passed; how many it gave, or
+ * rte_roce_poll_cq()'s error.
+ */
+int roce_test_wait_wc_ctx(struct ibv_context *a, struct ibv_context *b, struct ibv_cq *cq,
+			  struct ibv_wc *wc, int n, unsigned int timeout_ms);
 
 /* Nothing more arrives on cq for a while. */
 int roce_test_expect_quiet(struct roce_test_env *e, struct ibv_cq *cq);

@@ -22,152 +22,12 @@ Python 3 standard library only.
 
 import json
 import os
-import queue
 import re
-import socket
 import subprocess
 import sys
-import tempfile
-import threading
-import time
 
-EAL_ARGS = ["--no-huge", "-m", "256", "--no-shconf", "--no-pci",
-            "--no-telemetry"]
-SERVER_IP = "198.18.0.1"        # RFC 2544 benchmarking range
-CLIENT_IP = "198.18.0.2"
-PREFIX = "/24"
-SERVER_IP6 = "2001:db8::1"      # RFC 3849 documentation range
-CLIENT_IP6 = "2001:db8::2"
-PREFIX6 = "/64"
-STARTUP_S = 30                  # until the server listens
-RUN_S = 120                     # a whole run, both processes
-REFUSE_S = 15                   # a run expected to fail fast
-KILL_WAIT_S = 5
-
-RE_ADDR = re.compile(r"^  (local|remote) address: +LID 0x([0-9a-f]{4}), "
-                     r"QPN 0x([0-9a-f]{6}), PSN 0x([0-9a-f]{6}), GID (\S+)$")
-RE_BW = re.compile(r"^(\d+) bytes in (\d+\.\d\d) seconds = (\d+\.\d\d) Mbit/sec$")
-RE_LAT = re.compile(r"^(\d+) iters in (\d+\.\d\d) seconds = (\d+\.\d\d) usec/iter$")
-
-
-class Proc:
-    """A child process whose output lines are collected by reader threads."""
-
-    def __init__(self, argv):
-        self.argv = argv
-        self.lines = queue.Queue()
-        self.out = []
-        self.err = []
-        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True)
-        self.readers = [
-            threading.Thread(target=self._read, args=(self.p.stdout, self.out, True)),
-            threading.Thread(target=self._read, args=(self.p.stderr, self.err, False)),
-        ]
-        for t in self.readers:
-            t.start()
-
-    def _read(self, stream, store, notify):
-        for line in stream:
-            line = line.rstrip("\n")
-            store.append(line)
-            if notify:
-                self.lines.put(line)
-        if notify:
-            self.lines.put(None)
-
-    def wait_line(self, pattern, timeout):
-        """Wait for a stdout line matching pattern; False at EOF or timeout."""
-        end = time.monotonic() + timeout
-        while True:
-            left = end - time.monotonic()
-            if left <= 0:
-                return False
-            try:
-                line = self.lines.get(timeout=left)
-            except queue.Empty:
-                return False
-            if line is None:
-                return False
-            if re.search(pattern, line):
-                return True
-
-    def finish(self, timeout):
-        """Exit status, or None after killing the process for overstaying."""
-        try:
-            rc = self.p.wait(timeout=max(timeout, 0))
-        except subprocess.TimeoutExpired:
-            self.kill()
-            rc = None
-        for t in self.readers:
-            t.join(KILL_WAIT_S)
-        return rc
-
-    def kill(self):
-        if self.p.poll() is None:
-            os.kill(self.p.pid, 9)
-            self.p.wait(KILL_WAIT_S)
-
-    def text(self):
-        return "\n".join(self.out + self.err)
-
-
-class Harness:
-    def __init__(self, binary, roce_dump, tmpdir, transport):
-        self.binary = binary
-        self.transport = transport
-        self.roce_dump = roce_dump
-        self.tmpdir = tmpdir
-        self.runs = 0
-
-    def argv(self, role, ip, opts, server=None):
-        sock = os.path.join(self.tmpdir, "memif%d.sock" % self.runs)
-        argv = [self.binary] + EAL_ARGS + [
-            "--file-prefix", "pp_%s_%d_%d" % (role, os.getpid(), self.runs),
-            "--vdev", "net_memif0,role=%s,socket=%s" % (role, sock),
-            "--"] + (["--ip", ip] if ip is not None else []) + opts
-        if server is not None:
-            argv.append(server)
-        return argv
-
-    def pair(self, opts, timeout=RUN_S, ips=(SERVER_IP + PREFIX, CLIENT_IP + PREFIX),
-             client_opts=(), server_opts=()):
-        """Run a server and a client; returns (server rc, client rc, server, client)."""
-        self.runs += 1
-        port = free_tcp_port()
-        popts = ["-p", str(port)] + opts
-        srv = Proc(self.argv("server", ips[0], popts + list(server_opts)))
-        cli = None
-        try:
-            if not srv.wait_line(r"^  local address:", STARTUP_S):
-                srv.kill()
-                return srv.finish(0), None, srv, None
-            cli = Proc(self.argv("client", ips[1], popts + list(client_opts), "127.0.0.1"))
-            end = time.monotonic() + timeout
-            crc = cli.finish(end - time.monotonic())
-            src = srv.finish(end - time.monotonic())
-            return src, crc, srv, cli
-        finally:
-            srv.kill()
-            if cli is not None:
-                cli.kill()
-
-    def single(self, role, ip, opts, server=None, timeout=REFUSE_S):
-        """One process alone (ip None: no --ip); returns (rc, elapsed seconds, proc)."""
-        self.runs += 1
-        start = time.monotonic()
-        proc = Proc(self.argv(role, ip, opts, server))
-        try:
-            rc = proc.finish(timeout)
-        finally:
-            proc.kill()
-        return rc, time.monotonic() - start, proc
-
-
-def free_tcp_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from pp_memif import (CLIENT_IP, CLIENT_IP6, PREFIX, PREFIX6, RE_ADDR, RE_BW, RE_LAT, REFUSE_S,
+                      SERVER_IP, SERVER_IP6, check, free_tcp_port, refused, run_cases)
 
 
 def parse_run(proc):
@@ -185,15 +45,6 @@ def parse_run(proc):
         if m:
             found["lat"] = (int(m.group(1)), float(m.group(2)), float(m.group(3)))
     return found
-
-
-class Fail(Exception):
-    pass
-
-
-def check(cond, why):
-    if not cond:
-        raise Fail(why)
 
 
 def check_success(h, size, iters, opts, results, v6=False, client_opts=()):
@@ -226,6 +77,12 @@ def case_size(size, iters, opts=(), v6=False):
     def run(h, results):
         check_success(h, size, iters, list(opts), results, v6)
     return run
+
+
+def case_events_client_only(h, results):
+    """-e on one side only: the modes interoperate (the wire does not change)."""
+    check_success(h, 1024 if h.transport == "ud" else 65536, 200, [], results,
+                  client_opts=["-e"])
 
 
 def case_validate(h, results):
@@ -317,24 +174,17 @@ def case_wire(h, results):
     results.append("capture: %d frames, %d RoCEv2, all ICRCs right" % (js["frames"], js["roce"]))
 
 
-def refused(opts, pattern, ip=SERVER_IP + PREFIX):
-    def run(h, results):
-        rc, secs, proc = h.single("server", ip, opts)
-        check(rc not in (0, None), "exit status %s after %.1f s" % (rc, secs))
-        check(re.search(pattern, proc.text()), "message:\n%s" % proc.text())
-        check(not any(RE_ADDR.match(l) for l in proc.out), "refused before any exchange")
-    return run
-
-
-
-
 def cases_for(t):
     """The cases of tool t ("rc", "uc" or "ud"), named after it."""
     pp = t + "_pingpong"
+    size = 1024 if t == "ud" else 4096
     sized = [
         ("memif_size_1", case_size(1, 1000)),
         ("memif_size_0", case_size(0, 100)),
-        ("memif_ipv6", case_size(1024 if t == "ud" else 4096, 200, v6=True)),
+        ("memif_ipv6", case_size(size, 200, v6=True)),
+        ("memif_events", case_size(size, 1000, ["-e"])),
+        ("memif_events_rx_depth_2_size_1", case_size(1, 2000, ["-e", "-r", "2"])),
+        ("memif_events_client_only", case_events_client_only),
         ("memif_chk_validates", case_validate),
         ("memif_chk_detects_unmarked_pages", case_validate_detects),
         ("memif_wire_matches_exchange", case_wire),
@@ -372,7 +222,6 @@ def cases_for(t):
         ("bad_ip_refused", refused([], r"--ip", ip="198.18.0")),
         ("bad_prefix_refused", refused([], r"--ip", ip="198.18.0.1/33")),
         ("missing_ip_refused", refused(["-n", "1"], r"--ip ADDR", ip=None)),
-        ("events_refused", refused(["-e"], r"-e/--events.*not supported")),
         ("ib_port_2_refused",
          refused(["-i", "2"], r"Failed to modify QP to INIT|Couldn.t get port info")),
         ("unknown_dev_refused", refused(["-d", "net_nope0"], r"IB device net_nope0 not found")),
@@ -386,33 +235,7 @@ def cases_for(t):
 
 
 def main():
-    if len(sys.argv) not in (3, 4):
-        print(__doc__)
-        return 2
-    binary, roce_dump = sys.argv[1], sys.argv[2]
-    transport = os.path.basename(binary)[:2]
-    if transport not in WIRE:
-        print(__doc__)
-        return 2
-    cases = [c for c in cases_for(transport) if len(sys.argv) == 3 or sys.argv[3] in c[0]]
-    print("1..%d" % len(cases))
-    failed = 0
-    results = []
-    with tempfile.TemporaryDirectory(prefix=transport + "_pingpong_") as tmpdir:
-        h = Harness(binary, roce_dump, tmpdir, transport)
-        for i, (name, fn) in enumerate(cases, 1):
-            try:
-                fn(h, results)
-                print("ok %d - %s" % (i, name))
-            except Fail as e:
-                failed += 1
-                print("not ok %d - %s" % (i, name))
-                for line in str(e).splitlines():
-                    print("#   " + line)
-            sys.stdout.flush()
-    for r in results:
-        print("# " + r)
-    return 1 if failed else 0
+    return run_cases(__doc__, cases_for, WIRE)
 
 
 if __name__ == "__main__":

@@ -275,46 +275,11 @@ struct ud_env {
 };
 
 static int
-ud_qp_ready(struct ibv_qp *qp, uint32_t qkey)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = qkey };
-
-	/* As ibv_ud_pingpong: INIT with the Q_Key, RTR with the state only, RTS with the PSN. */
-	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-					       IBV_QP_PORT | IBV_QP_QKEY), 0, "UD INIT");
-	a.qp_state = IBV_QPS_RTR;
-	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, IBV_QP_STATE), 0, "UD RTR");
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x123456;
-	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN), 0, "UD RTS");
-	return 0;
-}
-
-static int
 ud_qp(struct roce_test_side *s, uint32_t qkey, struct ibv_qp **qp)
 {
 	if (roce_test_qp_create(s, IBV_QPT_UD, qp) != 0)
 		return -1;
-	return ud_qp_ready(*qp, qkey);
-}
-
-/* An AH from side s to dgid (text). NULL after printing why. */
-static struct ibv_ah *
-ud_ah(struct roce_test_side *s, const char *dgid)
-{
-	struct ibv_ah_attr attr = { .is_global = 1, .port_num = 1 };
-	union rte_roce_gid gid;
-	struct ibv_ah *ah;
-
-	if (rte_roce_gid_parse(dgid, &gid) != 0)
-		return NULL;
-	memcpy(attr.grh.dgid.raw, gid.raw, sizeof(gid.raw));
-	attr.grh.sgid_index = s->gid_index;
-	attr.grh.hop_limit = 1;
-	ah = rte_roce_create_ah(s->pd, &attr);
-	if (ah == NULL)
-		printf("# create_ah %s: %s\n", dgid, rte_strerror(rte_errno));
-	return ah;
+	return roce_test_ud_qp_ready(*qp, qkey);
 }
 
 static int
@@ -330,7 +295,7 @@ ud_open(struct ud_env *u, bool ipv6)
 	if (ud_qp(&u->e.s[0], QKEY, &u->e.qp[0][0]) != 0 ||
 	    ud_qp(&u->e.s[1], QKEY, &u->e.qp[1][0]) != 0)
 		return -1;
-	u->ah = ud_ah(&u->e.s[0], ipv6 ? ROCE_TEST_ADDR6_B : ROCE_TEST_ADDR_B);
+	u->ah = roce_test_ah_create(&u->e.s[0], ipv6 ? ROCE_TEST_ADDR6_B : ROCE_TEST_ADDR_B);
 	return u->ah != NULL ? 0 : -1;
 }
 
@@ -737,7 +702,7 @@ mcast_case(bool ipv6)
 		u.e.qp[1][u.e.nqps++] = qps[i];
 	}
 	if (ret == 0)
-		ah = ud_ah(&u.e.s[0], ipv6 ? MCAST_GROUP6 : MCAST_GROUP);
+		ah = roce_test_ah_create(&u.e.s[0], ipv6 ? MCAST_GROUP6 : MCAST_GROUP);
 	if (ah == NULL)
 		ret = -1;
 	/* A warm-up to b's unicast address, so that a frame in the ring is the multicast one. */

@@ -584,7 +584,6 @@ test_cq_misuse(void)
 {
 	struct rte_roce_dev_conf conf = { .max_cq = 1, .max_cqe = 128 };
 	struct ibv_context *ctx = rte_roce_open_device(port_a, &conf);
-	struct ibv_comp_channel *chan = (struct ibv_comp_channel *)&conf;
 	struct ibv_wc wc;
 	struct ibv_cq *cq;
 	int ctxv;
@@ -599,9 +598,6 @@ test_cq_misuse(void)
 	rte_errno = 0;
 	ROCE_TEST_ASSERT(rte_roce_create_cq(ctx, 129, NULL, NULL, 0) == NULL &&
 			 rte_errno == EINVAL, "cqe above max_cqe");
-	rte_errno = 0;
-	ROCE_TEST_ASSERT(rte_roce_create_cq(ctx, 1, NULL, chan, 0) == NULL && rte_errno == EINVAL,
-			 "completion channel");
 	cq = rte_roce_create_cq(ctx, 100, &ctxv, NULL, 0);
 	ROCE_TEST_ASSERT(cq != NULL && cq->cqe == 128 && cq->cq_context == &ctxv, "cq of 128");
 	rte_errno = 0;
@@ -681,15 +677,18 @@ test_qp_create_misuse(void)
 	struct ibv_qp *qp, *qp2;
 	struct ibv_qp_init_attr qinit;
 	struct ibv_qp_attr qattr;
-	struct ibv_srq *srq = (struct ibv_srq *)&conf;
-	struct ibv_pd *pd;
+	struct ibv_srq_init_attr sinit = { .attr = { .max_wr = 1 } };
+	struct ibv_pd *pd, *opd;
+	struct ibv_srq *srq;
 	uint32_t qpn;
 
 	ROCE_TEST_ASSERT(ctx != NULL && other != NULL, "open");
 	pd = rte_roce_alloc_pd(ctx);
 	cq = rte_roce_create_cq(ctx, 16, NULL, NULL, 0);
 	foreign = rte_roce_create_cq(other, 16, NULL, NULL, 0);
-	ROCE_TEST_ASSERT(pd != NULL && cq != NULL && foreign != NULL, "objects");
+	opd = rte_roce_alloc_pd(other);
+	srq = opd != NULL ? rte_roce_create_srq(opd, &sinit) : NULL;
+	ROCE_TEST_ASSERT(pd != NULL && cq != NULL && foreign != NULL && srq != NULL, "objects");
 	good.send_cq = cq;
 	good.recv_cq = cq;
 #define CREATE_FAILS(field_edit, err, why) do {					\
@@ -704,7 +703,7 @@ test_qp_create_misuse(void)
 	CREATE_FAILS(init.recv_cq = foreign, EINVAL, "CQ of another device");
 	CREATE_FAILS(init.qp_type = IBV_QPT_RAW_PACKET, EINVAL, "raw packet");
 	CREATE_FAILS(init.qp_type = IBV_QPT_XRC_SEND, EINVAL, "XRC");
-	CREATE_FAILS(init.srq = srq, EINVAL, "SRQ");
+	CREATE_FAILS(init.srq = srq, EINVAL, "SRQ of another device");
 	CREATE_FAILS(init.cap.max_send_wr = 65, EINVAL, "send WRs");
 	CREATE_FAILS(init.cap.max_recv_wr = 65, EINVAL, "recv WRs");
 	CREATE_FAILS(init.cap.max_send_sge = 5, EINVAL, "send SGEs");
@@ -750,6 +749,8 @@ test_qp_create_misuse(void)
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(qp2), 0, "destroy");
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_cq(cq), 0, "cq");
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_cq(foreign), 0, "cq");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_srq(srq), 0, "srq");
+	ROCE_TEST_ASSERT_EQ(rte_roce_dealloc_pd(opd), 0, "pd of the other device");
 	ROCE_TEST_ASSERT_EQ(rte_roce_dealloc_pd(pd), 0, "pd");
 	ROCE_TEST_ASSERT_EQ(rte_roce_close_device(ctx), 0, "close");
 	ROCE_TEST_ASSERT_EQ(rte_roce_close_device(other), 0, "close other");
