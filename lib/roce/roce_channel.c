@@ -49,6 +49,7 @@ rte_roce_create_comp_channel(struct ibv_context *ctx)
 	}
 	TAILQ_INIT(&ch->pending);
 	ch->dev = roce_dev_of(ctx);
+	ch->dev->async.nb_channels++;
 	ch->ibv.context = ctx;
 	ch->ibv.fd = fd;
 	ch->ibv.refcnt = 0;
@@ -69,6 +70,7 @@ rte_roce_destroy_comp_channel(struct ibv_comp_channel *channel)
 		ROCE_LOG(ERR, "channel used by %u CQs", ch->nb_cqs);
 		return -EBUSY;
 	}
+	ch->dev->async.nb_channels--;
 	close(channel->fd);
 	pthread_mutex_destroy(&ch->lock);
 	free(ch);

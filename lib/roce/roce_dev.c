@@ -237,6 +237,11 @@ rte_roce_close_device(struct ibv_context *ctx)
 			 dev->nb_srqs);
 		return -EBUSY;
 	}
+	if (dev->async.nb_channels != 0) {
+		ROCE_LOG(ERR, "device %s still has %u completion channels", dev->ibv_dev.name,
+			 dev->async.nb_channels);
+		return -EBUSY;
+	}
 	roce_dev_free(dev);
 	return 0;
 }

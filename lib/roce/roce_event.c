@@ -7,8 +7,6 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include <rte_cycles.h>
-#include <rte_ethdev.h>
 
 #include "roce_dev.h"
 #include "roce_event.h"
@@ -17,6 +15,7 @@
 
 /* Milliseconds between two link reads in rte_roce_poll(). */
 #define ROCE_LINK_CHECK_MS	10
+#define ROCE_US_PER_MS		1000
 
 /* One token of a semaphore-mode eventfd. */
 static const uint64_t roce_efd_token = 1;
@@ -76,7 +75,6 @@ roce_async_init(struct roce_dev *dev)
 	}
 	dev->ibv.async_fd = fd;
 	as->link_up = -1;
-	as->link_period = rte_get_tsc_hz() / MS_PER_S * ROCE_LINK_CHECK_MS;
 	return 0;
 }
 
@@ -289,12 +287,13 @@ roce_dev_link_check(struct roce_dev *dev)
 	struct roce_async *as = &dev->async;
 	struct ibv_async_event ev;
 	struct rte_roce_port_info info;
-	uint64_t now = rte_get_tsc_cycles();
+	/* The timer wheel's clock, read by this poll already: no second TSC read. */
+	uint64_t now = dev->timers.now_us;
 	int up;
 
 	if (now < as->link_next)
 		return;
-	as->link_next = now + as->link_period;
+	as->link_next = now + ROCE_LINK_CHECK_MS * ROCE_US_PER_MS;
 	if (rte_roce_port_info_get(dev->port, &info) < 0)
 		return;
 	up = info.link_up;

@@ -42,9 +42,9 @@ struct roce_async {
 	uint32_t count;		/* queued */
 	struct roce_async_unacked unacked[ROCE_ASYNC_UNACKED_MAX];
 	uint64_t dropped;	/* events lost to a full queue */
+	uint32_t nb_channels;	/* completion channels of the device (control path) */
 	/* Link watch (roce_dev_link_check()). */
-	uint64_t link_next;	/* TSC of the next link check */
-	uint64_t link_period;	/* TSC cycles between checks */
+	uint64_t link_next;	/* timer wheel time (us) of the next link check */
 	int link_up;		/* last state seen: 1 up, 0 down, -1 not read yet */
 };
 
@@ -79,10 +79,10 @@ int roce_async_init(struct roce_dev *dev);
 void roce_async_fini(struct roce_dev *dev);
 
 /*
- * Called by rte_roce_poll(): every ROCE_LINK_CHECK_MS reads the link
- * (rte_eth_link_get_nowait(), no system call with most PMDs) and raises
- * IBV_EVENT_PORT_ACTIVE or IBV_EVENT_PORT_ERR when it changed. Between
- * checks it costs one TSC read and a compare.
+ * Called by rte_roce_poll() after the timers ran: every ROCE_LINK_CHECK_MS
+ * reads the link (rte_eth_link_get_nowait(), no system call with most
+ * PMDs) and raises IBV_EVENT_PORT_ACTIVE or IBV_EVENT_PORT_ERR when it
+ * changed. Between checks it costs a compare with the timer wheel's clock.
  */
 void roce_dev_link_check(struct roce_dev *dev);
 

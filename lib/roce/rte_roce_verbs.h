@@ -90,7 +90,8 @@ struct ibv_context *rte_roce_open_device(struct rte_roce_port *port,
  * @param ctx
  *   The device.
  * @return
- *   0; -EINVAL (ctx NULL); -EBUSY (PDs, CQs, QPs, MRs or SRQs still exist).
+ *   0; -EINVAL (ctx NULL); -EBUSY (PDs, CQs, QPs, MRs, SRQs or completion
+ *   channels still exist).
  */
 int rte_roce_close_device(struct ibv_context *ctx);
 

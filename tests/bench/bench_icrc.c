@@ -91,21 +91,6 @@ make_mbuf(const uint8_t *l3, uint32_t size, unsigned int nb_segs)
 	return m;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double
-median(double *v, unsigned int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
-
 /*
  * Cycles of iters ICRCs; *wrong counts results other than want (the check
  * also keeps the compiler from dropping the calls).
@@ -178,9 +163,9 @@ bench(uint32_t size, enum bench_layout layout)
 	rte_pktmbuf_free(m);
 	ROCE_TEST_ASSERT_EQ(wrong, 0, "results changed between iterations");
 
-	icrc_med = median(icrc_gbps, BENCH_REPS);
-	raw_med = median(raw_gbps, BENCH_REPS);
-	ratio_med = median(ratio, BENCH_REPS);
+	icrc_med = roce_test_median(icrc_gbps, BENCH_REPS);
+	raw_med = roce_test_median(raw_gbps, BENCH_REPS);
+	ratio_med = roce_test_median(ratio, BENCH_REPS);
 	printf("# icrc %u B %s: ICRC %.2f GB/s, raw crc32_gzip_refl %.2f GB/s, "
 	       "ratio %.3f (median of %d, %u packets each)%s\n",
 	       size, layout_names[layout], icrc_med, raw_med, ratio_med, BENCH_REPS, iters,

@@ -17,6 +17,7 @@
  */
 
 #include <stdio.h>
+#include <stdlib.h>
 
 struct roce_test_case {
 	const char *name;
@@ -39,6 +40,22 @@ struct roce_test_case {
 	ROCE_TEST_ASSERT(roce_test_a_ == roce_test_b_, "%s == %lld, %s == %lld: " fmt, \
 			 #a, roce_test_a_, #b, roce_test_b_, ##__VA_ARGS__); \
 } while (0)
+
+static inline int
+roce_test_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of n values (benchmarks); v is sorted in place. */
+static inline double
+roce_test_median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), roce_test_cmp_double);
+	return v[n / 2];
+}
 
 /* Runs every case, prints a TAP plan and one line per case; returns the exit status. */
 static inline int

@@ -37,6 +37,8 @@
 #define STRESS_POLL	16
 #define LINK_WAIT_MS	500		/* link checks run every 10 ms */
 #define SMALL_CQ	4
+#define SQ_DEPTH	256
+#define DEPTH1_MSGS	5000
 
 /* Two devices, one RC QP each, both CQs of each side on a channel of its device. */
 struct env {
@@ -73,7 +75,7 @@ side_channel(struct env *e, unsigned int i, int rcq_len)
 }
 
 static int
-env_open(struct env *e, int rcq_len)
+env_open(struct env *e, int rcq_len, uint32_t sq_depth)
 {
 	unsigned int i;
 
@@ -84,7 +86,7 @@ env_open(struct env *e, int rcq_len)
 		return -1;
 	for (i = 0; i < 2; i++) {
 		struct ibv_qp_init_attr ia = {
-			.cap = { .max_send_wr = 256, .max_recv_wr = 256, .max_send_sge = 1,
+			.cap = { .max_send_wr = sq_depth, .max_recv_wr = 256, .max_send_sge = 1,
 				 .max_recv_sge = 1 },
 			.qp_type = IBV_QPT_RC,
 		};
@@ -111,9 +113,19 @@ env_close(struct env *e)
 	int ret = 0;
 
 	for (i = 0; i < 2; i++) {
-		ret |= roce_test_side_close(&e->s[i], &e->qp[i], 1);
+		struct roce_test_side *s = &e->s[i];
+
+		/* The channel goes after its CQs and before the device. */
+		if (e->qp[i] != NULL && rte_roce_destroy_qp(e->qp[i]) != 0)
+			ret = -1;
+		if (s->scq != NULL && rte_roce_destroy_cq(s->scq) != 0)
+			ret = -1;
+		if (s->rcq != NULL && rte_roce_destroy_cq(s->rcq) != 0)
+			ret = -1;
+		s->scq = s->rcq = NULL;
 		if (e->ch[i] != NULL && rte_roce_destroy_comp_channel(e->ch[i]) != 0)
 			ret = -1;
+		ret |= roce_test_side_close(s, NULL, 0);
 	}
 	ret |= roce_test_pair_release(&pair, &e->s[0].port, &e->s[1].port, e->baseline);
 	return ret;
@@ -247,6 +259,7 @@ channel_api(struct env *e)
 	cq = rte_roce_create_cq(e->s[0].ctx, 8, NULL, ch, 0);
 	ROCE_TEST_ASSERT(cq != NULL && cq->channel == ch, "CQ on the channel");
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_comp_channel(ch), -EBUSY, "channel in use");
+	ROCE_TEST_ASSERT_EQ(rte_roce_close_device(e->s[0].ctx), -EBUSY, "device with a channel");
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_comp_channel(NULL), -EINVAL, "destroy NULL");
 	ROCE_TEST_ASSERT_EQ(rte_roce_req_notify_cq(NULL, 0), -EINVAL, "arm NULL");
 	ROCE_TEST_ASSERT_EQ(rte_roce_req_notify_cq(cq, 0), 0, "arm");
@@ -491,6 +504,94 @@ two_threads(struct env *e)
 	return ret;
 }
 
+/*
+ * The application thread posts to a send queue of depth 1 again as soon as
+ * it polls the completion of the previous WR: the engine must have retired
+ * the WQE's slot before the completion shows. The main thread runs both
+ * devices and keeps the peer's receive queue filled.
+ */
+struct depth1 {
+	struct env *e;
+	uint32_t done;		/* atomic */
+	int result;
+};
+
+/* Sleep for the next event of side 0's send CQ (bounded), ack and re-arm it. */
+static int
+depth1_wait(struct env *e)
+{
+	struct pollfd p = { .fd = e->ch[0]->fd, .events = POLLIN };
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+
+	if (poll(&p, 1, WAIT_MS) != 1 || rte_roce_get_cq_event(e->ch[0], &ev_cq, &ev_ctx) != 0 ||
+	    rte_roce_ack_cq_events(ev_cq, 1) != 0 || rte_roce_req_notify_cq(ev_cq, 0) != 0) {
+		printf("#   no event\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void *
+depth1_app(void *arg)
+{
+	struct depth1 *d = arg;
+	struct env *e = d->e;
+	struct ibv_wc wc;
+	uint32_t i;
+	int n = 0;
+
+	d->result = -1;
+	if (rte_roce_req_notify_cq(e->s[0].scq, 0) != 0)
+		goto out;
+	for (i = 0; i < DEPTH1_MSGS; i++) {
+		if (post_send(e, 0, IBV_WR_SEND, i, 0, 0) != 0) {
+			printf("#   post %u refused right after the completion of %u\n", i, i - 1);
+			goto out;
+		}
+		/* Woken by the event, as an application would be: the widest window. */
+		while ((n = rte_roce_poll_cq(e->s[0].scq, 1, &wc)) == 0) {
+			if (depth1_wait(e) != 0)
+				goto out;
+		}
+		if (n != 1 || wc.wr_id != i || wc.status != IBV_WC_SUCCESS) {
+			printf("#   completion of %u: n %d wr_id %llu status %d\n", i, n,
+			       (unsigned long long)wc.wr_id, wc.status);
+			goto out;
+		}
+	}
+	d->result = 0;
+out:
+	__atomic_store_n(&d->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int
+post_on_completion(struct env *e)
+{
+	struct depth1 d = { .e = e };
+	uint32_t posted = 0, got = 0;
+	struct ibv_wc wc[STRESS_POLL];
+	pthread_t t;
+	int n;
+
+	ROCE_TEST_ASSERT_EQ(pthread_create(&t, NULL, depth1_app, &d), 0, "thread");
+	while (!__atomic_load_n(&d.done, __ATOMIC_ACQUIRE)) {
+		while (posted < DEPTH1_MSGS && posted - got < STRESS_WINDOW) {
+			if (post_recv(e, 1, posted) != 0)
+				break;
+			posted++;
+		}
+		pump(e);
+		n = rte_roce_poll_cq(e->s[1].rcq, STRESS_POLL, wc);
+		if (n > 0)
+			got += n;
+	}
+	pthread_join(t, NULL);
+	ROCE_TEST_ASSERT_EQ(d.result, 0, "application thread");
+	return 0;
+}
+
 /* ---- Asynchronous events ---- */
 
 static int
@@ -614,30 +715,31 @@ async_port(struct env *e)
 /* ---- Cases: each in a fresh environment ---- */
 
 static int
-run(int (*body)(struct env *), int rcq_len)
+run(int (*body)(struct env *), int rcq_len, uint32_t sq_depth)
 {
 	struct env e;
 	int ret;
 
-	ret = env_open(&e, rcq_len);
+	ret = env_open(&e, rcq_len, sq_depth);
 	if (ret == 0)
 		ret = body(&e);
 	return env_close(&e) | ret;
 }
 
-#define CASE(name, rcq_len) \
-static int test_##name(void) { return run(name, rcq_len); }
+#define CASE(name, rcq_len, sq_depth) \
+static int test_##name(void) { return run(name, rcq_len, sq_depth); }
 
-CASE(channel_api, ROCE_TEST_CQ_LEN)
-CASE(notify_all, ROCE_TEST_CQ_LEN)
-CASE(notify_solicited, ROCE_TEST_CQ_LEN)
-CASE(destroy_rules, ROCE_TEST_CQ_LEN)
-CASE(forgotten_event, ROCE_TEST_CQ_LEN)
-CASE(two_threads, ROCE_TEST_CQ_LEN)
-CASE(async_qp_fatal, ROCE_TEST_CQ_LEN)
-CASE(async_forgotten, ROCE_TEST_CQ_LEN)
-CASE(async_cq_overrun, SMALL_CQ)
-CASE(async_port, ROCE_TEST_CQ_LEN)
+CASE(channel_api, ROCE_TEST_CQ_LEN, SQ_DEPTH)
+CASE(notify_all, ROCE_TEST_CQ_LEN, SQ_DEPTH)
+CASE(notify_solicited, ROCE_TEST_CQ_LEN, SQ_DEPTH)
+CASE(destroy_rules, ROCE_TEST_CQ_LEN, SQ_DEPTH)
+CASE(forgotten_event, ROCE_TEST_CQ_LEN, SQ_DEPTH)
+CASE(two_threads, ROCE_TEST_CQ_LEN, SQ_DEPTH)
+CASE(post_on_completion, ROCE_TEST_CQ_LEN, 1)
+CASE(async_qp_fatal, ROCE_TEST_CQ_LEN, SQ_DEPTH)
+CASE(async_forgotten, ROCE_TEST_CQ_LEN, SQ_DEPTH)
+CASE(async_cq_overrun, SMALL_CQ, SQ_DEPTH)
+CASE(async_port, ROCE_TEST_CQ_LEN, SQ_DEPTH)
 
 static const struct roce_test_case cases[] = {
 	{ "channel_api", test_channel_api },
@@ -646,6 +748,7 @@ static const struct roce_test_case cases[] = {
 	{ "destroy_rules", test_destroy_rules },
 	{ "forgotten_event", test_forgotten_event },
 	{ "two_threads_no_lost_wakeup", test_two_threads },
+	{ "post_on_completion_other_thread", test_post_on_completion },
 	{ "async_qp_fatal", test_async_qp_fatal },
 	{ "async_forgotten", test_async_forgotten },
 	{ "async_cq_overrun", test_async_cq_overrun },
