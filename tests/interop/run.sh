@@ -36,14 +36,23 @@ BOOT_TIMEOUT_S=120
 GUEST_MEM_MB=1024
 CAPTURE_COUNT=20000         # frames per capture, a bound on a runaway scenario
 CAPTURE_FILTER="udp port 4791 or arp or icmp or icmp6 or tcp port $OOB_PORT"
+# af_packet's RX ring must hold a whole message of the guest's: a 1 MiB SEND is
+# 1024 frames at IB MTU 1024, and UC has no retransmission to cover an overrun
+# of the default 512-frame ring.
 EAL_ARGS=(--no-huge -m 256 --no-shconf --no-pci --no-telemetry --log-level=lib.eal:error
-	  --vdev "net_af_packet0,iface=$VETH")
+	  --vdev "net_af_packet0,iface=$VETH,framecnt=2048")
 # At MTU 4200, af_packet's ring frames must hold the frame: 8 KiB instead of 2 KiB.
 EAL_ARGS_JUMBO=(--no-huge -m 256 --no-shconf --no-pci --no-telemetry --log-level=lib.eal:error
-	  --vdev "net_af_packet0,iface=$VETH,blocksz=8192,framesz=8192")
+	  --vdev "net_af_packet0,iface=$VETH,blocksz=8192,framesz=8192,framecnt=1024")
+HOST_TIMEOUT_S=150          # a host example that waits for a message that never comes
 DEFAULT_MTU=1500
 JUMBO_MTU=4200              # IB MTU 4096 plus the RoCEv2 headers over IPv6
 IB_MTU_MAX=4096
+IB_MTU_DEFAULT=1024         # rxe's active_mtu at Ethernet MTU 1500
+# The examples at MTU 4200: net_af_packet reports max_rx_pktlen 1518, so the
+# port takes the MTU unchecked; its mbufs must hold a ring frame (af_packet
+# refuses an RX queue whose mbuf data room is below framesz - 32).
+PP_JUMBO_ARGS=(--eth-mtu "$JUMBO_MTU" --mtu-unchecked --mbuf-size 8320)
 UD_ITERS=10
 CM_WAIT_S=6                 # long enough for rping's first CM REQ
 UD_SIZE=512
@@ -368,7 +377,9 @@ pp_bin() {
 }
 
 # ibv_$2_pingpong (guest) against examples/$2_pingpong (host), -c, every size of
-# PP_SIZES[$2] (or of the lossy set, with netem spec $5 on the guest's egress).
+# PP_SIZES[$2] (or of the lossy set, with netem spec $5 on the guest's egress),
+# at IB MTU PP_MTU (-m; 4096 puts every link at Ethernet MTU 4200).
+PP_MTU=$IB_MTU_DEFAULT
 pp_scenario() {
 	local name=$1 tool=$2 role=$3 gidx=$4 netem=${5:-} bin i ok=0 sizes iters
 
@@ -396,9 +407,11 @@ pp_scenario() {
 # One size: $6 bytes, $7 iterations.
 pp_once() {
 	local name=$1 tool=$2 bin=$3 role=$4 gidx=$5 s=$6 n=$7 host_ok=0 ok=0 opts hostgid=()
+	local eal=("${EAL_ARGS[@]}") hostport=()
 
 	opts=(-c -s "$s" -n "$n" -p "$OOB_PORT")
-	[ "$tool" = ud ] || opts+=(-m 1024)
+	[ "$tool" = ud ] || opts+=(-m "$PP_MTU")
+	[ "$PP_MTU" = "$IB_MTU_MAX" ] && { eal=("${EAL_ARGS_JUMBO[@]}") hostport+=("${PP_JUMBO_ARGS[@]}"); }
 	if [ "${ROCE_INTEROP_STATIC_NEIGH:-0}" = 1 ]; then
 		gx "ip neigh replace $ROCE_IP lladdr $ROCE_MAC dev eth0 nud permanent
 			ip neigh replace $(roce_ll) lladdr $ROCE_MAC dev eth0 nud permanent" || return 1
@@ -410,11 +423,12 @@ pp_once() {
 	if [ "$role" = server ]; then
 		guest_bg "$name" "ibv_${tool}_pingpong -d rxe0 -g $gidx ${opts[*]}"
 		guest_listening "$OOB_PORT" || return 1
-		"$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" "${hostgid[@]}" "${opts[@]}" \
-			"$GUEST_IP" >"$OUT/$name.host.log" 2>&1 || host_ok=1
+		timeout "$HOST_TIMEOUT_S" "$bin" "${eal[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
+			"${hostport[@]}" "${hostgid[@]}" "${opts[@]}" "$GUEST_IP" \
+			>"$OUT/$name.host.log" 2>&1 || host_ok=1
 	else
-		"$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" "${hostgid[@]}" "${opts[@]}" \
-			>"$OUT/$name.host.log" 2>&1 &
+		timeout "$HOST_TIMEOUT_S" "$bin" "${eal[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
+			"${hostport[@]}" "${hostgid[@]}" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 &
 		PEER_PID=$!
 		# It listens before it prints its address.
 		if host_log_wait "$name" 'local address'; then
@@ -434,6 +448,21 @@ scen_rc_pingpong_v4_guest_server() { pp_scenario rc_pingpong_v4_guest_server rc 
 scen_rc_pingpong_v4_guest_client() { pp_scenario rc_pingpong_v4_guest_client rc client "$GID_V4"; }
 scen_rc_pingpong_v6_guest_server() { pp_scenario rc_pingpong_v6_guest_server rc server "$GID_V6"; }
 scen_rc_pingpong_v6_guest_client() { pp_scenario rc_pingpong_v6_guest_client rc client "$GID_V6"; }
+# The same at IB MTU 4096 (Ethernet MTU 4200 on every link, rxe's active_mtu 4096).
+pp_jumbo() {
+	local ok=0
+
+	set_mtu "$JUMBO_MTU" || return 1
+	PP_MTU=$IB_MTU_MAX
+	pp_scenario "$@" || ok=1
+	PP_MTU=$IB_MTU_DEFAULT
+	set_mtu "$DEFAULT_MTU" || ok=1
+	return $ok
+}
+scen_rc_pingpong_mtu4096_v4_guest_server() { pp_jumbo rc_pingpong_mtu4096_v4_guest_server rc server "$GID_V4"; }
+scen_rc_pingpong_mtu4096_v4_guest_client() { pp_jumbo rc_pingpong_mtu4096_v4_guest_client rc client "$GID_V4"; }
+scen_rc_pingpong_mtu4096_v6_guest_server() { pp_jumbo rc_pingpong_mtu4096_v6_guest_server rc server "$GID_V6"; }
+scen_rc_pingpong_mtu4096_v6_guest_client() { pp_jumbo rc_pingpong_mtu4096_v6_guest_client rc client "$GID_V6"; }
 # Both sides recover: the kernel's lost, reordered or duplicated frames reach us that way.
 scen_rc_pingpong_loss() { pp_scenario rc_pingpong_loss rc client "$GID_V4" "$NETEM_LOSS"; }
 scen_rc_pingpong_reorder() { pp_scenario rc_pingpong_reorder rc client "$GID_V4" "$NETEM_REORDER"; }
@@ -461,6 +490,10 @@ SCENARIOS=(
 	rc_pingpong_v4_guest_client 1
 	rc_pingpong_v6_guest_server 1
 	rc_pingpong_v6_guest_client 1
+	rc_pingpong_mtu4096_v4_guest_server 1
+	rc_pingpong_mtu4096_v4_guest_client 1
+	rc_pingpong_mtu4096_v6_guest_server 1
+	rc_pingpong_mtu4096_v6_guest_client 1
 	rc_pingpong_loss 1
 	rc_pingpong_reorder 1
 	rc_pingpong_dup 1
