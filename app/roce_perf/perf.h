@@ -160,8 +160,11 @@ uint8_t perf_pattern(uint64_t k);
 uint32_t perf_frame_len(enum perf_test test, uint32_t size, uint32_t ib_mtu);
 
 /* perf_run.c */
-int perf_run_size(struct perf_run *r, uint32_t size, struct perf_result *res);
-int perf_serve_size(struct perf_run *r, uint32_t size);
+int perf_run_size(struct perf_run *r, uint32_t size, bool first, struct perf_result *res);
+int perf_serve_size(struct perf_run *r, uint32_t size, bool first, struct perf_result *res);
+bool perf_sync_before(const struct perf_opts *o, bool first);
+bool perf_sync_after(const struct perf_opts *o);
+bool perf_sync_close(const struct perf_opts *o);
 unsigned int perf_progress(struct perf_run *r);
 
 /* perf_base.c */
@@ -185,7 +188,7 @@ int perf_oob_readable(int fd);
 int perf_dest_format(const struct perf_dest *d, char msg[PERF_DEST_MSG_LEN]);
 int perf_dest_parse(const char msg[PERF_DEST_MSG_LEN], struct perf_dest *d);
 int perf_oob_report(int fd, bool client, struct perf_result *res);
-void perf_oob_close(int fd, bool client);
+void perf_oob_close(int fd, bool client, bool records);
 
 /* perf_out.c */
 void perf_print_header(const struct perf_opts *o, const struct perf_side *s);

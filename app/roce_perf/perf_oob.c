@@ -242,11 +242,11 @@ perf_oob_report(int fd, bool client, struct perf_result *res)
 	return 0;
 }
 
-/* ctx_close_connection: one key record, then "done". */
+/* ctx_close_connection: one key record, then "done" (records false: neither, as write_lat). */
 void
-perf_oob_close(int fd, bool client)
+perf_oob_close(int fd, bool client, bool records)
 {
-	if (perf_oob_sync(fd, client) == 0)
+	if (records && perf_oob_sync(fd, client) == 0)
 		pp_oob_send_done(fd);
 	close(fd);
 }

@@ -623,9 +623,37 @@ perf_tv(const struct timeval *a, const struct timeval *b)
 	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_usec - a->tv_usec) / 1e6;
 }
 
+/*
+ * perftest's record exchanges around a run (v4.5-0.17, as the guest's
+ * binaries do them on the wire, doc/interop.md): WRITE, READ and atomic BW
+ * sync after the run and then exchange the report; SEND BW and every LAT
+ * test sync before the run (the receiver has posted its receives) and not
+ * after; all but WRITE LAT end with one more record and "done". Between
+ * the sizes of a sweep (ours only) the BW tests that do not sync before a
+ * run do so from the second size on, so no sender writes into a buffer the
+ * server is still preparing.
+ */
+bool
+perf_sync_before(const struct perf_opts *o, bool first)
+{
+	return o->mode == PERF_MODE_LAT || o->test == PERF_TEST_SEND || !first;
+}
+
+bool
+perf_sync_after(const struct perf_opts *o)
+{
+	return o->mode == PERF_MODE_BW && o->test != PERF_TEST_SEND;
+}
+
+bool
+perf_sync_close(const struct perf_opts *o)
+{
+	return o->mode != PERF_MODE_LAT || o->test != PERF_TEST_WRITE;
+}
+
 /* Run one size as the client (and, in loopback, the server too). */
 int
-perf_run_size(struct perf_run *r, uint32_t size, struct perf_result *res)
+perf_run_size(struct perf_run *r, uint32_t size, bool first, struct perf_result *res)
 {
 	const struct perf_opts *o = r->o;
 	struct rusage ru0, ru1;
@@ -634,7 +662,7 @@ perf_run_size(struct perf_run *r, uint32_t size, struct perf_result *res)
 	memset(res, 0, sizeof(*res));
 	res->size = size;
 	ret = perf_prepare(r, size);
-	if (ret == 0 && r->oob >= 0)
+	if (ret == 0 && r->oob >= 0 && perf_sync_before(o, first))
 		ret = perf_oob_sync(r->oob, true);	/* the server posted its receives */
 	if (ret != 0)
 		return ret;
@@ -667,30 +695,43 @@ perf_run_size(struct perf_run *r, uint32_t size, struct perf_result *res)
 		perf_stats_delta(r->srv, &res->port[res->nb_ports++]);
 	if (r->cli->fault != NULL)
 		rte_roce_fault_stats_get(r->cli->fault, &res->fault);
-	if (r->oob >= 0)
+	if (r->oob >= 0 && perf_sync_after(o))
 		ret = perf_oob_sync(r->oob, true);	/* the run is over */
 	return ret;
 }
 
-/* The server of a two-process run, for one size: serve until the client says done. */
+/*
+ * The server of a two-process run, for one size: serve until the client
+ * says something on the TCP connection (its sync after the run, the next
+ * size's or the closing record, or its end of file). A SEND BW server
+ * measures what it received itself (perftest sends it no report): res.
+ */
 int
-perf_serve_size(struct perf_run *r, uint32_t size)
+perf_serve_size(struct perf_run *r, uint32_t size, bool first, struct perf_result *res)
 {
 	const struct perf_opts *o = r->o;
 	const uint64_t every = rte_get_tsc_hz() / PERF_OOB_CHECKS_PER_S;
 	/* a ping-pong server knows when it is done: no syscall while timed */
 	bool echo = o->mode == PERF_MODE_LAT &&
 		    (o->test == PERF_TEST_WRITE || o->test == PERF_TEST_SEND);
-	uint64_t verified = 0, loops = 0, next = 0, echoes;
-	int ret;
+	uint64_t verified = 0, loops = 0, next = 0, echoes, t0 = 0, t1 = 0;
+	int ret, n;
 
+	memset(res, 0, sizeof(*res));
+	res->size = size;
 	ret = perf_prepare(r, size);
-	if (ret == 0)
+	if (ret == 0 && perf_sync_before(o, first))
 		ret = perf_oob_sync(r->oob, false);
 	while (ret == 0) {
 		perf_progress(r);
-		if (perf_srv_step(r, size, &verified) < 0)
+		n = perf_srv_step(r, size, &verified);
+		if (n < 0)
 			return -EIO;
+		if (n > 0 && o->test == PERF_TEST_SEND && o->mode == PERF_MODE_BW) {
+			t1 = rte_rdtsc();
+			t0 = res->msgs == 0 ? t1 : t0;
+			res->msgs += (uint64_t)n;
+		}
 		if ((++loops & PERF_OOB_CHECK_MASK) != 0 || rte_rdtsc() < next)
 			continue;
 		echoes = o->test == PERF_TEST_WRITE ? r->srv->echo_next[0] - 1 : r->srv->echo_next[0];
@@ -706,7 +747,14 @@ perf_serve_size(struct perf_run *r, uint32_t size)
 		for (q = 0; q < r->o->qps && ret == 0; q++)
 			ret = perf_verify(perf_target(r->srv, q), size, &verified);
 	}
-	if (ret == 0)
+	if (ret == 0 && perf_sync_after(o))
 		ret = perf_oob_sync(r->oob, false);
+	if (res->msgs > 1) {
+		/* from the first receive to the last: one message less in between */
+		res->secs = (double)(t1 - t0) / rte_get_tsc_hz();
+		res->msg_rate_mpps = (res->msgs - 1) / res->secs / 1e6;
+		res->bw_gbps = res->msg_rate_mpps * size * 8 / 1e3;
+		res->bw_peak_gbps = res->bw_gbps;
+	}
 	return ret;
 }

@@ -62,6 +62,10 @@ UD_SIZE=512
 declare -A PP_SIZES=([rc]="1 4096 65536 1048576" [uc]="1 4096 65536 1048576"
 		     [srq]="1 4096 65536" [ud]="1 1024")
 declare -A PP_ITERS=([rc]="20 10 5 3" [uc]="20 10 5 3" [srq]="20 10 5" [ud]="20 10")
+# Data validation (-c) where the host example has it: examples/srq_pingpong
+# does not take -c yet, and a guest that checks (-c) fails against a sender
+# that does not write the tools' pattern, so srq runs without it on both sides.
+declare -A PP_CHK=([rc]=-c [uc]=-c [ud]=-c [srq]=)
 # Under impairment: multi-packet messages, enough of them to lose some packets.
 RC_LOSSY_SIZES=(4096 65536)
 RC_LOSSY_ITERS=(50 10)
@@ -409,7 +413,7 @@ pp_once() {
 	local name=$1 tool=$2 bin=$3 role=$4 gidx=$5 s=$6 n=$7 host_ok=0 ok=0 opts hostgid=()
 	local eal=("${EAL_ARGS[@]}") hostport=()
 
-	opts=(-c -s "$s" -n "$n" -p "$OOB_PORT")
+	opts=(${PP_CHK[$tool]} -s "$s" -n "$n" -p "$OOB_PORT")
 	[ "$tool" = ud ] || opts+=(-m "$PP_MTU")
 	[ "$PP_MTU" = "$IB_MTU_MAX" ] && { eal=("${EAL_ARGS_JUMBO[@]}") hostport+=("${PP_JUMBO_ARGS[@]}"); }
 	if [ "${ROCE_INTEROP_STATIC_NEIGH:-0}" = 1 ]; then
@@ -476,6 +480,97 @@ scen_uc_pingpong_v4_guest_client() { pp_scenario uc_pingpong_v4_guest_client uc 
 scen_srq_pingpong_v4_guest_server() { pp_scenario srq_pingpong_v4_guest_server srq server "$GID_V4"; }
 scen_srq_pingpong_v4_guest_client() { pp_scenario srq_pingpong_v4_guest_client srq client "$GID_V4"; }
 
+# ---- perftest: roce_perf against the guest's ib_*_bw / ib_*_lat ----------------
+
+ROCE_PERF=$BUILD/app/roce_perf/roce_perf
+PERF_BW_SIZE=65536          # perftest's BW default
+PERF_LAT_SIZE=2             # and LAT default (atomics: always 8)
+PERF_ITERS=200              # short: the guest runs under TCG
+PERF_BW_RATIO_MAX=2         # our and the tool's bandwidth agree within this factor
+
+# Both sides' results of one perftest scenario: the tool's result row (size,
+# iterations and, for BW, the average MB/s; LAT: t_avg in usec) against
+# roce_perf's JSON. Exit 1 with the reason when they do not agree.
+perf_compare() {
+	python3 - "$@" <<'PYEOF'
+import json, sys
+mode, size, iters, guest_log, host_log, ratio_max = sys.argv[1:7]
+size, iters, ratio_max = int(size), int(iters), float(ratio_max)
+row = None
+lines = open(guest_log).read().splitlines()
+for i, l in enumerate(lines):
+    if l.strip().startswith("#bytes") and i + 1 < len(lines):
+        row = lines[i + 1].split()
+if row is None or len(row) < 5:
+    sys.exit("no result row in the tool's output")
+js = [json.loads(l) for l in open(host_log) if l.startswith("{")]
+if not js:
+    sys.exit("no JSON from roce_perf")
+j = js[-1]
+print("tool: %s" % " ".join(row))
+print("roce_perf: size %d iters %d bw %.4f Gbit/s lat_us %s" %
+      (j["size"], j["iters"], j.get("bw_gbps", 0), j.get("lat_us", {}).get("avg")))
+if int(row[0]) != size or int(row[1]) != iters:
+    sys.exit("tool ran %s x %s, not %d x %d" % (row[0], row[1], size, iters))
+if j["size"] != size or j["iters"] != iters:
+    sys.exit("roce_perf ran %d x %d, not %d x %d" % (j["size"], j["iters"], size, iters))
+if mode == "bw":
+    tool_mbs, ours_mbs = float(row[3]), j["bw_gbps"] * 1e3 / 8
+    if tool_mbs <= 0 or ours_mbs <= 0 or not (1 / ratio_max <= ours_mbs / tool_mbs <= ratio_max):
+        sys.exit("bandwidth: tool %.3f MB/s, roce_perf %.3f MB/s" % (tool_mbs, ours_mbs))
+    print("bandwidth agrees: tool %.3f MB/s, roce_perf %.3f MB/s" % (tool_mbs, ours_mbs))
+else:
+    if float(row[5]) <= 0 or j["lat_us"]["avg"] <= 0:
+        sys.exit("latency missing")
+PYEOF
+}
+
+# $2 = ib_X_bw or ib_X_lat in the guest, $3 = its role (server|client).
+perftest() {
+	local name=$1 tool=$2 role=$3 mode size opts host_ok=0 ok=0
+
+	[ -x "$ROCE_PERF" ] || { SKIP_REASON="app/roce_perf is not built"; return 77; }
+	mode=${tool##*_}
+	size=$PERF_BW_SIZE
+	[ "$mode" = lat ] && size=$PERF_LAT_SIZE
+	[[ "$tool" = ib_atomic_* ]] && size=8
+	opts=(-n "$PERF_ITERS" -p "$OOB_PORT")
+	[[ "$tool" = ib_atomic_* ]] || opts+=(-s "$size")
+	gx "ip neigh flush dev eth0" || return 1
+	if [ "$role" = server ]; then
+		guest_bg "$name" "$tool -d rxe0 -x $GID_V4 ${opts[*]}"
+		guest_listening "$OOB_PORT" || return 1
+		timeout "$HOST_TIMEOUT_S" "$ROCE_PERF" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
+			--test "${tool#ib_}" --json "${opts[@]}" "$GUEST_IP" \
+			>"$OUT/$name.host.log" 2>"$OUT/$name.host.err" || host_ok=1
+	else
+		timeout "$HOST_TIMEOUT_S" "$ROCE_PERF" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
+			--test "${tool#ib_}" --json "${opts[@]}" \
+			>"$OUT/$name.host.log" 2>"$OUT/$name.host.err" &
+		PEER_PID=$!
+		for _ in $(seq 100); do
+			ss -ltn | grep -q ":$OOB_PORT " && break
+			sleep 0.1
+		done
+		guest_bg "$name" "$tool -d rxe0 -x $GID_V4 ${opts[*]} $BR_IP"
+		peer_wait || host_ok=1
+	fi
+	guest_bg_wait "$name" "$(guest_wait_s $host_ok 120)" || ok=1
+	echo "host exit $host_ok, guest exit $ok"
+	cat "$OUT/$name.host.log" "$OUT/$name.host.err" "$OUT/$name.guest.log"
+	[ $host_ok = 0 ] && [ $ok = 0 ] || return 1
+	perf_compare "$mode" "$size" "$PERF_ITERS" "$OUT/$name.guest.log" "$OUT/$name.host.log" \
+		"$PERF_BW_RATIO_MAX"
+}
+
+PERF_TOOLS=(ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw ib_write_lat ib_send_lat ib_read_lat
+	    ib_atomic_lat)
+for t in "${PERF_TOOLS[@]}"; do
+	for r in server client; do
+		eval "scen_perftest_${t#ib_}_guest_$r() { perftest perftest_${t#ib_}_guest_$r $t $r; }"
+	done
+done
+
 # Scenario, then the least number of good RoCEv2 frames its capture must hold.
 SCENARIOS=(
 	guest_rxe 0
@@ -506,6 +601,9 @@ SCENARIOS=(
 	srq_pingpong_v4_guest_server 1
 	srq_pingpong_v4_guest_client 1
 )
+for t in "${PERF_TOOLS[@]}"; do
+	SCENARIOS+=("perftest_${t#ib_}_guest_server" 1 "perftest_${t#ib_}_guest_client" 1)
+done
 
 # ---- main -----------------------------------------------------------------------
 
