@@ -179,21 +179,29 @@ capture_stop() {
 	CAPTURE_PID=
 }
 
-# roce_dump on the capture: well-formed and ICRC-clean, with at least $2 RoCEv2 frames.
+# roce_dump on the capture: well-formed and ICRC-clean, with at least $2 RoCEv2
+# frames. Only a scenario that corrupts frames on purpose (our --fault
+# tx-corrupt) sets CORRUPTED: that many frames may be bad (changed after
+# their ICRC was computed, so bad ICRC, or malformed if the byte was a header's).
+CORRUPTED=0
 capture_check() {
-	local name=$1 min=$2 json
+	local name=$1 min=$2 json rc=0
 
-	json=$("$ROCE_DUMP" --json "$OUT/$name.pcap") || {
+	json=$("$ROCE_DUMP" --json "$OUT/$name.pcap") || rc=$?
+	if [ $rc != 0 ] && { [ $rc != 1 ] || [ "$CORRUPTED" = 0 ]; }; then
 		echo "roce_dump: malformed or ICRC-bad frames: $json"
 		return 1
-	}
+	fi
 	echo "$json" > "$OUT/$name.json"
-	python3 - "$json" "$min" <<'EOF'
+	python3 - "$json" "$min" "$CORRUPTED" <<'EOF'
 import json, sys
 d = json.loads(sys.argv[1])
-print("capture: %d frames, %d RoCEv2 (%d ICRC ok), opcodes %s" %
-      (d["frames"], d["roce"], d["icrc_ok"], d["opcodes"]))
-sys.exit(0 if d["malformed"] == 0 and d["icrc_bad"] == 0 and d["icrc_ok"] >= int(sys.argv[2]) else 1)
+corrupted = int(sys.argv[3])
+print("capture: %d frames, %d RoCEv2 (%d ICRC ok, %d bad, %d malformed; %d corrupted on purpose),"
+      " opcodes %s" % (d["frames"], d["roce"], d["icrc_ok"], d["icrc_bad"], d["malformed"],
+                       corrupted, d["opcodes"]))
+sys.exit(0 if d["malformed"] + d["icrc_bad"] <= corrupted and d["icrc_ok"] >= int(sys.argv[2])
+         else 1)
 EOF
 }
 
@@ -381,7 +389,8 @@ pp_bin() {
 }
 
 # ibv_$2_pingpong (guest) against examples/$2_pingpong (host), -c, every size of
-# PP_SIZES[$2] (or of the lossy set, with netem spec $5 on the guest's egress),
+# PP_SIZES[$2] (or of the lossy set, with netem spec $5 on the guest's egress;
+# $5 = lossy: the lossy set without netem),
 # at IB MTU PP_MTU (-m; 4096 puts every link at Ethernet MTU 4200).
 PP_MTU=$IB_MTU_DEFAULT
 pp_scenario() {
@@ -396,6 +405,9 @@ pp_scenario() {
 	read -ra iters <<< "${PP_ITERS[$tool]}"
 	if [ -n "$netem" ]; then
 		sizes=("${RC_LOSSY_SIZES[@]}") iters=("${RC_LOSSY_ITERS[@]}")
+	fi
+	[ "$netem" = lossy ] && netem=
+	if [ -n "$netem" ]; then
 		gx "tc qdisc replace dev eth0 root netem $netem && tc qdisc show dev eth0" || return 1
 	fi
 	for i in "${!sizes[@]}"; do
@@ -411,7 +423,7 @@ pp_scenario() {
 # One size: $6 bytes, $7 iterations.
 pp_once() {
 	local name=$1 tool=$2 bin=$3 role=$4 gidx=$5 s=$6 n=$7 host_ok=0 ok=0 opts hostgid=()
-	local eal=("${EAL_ARGS[@]}") hostport=()
+	local eal=("${EAL_ARGS[@]}") hostport=(${PP_FAULT:+--fault "$PP_FAULT"})
 
 	opts=(${PP_CHK[$tool]} -s "$s" -n "$n" -p "$OOB_PORT")
 	[ "$tool" = ud ] || opts+=(-m "$PP_MTU")
@@ -445,6 +457,9 @@ pp_once() {
 	echo "size $s x $n: host exit $host_ok"
 	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
 	grep -q "$n iters in" "$OUT/$name.guest.log" || ok=1
+	# What our --fault did (one line per run): its corruptions are the bad frames allowed.
+	CORRUPTED=$((CORRUPTED + $(awk '$1 == "fault:" { n += $NF } END { print n + 0 }' \
+		"$OUT/$name.host.log")))
 	[ $host_ok = 0 ] && [ $ok = 0 ]
 }
 
@@ -454,12 +469,17 @@ scen_rc_pingpong_v6_guest_server() { pp_scenario rc_pingpong_v6_guest_server rc 
 scen_rc_pingpong_v6_guest_client() { pp_scenario rc_pingpong_v6_guest_client rc client "$GID_V6"; }
 # The same at IB MTU 4096 (Ethernet MTU 4200 on every link, rxe's active_mtu 4096).
 pp_jumbo() {
-	local ok=0
+	local ok=0 big
 
 	set_mtu "$JUMBO_MTU" || return 1
 	PP_MTU=$IB_MTU_MAX
 	pp_scenario "$@" || ok=1
 	PP_MTU=$IB_MTU_DEFAULT
+	# Full 4096-byte payloads went both ways (frames above 4096 + headers).
+	big=$(tcpdump -e -nn -r "$OUT/$1.pcap" "udp port 4791 and greater $IB_MTU_MAX" 2>/dev/null |
+		awk '{ print $2 }' | sort -u | wc -l)
+	echo "frames above $IB_MTU_MAX bytes from $big senders"
+	[ "$big" = 2 ] || ok=1
 	set_mtu "$DEFAULT_MTU" || ok=1
 	return $ok
 }
@@ -471,6 +491,24 @@ scen_rc_pingpong_mtu4096_v6_guest_client() { pp_jumbo rc_pingpong_mtu4096_v6_gue
 scen_rc_pingpong_loss() { pp_scenario rc_pingpong_loss rc client "$GID_V4" "$NETEM_LOSS"; }
 scen_rc_pingpong_reorder() { pp_scenario rc_pingpong_reorder rc client "$GID_V4" "$NETEM_REORDER"; }
 scen_rc_pingpong_dup() { pp_scenario rc_pingpong_dup rc client "$GID_V4" "$NETEM_DUP"; }
+# Our own impairments (librte_roce_fault on the host port, --fault of the
+# examples): the RoCEv2 frames we receive are dropped, duplicated or
+# reordered at RX, and the frames we send are corrupted at TX (one payload
+# byte after the ICRC: rxe drops them by ICRC, as a lost frame), both roles;
+# with netem loss on the guest's egress as well in the last one.
+PP_FAULT=
+HOST_FAULT="rx-drop=0.02,rx-dup=0.02,rx-reorder=0.02,tx-corrupt=0.02,seed=7"
+pp_fault() {
+	local ok=0
+
+	PP_FAULT=$HOST_FAULT
+	pp_scenario "$@" || ok=1
+	PP_FAULT=
+	return $ok
+}
+scen_rc_pingpong_fault_guest_server() { pp_fault rc_pingpong_fault_guest_server rc server "$GID_V4" lossy; }
+scen_rc_pingpong_fault_guest_client() { pp_fault rc_pingpong_fault_guest_client rc client "$GID_V4" lossy; }
+scen_rc_pingpong_fault_netem() { pp_fault rc_pingpong_fault_netem rc client "$GID_V4" "$NETEM_LOSS"; }
 scen_ud_pingpong_v4_guest_server() { pp_scenario ud_pingpong_v4_guest_server ud server "$GID_V4"; }
 scen_ud_pingpong_v4_guest_client() { pp_scenario ud_pingpong_v4_guest_client ud client "$GID_V4"; }
 scen_ud_pingpong_v6_guest_server() { pp_scenario ud_pingpong_v6_guest_server ud server "$GID_V6"; }
@@ -592,6 +630,9 @@ SCENARIOS=(
 	rc_pingpong_loss 1
 	rc_pingpong_reorder 1
 	rc_pingpong_dup 1
+	rc_pingpong_fault_guest_server 1
+	rc_pingpong_fault_guest_client 1
+	rc_pingpong_fault_netem 1
 	ud_pingpong_v4_guest_server 1
 	ud_pingpong_v4_guest_client 1
 	ud_pingpong_v6_guest_server 1
@@ -621,6 +662,7 @@ run_scenario() {
 
 	t0=$(now)
 	SKIP_REASON=
+	CORRUPTED=0
 	capture_start "$name" || { echo "not ok $num - $name # no capture"; return 1; }
 	"scen_$name" > "$OUT/$name.txt" 2>&1
 	rc=$?
