@@ -160,6 +160,15 @@ perf_dest_parse(const char msg[PERF_DEST_MSG_LEN], struct perf_dest *d)
 	return 0;
 }
 
+/*
+ * What a sync carries: our first QP's record. perftest's ctx_hand_shake
+ * stores every record it reads as the peer's first QP, also in the syncs
+ * after the connection (write_bw.c: the "additional handshake" after RTR),
+ * and then takes the remote address and key from it: a blank record there
+ * made ib_write_bw write to address 0 with key 0.
+ */
+static struct perf_dest perf_oob_self;
+
 int
 perf_oob_xchg_dests(int fd, bool client, const struct perf_dest *local, struct perf_dest *remote,
 		    uint32_t n)
@@ -167,6 +176,9 @@ perf_oob_xchg_dests(int fd, bool client, const struct perf_dest *local, struct p
 	char out[PERF_DEST_MSG_LEN], in[PERF_DEST_MSG_LEN];
 	uint32_t i;
 	int ret;
+
+	if (n > 0 && local != &perf_oob_self)
+		perf_oob_self = local[0];
 
 	for (i = 0; i < n; i++) {
 		ret = perf_dest_format(&local[i], out);
@@ -184,9 +196,9 @@ perf_oob_xchg_dests(int fd, bool client, const struct perf_dest *local, struct p
 int
 perf_oob_sync(int fd, bool client)
 {
-	struct perf_dest d = { 0 }, peer;
+	struct perf_dest peer;
 
-	return perf_oob_xchg_dests(fd, client, &d, &peer, 1);
+	return perf_oob_xchg_dests(fd, client, &perf_oob_self, &peer, 1);
 }
 
 /* Data waiting on the socket? 1, 0, or a negative errno. */

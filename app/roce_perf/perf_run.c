@@ -204,11 +204,16 @@ perf_echo(struct perf_side *s, const struct perf_opts *o, uint32_t q, uint32_t s
 	return rte_roce_post_send(s->qp[q], &wr, &bad);
 }
 
-/* The value of the last byte in ping-pong round i (never 0: 0 is "not yet"). */
+/*
+ * The value of the last byte in ping-pong round i (1-based): i modulo 256,
+ * as perftest's write_lat stores (char)++scnt there and waits for
+ * (char)rcnt. The byte always holds the previous round's mark, so it
+ * differs from the one awaited (round 1 waits for 1 in a zeroed buffer).
+ */
 static uint8_t
 perf_mark(uint64_t i)
 {
-	return (uint8_t)(i % UINT8_MAX + 1);
+	return (uint8_t)i;
 }
 
 /* Server step of the ping-pong tests: echo what arrived. */

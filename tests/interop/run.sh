@@ -25,6 +25,7 @@
 #                         for our addresses (diagnosis: takes ARP/ND out of the picture)
 #   ROCE_INTEROP_KEEP     1: leave the guest and the network up at the end (debugging;
 #                         remove them with `run.sh --down`)
+#   ROCE_INTEROP_SUBSET   ci: only CI_SCENARIOS when none are named (.ci/run); default full
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -646,6 +647,16 @@ for t in "${PERF_TOOLS[@]}"; do
 	SCENARIOS+=("perftest_${t#ib_}_guest_server" 1 "perftest_${t#ib_}_guest_client" 1)
 done
 
+# ROCE_INTEROP_SUBSET=ci (.ci/run): what CI's budget affords, a few minutes
+# on its 2 cores: the basics, RC both roles at both MTUs, RC under the
+# guest's and our own impairments, UD both ways, and perftest in both roles.
+# The full suite (the default) runs everything above.
+CI_SCENARIOS=(guest_rxe arp_nd_ping rdma_cm_req ud_raw_v4_guest_client
+	rc_pingpong_v4_guest_server rc_pingpong_v6_guest_client
+	rc_pingpong_mtu4096_v4_guest_client rc_pingpong_loss rc_pingpong_fault_guest_client
+	ud_pingpong_v4_guest_server ud_pingpong_v6_guest_client
+	perftest_write_bw_guest_server perftest_send_lat_guest_client)
+
 # ---- main -----------------------------------------------------------------------
 
 skip_all() {
@@ -695,6 +706,9 @@ main() {
 		[ -f "$RUN/qemu.pid" ] && QEMU_PID=$(cat "$RUN/qemu.pid")
 		teardown
 		exit 0
+	fi
+	if [ ${#wanted[@]} = 0 ] && [ "${ROCE_INTEROP_SUBSET:-full}" = ci ]; then
+		wanted=("${CI_SCENARIOS[@]}")
 	fi
 	[ ${#wanted[@]} -gt 0 ] || wanted=("${names[@]}")
 
