@@ -240,18 +240,26 @@ perf_srv_echo(struct perf_run *r, uint32_t size, uint64_t *verified)
 		}
 		return n;
 	}
+	/*
+	 * WRITE, as perftest's run_iter_lat_write: the server writes first
+	 * (mark 1), then answers the client's mark k with mark k + 1; echo_next
+	 * counts its writes, and goes one past iters once the client's last
+	 * mark has arrived.
+	 */
 	n = 0;
 	for (q = 0; q < r->o->qps; q++) {
 		volatile uint8_t *last = perf_target(s, q) + size - 1;
-		uint8_t want = perf_mark(s->echo_next[q]);
+		uint64_t sent = s->echo_next[q];
 
-		if (*last != want)
+		if (sent > r->o->iters || (sent > 0 && *last != perf_mark(sent)))
 			continue;
-		perf_local(s, q)[size - 1] = want;
-		if (perf_echo(s, r->o, q, size) != 0)
-			return -EIO;
 		s->echo_next[q]++;
 		n++;
+		if (sent == r->o->iters)
+			continue;
+		perf_local(s, q)[size - 1] = perf_mark(sent + 1);
+		if (perf_echo(s, r->o, q, size) != 0)
+			return -EIO;
 	}
 	return n;
 }
@@ -335,9 +343,6 @@ perf_prepare(struct perf_run *r, uint32_t size)
 					return -EIO;
 			}
 		}
-		if (o->mode == PERF_MODE_LAT && o->test == PERF_TEST_WRITE)
-			for (q = 0; q < o->qps; q++)
-				s->echo_next[q] = 1;
 		perf_stats_snap(s);
 	}
 	return 0;
@@ -504,24 +509,74 @@ perf_wait_wc(struct perf_run *r, struct ibv_cq *cq, struct ibv_wc *wc, uint32_t 
 	}
 }
 
-/* Wait until the last byte of the client's target holds mark. */
+/* perf_wait_mark() without a mark: until *completed reaches want. */
+#define PERF_MARK_NONE (-1)
+
+/*
+ * Wait until the last byte of the client's target holds mark (or, with
+ * PERF_MARK_NONE, until *completed reaches want), counting the client's
+ * send completions in *completed.
+ */
 static int
-perf_wait_mark(struct perf_run *r, uint32_t size, uint8_t mark, uint64_t *verified)
+perf_wait_mark(struct perf_run *r, uint32_t size, int mark, uint64_t *verified,
+	       uint64_t *completed, uint64_t want)
 {
 	const uint64_t hz = rte_get_tsc_hz();
 	volatile uint8_t *last = perf_target(r->cli, 0) + size - 1;
 	uint64_t t0 = rte_rdtsc();
+	int n;
 
-	while (*last != mark) {
+	while (mark != PERF_MARK_NONE ? *last != mark : *completed < want) {
 		perf_progress(r);
-		if (perf_srv_step(r, size, verified) < 0 || perf_drain_scq(r->cli) < 0)
+		n = perf_drain_scq(r->cli);
+		if (perf_srv_step(r, size, verified) < 0 || n < 0)
 			return -EIO;
+		*completed += (uint64_t)n;
 		if (rte_rdtsc() - t0 > PERF_STALL_S * hz) {
 			fprintf(stderr, "roce_perf: no echo for %d s\n", PERF_STALL_S);
 			return -ETIMEDOUT;
 		}
 	}
 	return 0;
+}
+
+/*
+ * WRITE latency, perftest's way (run_iter_lat_write): the server writes
+ * first; the client answers each mark with the same mark. A sample is from
+ * one of our writes to the server's next one, the last one to its ACK.
+ */
+static int
+perf_lat_write(struct perf_run *r, uint32_t size, struct perf_result *res, uint64_t *samples)
+{
+	const struct perf_opts *o = r->o;
+	uint64_t i, t0 = 0, start = rte_rdtsc(), completed = 0;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	int ret = 0;
+
+	for (i = 0; i < o->iters && ret == 0; i++) {
+		ret = perf_wait_mark(r, size, perf_mark(i + 1), &res->verified, &completed, 0);
+		if (ret != 0)
+			break;
+		if (i > 0)
+			samples[i - 1] = rte_rdtsc() - t0;
+		perf_local(r->cli, 0)[size - 1] = perf_mark(i + 1);
+		perf_wr_fill(r, 0, i, size, true, &wr, &sge);
+		t0 = rte_rdtsc();
+		ret = rte_roce_post_send(r->cli->qp[0], &wr, &bad);
+	}
+	/* the server is done when our last mark is there: wait for its ACK */
+	if (ret == 0)
+		ret = perf_wait_mark(r, size, PERF_MARK_NONE, &res->verified, &completed,
+				     o->iters);
+	if (ret == 0)
+		samples[i - 1] = rte_rdtsc() - t0;
+	r->loop_cycles += rte_rdtsc() - start;
+	res->secs = (double)(rte_rdtsc() - start) / rte_get_tsc_hz();
+	res->msgs = i;
+	if (ret == 0)
+		perf_lat_stats(samples, i, &res->lat);
+	return ret;
 }
 
 static int
@@ -537,22 +592,19 @@ perf_lat(struct perf_run *r, uint32_t size, struct perf_result *res)
 	samples = malloc(sizeof(*samples) * o->iters);
 	if (samples == NULL)
 		return -ENOMEM;
+	if (o->test == PERF_TEST_WRITE) {
+		ret = perf_lat_write(r, size, res, samples);
+		free(samples);
+		return ret;
+	}
 	start = rte_rdtsc();
 	for (i = 0; i < o->iters && ret == 0; i++) {
-		bool pingpong = o->test == PERF_TEST_WRITE || o->test == PERF_TEST_SEND;
-
-		if (o->test == PERF_TEST_WRITE)
-			perf_local(r->cli, 0)[size - 1] = perf_mark(i + 1);
-		perf_wr_fill(r, 0, i, size, !pingpong || o->test == PERF_TEST_SEND, &wr, &sge);
-		if (pingpong)
-			wr.send_flags |= IBV_SEND_SIGNALED;
+		perf_wr_fill(r, 0, i, size, true, &wr, &sge);
 		t0 = rte_rdtsc();
 		ret = rte_roce_post_send(r->cli->qp[0], &wr, &bad);
 		if (ret != 0)
 			break;
-		if (o->test == PERF_TEST_WRITE) {
-			ret = perf_wait_mark(r, size, perf_mark(i + 1), &res->verified);
-		} else if (o->test == PERF_TEST_SEND) {
+		if (o->test == PERF_TEST_SEND) {
 			ret = perf_wait_wc(r, r->cli->rcq, &wc, size, &res->verified);
 			if (ret == 0)
 				ret = perf_post_recv(r->cli, 0, wc.wr_id & PERF_SEQ_MASK,
