@@ -176,6 +176,13 @@ void perf_lat_stats(uint64_t *cycles, uint64_t n, struct perf_lat *lat);
 /* perf_oob.c: perftest's exchange (wire-facts.md 11b) */
 #define PERF_OOB_VERSION "6.06"
 #define PERF_OOB_VERSION_LEN 16
+/*
+ * The cycle buffer we announce: perftest's RDMA and atomic requesters walk
+ * the remote address through that many bytes from the peer's vaddr when
+ * messages are at most half of it (PT:perftest_resources.c
+ * increase_rem_addr()), so every target slot is at least that big.
+ */
+#define PERF_CYCLE_BUFFER 4096
 #define PERF_OOB_VERSION_MIN 5.70
 #define PERF_DEST_MSG_LEN 108	/* RoCE key record, NUL included */
 int perf_oob_open(const struct perf_opts *o);

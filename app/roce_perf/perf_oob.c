@@ -29,7 +29,6 @@
 #include "pp_oob.h"
 
 #define PERF_OOB_TIMEOUT_MS 30000
-#define PERF_CYCLE_BUFFER 4096
 #define PERF_CACHE_LINE 64
 #define PERF_MTU_MSG_LEN 2
 
