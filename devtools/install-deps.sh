@@ -7,6 +7,7 @@ packages=(
 	gcc g++ pkg-config meson ninja-build python3 git
 	libdpdk-dev dpdk-dev libnuma-dev libibverbs-dev libisal-dev
 	clang libclang-rt-14-dev
+	valgrind	# bench suite: callgrind instruction counts (roce_perf)
 )
 
 missing=()

@@ -145,6 +145,8 @@ struct perf_run {
 	int oob;		/* TCP socket, -1 in loopback */
 	uint64_t busy_cycles;
 	uint64_t loop_cycles;
+	uint64_t last_round;	/* TSC at the start of the last progress round */
+	bool last_work;		/* and whether it did work */
 };
 
 /* perf_side.c */

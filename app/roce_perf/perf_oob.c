@@ -12,6 +12,7 @@
  * syncs between sizes of a sweep and around --baseline are ours.
  */
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -139,23 +140,54 @@ perf_dest_format(const struct perf_dest *d, char msg[PERF_DEST_MSG_LEN])
 	return n == PERF_DEST_MSG_LEN - 1 ? 0 : -EINVAL;
 }
 
+/* A field of exactly width hex digits and its ':'; moves *p past them. 0 or -EINVAL. */
+static int
+perf_hex_field(const char **p, unsigned int width, uint64_t *v)
+{
+	unsigned int i;
+
+	*v = 0;
+	for (i = 0; i < width; i++) {
+		if (!isxdigit((unsigned char)(*p)[i]))
+			return -EINVAL;
+		*v = *v << 4 | (uint64_t)(isdigit((unsigned char)(*p)[i]) ? (*p)[i] - '0' :
+					  tolower((unsigned char)(*p)[i]) - 'a' + 10);
+	}
+	if ((*p)[width] != ':')
+		return -EINVAL;
+	*p += width + 1;
+	return 0;
+}
+
+/* The reader parses fixed widths (wire-facts.md 11b): so do we, strictly. */
 int
 perf_dest_parse(const char msg[PERF_DEST_MSG_LEN], struct perf_dest *d)
 {
-	unsigned int g[16], i;
-	int n = 0;
+	static const unsigned int widths[] = { 4, 4, 6, 6, 8, 16 };
+	uint64_t v[RTE_DIM(widths)], g;
+	const char *p = msg;
+	unsigned int i;
 
-	if (msg[PERF_DEST_MSG_LEN - 1] != '\0' ||
-	    sscanf(msg, "%4x:%4x:%6x:%6x:%8x:%16" SCNx64 ":%n", &d->lid, &d->out_reads, &d->qpn,
-		   &d->psn, &d->rkey, &d->vaddr, &n) != 6 || n != 50)
+	if (msg[PERF_DEST_MSG_LEN - 1] != '\0')
 		return -EINVAL;
-	for (i = 0; i < 16; i++) {
-		if (sscanf(msg + n + 3 * i, "%2x:", &g[i]) != 1)
+	for (i = 0; i < RTE_DIM(widths); i++) {
+		if (perf_hex_field(&p, widths[i], &v[i]) != 0)
 			return -EINVAL;
-		d->gid.raw[i] = (uint8_t)g[i];
 	}
-	if (sscanf(msg + n + 48, "%8x:", &d->srqn) != 1)
+	for (i = 0; i < sizeof(d->gid.raw); i++) {
+		if (perf_hex_field(&p, 2, &g) != 0)
+			return -EINVAL;
+		d->gid.raw[i] = (uint8_t)g;
+	}
+	if (perf_hex_field(&p, 8, &g) != 0)
 		return -EINVAL;
+	d->lid = (uint32_t)v[0];
+	d->out_reads = (uint32_t)v[1];
+	d->qpn = (uint32_t)v[2];
+	d->psn = (uint32_t)v[3];
+	d->rkey = (uint32_t)v[4];
+	d->vaddr = v[5];
+	d->srqn = (uint32_t)g;
 	return 0;
 }
 

@@ -40,6 +40,7 @@ perf_print_header(const struct perf_opts *o, const struct perf_side *s)
 	else
 		printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    "
 		       "t_avg[usec]    t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec]\n");
+	fflush(stdout);	/* before the progress lines on stderr */
 }
 
 void

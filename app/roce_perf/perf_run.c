@@ -264,19 +264,25 @@ perf_srv_echo(struct perf_run *r, uint32_t size, uint64_t *verified)
 	return n;
 }
 
-/* One round of progress on every local side; returns the work done. */
+/*
+ * One round of progress on every local side; returns the work done. A round
+ * that did work counts as busy up to the start of the next one: one TSC read
+ * per round (about 11 ns on this VM) instead of two.
+ */
 unsigned int
 perf_progress(struct perf_run *r)
 {
-	uint64_t t0 = rte_rdtsc();
+	uint64_t now = rte_rdtsc();
 	int work = 0;
 
+	if (r->last_work)
+		r->busy_cycles += now - r->last_round;
+	r->last_round = now;
 	if (r->cli != NULL)
 		work += RTE_MAX(rte_roce_poll(r->cli->ctx), 0);
 	if (r->srv != NULL)
 		work += RTE_MAX(rte_roce_poll(r->srv->ctx), 0);
-	if (work > 0)
-		r->busy_cycles += rte_rdtsc() - t0;
+	r->last_work = work > 0;
 	return work;
 }
 
@@ -725,6 +731,7 @@ perf_run_size(struct perf_run *r, uint32_t size, bool first, struct perf_result 
 		return ret;
 	r->busy_cycles = 0;
 	r->loop_cycles = 0;
+	r->last_work = false;
 	perf_cpu(&ru0);
 	ret = o->mode == PERF_MODE_BW ? perf_bw(r, size, res) : perf_lat(r, size, res);
 	perf_cpu(&ru1);

@@ -7,55 +7,66 @@
 
 #include "pp_event.h"
 
-static void *
-pp_progress_main(void *arg)
+int
+pp_events_open(struct pp_events *ev, struct ibv_context *ctx, bool use_event)
 {
-	struct pp_progress *p = arg;
+	memset(ev, 0, sizeof(*ev));
+	if (!use_event)
+		return 0;
+	ev->channel = rte_roce_create_comp_channel(ctx);
+	if (ev->channel == NULL) {
+		fprintf(stderr, "Couldn't create completion channel\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void *
+pp_events_progress(void *arg)
+{
+	struct pp_events *ev = arg;
 
 	/* pp_port_poll() yields the CPU when a round found nothing to do. */
-	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
-		pp_port_poll(p->pp);
+	while (!__atomic_load_n(&ev->stop, __ATOMIC_ACQUIRE))
+		pp_port_poll(ev->pp);
 	return NULL;
 }
 
 int
-pp_progress_start(struct pp_progress *p, struct pp_port *pp)
+pp_events_begin(struct pp_events *ev, struct pp_port *pp, struct ibv_cq *cq)
 {
 	int rc;
 
-	p->pp = pp;
-	p->stop = false;
-	rc = pthread_create(&p->thread, NULL, pp_progress_main, p);
+	if (ev->channel == NULL)
+		return 0;
+	if (rte_roce_req_notify_cq(cq, 0) != 0) {
+		fprintf(stderr, "Couldn't request CQ notification\n");
+		return -1;
+	}
+	ev->pp = pp;
+	ev->stop = false;
+	rc = pthread_create(&ev->thread, NULL, pp_events_progress, ev);
 	if (rc != 0) {
 		fprintf(stderr, "Couldn't start the progress thread: %s\n", strerror(rc));
 		return -1;
 	}
-	p->running = true;
+	ev->running = true;
 	return 0;
 }
 
-void
-pp_progress_stop(struct pp_progress *p)
-{
-	if (!p->running)
-		return;
-	__atomic_store_n(&p->stop, true, __ATOMIC_RELEASE);
-	pthread_join(p->thread, NULL);
-	p->running = false;
-}
-
 int
-pp_event_wait(struct ibv_comp_channel *channel, struct ibv_cq *cq, unsigned int *nevents)
+pp_events_wait(struct pp_events *ev, struct ibv_cq *cq)
 {
 	struct ibv_cq *ev_cq;
 	void *ev_ctx;
 
-	/* Messages as RC:libibverbs/examples/rc_pingpong.c main prints them. */
-	if (rte_roce_get_cq_event(channel, &ev_cq, &ev_ctx) != 0) {
+	if (ev->channel == NULL)
+		return 0;
+	if (rte_roce_get_cq_event(ev->channel, &ev_cq, &ev_ctx) != 0) {
 		fprintf(stderr, "Failed to get cq_event\n");
 		return -1;
 	}
-	++*nevents;
+	++ev->num_cq_events;
 	if (ev_cq != cq) {
 		fprintf(stderr, "CQ event for unknown CQ %p\n", (void *)ev_cq);
 		return -1;
@@ -64,5 +75,34 @@ pp_event_wait(struct ibv_comp_channel *channel, struct ibv_cq *cq, unsigned int 
 		fprintf(stderr, "Couldn't request CQ notification\n");
 		return -1;
 	}
+	return 0;
+}
+
+void
+pp_events_end(struct pp_events *ev)
+{
+	if (!ev->running)
+		return;
+	__atomic_store_n(&ev->stop, true, __ATOMIC_RELEASE);
+	pthread_join(ev->thread, NULL);
+	ev->running = false;
+}
+
+void
+pp_events_ack(struct pp_events *ev, struct ibv_cq *cq)
+{
+	if (ev->channel != NULL && cq != NULL && ev->num_cq_events != 0)
+		(void)rte_roce_ack_cq_events(cq, ev->num_cq_events);
+	ev->num_cq_events = 0;
+}
+
+int
+pp_events_close(struct pp_events *ev)
+{
+	if (ev->channel != NULL && rte_roce_destroy_comp_channel(ev->channel) != 0) {
+		fprintf(stderr, "Couldn't destroy completion channel\n");
+		return -1;
+	}
+	ev->channel = NULL;
 	return 0;
 }

@@ -11,42 +11,52 @@
  * With verbs the NIC makes progress on its own and interrupts the sleeper.
  * With librte_roce the "NIC" is rte_roce_poll(), so something must keep
  * calling it while the application sleeps: a progress thread, started once
- * the QP is connected and stopped before teardown (control calls stay on
+ * the QPs are connected and stopped before teardown (control calls stay on
  * one thread at a time). The application thread keeps the verbs loop
- * unchanged: get event, check it, re-arm, poll the CQ; it posts to the QP
+ * unchanged: get event, check it, re-arm, poll the CQ; it posts to the QPs
  * and polls the CQ, which librte_roce allows from a thread other than the
  * progress thread (single producer, single consumer). This is the shape a
  * ported verbs program should copy; the alternative of alternating
  * rte_roce_poll() and a zero-timeout poll(2) of the channel in one thread
  * never sleeps, so the channel would buy nothing.
+ *
+ * Every call is a no-op returning 0 when -e was not given (channel NULL),
+ * so the examples call them unconditionally. Failures print the tools'
+ * messages (RC:libibverbs/examples/rc_pingpong.c) and return -1.
  */
 
-#include <pthread.h>
 #include <stdbool.h>
+#include <pthread.h>
 
 #include <infiniband/verbs.h>
 
 #include "pp_port.h"
 
-struct pp_progress {
-	struct pp_port *pp;
+struct pp_events {
+	struct ibv_comp_channel *channel;	/* NULL: polling mode */
+	unsigned int num_cq_events;	/* got; acknowledged in one batch, as the tools do */
+	struct pp_port *pp;		/* driven by the progress thread */
 	pthread_t thread;
 	bool running;
-	bool stop;		/* set by pp_progress_stop() (atomic) */
+	bool stop;			/* set by pp_events_end() (atomic) */
 };
 
-/* Run pp_port_poll() on pp in a new thread until stopped. 0, or -1 after printing why. */
-int pp_progress_start(struct pp_progress *p, struct pp_port *pp);
+/* With use_event, create the channel the CQ is then created on. */
+int pp_events_open(struct pp_events *ev, struct ibv_context *ctx, bool use_event);
 
-/* Stop and join the progress thread; harmless if it is not running. */
-void pp_progress_stop(struct pp_progress *p);
+/* Arm cq and start the progress thread on pp (once the QPs are connected). */
+int pp_events_begin(struct pp_events *ev, struct pp_port *pp, struct ibv_cq *cq);
 
-/*
- * The tools' -e step: sleep for the next event of channel, check that it is
- * for cq, count it in *nevents (acknowledged in one batch before the CQ is
- * destroyed, as the tools do) and re-arm cq. 0, or -1 after printing the
- * tools' message.
- */
-int pp_event_wait(struct ibv_comp_channel *channel, struct ibv_cq *cq, unsigned int *nevents);
+/* The loop's step: sleep for the next event, check it is for cq, re-arm cq. */
+int pp_events_wait(struct pp_events *ev, struct ibv_cq *cq);
+
+/* Stop and join the progress thread (before the teardown's control calls). */
+void pp_events_end(struct pp_events *ev);
+
+/* Acknowledge every event got for cq: before cq is destroyed. */
+void pp_events_ack(struct pp_events *ev, struct ibv_cq *cq);
+
+/* Destroy the channel: after its CQ. */
+int pp_events_close(struct pp_events *ev);
 
 #endif /* PP_EVENT_H */

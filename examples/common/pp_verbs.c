@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -131,51 +130,24 @@ pp_eal_init(int *argc, char ***argv)
 }
 
 int
-pp_qp_to_init(struct ibv_qp *qp, int ib_port, uint32_t qkey, const char *name)
+pp_qp_to_init(struct ibv_qp *qp, int ib_port, const char *name)
 {
 	struct ibv_qp_attr attr = {
 		.qp_state = IBV_QPS_INIT,
 		.pkey_index = 0,
 		.port_num = ib_port,
 		.qp_access_flags = 0,
-		.qkey = qkey,
+		.qkey = PP_UD_QKEY,
 	};
-	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+	/* UD takes a Q_Key where RC and UC take access rights (RC:ud_pingpong.c). */
+	int mask = qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
 
-	mask |= qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
-	if (rte_roce_modify_qp(qp, &attr, mask) != 0) {
+	if (rte_roce_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			       mask) != 0) {
 		fprintf(stderr, "Failed to modify %s to INIT\n", name);
 		return -1;
 	}
 	return 0;
-}
-
-int
-pp_gid_check(const struct pp_dest *dest)
-{
-	/* The tools leave the AV local when the GID is zero; RoCE cannot route that. */
-	if (dest->gid.global.interface_id == 0 && dest->gid.global.subnet_prefix == 0) {
-		fprintf(stderr, "The remote GID is zero: run the peer with -g <GID index>\n");
-		return -1;
-	}
-	return 0;
-}
-
-void
-pp_ah_attr(const struct pp_path *path, const struct pp_dest *dest, struct ibv_ah_attr *ah_attr)
-{
-	*ah_attr = (struct ibv_ah_attr){
-		.is_global = 1,
-		.dlid = dest->lid,
-		.sl = path->sl,
-		.src_path_bits = 0,
-		.port_num = path->ib_port,
-		.grh = {
-			.dgid = dest->gid,
-			.hop_limit = PP_HOP_LIMIT,
-			.sgid_index = path->sgid_index,
-		},
-	};
 }
 
 int
@@ -189,16 +161,32 @@ pp_qp_connect(struct ibv_qp *qp, const struct pp_path *path, uint32_t my_psn,
 		.rq_psn = dest->psn,
 		.max_dest_rd_atomic = PP_MAX_DEST_RD_ATOMIC,
 		.min_rnr_timer = PP_MIN_RNR_TIMER,
+		.ah_attr = {
+			.is_global = 1,
+			.dlid = dest->lid,
+			.sl = path->sl,
+			.src_path_bits = 0,
+			.port_num = path->ib_port,
+			.grh = {
+				.dgid = dest->gid,
+				.hop_limit = PP_HOP_LIMIT,
+				.sgid_index = path->sgid_index,
+			},
+		},
 	};
 	bool rc = qp->qp_type == IBV_QPT_RC;
+	/* UD: RTR with the state alone (ud_pingpong.c); UC: without the RC attributes. */
+	int rtr_mask = qp->qp_type == IBV_QPT_UD ? 0 :
+		       IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+		       (rc ? IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER : 0);
 	int ret;
 
-	if (pp_gid_check(dest) != 0)
+	/* The tools leave the AV local when the GID is zero; RoCE cannot route that. */
+	if (dest->gid.global.interface_id == 0 && dest->gid.global.subnet_prefix == 0) {
+		fprintf(stderr, "The remote GID is zero: run the peer with -g <GID index>\n");
 		return -1;
-	pp_ah_attr(path, dest, &attr.ah_attr);
-	ret = rte_roce_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				 (rc ? IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER : 0));
+	}
+	ret = rte_roce_modify_qp(qp, &attr, IBV_QP_STATE | rtr_mask);
 	if (ret != 0) {
 		fprintf(stderr, "Failed to modify %s to RTR: %s\n", name, strerror(-ret));
 		return -1;
@@ -221,7 +209,7 @@ pp_qp_connect(struct ibv_qp *qp, const struct pp_path *path, uint32_t my_psn,
 
 int
 pp_post_send_buf(struct ibv_qp *qp, uint64_t wr_id, void *buf, uint32_t len, uint32_t lkey,
-		 unsigned int flags, const struct pp_send_target *to)
+		 unsigned int flags)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)buf,
@@ -237,11 +225,6 @@ pp_post_send_buf(struct ibv_qp *qp, uint64_t wr_id, void *buf, uint32_t len, uin
 	};
 	struct ibv_send_wr *bad_wr;
 
-	if (to != NULL) {
-		wr.wr.ud.ah = to->ah;
-		wr.wr.ud.remote_qpn = to->remote_qpn;
-		wr.wr.ud.remote_qkey = to->remote_qkey;
-	}
 	return rte_roce_post_send(qp, &wr, &bad_wr);
 }
 

@@ -13,6 +13,7 @@
  */
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
@@ -84,35 +85,26 @@ struct pp_path {
 	int sgid_index;		/* -g, or the GID of --ip */
 };
 
-/* RESET -> INIT, no remote access, UD: Q_Key qkey (the tools' pp_init_ctx()). 0 or -1. */
-int pp_qp_to_init(struct ibv_qp *qp, int ib_port, uint32_t qkey, const char *name);
+/* ibv_ud_pingpong's Q_Key (wire-facts.md 9). */
+#define PP_UD_QKEY 0x11111111
 
-/* 0, or -1 after saying so if dest's GID is zero (RoCE needs a GRH; the peer forgot -g). */
-int pp_gid_check(const struct pp_dest *dest);
-
-/* The address vector to dest as the tools build it (global, hop limit 1). */
-void pp_ah_attr(const struct pp_path *path, const struct pp_dest *dest,
-		struct ibv_ah_attr *ah_attr);
+/* RESET -> INIT, no remote access; UD: Q_Key PP_UD_QKEY (the tools' pp_init_ctx()). 0 or -1. */
+int pp_qp_to_init(struct ibv_qp *qp, int ib_port, const char *name);
 
 /*
- * INIT -> RTR -> RTS towards dest with the tools' attributes: hop limit 1;
- * RC also min_rnr_timer 12, timeout 14, retry_cnt and rnr_retry 7, one
- * READ each way (a UC QP takes the UC attributes only); sq_psn my_psn. A
- * zero GID is refused (pp_gid_check()). Not for UD. 0 or -1.
+ * INIT -> RTR -> RTS towards dest with the tools' RC attributes: hop limit
+ * 1, min_rnr_timer 12, timeout 14, retry_cnt and rnr_retry 7, one READ each
+ * way; sq_psn my_psn. UC QPs get the UC subset (RTR: AV, MTU, QPN, PSN;
+ * RTS: PSN), UD QPs the state and sq_psn only (their peer is an address
+ * handle). A zero GID is refused (RoCE needs a GRH; the peer forgot -g).
+ * 0 or -1.
  */
 int pp_qp_connect(struct ibv_qp *qp, const struct pp_path *path, uint32_t my_psn,
 		  const struct pp_dest *dest, const char *name);
 
-/* Where a UD SEND goes (ignored by connected QPs). */
-struct pp_send_target {
-	struct ibv_ah *ah;
-	uint32_t remote_qpn;
-	uint32_t remote_qkey;
-};
-
-/* Post one SEND of len bytes at buf with flags (to, for UD; may be NULL otherwise). */
+/* Post one SEND of len bytes at buf with flags. 0 or the negative errno. */
 int pp_post_send_buf(struct ibv_qp *qp, uint64_t wr_id, void *buf, uint32_t len, uint32_t lkey,
-		     unsigned int flags, const struct pp_send_target *to);
+		     unsigned int flags);
 
 /*
  * The tools' usage lines: the two command forms, the port options, then

@@ -12,8 +12,8 @@
  * with the UC attributes only (RTR: AV, MTU, QPN, PSN; RTS: PSN); UD sets
  * Q_Key 0x11111111 at INIT, creates an address handle to the peer (the
  * server before it answers), receives into size + 40 bytes (the GRH
- * first) and sends from buf + 40, refuses a size above the port's active
- * MTU and has no -m.
+ * first), sends from buf + 40, refuses a size above the port's active MTU
+ * and has no -m.
  *
  *   rc_pingpong [EAL args] -- --ip ADDR[/LEN] [options]              server
  *   rc_pingpong [EAL args] -- --ip ADDR[/LEN] [options] <host>       client
@@ -37,8 +37,9 @@
  *   pp_port_poll()): the original spins, which is right on a dedicated core.
  * - numbers are parsed strictly; the exchange reads whole records and times
  *   out after PP_OOB_TIMEOUT_MS.
- * - before tearing down, each side polls until the link has been quiet for
- *   PP_LINGER_QUIET_MS, so that its last ACK leaves (the peer waits for it).
+ * - before tearing down (and before -c checks the pages), each side polls
+ *   until the link has been quiet for PP_LINGER_QUIET_MS, so that its last
+ *   ACK (UC, UD: its last SEND) leaves: the peer waits for it.
  * - --pcap FILE captures the port's frames; see doc/examples.md.
  */
 
@@ -75,13 +76,12 @@
 #define PP_OPTSTRING_RC "p:d:i:s:m:r:n:l:eg:oOPtcjN"
 #define PP_OPTSTRING_UC "p:d:i:s:m:r:n:l:eg:c"
 #define PP_OPTSTRING_UD "p:d:i:s:r:n:l:eg:c"
-/* UD: ibv_ud_pingpong's Q_Key, and the GRH in front of every receive (wire-facts.md 9, 11a). */
-#define PP_UD_QKEY 0x11111111
+/* UD: the GRH in front of every receive (wire-facts.md 9, 11a). */
 #define PP_GRH_LEN (PP_UD ? RTE_ROCE_GRH_LEN : 0)
 /* IB MTU enum -> bytes: 1 << (enum + 7) (wire-facts.md 8). */
 #define PP_IB_MTU_SHIFT 7
 
-/* The tool's defaults (RC:libibverbs/examples/rc_pingpong.c main; ud_pingpong: 1024). */
+/* The tool's defaults (RC:libibverbs/examples/rc_pingpong.c main; ud_pingpong.c: 1024). */
 #define PP_SIZE_DEFAULT (PP_UD ? 1024 : 4096)
 #define PP_PSN_MASK 0xffffff
 #define PP_INIT_BYTE 0x7b	/* the tool fills its buffer with this */
@@ -105,7 +105,6 @@ struct pp_ctx {
 	struct pp_port pp;
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
-	struct ibv_comp_channel *channel;	/* -e */
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_ah *ah;	/* UD: to the peer */
@@ -117,8 +116,7 @@ struct pp_ctx {
 	int pending;		/* PP_*_WRID bits still awaited before the next send */
 	uint32_t routs;		/* receives posted */
 	uint32_t rcnt, scnt;	/* completions counted */
-	unsigned int num_cq_events;	/* got, acknowledged before the CQ goes */
-	struct pp_progress progress;	/* -e: drives the device meanwhile */
+	struct pp_events ev;	/* -e: the channel and the progress thread */
 };
 
 static void
@@ -130,11 +128,13 @@ pp_usage(const char *argv0)
 	printf("  -l, --sl=<sl>          service level value\n");
 	printf("  -e, --events           sleep on CQ events (default poll)\n");
 	printf("  -g, --gid-idx=<gid index> local port gid index (default: the GID of --ip)\n");
+	printf("  -c, --chk              validate received buffer\n");
+	if (!PP_RC)
+		return;
 	printf("  -o, --odp              use on demand paging (not supported)\n");
 	printf("  -O, --iodp             use implicit on demand paging (not supported)\n");
 	printf("  -P, --prefetch         prefetch an ODP MR (not supported)\n");
 	printf("  -t, --ts               get CQE with timestamp (not supported)\n");
-	printf("  -c, --chk              validate received buffer\n");
 	printf("  -j, --dm               use device memory (not supported)\n");
 	printf("  -N, --new_send         use new post send WR API (not supported)\n");
 }
@@ -223,15 +223,36 @@ pp_post_recv(struct pp_ctx *c, uint32_t n)
 	return i;
 }
 
+/* UD: one SEND from buf + 40 to the peer's QP through the AH (RC:ud_pingpong.c pp_post_send). */
+static int
+pp_post_send_ud(struct pp_ctx *c)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(c->buf + PP_GRH_LEN),
+		.length = c->size,
+		.lkey = c->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = PP_SEND_WRID,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = c->send_flags,
+	};
+	struct ibv_send_wr *bad_wr;
+
+	wr.wr.ud.ah = c->ah;
+	wr.wr.ud.remote_qpn = c->remote_qpn;
+	wr.wr.ud.remote_qkey = PP_UD_QKEY;
+	return rte_roce_post_send(c->qp, &wr, &bad_wr);
+}
+
 static int
 pp_post_send(struct pp_ctx *c)
 {
-	const struct pp_send_target to = {
-		.ah = c->ah, .remote_qpn = c->remote_qpn, .remote_qkey = PP_UD_QKEY,
-	};
-
-	return pp_post_send_buf(c->qp, PP_SEND_WRID, c->buf + PP_GRH_LEN, c->size, c->mr->lkey,
-				c->send_flags, &to);
+	if (PP_UD)
+		return pp_post_send_ud(c);
+	return pp_post_send_buf(c->qp, PP_SEND_WRID, c->buf, c->size, c->mr->lkey, c->send_flags);
 }
 
 /* QP as the tool creates it: one send WR, rx_depth receives, one SGE each; INLINE if it fits. */
@@ -259,7 +280,7 @@ pp_create_qp(struct pp_ctx *c, int ib_port)
 	if (rte_roce_query_qp(c->qp, &attr, IBV_QP_CAP, &init) == 0 &&
 	    init.cap.max_inline_data >= c->size)
 		c->send_flags |= IBV_SEND_INLINE;
-	return pp_qp_to_init(c->qp, ib_port, PP_UD_QKEY, "QP");
+	return pp_qp_to_init(c->qp, ib_port, "QP");
 }
 
 /* Free what pp_init() made, in reverse; 0 or -1 after saying which step failed. */
@@ -276,19 +297,11 @@ pp_destroy(struct pp_ctx *c)
 		return -1;
 	}
 	c->ah = NULL;
-	/* As the tool: every event got is acknowledged in one batch. */
-	if (c->cq != NULL && c->channel != NULL)
-		rte_roce_ack_cq_events(c->cq, c->num_cq_events);
-	c->num_cq_events = 0;
+	pp_events_ack(&c->ev, c->cq);
 	if (pp_free_cq_mr_pd(&c->cq, &c->mr, &c->pd) != 0)
 		return -1;
 	/* After the CQ that used it. */
-	if (c->channel != NULL && rte_roce_destroy_comp_channel(c->channel) != 0) {
-		fprintf(stderr, "Couldn't destroy completion channel\n");
-		return -1;
-	}
-	c->channel = NULL;
-	return 0;
+	return pp_events_close(&c->ev);
 }
 
 /* Everything up to a QP in INIT with rx_depth receives posted; c->pp is open. */
@@ -299,22 +312,19 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 	c->rx_depth = o->cmn.rx_depth;
 	c->send_flags = IBV_SEND_SIGNALED;
 	/* At least one byte, so that a zero-size run still has an address to register. */
-	if (posix_memalign((void **)&c->buf, page_size, RTE_MAX(o->cmn.size + PP_GRH_LEN, 1u)) != 0) {
+	if (posix_memalign((void **)&c->buf, page_size,
+			   RTE_MAX(o->cmn.size + PP_GRH_LEN, 1u)) != 0) {
 		c->buf = NULL;
 		fprintf(stderr, "Couldn't allocate work buf.\n");
 		return -1;
 	}
 	memset(c->buf, PP_INIT_BYTE, o->cmn.size + PP_GRH_LEN);
 	/* Before the CQ that uses it, as the tool's pp_init_ctx(). */
-	if (o->use_event) {
-		c->channel = rte_roce_create_comp_channel(c->pp.ctx);
-		if (c->channel == NULL) {
-			fprintf(stderr, "Couldn't create completion channel\n");
-			return -1;
-		}
-	}
+	if (pp_events_open(&c->ev, c->pp.ctx, o->use_event) != 0)
+		return -1;
 	if (pp_alloc_pd_mr_cq(c->pp.ctx, c->buf, o->cmn.size + PP_GRH_LEN, o->cmn.rx_depth + 1,
-			      c->channel, &c->pd, &c->mr, &c->cq) != 0)
+			      c->ev.channel,
+			      &c->pd, &c->mr, &c->cq) != 0)
 		return -1;
 	if (pp_create_qp(c, o->cmn.ib_port) != 0)
 		return -1;
@@ -328,28 +338,29 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 
 /* ---- connection ---- */
 
-/* UD: RTR and RTS need no peer; the address handle names it (RC:ud_pingpong.c pp_connect_ctx). */
+/*
+ * RTR then RTS with the tool's attributes (RC:rc_pingpong.c pp_connect_ctx);
+ * UD: then the address handle to the peer (RC:ud_pingpong.c pp_connect_ctx).
+ */
 static int
-pp_connect_ud(struct pp_ctx *c, const struct pp_path *path, uint32_t my_psn,
-	      const struct pp_dest *dest)
+pp_connect(struct pp_ctx *c, const struct pp_opts *o, int sgid_index, uint32_t my_psn,
+	   const struct pp_dest *dest)
 {
-	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RTR };
-	struct ibv_ah_attr ah_attr;
-	int ret;
+	const struct pp_path path = {
+		.mtu = o->cmn.mtu, .sl = o->cmn.sl, .ib_port = o->cmn.ib_port, .sgid_index = sgid_index,
+	};
+	struct ibv_ah_attr ah_attr = {
+		.is_global = 1,
+		.dlid = dest->lid,
+		.sl = o->cmn.sl,
+		.port_num = o->cmn.ib_port,
+		.grh = { .dgid = dest->gid, .sgid_index = sgid_index, .hop_limit = 1 },
+	};
 
-	ret = rte_roce_modify_qp(c->qp, &attr, IBV_QP_STATE);
-	if (ret != 0) {
-		fprintf(stderr, "Failed to modify QP to RTR: %s\n", strerror(-ret));
+	if (pp_qp_connect(c->qp, &path, my_psn, dest, "QP") != 0)
 		return -1;
-	}
-	attr.qp_state = IBV_QPS_RTS;
-	attr.sq_psn = my_psn;
-	ret = rte_roce_modify_qp(c->qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN);
-	if (ret != 0) {
-		fprintf(stderr, "Failed to modify QP to RTS: %s\n", strerror(-ret));
-		return -1;
-	}
-	pp_ah_attr(path, dest, &ah_attr);
+	if (!PP_UD)
+		return 0;
 	c->ah = rte_roce_create_ah(c->pd, &ah_attr);
 	if (c->ah == NULL) {
 		fprintf(stderr, "Failed to create AH\n");
@@ -357,26 +368,6 @@ pp_connect_ud(struct pp_ctx *c, const struct pp_path *path, uint32_t my_psn,
 	}
 	c->remote_qpn = dest->qpn;
 	return 0;
-}
-
-/*
- * RTR then RTS with the tool's attributes (RC:rc_pingpong.c pp_connect_ctx;
- * uc_pingpong.c: no RC attributes; ud_pingpong.c: an address handle).
- */
-static int
-pp_connect(struct pp_ctx *c, const struct pp_opts *o, int sgid_index, uint32_t my_psn,
-	   const struct pp_dest *dest)
-{
-	const struct pp_path path = {
-		.mtu = o->cmn.mtu,
-		.sl = o->cmn.sl,
-		.ib_port = o->cmn.ib_port,
-		.sgid_index = sgid_index,
-	};
-
-	if (PP_UD)
-		return pp_gid_check(dest) == 0 ? pp_connect_ud(c, &path, my_psn, dest) : -1;
-	return pp_qp_connect(c->qp, &path, my_psn, dest, "QP");
 }
 
 /* Client side: send ours, read theirs, say done; the QP is connected afterwards. */
@@ -387,8 +378,8 @@ pp_client_exchange(const struct pp_opts *o, const struct pp_dest *mine, struct p
 
 	fd = pp_oob_connect(o->cmn.servername, o->cmn.tcp_port);
 	if (fd < 0) {
-		fprintf(stderr, "Couldn't connect to %s:%u: %s\n", o->cmn.servername,
-			o->cmn.tcp_port, strerror(-fd));
+		fprintf(stderr, "Couldn't connect to %s:%u: %s\n", o->cmn.servername, o->cmn.tcp_port,
+			strerror(-fd));
 		return -1;
 	}
 	ret = pp_oob_set_timeout(fd, PP_OOB_TIMEOUT_MS);
@@ -493,19 +484,18 @@ pp_run(struct pp_ctx *c, uint32_t iters)
 	int ne, i;
 
 	while (c->rcnt < iters || c->scnt < iters) {
-		if (c->channel != NULL &&
-		    pp_event_wait(c->channel, c->cq, &c->num_cq_events) != 0)
+		if (pp_events_wait(&c->ev, c->cq) != 0)
 			return -1;
 		do {
 			/* With -e the progress thread owns the device. */
-			if (c->channel == NULL)
+			if (c->ev.channel == NULL)
 				pp_port_poll(&c->pp);
 			ne = rte_roce_poll_cq(c->cq, PP_WC_BATCH, wc);
 			if (ne < 0) {
 				fprintf(stderr, "poll CQ failed %d\n", ne);
 				return -1;
 			}
-		} while (c->channel == NULL && ne < 1);
+		} while (c->ev.channel == NULL && ne < 1);
 		for (i = 0; i < ne; i++) {
 			if (pp_complete(c, &wc[i], iters) != 0) {
 				fprintf(stderr, "parse WC failed %d\n", ne);
@@ -601,17 +591,13 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 		}
 		c->pending |= PP_SEND_WRID;
 	}
-	if (c->channel != NULL && rte_roce_req_notify_cq(c->cq, 0) != 0) {
-		fprintf(stderr, "Couldn't request CQ notification\n");
-		return -1;
-	}
-	if (c->channel != NULL && pp_progress_start(&c->progress, &c->pp) != 0)
+	if (pp_events_begin(&c->ev, &c->pp, c->cq) != 0)
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	ret = pp_run(c, o->cmn.iters);
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	/* Back to one thread before the control calls of the teardown. */
-	pp_progress_stop(&c->progress);
+	pp_events_end(&c->ev);
 	if (ret != 0)
 		return -1;
 	pp_report(o->cmn.size, o->cmn.iters, &start, &end);

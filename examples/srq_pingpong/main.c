@@ -23,7 +23,9 @@
  *   from a zeroed array too (HEAD; older versions sent uninitialised stack
  *   bytes there), and ignores them on reading; so do we, whatever they hold.
  * - -q above 256 (the original overruns its arrays) and -q 0 are usage
- *   errors; -e (completion channels) is refused with a message, exit 1.
+ *   errors.
+ * - -e sleeps on a completion channel while a progress thread drives the
+ *   device (examples/common/pp_event.h says why).
  * - the server listens before printing its local addresses; the exchange
  *   reads whole records and times out after PP_OOB_TIMEOUT_MS; the wait
  *   loops yield the CPU when idle (pp_port_poll()); each side lingers until
@@ -47,6 +49,7 @@
 #include <rte_roce_port.h>
 #include <rte_roce_verbs.h>
 
+#include "pp_event.h"
 #include "pp_oob.h"
 #include "pp_port.h"
 #include "pp_verbs.h"
@@ -70,6 +73,7 @@ enum {
 struct pp_opts {
 	struct pp_opts_common cmn; /* -p -d -i -s -m -r -n -l -g, --ip, ... */
 	uint32_t num_qp;	/* -q */
+	bool use_event;		/* -e */
 };
 
 struct pp_ctx {
@@ -88,6 +92,7 @@ struct pp_ctx {
 	uint32_t routs;		/* receives posted to the SRQ */
 	uint32_t rcnt, scnt;	/* completions counted, all QPs */
 	struct ibv_wc *wc;	/* num_qp + rx_depth, as the tool polls */
+	struct pp_events ev;	/* -e: the channel and the progress thread (pp_event.h) */
 };
 
 static void
@@ -98,7 +103,7 @@ pp_usage(const char *argv0)
 	printf("  -r, --rx-depth=<dep>   number of receives to post at a time (default 500)\n");
 	printf("  -n, --iters=<iters>    number of exchanges (default 1000)\n");
 	printf("  -l, --sl=<sl>          service level value\n");
-	printf("  -e, --events           sleep on CQ events (not supported yet)\n");
+	printf("  -e, --events           sleep on CQ events (default poll)\n");
 	printf("  -g, --gid-idx=<gid index> local port gid index (default: the GID of --ip)\n");
 }
 
@@ -118,9 +123,8 @@ pp_opt(void *opts, int c, const char *arg)
 		o->num_qp = v;
 		return 0;
 	case 'e':
-		fprintf(stderr, "-e/--events (completion channels): not supported yet by "
-			"librte_roce\n");
-		return -ENOTSUP;
+		o->use_event = true;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -138,6 +142,7 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 	int ret;
 
 	o->num_qp = PP_NUM_QP_DEFAULT;
+	o->use_event = false;
 	ret = pp_cmdline(argc, argv, "p:d:i:s:m:q:r:n:l:eg:", longopts, &o->cmn, PP_SIZE_DEFAULT, 1,
 			 pp_opt, o, pp_usage);
 	if (ret != 0)
@@ -178,7 +183,7 @@ static int
 pp_post_send(struct pp_ctx *c, uint32_t qi)
 {
 	return pp_post_send_buf(c->qp[qi], PP_SEND_WRID, c->buf, c->size, c->mr->lkey,
-				c->send_flags, NULL);
+				c->send_flags);
 }
 
 /* QP qi as the tool creates it: on the SRQ, one send WR of one SGE; INLINE if it fits. */
@@ -204,7 +209,7 @@ pp_create_qp(struct pp_ctx *c, uint32_t qi, int ib_port)
 	    init.cap.max_inline_data >= c->size)
 		c->send_flags |= IBV_SEND_INLINE;
 	snprintf(name, sizeof(name), "QP[%u]", qi);
-	return pp_qp_to_init(c->qp[qi], ib_port, 0, name);
+	return pp_qp_to_init(c->qp[qi], ib_port, name);
 }
 
 /* Free what pp_init() made, in reverse; 0 or -1 after saying which step failed. */
@@ -225,7 +230,10 @@ pp_destroy(struct pp_ctx *c)
 		return -1;
 	}
 	c->srq = NULL;
-	return pp_free_cq_mr_pd(&c->cq, &c->mr, &c->pd);
+	pp_events_ack(&c->ev, c->cq);
+	if (pp_free_cq_mr_pd(&c->cq, &c->mr, &c->pd) != 0)
+		return -1;
+	return pp_events_close(&c->ev);
 }
 
 /* Everything up to num_qp QPs in INIT and rx_depth receives on the SRQ; c->pp is open. */
@@ -247,7 +255,8 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 		return -1;
 	}
 	memset(c->buf, 0, o->cmn.size);
-	if (pp_alloc_pd_mr_cq(c->pp.ctx, c->buf, o->cmn.size, o->cmn.rx_depth + o->num_qp, NULL,
+	if (pp_events_open(&c->ev, c->pp.ctx, o->use_event) != 0 ||
+	    pp_alloc_pd_mr_cq(c->pp.ctx, c->buf, o->cmn.size, o->cmn.rx_depth + o->num_qp, c->ev.channel,
 			      &c->pd, &c->mr, &c->cq) != 0)
 		return -1;
 	c->srq = rte_roce_create_srq(c->pd, &srq_attr);
@@ -458,14 +467,19 @@ pp_run(struct pp_ctx *c, uint32_t iters)
 	int ne, i;
 
 	while (c->rcnt < iters || c->scnt < iters) {
+		/* With -e: sleep for the event, re-arm, poll once (RC:srq_pingpong.c main). */
+		if (pp_events_wait(&c->ev, c->cq) != 0)
+			return -1;
 		do {
-			pp_port_poll(&c->pp);
+			/* With -e the progress thread owns the device. */
+			if (c->ev.channel == NULL)
+				pp_port_poll(&c->pp);
 			ne = rte_roce_poll_cq(c->cq, c->num_qp + c->rx_depth, c->wc);
 			if (ne < 0) {
 				fprintf(stderr, "poll CQ failed %d\n", ne);
 				return -1;
 			}
-		} while (ne < 1);
+		} while (c->ev.channel == NULL && ne < 1);
 		for (i = 0; i < ne; i++)
 			if (pp_complete(c, &c->wc[i], iters) != 0)
 				return -1;
@@ -509,6 +523,7 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o)
 	struct timespec start, end;
 	int listen_fd = -1;
 	uint32_t i;
+	int ret;
 
 	if (pp_local_dests(c, o, sgid_index, mine) != 0)
 		return -1;
@@ -541,10 +556,15 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o)
 		}
 		c->pending[i] |= PP_SEND_WRID;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	if (pp_run(c, o->cmn.iters) != 0)
+	if (pp_events_begin(&c->ev, &c->pp, c->cq) != 0)
 		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	ret = pp_run(c, o->cmn.iters);
 	clock_gettime(CLOCK_MONOTONIC, &end);
+	/* Back to one thread before the control calls of the teardown. */
+	pp_events_end(&c->ev);
+	if (ret != 0)
+		return -1;
 	pp_report(o->cmn.size, o->cmn.iters, &start, &end);
 	/* Our last ACKs must leave before the QPs go: the peer waits for them. */
 	pp_port_linger(&c->pp, PP_LINGER_QUIET_MS, PP_LINGER_MAX_MS);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * UD multicast (IBA 10.5; ibv_attach_mcast(3)): a device keeps a table of
+ * UD multicast (ibv_attach_mcast(3)): a device keeps a table of
  * (group, QP) attachments; the port joins a group while a QP of the device
  * is attached to it. A SEND to the group (DestQP 0xFFFFFF) is delivered to
  * every attached QP, each getting its own copy and its own Q_Key check.

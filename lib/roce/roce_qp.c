@@ -45,7 +45,7 @@
 
 /* What a send opcode is, for validation, SGE resolution and flush completions. */
 struct roce_wr_info {
-	uint32_t qp_types;	/* ROCE_WR_* of the QP types that allow it (IBA 10.7.2.2 table) */
+	uint32_t qp_types;	/* ROCE_WR_* of the QP types that allow it (wire-facts section 3) */
 	bool inline_ok;		/* may carry IBV_SEND_INLINE */
 	bool writes_local;	/* the SGEs receive data: LOCAL_WRITE needed */
 	bool atomic;		/* one 8-byte SGE, 8-byte aligned remote address */
@@ -253,7 +253,7 @@ roce_rq_consume(struct roce_qp *qp)
 
 /*
  * The oldest receive WQE that belongs to qp, without taking one from an
- * SRQ: the SRQ's WQEs are not the QP's to flush or drop (IBA 10.2.9.5; as
+ * SRQ: the SRQ's WQEs are not the QP's to flush or drop (IBA 10.2.9; as
  * K:rxe_resp.c flush_recv_queue(), which leaves the SRQ alone).
  */
 static struct roce_recv_wqe *
@@ -331,8 +331,9 @@ roce_qp_set_state(struct roce_qp *qp, enum ibv_qp_state state)
 /*
  * A QP on an SRQ in ERR takes no more WQEs from it, and the one it held is
  * flushed: tell the application it may destroy the QP without losing
- * receive WQEs (IBA 11.6.3.1 Last WQE Reached; K:rxe_resp.c
- * flush_recv_queue() raises it when the QP's receive side is flushed).
+ * receive WQEs (IBA 11.6.3, affiliated asynchronous event Last WQE
+ * Reached; K:rxe_resp.c flush_recv_queue() raises it when the QP's
+ * receive side is flushed).
  */
 static void
 roce_qp_last_wqe_reached(struct roce_qp *qp)

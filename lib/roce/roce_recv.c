@@ -98,7 +98,7 @@ recv_one(struct roce_dev *dev, struct rte_mbuf *m, const struct rte_roce_pkt *pa
 		st->rx_drops[ROCE_RX_DROP_TRANSPORT]++;
 		return;
 	}
-	/* UD to the multicast QPN goes to every QP attached to the group (IBA 10.5). */
+	/* UD to the multicast QPN goes to every QP attached to the group. */
 	if (pkt->dqpn == RTE_ROCE_MCAST_QPN && pkt->info->transport == RTE_ROCE_TRANSPORT_UD &&
 	    rte_roce_gid_is_mcast(&pkt->dgid)) {
 		roce_mcast_recv(dev, pkt, m);

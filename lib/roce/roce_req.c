@@ -70,7 +70,7 @@ static const struct req_op req_ops_rc[REQ_WR_NB] = {
 	REQ_OP1(RC, ATOMIC_FETCH_AND_ADD, FETCH_ADD),
 };
 
-/* UC: SEND and WRITE (IBA 9.7.5 / table 39). */
+/* UC: SEND and WRITE (the UC rows of the opcode table, wire-facts section 3). */
 static const struct req_op req_ops_uc[REQ_WR_NB] = {
 	REQ_SEND(UC),
 	REQ_WRITE(UC),

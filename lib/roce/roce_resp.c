@@ -114,7 +114,7 @@ resp_send_ack(struct roce_qp *qp, uint8_t syndrome, uint32_t psn)
 }
 
 /*
- * UC: drop the rest of the message in progress, silently (IBA 9.7.5.1.x: no
+ * UC: drop the rest of the message in progress, silently (wire-facts section 6: no
  * NAK, no completion; what a WRITE placed stays placed). The QP takes up
  * again at the next FIRST or ONLY.
  */
@@ -129,7 +129,7 @@ resp_uc_drop(struct resp_ctx *ctx)
 }
 
 /*
- * UC PSN check (IBA 9.7.5.1.x; K:rxe_resp.c check_psn): a gap, or a message
+ * UC PSN check (wire-facts section 6; K:rxe_resp.c check_psn): a gap, or a message
  * being dropped, resynchronises on a FIRST or ONLY, whatever its PSN.
  */
 static enum resp_state

@@ -33,7 +33,7 @@ roce_srq_detach(struct roce_srq *srq)
 }
 
 /*
- * IBA 10.2.9.4 / ibv_modify_srq(3): when the WQEs left drop below the
+ * ibv_modify_srq(3), IBA 10.2.9: when the WQEs left drop below the
  * armed limit, raise IBV_EVENT_SRQ_LIMIT_REACHED once and disarm; only
  * modify_srq with IBV_SRQ_LIMIT arms it again (K:rxe_resp.c get_srq_wqe()).
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * UD (IBA 9.8, 10.2.5; K:rxe_req.c, rxe_resp.c): a request's addresses and
+ * UD (wire-facts section 9; K:rxe_req.c, rxe_resp.c): a request's addresses and
  * DETH come from its WQE's address handle, and a received SEND lands in
  * the next receive WQE after the 40-byte GRH, with the source QP in the
  * completion. UD ignores PSNs on receive (wire-facts section 6), and never
@@ -27,11 +27,11 @@ roce_ud_pkt_fill(struct roce_qp *qp, const struct roce_send_wqe *wqe, struct rte
 	pkt->dgid = ah->dgid;
 	pkt->tos = ah->tos;
 	pkt->flow_label = ah->flow_label;
-	/* A multicast AH sends to the permissive QP (IBA 9.2, 10.5). */
+	/* A multicast AH sends to DestQP 0xFFFFFF, the multicast QPN of the IBTA. */
 	pkt->dqpn = ah->mcast ? RTE_ROCE_MCAST_QPN : wqe->wr.ud.remote_qpn;
 	/*
 	 * QP1 always sends the GSI Q_Key (K:rxe_req.c); a Q_Key with the high
-	 * bit set stands for the QP's own (IBA 10.2.5; rxe does not, wire-facts
+	 * bit set stands for the QP's own (IBTA; rxe does not, wire-facts
 	 * section 9).
 	 */
 	if (qp->ibv.qp_num == RTE_ROCE_QP1_QPN)
@@ -64,12 +64,12 @@ roce_ud_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const struct rt
 	struct ibv_wc wc;
 	int err;
 
-	/* The Q_Key must be the QP's (IBA C10-15; K:rxe_recv.c check_keys). */
+	/* The Q_Key must be the QP's (wire-facts section 9; K:rxe_recv.c check_keys). */
 	if (pkt->deth.qkey != qp->attr.qkey) {
 		st->rx_drops[ROCE_RX_DROP_QKEY]++;
 		return;
 	}
-	/* No receive WQE: UD drops silently (IBA 9.8.3.1; no RNR on UD). */
+	/* No receive WQE: UD drops silently (no RNR on UD, as rxe). */
 	wqe = roce_rq_peek(qp);
 	if (wqe == NULL) {
 		st->rx_drops[ROCE_RX_DROP_NO_RECV_WQE]++;
@@ -101,8 +101,7 @@ roce_ud_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const struct rt
 	 */
 	/* Consumed first: a poller on another thread may post again at once. */
 	roce_rq_consume(qp);
-	/* Its SE bit wakes a solicited-only arming (IBA 11.4.2.2). */
-	err = roce_cq_push_se(qp->rcq, &wc, pkt->se);
-	if (err != 0)
+	/* SE wakes a solicited-only arming (IBA 11.4.2.2); a UD message is one packet. */
+	if (roce_cq_push_se(qp->rcq, &wc, pkt->se) != 0)
 		roce_qp_error(qp);
 }

@@ -273,11 +273,11 @@ int rte_roce_destroy_cq(struct ibv_cq *cq);
  */
 int rte_roce_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 
-/** QP1, the General Services QP (IBA 13.5.1); its Q_Key is RTE_ROCE_QP1_QKEY (rte_roce_hdr.h). */
+/** QP1, the General Services QP; its Q_Key is RTE_ROCE_QP1_QKEY (rte_roce_hdr.h). */
 #define RTE_ROCE_QP1_QPN	1
-/** A WR Q_Key with this bit set means "the QP's own Q_Key" (IBA 10.2.5). */
+/** A WR Q_Key with this bit set means "the QP's own Q_Key" (IBTA; wire-facts section 9). */
 #define RTE_ROCE_QKEY_PRIVILEGED	0x80000000u
-/** DestQP of UD multicast packets (IBA 9.2: the permissive QP). */
+/** DestQP of UD multicast packets. */
 #define RTE_ROCE_MCAST_QPN	0xffffffu
 
 /**
@@ -466,7 +466,7 @@ int rte_roce_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t 
  * (as verbs providers do). UC and UD have no acknowledgements: their WRs
  * complete when their last packet is handed to the port. A UD WR's
  * remote_qkey with RTE_ROCE_QKEY_PRIVILEGED set sends the QP's own Q_Key
- * (IBA 10.2.5; rxe does not implement it).
+ * (IBTA; rxe does not implement it).
  *
  * @param qp
  *   The QP.

@@ -102,7 +102,6 @@ class Proc:
 class Harness:
     def __init__(self, binary, roce_dump, tmpdir):
         self.binary = binary
-        self.transport = tool_of(binary)
         self.roce_dump = roce_dump
         self.tmpdir = tmpdir
         self.runs = 0
@@ -177,24 +176,17 @@ def refused(opts, pattern, ip=SERVER_IP + PREFIX):
     return run
 
 
-def tool_of(binary):
-    """"rc", "uc", "ud", "srq": the pingpong tool a binary is, from its name."""
-    return os.path.basename(binary).split("_pingpong")[0]
-
-
-def run_cases(doc, cases_for, tools):
-    """TAP over cases_for(tool): [(name, fn(harness, results))], the tool (one of tools) named
-    by the binary; argv: BINARY ROCE_DUMP [NAME_PART]."""
-    if len(sys.argv) not in (3, 4) or tool_of(sys.argv[1]) not in tools:
+def run_cases(doc, cases):
+    """TAP over cases [(name, fn(harness, results))]; argv: BINARY ROCE_DUMP [NAME_PART]."""
+    if len(sys.argv) not in (3, 4):
         print(doc)
         return 2
     binary, roce_dump = sys.argv[1], sys.argv[2]
-    cases = [c for c in cases_for(tool_of(binary))
-             if len(sys.argv) == 3 or sys.argv[3] in c[0]]
+    cases = [c for c in cases if len(sys.argv) == 3 or sys.argv[3] in c[0]]
     print("1..%d" % len(cases))
     failed = 0
     results = []
-    with tempfile.TemporaryDirectory(prefix=tool_of(binary) + "_pingpong_") as tmpdir:
+    with tempfile.TemporaryDirectory(prefix="pingpong_") as tmpdir:
         h = Harness(binary, roce_dump, tmpdir)
         for i, (name, fn) in enumerate(cases, 1):
             try:

@@ -38,6 +38,8 @@
 #define LINK_WAIT_MS	500		/* link checks run every 10 ms */
 #define SMALL_CQ	4
 #define SQ_DEPTH	256
+#define UD_QKEY		0x11111111	/* ibv_ud_pingpong's */
+#define UD_MSG_LEN	16		/* fits a receive of MSG_LEN after the 40-byte GRH */
 #define DEPTH1_MSGS	5000
 
 /* Two devices, one RC QP each, both CQs of each side on a channel of its device. */
@@ -345,6 +347,61 @@ notify_solicited(struct env *e)
 		return -1;
 	ROCE_TEST_ASSERT_EQ(rte_roce_ack_cq_events(scq, 1), 0, "ack");
 	return 0;
+}
+
+/* UD: a SEND with SE wakes a solicited-only arming, one without does not. */
+static int
+ud_send(struct env *e, struct ibv_qp *const ud[2], struct ibv_ah *ah, uint64_t wr_id, int flags)
+{
+	struct roce_test_side *s = &e->s[0];
+	struct ibv_sge sge = { .addr = (uintptr_t)s->buf, .length = UD_MSG_LEN, .lkey = s->mr->lkey };
+	struct ibv_sge rsge = { .addr = (uintptr_t)e->s[1].buf, .length = MSG_LEN,
+				.lkey = e->s[1].mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED | flags,
+	};
+	struct ibv_recv_wr rwr = { .wr_id = wr_id, .sg_list = &rsge, .num_sge = 1 };
+	struct ibv_send_wr *bad;
+	struct ibv_recv_wr *rbad;
+
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = ud[1]->qp_num;
+	wr.wr.ud.remote_qkey = UD_QKEY;
+	ROCE_TEST_ASSERT_EQ(rte_roce_post_recv(ud[1], &rwr, &rbad), 0, "UD post_recv");
+	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(ud[0], &wr, &bad), 0, "UD post_send");
+	if (expect_wc(e, e->s[0].scq, wr_id, IBV_WC_SUCCESS) != 0)
+		return -1;
+	return expect_wc(e, e->s[1].rcq, wr_id, IBV_WC_SUCCESS);
+}
+
+static int
+notify_solicited_ud(struct env *e)
+{
+	struct ibv_qp *ud[2] = { NULL, NULL };
+	struct ibv_ah *ah;
+	int ret = 0;
+
+	if (roce_test_qp_create(&e->s[0], IBV_QPT_UD, &ud[0]) != 0 ||
+	    roce_test_qp_create(&e->s[1], IBV_QPT_UD, &ud[1]) != 0 ||
+	    roce_test_ud_qp_ready(ud[0], UD_QKEY) != 0 || roce_test_ud_qp_ready(ud[1], UD_QKEY) != 0)
+		return -1;
+	ah = roce_test_ah_create(&e->s[0], ADDR_B);
+	ROCE_TEST_ASSERT(ah != NULL, "AH");
+	ROCE_TEST_ASSERT_EQ(rte_roce_req_notify_cq(e->s[1].rcq, 1), 0, "arm solicited");
+	ret = ud_send(e, ud, ah, 1, 0);
+	if (ret == 0)
+		ret = expect_no_cq_event(e, 1);
+	if (ret == 0)
+		ret = ud_send(e, ud, ah, 2, IBV_SEND_SOLICITED);
+	if (ret == 0)
+		ret = expect_cq_event(e, 1, e->s[1].rcq);
+	if (ret == 0)
+		ROCE_TEST_ASSERT_EQ(rte_roce_ack_cq_events(e->s[1].rcq, 1), 0, "ack");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_ah(ah), 0, "destroy AH");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(ud[0]), 0, "destroy UD QP");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(ud[1]), 0, "destroy UD QP");
+	return ret;
 }
 
 /* An event got and not acknowledged keeps its CQ alive. */
@@ -732,6 +789,7 @@ static int test_##name(void) { return run(name, rcq_len, sq_depth); }
 CASE(channel_api, ROCE_TEST_CQ_LEN, SQ_DEPTH)
 CASE(notify_all, ROCE_TEST_CQ_LEN, SQ_DEPTH)
 CASE(notify_solicited, ROCE_TEST_CQ_LEN, SQ_DEPTH)
+CASE(notify_solicited_ud, ROCE_TEST_CQ_LEN, SQ_DEPTH)
 CASE(destroy_rules, ROCE_TEST_CQ_LEN, SQ_DEPTH)
 CASE(forgotten_event, ROCE_TEST_CQ_LEN, SQ_DEPTH)
 CASE(two_threads, ROCE_TEST_CQ_LEN, SQ_DEPTH)
@@ -745,6 +803,7 @@ static const struct roce_test_case cases[] = {
 	{ "channel_api", test_channel_api },
 	{ "notify_all", test_notify_all },
 	{ "notify_solicited", test_notify_solicited },
+	{ "notify_solicited_ud", test_notify_solicited_ud },
 	{ "destroy_rules", test_destroy_rules },
 	{ "forgotten_event", test_forgotten_event },
 	{ "two_threads_no_lost_wakeup", test_two_threads },

@@ -18,6 +18,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'common'))
+from roce_tap import check, report  # noqa: E402
+
 EAL = ['--no-huge', '-m', '512', '--no-shconf', '--no-pci', '--no-telemetry',
        '--log-level=lib.eal:warning', '--log-level=pmd.net.memif:error']
 TESTS = ['write', 'read', 'send', 'fetch_add', 'cmp_swap']
@@ -38,11 +41,6 @@ BAD = [
     (['--loopback', 'host'], 'no server host'),
 ]
 
-results = []
-
-
-def check(name, ok, why=''):
-    results.append((name, ok, why))
 
 
 def run(perf, args, lcore='0', prefix=None, vdev=None, timeout=60):
@@ -113,6 +111,10 @@ def main():
     sizes = [json.loads(ln)['size'] for ln in p.stdout.splitlines() if ln.startswith('{')]
     check('loopback -a: sizes 2..65536', p.returncode == 0 and sizes == [2 << i for i in range(16)],
           str(sizes))
+    p = run(perf, ['--loopback', '-D', '2', '-s', '1024'])
+    check('-D 2: progress lines on stderr, one row', p.returncode == 0 and
+          '1.0 s' in p.stderr and 'Mpps' in p.stderr and p.stdout.count('\n 1024 ') == 1,
+          p.stdout[-300:] + p.stderr[-300:])
     p = run(perf, ['--loopback', '-n', '200'])
     check('table output', p.returncode == 0 and '#bytes' in p.stdout and 'BW average' in p.stdout,
           p.stdout[-300:])
@@ -121,12 +123,7 @@ def main():
         check('refused: %s' % ' '.join(args), p.returncode != 0 and msg in p.stderr,
               'exit %d, stderr %s' % (p.returncode, p.stderr[-200:]))
     two_process(perf)
-    print('1..%d' % len(results))
-    for i, (name, ok, why) in enumerate(results, 1):
-        print('%s %d - %s' % ('ok' if ok else 'not ok', i, name))
-        if not ok and why:
-            print('# ' + why.replace('\n', '\n# '))
-    return 0 if all(ok for _, ok, _ in results) else 1
+    return report()
 
 
 def two_process(perf):

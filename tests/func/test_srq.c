@@ -553,6 +553,41 @@ test_limit_event(void)
 }
 
 /*
+ * The limit event got and not acknowledged keeps the SRQ: destroy_srq is
+ * -EBUSY until the ack (ibv_get_async_event(3): every event got must be
+ * acknowledged before its object is destroyed).
+ */
+static int
+test_destroy_with_unacked_event(void)
+{
+	unsigned int next_seq[MAX_QPS] = { 0 };
+	struct ibv_srq_attr attr = { .srq_limit = 2 };
+	struct ibv_async_event ev = { 0 };
+	struct ibv_context *ctx;
+	struct env e;
+	int ret;
+
+	ret = env_open(&e, 1, 16);
+	if (ret == 0)
+		ret = srq_post(&e, 0, 2, SLOT);
+	if (ret != 0)
+		return teardown(&e, ret);
+	ctx = e.t.s[1].ctx;
+	ROCE_TEST_ASSERT_EQ(rte_roce_modify_srq(e.srq, &attr, IBV_SRQ_LIMIT), 0, "arm");
+	ret = receive_n(&e, 0, 1, next_seq);
+	ROCE_TEST_ASSERT_EQ(fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) |
+				  O_NONBLOCK), 0, "O_NONBLOCK");
+	ROCE_TEST_ASSERT_EQ(rte_roce_get_async_event(ctx, &ev), 0, "get the limit event");
+	ROCE_TEST_ASSERT(ev.event_type == IBV_EVENT_SRQ_LIMIT_REACHED && ev.element.srq == e.srq,
+			 "event %d", ev.event_type);
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(e.t.qp[1][0]), 0, "destroy the QP");
+	e.t.qp[1][0] = NULL;
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_srq(e.srq), -EBUSY, "event not acknowledged");
+	ROCE_TEST_ASSERT_EQ(rte_roce_ack_async_event(&ev), 0, "ack");
+	return teardown(&e, ret);
+}
+
+/*
  * A QP on the SRQ goes to ERR while holding a WQE (a SEND whose FIRST
  * arrived, the rest lost): that WQE alone completes with FLUSH_ERR, the
  * SRQ's WQEs stay for the other QP, Last WQE Reached is raised for the QP.
@@ -797,6 +832,7 @@ static const struct roce_test_case cases[] = {
 	{ "srq_empty_rnr_then_recovery", test_empty_rnr_then_recovery },
 	{ "srq_limit_event_once_until_rearmed", test_limit_event },
 	{ "srq_qp_error_keeps_srq_wqes", test_qp_error_keeps_srq },
+	{ "srq_destroy_with_unacked_event", test_destroy_with_unacked_event },
 	{ "srq_create_destroy_errors", test_create_destroy_errors },
 	{ "srq_modify_errors_and_resize", test_modify_errors_and_resize },
 	{ "srq_post_errors", test_post_errors },

@@ -846,6 +846,76 @@ test_qp1(void)
 	return ud_close(&u);
 }
 
+/* Sends posted while the peer's MAC is still unknown wait in the port's queue: none is lost. */
+static int
+test_ud_send_during_resolution(void)
+{
+	const unsigned int n = 4;
+	struct ibv_wc wc[4];
+	struct ud_env u;
+	unsigned int i;
+	int ret;
+
+	/* ud_open() created the AH (resolution started) and polled nothing since. */
+	ret = ud_open(&u, false);
+	for (i = 0; ret == 0 && i < n; i++)
+		ret = roce_test_post_recv(u.e.qp[1][0], 20 + i, u.e.s[1].buf + UD_OFF + i * 256,
+					  256, u.e.s[1].mr->lkey);
+	for (i = 0; ret == 0 && i < n; i++)
+		ret = ud_post(u.e.qp[0][0], u.ah, IBV_WR_SEND, 30 + i, &u.e.s[0], 0, 16,
+			      u.e.qp[1][0]->qp_num, QKEY);
+	if (ret == 0 && roce_test_wait_wc(&u.e, u.e.s[1].rcq, wc, n) != (int)n)
+		ret = printf("# sends lost while resolving\n");
+	for (i = 0; ret == 0 && i < n; i++)
+		if (wc[i].wr_id != 20 + i || wc[i].status != IBV_WC_SUCCESS)
+			ret = printf("# receive %u: wr_id %" PRIu64 " status %d\n", i, wc[i].wr_id,
+				     wc[i].status);
+	if (ret == 0 && roce_test_wait_wc(&u.e, u.e.s[0].scq, wc, n) != (int)n)
+		ret = -1;
+	return ud_close(&u) | (ret != 0 ? -1 : 0);
+}
+
+/* The port's group table: errors, counted joins, and a full table refusing an attach. */
+static int
+test_port_mcast_api(void)
+{
+	union rte_roce_gid group, unicast;
+	union ibv_gid ggid;
+	struct ud_env u;
+	unsigned int i;
+	int ret;
+
+	ret = ud_open(&u, false);
+	if (ret != 0)
+		return ud_close(&u) | -1;
+	rte_roce_gid_parse(MCAST_GROUP, &group);
+	rte_roce_gid_parse(ROCE_TEST_ADDR_B, &unicast);
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_mcast_join(u.e.s[1].port, &unicast), -EINVAL, "unicast");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_mcast_join(NULL, &group), -EINVAL, "NULL port");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_mcast_join(u.e.s[1].port, NULL), -EINVAL, "NULL group");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_mcast_leave(u.e.s[1].port, &group), -ENOENT, "not joined");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_mcast_leave(NULL, &group), -EINVAL, "NULL port");
+	/* Joined twice: left twice. */
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_mcast_join(u.e.s[1].port, &group), 0, "join");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_mcast_join(u.e.s[1].port, &group), 0, "join again");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_mcast_leave(u.e.s[1].port, &group), 0, "leave");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_mcast_leave(u.e.s[1].port, &group), 0, "leave again");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_mcast_leave(u.e.s[1].port, &group), -ENOENT, "left");
+	/* RTE_ROCE_PORT_MCAST_MAX groups through attach; one more is refused with ENOSPC. */
+	memcpy(ggid.raw, group.raw, sizeof(ggid.raw));
+	for (i = 0; i < RTE_ROCE_PORT_MCAST_MAX; i++) {
+		ggid.raw[15] = i;
+		ROCE_TEST_ASSERT_EQ(rte_roce_attach_mcast(u.e.qp[1][0], &ggid, 0), 0, "attach %u", i);
+	}
+	ggid.raw[15] = RTE_ROCE_PORT_MCAST_MAX;
+	ROCE_TEST_ASSERT_EQ(rte_roce_attach_mcast(u.e.qp[1][0], &ggid, 0), -ENOSPC, "port full");
+	ROCE_TEST_ASSERT_EQ(rte_roce_detach_mcast(u.e.qp[1][0], &ggid, 0), -ENOENT,
+			    "the refused attach left nothing");
+	/* Destroying the QP (ud_close) detaches it from the 64 groups. */
+	ret = ud_close(&u);
+	return ret;
+}
+
 static const struct roce_test_case cases[] = {
 	{ "uc_ops", test_uc_ops },
 	{ "uc_ops_ipv6", test_uc_ops_ipv6 },
@@ -862,6 +932,8 @@ static const struct roce_test_case cases[] = {
 	{ "ud_mcast", test_ud_mcast },
 	{ "ud_mcast_ipv6", test_ud_mcast_ipv6 },
 	{ "qp1", test_qp1 },
+	{ "ud_send_during_resolution", test_ud_send_during_resolution },
+	{ "port_mcast_api", test_port_mcast_api },
 };
 
 int

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * roce_perf's perftest exchange (app/roce_perf/perf_oob.c, wire-facts.md
+ * 11b): the 108-byte RoCE key record byte for byte, its strict parser, and
+ * the lockstep steps between a client and a server over a socketpair (the
+ * server runs in a thread).
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+
+#include "perf.h"
+
+#include "roce_test.h"
+
+/* wire-facts.md 11b's example record: lid 0, out_reads 1, QPN 0x11, ... 192.168.1.10 */
+static const char example[PERF_DEST_MSG_LEN] =
+	"0000:0001:000011:abcdef:00001234:00007f0000001000:"
+	"00:00:00:00:00:00:00:00:00:00:ff:ff:c0:a8:01:0a:00000000:";
+
+static struct perf_dest
+example_dest(void)
+{
+	struct perf_dest d = { .out_reads = 1, .qpn = 0x11, .psn = 0xabcdef, .rkey = 0x1234,
+			       .vaddr = 0x7f0000001000ull };
+
+	d.gid.raw[10] = 0xff;
+	d.gid.raw[11] = 0xff;
+	d.gid.raw[12] = 192;
+	d.gid.raw[13] = 168;
+	d.gid.raw[14] = 1;
+	d.gid.raw[15] = 10;
+	return d;
+}
+
+static int
+test_format(void)
+{
+	struct perf_dest d = example_dest();
+	char msg[PERF_DEST_MSG_LEN];
+
+	ROCE_TEST_ASSERT_EQ(perf_dest_format(&d, msg), 0, "format");
+	ROCE_TEST_ASSERT(memcmp(msg, example, PERF_DEST_MSG_LEN) == 0, "bytes: %s", msg);
+	d.qpn = 1u << 24;	/* a field too wide for its 6 digits */
+	ROCE_TEST_ASSERT_EQ(perf_dest_format(&d, msg), -EINVAL, "QPN too wide");
+	return 0;
+}
+
+static int
+test_parse(void)
+{
+	struct perf_dest want = example_dest(), d;
+	char msg[PERF_DEST_MSG_LEN];
+
+	ROCE_TEST_ASSERT_EQ(perf_dest_parse(example, &d), 0, "parse");
+	ROCE_TEST_ASSERT(d.qpn == want.qpn && d.psn == want.psn && d.rkey == want.rkey &&
+			 d.vaddr == want.vaddr && d.out_reads == want.out_reads &&
+			 memcmp(d.gid.raw, want.gid.raw, sizeof(d.gid.raw)) == 0, "fields");
+	memcpy(msg, example, sizeof(msg));
+	msg[PERF_DEST_MSG_LEN - 1] = ':';
+	ROCE_TEST_ASSERT_EQ(perf_dest_parse(msg, &d), -EINVAL, "no NUL");
+	memcpy(msg, example, sizeof(msg));
+	msg[17] = 'x';	/* a PSN digit */
+	ROCE_TEST_ASSERT_EQ(perf_dest_parse(msg, &d), -EINVAL, "not hex");
+	memcpy(msg, example, sizeof(msg));
+	msg[4] = '-';
+	ROCE_TEST_ASSERT_EQ(perf_dest_parse(msg, &d), -EINVAL, "separator");
+	memcpy(msg, example, sizeof(msg));
+	msg[60] = 'g';	/* a GID byte */
+	ROCE_TEST_ASSERT_EQ(perf_dest_parse(msg, &d), -EINVAL, "GID not hex");
+	return 0;
+}
+
+/* The server side of a session, run in a thread. */
+struct server {
+	int fd;
+	uint32_t ib_mtu;
+	const char *version;	/* NULL: the real hello */
+	struct perf_dest remote;
+	struct perf_result report;
+	int ret;
+};
+
+static void *
+server_run(void *arg)
+{
+	struct server *s = arg;
+	struct perf_dest local = example_dest();
+	char ver[PERF_OOB_VERSION_LEN] = { 0 }, peer[PERF_OOB_VERSION_LEN];
+
+	if (s->version != NULL) {
+		snprintf(ver, sizeof(ver), "%s", s->version);
+		s->ret = perf_oob_xchg(s->fd, false, ver, peer, sizeof(ver));
+		return NULL;
+	}
+	s->ret = perf_oob_hello(s->fd, false, &s->ib_mtu);
+	if (s->ret == 0)
+		s->ret = perf_oob_xchg_dests(s->fd, false, &local, &s->remote, 1);
+	if (s->ret == 0)
+		s->ret = perf_oob_report(s->fd, false, &s->report);
+	return NULL;
+}
+
+static int
+session(struct server *srv, int *client_fd, pthread_t *th)
+{
+	int sv[2];
+
+	ROCE_TEST_ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0, "socketpair");
+	srv->fd = sv[1];
+	*client_fd = sv[0];
+	ROCE_TEST_ASSERT_EQ(pthread_create(th, NULL, server_run, srv), 0, "thread");
+	return 0;
+}
+
+static int
+test_session(void)
+{
+	struct server srv = { .ib_mtu = 1024 };
+	struct perf_dest mine = example_dest(), theirs;
+	struct perf_result res = { .size = 65536, .msgs = 5000, .bw_gbps = 12.5,
+				   .bw_peak_gbps = 13.0, .msg_rate_mpps = 0.0238 };
+	uint32_t mtu = 4096;
+	pthread_t th;
+	int fd, ret;
+
+	mine.qpn = 0x22;
+	if (session(&srv, &fd, &th) != 0)
+		return -1;
+	ret = perf_oob_hello(fd, true, &mtu);
+	if (ret == 0)
+		ret = perf_oob_xchg_dests(fd, true, &mine, &theirs, 1);
+	if (ret == 0)
+		ret = perf_oob_report(fd, true, &res);
+	pthread_join(th, NULL);
+	close(fd);
+	close(srv.fd);
+	ROCE_TEST_ASSERT(ret == 0 && srv.ret == 0, "client %d, server %d", ret, srv.ret);
+	ROCE_TEST_ASSERT(mtu == 1024 && srv.ib_mtu == 1024, "both keep the smaller MTU");
+	ROCE_TEST_ASSERT(theirs.qpn == 0x11 && srv.remote.qpn == 0x22, "records crossed");
+	ROCE_TEST_ASSERT(srv.report.size == 65536 && srv.report.msgs == 5000 &&
+			 srv.report.bw_gbps > 12.49 && srv.report.bw_gbps < 12.51 &&
+			 srv.report.msg_rate_mpps == 0.0238, "the server reads the client's report");
+	return 0;
+}
+
+static int
+test_old_peer(void)
+{
+	struct server srv = { .version = "5.60" };
+	uint32_t mtu = 1024;
+	pthread_t th;
+	int fd, ret;
+
+	if (session(&srv, &fd, &th) != 0)
+		return -1;
+	ret = perf_oob_hello(fd, true, &mtu);
+	pthread_join(th, NULL);
+	close(fd);
+	close(srv.fd);
+	ROCE_TEST_ASSERT_EQ(ret, -EPROTO, "a peer older than 5.70 is refused");
+	return 0;
+}
+
+static int
+test_closed_peer(void)
+{
+	struct perf_dest d = example_dest(), peer;
+	int sv[2];
+
+	ROCE_TEST_ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0, "socketpair");
+	close(sv[1]);
+	ROCE_TEST_ASSERT(perf_oob_xchg_dests(sv[0], false, &d, &peer, 1) == -EIO,
+			 "a closed peer is -EIO");
+	close(sv[0]);
+	return 0;
+}
+
+static const struct roce_test_case cases[] = {
+	{ "key_record_bytes", test_format },
+	{ "key_record_parse", test_parse },
+	{ "session_hello_records_report", test_session },
+	{ "old_peer_refused", test_old_peer },
+	{ "closed_peer", test_closed_peer },
+};
+
+int
+main(void)
+{
+	return roce_test_run(cases, RTE_DIM(cases));
+}
