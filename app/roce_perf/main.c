@@ -513,13 +513,11 @@ perf_main(const struct perf_opts *o)
 	if (ret == 0)
 		perf_print_header(o, &side[0]);
 	for (i = 0; i < n && ret == 0; i++) {
-		if (r.cli != NULL) {
-			ret = perf_run_size(&r, sizes[i], &res);
-		} else {
-			memset(&res, 0, sizeof(res));
-			ret = perf_serve_size(&r, sizes[i]);
-		}
-		if (ret == 0 && r.oob >= 0 && o->mode == PERF_MODE_BW)
+		if (r.cli != NULL)
+			ret = perf_run_size(&r, sizes[i], i == 0, &res);
+		else
+			ret = perf_serve_size(&r, sizes[i], i == 0, &res);
+		if (ret == 0 && r.oob >= 0 && perf_sync_after(o))
 			ret = perf_oob_report(r.oob, r.cli != NULL, &res);
 		if (ret == 0 && o->baseline)
 			ret = perf_baseline(&r, sizes[i], &res);
@@ -531,7 +529,7 @@ perf_main(const struct perf_opts *o)
 	if (ret == 0 && !o->json)
 		printf("%s\n", PERF_LINE);
 	if (r.oob >= 0)
-		perf_oob_close(r.oob, r.cli != NULL);
+		perf_oob_close(r.oob, r.cli != NULL, perf_sync_close(o));
 	perf_side_close(&side[0]);
 	perf_side_close(&side[1]);
 	return ret;

@@ -162,8 +162,11 @@ uint8_t perf_pattern(uint64_t k);
 uint32_t perf_frame_len(enum perf_test test, uint32_t size, uint32_t ib_mtu);
 
 /* perf_run.c */
-int perf_run_size(struct perf_run *r, uint32_t size, struct perf_result *res);
-int perf_serve_size(struct perf_run *r, uint32_t size);
+int perf_run_size(struct perf_run *r, uint32_t size, bool first, struct perf_result *res);
+int perf_serve_size(struct perf_run *r, uint32_t size, bool first, struct perf_result *res);
+bool perf_sync_before(const struct perf_opts *o, bool first);
+bool perf_sync_after(const struct perf_opts *o);
+bool perf_sync_close(const struct perf_opts *o);
 unsigned int perf_progress(struct perf_run *r);
 
 /* perf_base.c */
@@ -175,6 +178,13 @@ void perf_lat_stats(uint64_t *cycles, uint64_t n, struct perf_lat *lat);
 /* perf_oob.c: perftest's exchange (wire-facts.md 11b) */
 #define PERF_OOB_VERSION "6.06"
 #define PERF_OOB_VERSION_LEN 16
+/*
+ * The cycle buffer we announce: perftest's RDMA and atomic requesters walk
+ * the remote address through that many bytes from the peer's vaddr when
+ * messages are at most half of it (PT:perftest_resources.c
+ * increase_rem_addr()), so every target slot is at least that big.
+ */
+#define PERF_CYCLE_BUFFER 4096
 #define PERF_OOB_VERSION_MIN 5.70
 #define PERF_DEST_MSG_LEN 108	/* RoCE key record, NUL included */
 int perf_oob_open(const struct perf_opts *o);
@@ -187,7 +197,7 @@ int perf_oob_readable(int fd);
 int perf_dest_format(const struct perf_dest *d, char msg[PERF_DEST_MSG_LEN]);
 int perf_dest_parse(const char msg[PERF_DEST_MSG_LEN], struct perf_dest *d);
 int perf_oob_report(int fd, bool client, struct perf_result *res);
-void perf_oob_close(int fd, bool client);
+void perf_oob_close(int fd, bool client, bool records);
 
 /* perf_out.c */
 void perf_print_header(const struct perf_opts *o, const struct perf_side *s);

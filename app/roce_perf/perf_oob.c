@@ -8,8 +8,10 @@
  * BE), then the MTU as the ASCII enum and a NUL; then one 108-byte RoCE key
  * record per QP. Sockets come from examples/common (pp_oob_*).
  *
- * Not checked against a real perftest here (no rxe on this machine): the
- * syncs between sizes of a sweep and around --baseline are ours.
+ * Checked against perftest 4.5-0.17 in the interop guest (tests/interop,
+ * doc/interop.md); which syncs a test does is in perf_run.c
+ * (perf_sync_before/after/close). The syncs between sizes of a sweep and
+ * around --baseline are ours.
  */
 
 #include <ctype.h>
@@ -30,7 +32,6 @@
 #include "pp_oob.h"
 
 #define PERF_OOB_TIMEOUT_MS 30000
-#define PERF_CYCLE_BUFFER 4096
 #define PERF_CACHE_LINE 64
 #define PERF_MTU_MSG_LEN 2
 
@@ -192,6 +193,15 @@ perf_dest_parse(const char msg[PERF_DEST_MSG_LEN], struct perf_dest *d)
 	return 0;
 }
 
+/*
+ * What a sync carries: our first QP's record. perftest's ctx_hand_shake
+ * stores every record it reads as the peer's first QP, also in the syncs
+ * after the connection (write_bw.c: the "additional handshake" after RTR),
+ * and then takes the remote address and key from it: a blank record there
+ * made ib_write_bw write to address 0 with key 0.
+ */
+static struct perf_dest perf_oob_self;
+
 int
 perf_oob_xchg_dests(int fd, bool client, const struct perf_dest *local, struct perf_dest *remote,
 		    uint32_t n)
@@ -199,6 +209,9 @@ perf_oob_xchg_dests(int fd, bool client, const struct perf_dest *local, struct p
 	char out[PERF_DEST_MSG_LEN], in[PERF_DEST_MSG_LEN];
 	uint32_t i;
 	int ret;
+
+	if (n > 0 && local != &perf_oob_self)
+		perf_oob_self = local[0];
 
 	for (i = 0; i < n; i++) {
 		ret = perf_dest_format(&local[i], out);
@@ -216,9 +229,9 @@ perf_oob_xchg_dests(int fd, bool client, const struct perf_dest *local, struct p
 int
 perf_oob_sync(int fd, bool client)
 {
-	struct perf_dest d = { 0 }, peer;
+	struct perf_dest peer;
 
-	return perf_oob_xchg_dests(fd, client, &d, &peer, 1);
+	return perf_oob_xchg_dests(fd, client, &perf_oob_self, &peer, 1);
 }
 
 /* Data waiting on the socket? 1, 0, or a negative errno. */
@@ -274,11 +287,11 @@ perf_oob_report(int fd, bool client, struct perf_result *res)
 	return 0;
 }
 
-/* ctx_close_connection: one key record, then "done". */
+/* ctx_close_connection: one key record, then "done" (records false: neither, as write_lat). */
 void
-perf_oob_close(int fd, bool client)
+perf_oob_close(int fd, bool client, bool records)
 {
-	if (perf_oob_sync(fd, client) == 0)
+	if (records && perf_oob_sync(fd, client) == 0)
 		pp_oob_send_done(fd);
 	close(fd);
 }

@@ -204,11 +204,16 @@ perf_echo(struct perf_side *s, const struct perf_opts *o, uint32_t q, uint32_t s
 	return rte_roce_post_send(s->qp[q], &wr, &bad);
 }
 
-/* The value of the last byte in ping-pong round i (never 0: 0 is "not yet"). */
+/*
+ * The value of the last byte in ping-pong round i (1-based): i modulo 256,
+ * as perftest's write_lat stores (char)++scnt there and waits for
+ * (char)rcnt. The byte always holds the previous round's mark, so it
+ * differs from the one awaited (round 1 waits for 1 in a zeroed buffer).
+ */
 static uint8_t
 perf_mark(uint64_t i)
 {
-	return (uint8_t)(i % UINT8_MAX + 1);
+	return (uint8_t)i;
 }
 
 /* Server step of the ping-pong tests: echo what arrived. */
@@ -235,18 +240,26 @@ perf_srv_echo(struct perf_run *r, uint32_t size, uint64_t *verified)
 		}
 		return n;
 	}
+	/*
+	 * WRITE, as perftest's run_iter_lat_write: the server writes first
+	 * (mark 1), then answers the client's mark k with mark k + 1; echo_next
+	 * counts its writes, and goes one past iters once the client's last
+	 * mark has arrived.
+	 */
 	n = 0;
 	for (q = 0; q < r->o->qps; q++) {
 		volatile uint8_t *last = perf_target(s, q) + size - 1;
-		uint8_t want = perf_mark(s->echo_next[q]);
+		uint64_t sent = s->echo_next[q];
 
-		if (*last != want)
+		if (sent > r->o->iters || (sent > 0 && *last != perf_mark(sent)))
 			continue;
-		perf_local(s, q)[size - 1] = want;
-		if (perf_echo(s, r->o, q, size) != 0)
-			return -EIO;
 		s->echo_next[q]++;
 		n++;
+		if (sent == r->o->iters)
+			continue;
+		perf_local(s, q)[size - 1] = perf_mark(sent + 1);
+		if (perf_echo(s, r->o, q, size) != 0)
+			return -EIO;
 	}
 	return n;
 }
@@ -336,9 +349,6 @@ perf_prepare(struct perf_run *r, uint32_t size)
 					return -EIO;
 			}
 		}
-		if (o->mode == PERF_MODE_LAT && o->test == PERF_TEST_WRITE)
-			for (q = 0; q < o->qps; q++)
-				s->echo_next[q] = 1;
 		perf_stats_snap(s);
 	}
 	return 0;
@@ -505,24 +515,74 @@ perf_wait_wc(struct perf_run *r, struct ibv_cq *cq, struct ibv_wc *wc, uint32_t 
 	}
 }
 
-/* Wait until the last byte of the client's target holds mark. */
+/* perf_wait_mark() without a mark: until *completed reaches want. */
+#define PERF_MARK_NONE (-1)
+
+/*
+ * Wait until the last byte of the client's target holds mark (or, with
+ * PERF_MARK_NONE, until *completed reaches want), counting the client's
+ * send completions in *completed.
+ */
 static int
-perf_wait_mark(struct perf_run *r, uint32_t size, uint8_t mark, uint64_t *verified)
+perf_wait_mark(struct perf_run *r, uint32_t size, int mark, uint64_t *verified,
+	       uint64_t *completed, uint64_t want)
 {
 	const uint64_t hz = rte_get_tsc_hz();
 	volatile uint8_t *last = perf_target(r->cli, 0) + size - 1;
 	uint64_t t0 = rte_rdtsc();
+	int n;
 
-	while (*last != mark) {
+	while (mark != PERF_MARK_NONE ? *last != mark : *completed < want) {
 		perf_progress(r);
-		if (perf_srv_step(r, size, verified) < 0 || perf_drain_scq(r->cli) < 0)
+		n = perf_drain_scq(r->cli);
+		if (perf_srv_step(r, size, verified) < 0 || n < 0)
 			return -EIO;
+		*completed += (uint64_t)n;
 		if (rte_rdtsc() - t0 > PERF_STALL_S * hz) {
 			fprintf(stderr, "roce_perf: no echo for %d s\n", PERF_STALL_S);
 			return -ETIMEDOUT;
 		}
 	}
 	return 0;
+}
+
+/*
+ * WRITE latency, perftest's way (run_iter_lat_write): the server writes
+ * first; the client answers each mark with the same mark. A sample is from
+ * one of our writes to the server's next one, the last one to its ACK.
+ */
+static int
+perf_lat_write(struct perf_run *r, uint32_t size, struct perf_result *res, uint64_t *samples)
+{
+	const struct perf_opts *o = r->o;
+	uint64_t i, t0 = 0, start = rte_rdtsc(), completed = 0;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	int ret = 0;
+
+	for (i = 0; i < o->iters && ret == 0; i++) {
+		ret = perf_wait_mark(r, size, perf_mark(i + 1), &res->verified, &completed, 0);
+		if (ret != 0)
+			break;
+		if (i > 0)
+			samples[i - 1] = rte_rdtsc() - t0;
+		perf_local(r->cli, 0)[size - 1] = perf_mark(i + 1);
+		perf_wr_fill(r, 0, i, size, true, &wr, &sge);
+		t0 = rte_rdtsc();
+		ret = rte_roce_post_send(r->cli->qp[0], &wr, &bad);
+	}
+	/* the server is done when our last mark is there: wait for its ACK */
+	if (ret == 0)
+		ret = perf_wait_mark(r, size, PERF_MARK_NONE, &res->verified, &completed,
+				     o->iters);
+	if (ret == 0)
+		samples[i - 1] = rte_rdtsc() - t0;
+	r->loop_cycles += rte_rdtsc() - start;
+	res->secs = (double)(rte_rdtsc() - start) / rte_get_tsc_hz();
+	res->msgs = i;
+	if (ret == 0)
+		perf_lat_stats(samples, i, &res->lat);
+	return ret;
 }
 
 static int
@@ -538,22 +598,19 @@ perf_lat(struct perf_run *r, uint32_t size, struct perf_result *res)
 	samples = malloc(sizeof(*samples) * o->iters);
 	if (samples == NULL)
 		return -ENOMEM;
+	if (o->test == PERF_TEST_WRITE) {
+		ret = perf_lat_write(r, size, res, samples);
+		free(samples);
+		return ret;
+	}
 	start = rte_rdtsc();
 	for (i = 0; i < o->iters && ret == 0; i++) {
-		bool pingpong = o->test == PERF_TEST_WRITE || o->test == PERF_TEST_SEND;
-
-		if (o->test == PERF_TEST_WRITE)
-			perf_local(r->cli, 0)[size - 1] = perf_mark(i + 1);
-		perf_wr_fill(r, 0, i, size, !pingpong || o->test == PERF_TEST_SEND, &wr, &sge);
-		if (pingpong)
-			wr.send_flags |= IBV_SEND_SIGNALED;
+		perf_wr_fill(r, 0, i, size, true, &wr, &sge);
 		t0 = rte_rdtsc();
 		ret = rte_roce_post_send(r->cli->qp[0], &wr, &bad);
 		if (ret != 0)
 			break;
-		if (o->test == PERF_TEST_WRITE) {
-			ret = perf_wait_mark(r, size, perf_mark(i + 1), &res->verified);
-		} else if (o->test == PERF_TEST_SEND) {
+		if (o->test == PERF_TEST_SEND) {
 			ret = perf_wait_wc(r, r->cli->rcq, &wc, size, &res->verified);
 			if (ret == 0)
 				ret = perf_post_recv(r->cli, 0, wc.wr_id & PERF_SEQ_MASK,
@@ -629,9 +686,37 @@ perf_tv(const struct timeval *a, const struct timeval *b)
 	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_usec - a->tv_usec) / 1e6;
 }
 
+/*
+ * perftest's record exchanges around a run (v4.5-0.17, as the guest's
+ * binaries do them on the wire, doc/interop.md): WRITE, READ and atomic BW
+ * sync after the run and then exchange the report; SEND BW and every LAT
+ * test sync before the run (the receiver has posted its receives) and not
+ * after; all but WRITE LAT end with one more record and "done". Between
+ * the sizes of a sweep (ours only) the BW tests that do not sync before a
+ * run do so from the second size on, so no sender writes into a buffer the
+ * server is still preparing.
+ */
+bool
+perf_sync_before(const struct perf_opts *o, bool first)
+{
+	return o->mode == PERF_MODE_LAT || o->test == PERF_TEST_SEND || !first;
+}
+
+bool
+perf_sync_after(const struct perf_opts *o)
+{
+	return o->mode == PERF_MODE_BW && o->test != PERF_TEST_SEND;
+}
+
+bool
+perf_sync_close(const struct perf_opts *o)
+{
+	return o->mode != PERF_MODE_LAT || o->test != PERF_TEST_WRITE;
+}
+
 /* Run one size as the client (and, in loopback, the server too). */
 int
-perf_run_size(struct perf_run *r, uint32_t size, struct perf_result *res)
+perf_run_size(struct perf_run *r, uint32_t size, bool first, struct perf_result *res)
 {
 	const struct perf_opts *o = r->o;
 	struct rusage ru0, ru1;
@@ -640,7 +725,7 @@ perf_run_size(struct perf_run *r, uint32_t size, struct perf_result *res)
 	memset(res, 0, sizeof(*res));
 	res->size = size;
 	ret = perf_prepare(r, size);
-	if (ret == 0 && r->oob >= 0)
+	if (ret == 0 && r->oob >= 0 && perf_sync_before(o, first))
 		ret = perf_oob_sync(r->oob, true);	/* the server posted its receives */
 	if (ret != 0)
 		return ret;
@@ -674,30 +759,43 @@ perf_run_size(struct perf_run *r, uint32_t size, struct perf_result *res)
 		perf_stats_delta(r->srv, &res->port[res->nb_ports++]);
 	if (r->cli->fault != NULL)
 		rte_roce_fault_stats_get(r->cli->fault, &res->fault);
-	if (r->oob >= 0)
+	if (r->oob >= 0 && perf_sync_after(o))
 		ret = perf_oob_sync(r->oob, true);	/* the run is over */
 	return ret;
 }
 
-/* The server of a two-process run, for one size: serve until the client says done. */
+/*
+ * The server of a two-process run, for one size: serve until the client
+ * says something on the TCP connection (its sync after the run, the next
+ * size's or the closing record, or its end of file). A SEND BW server
+ * measures what it received itself (perftest sends it no report): res.
+ */
 int
-perf_serve_size(struct perf_run *r, uint32_t size)
+perf_serve_size(struct perf_run *r, uint32_t size, bool first, struct perf_result *res)
 {
 	const struct perf_opts *o = r->o;
 	const uint64_t every = rte_get_tsc_hz() / PERF_OOB_CHECKS_PER_S;
 	/* a ping-pong server knows when it is done: no syscall while timed */
 	bool echo = o->mode == PERF_MODE_LAT &&
 		    (o->test == PERF_TEST_WRITE || o->test == PERF_TEST_SEND);
-	uint64_t verified = 0, loops = 0, next = 0, echoes;
-	int ret;
+	uint64_t verified = 0, loops = 0, next = 0, echoes, t0 = 0, t1 = 0;
+	int ret, n;
 
+	memset(res, 0, sizeof(*res));
+	res->size = size;
 	ret = perf_prepare(r, size);
-	if (ret == 0)
+	if (ret == 0 && perf_sync_before(o, first))
 		ret = perf_oob_sync(r->oob, false);
 	while (ret == 0) {
 		perf_progress(r);
-		if (perf_srv_step(r, size, &verified) < 0)
+		n = perf_srv_step(r, size, &verified);
+		if (n < 0)
 			return -EIO;
+		if (n > 0 && o->test == PERF_TEST_SEND && o->mode == PERF_MODE_BW) {
+			t1 = rte_rdtsc();
+			t0 = res->msgs == 0 ? t1 : t0;
+			res->msgs += (uint64_t)n;
+		}
 		if ((++loops & PERF_OOB_CHECK_MASK) != 0 || rte_rdtsc() < next)
 			continue;
 		echoes = o->test == PERF_TEST_WRITE ? r->srv->echo_next[0] - 1 : r->srv->echo_next[0];
@@ -713,7 +811,14 @@ perf_serve_size(struct perf_run *r, uint32_t size)
 		for (q = 0; q < r->o->qps && ret == 0; q++)
 			ret = perf_verify(perf_target(r->srv, q), size, &verified);
 	}
-	if (ret == 0)
+	if (ret == 0 && perf_sync_after(o))
 		ret = perf_oob_sync(r->oob, false);
+	if (res->msgs > 1) {
+		/* from the first receive to the last: one message less in between */
+		res->secs = (double)(t1 - t0) / rte_get_tsc_hz();
+		res->msg_rate_mpps = (res->msgs - 1) / res->secs / 1e6;
+		res->bw_gbps = res->msg_rate_mpps * size * 8 / 1e3;
+		res->bw_peak_gbps = res->bw_gbps;
+	}
 	return ret;
 }

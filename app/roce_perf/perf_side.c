@@ -142,7 +142,9 @@ perf_side_qps(struct perf_side *s, const struct perf_opts *o, uint32_t max_size)
 	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_RC };
 	uint32_t q;
 
-	s->slot = RTE_ALIGN_CEIL(RTE_MAX(max_size, (uint32_t)PERF_ATOMIC_SIZE), PERF_ALIGN);
+	s->slot = RTE_ALIGN_CEIL(RTE_MAX(max_size, o->test == PERF_TEST_SEND ?
+					 (uint32_t)PERF_ATOMIC_SIZE : (uint32_t)PERF_CYCLE_BUFFER),
+				 PERF_ALIGN);
 	s->rx_slots = o->test == PERF_TEST_SEND ? o->rx_depth : 0;
 	s->region = s->slot * (2 + s->rx_slots);
 	s->buf_len = s->region * o->qps;

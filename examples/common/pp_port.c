@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
@@ -24,6 +25,18 @@
 #define PP_US_PER_S 1000000.
 #define PP_NS_PER_US 1000.
 #define PP_BITS_PER_BYTE 8.
+/*
+ * The --mbuf-size pool: as many mbufs as the port's own pool holds for
+ * default rings (RX, TX and its backlog), with a per-lcore cache.
+ */
+#define PP_POOL_MBUFS 4095
+#define PP_POOL_CACHE 256
+/*
+ * --fault: a reordered frame waits for one later frame, but a ping-pong may
+ * send none until it is answered: let it go after 2 ms (a delay then).
+ */
+#define PP_FAULT_REORDER_MAX_US 2000
+#define PP_FAULT_KEY_LEN 16
 
 uint64_t
 pp_now_ms(void)
@@ -83,6 +96,61 @@ pp_port_usage(void)
 	       "by default)\n");
 	printf("  --eth-mtu=<mtu>        set the ethdev's MTU (default: keep it)\n");
 	printf("  --pcap=<file>          capture every frame in and out of the ethdev\n");
+	printf("  --mtu-unchecked        take --eth-mtu without asking the PMD (net_af_packet and\n"
+	       "                         net_memif carry bigger frames than they report)\n");
+	printf("  --mbuf-size=<bytes>    data room of the port's mbufs (net_af_packet needs its\n"
+	       "                         framesz - 32 plus the headroom)\n");
+	printf("  --fault=<spec>         rx-drop=P,rx-dup=P,rx-reorder=P,tx-corrupt=P,seed=N:\n"
+	       "                         RoCEv2 frames we receive are dropped, duplicated or\n"
+	       "                         reordered, frames we send get one payload byte changed\n"
+	       "                         (the peer drops them by ICRC); P in 0..1\n");
+}
+
+/* --fault's spec into the RX and TX injectors' configurations. */
+static int
+pp_parse_fault(struct pp_port_conf *conf, const char *arg)
+{
+	struct rte_roce_fault_conf *rx = &conf->fault_rx, *tx = &conf->fault_tx;
+	char key[PP_FAULT_KEY_LEN];
+	double v;
+	int n;
+
+	memset(rx, 0, sizeof(*rx));
+	rx->roce_only = true;
+	rx->reorder_max_us = PP_FAULT_REORDER_MAX_US;
+	*tx = *rx;
+	tx->corrupt_region = RTE_ROCE_FAULT_REGION_PAYLOAD;
+	while (*arg != '\0') {
+		if (sscanf(arg, "%15[a-z-]=%lf%n", key, &v, &n) != 2 || v < 0)
+			goto bad;
+		if (strcmp(key, "seed") == 0) {
+			rx->seed = (uint64_t)v;
+			tx->seed = rx->seed;
+		} else if (v > 1) {
+			goto bad;
+		} else if (strcmp(key, "rx-drop") == 0) {
+			rx->drop = v;
+		} else if (strcmp(key, "rx-dup") == 0) {
+			rx->dup = v;
+		} else if (strcmp(key, "rx-reorder") == 0) {
+			rx->reorder = v;
+		} else if (strcmp(key, "tx-corrupt") == 0) {
+			tx->corrupt = v;
+		} else {
+			goto bad;
+		}
+		arg += n;
+		if (*arg == ',')
+			arg++;
+	}
+	if (rx->drop + rx->dup + rx->reorder > 1)
+		goto bad;
+	conf->fault = true;
+	return 0;
+bad:
+	fprintf(stderr, "--fault wants rx-drop=P,rx-dup=P,rx-reorder=P,tx-corrupt=P,seed=N "
+		"(probabilities 0..1, the rx ones adding up to at most 1)\n");
+	return -EINVAL;
 }
 
 int
@@ -102,6 +170,16 @@ pp_port_opt(struct pp_port_conf *conf, int c, const char *arg)
 	case PP_PORT_OPT_PCAP:
 		conf->pcap = arg;
 		return 1;
+	case PP_PORT_OPT_MTU_UNCHECKED:
+		conf->mtu_unchecked = true;
+		return 1;
+	case PP_PORT_OPT_FAULT:
+		return pp_parse_fault(conf, arg) == 0 ? 1 : -EINVAL;
+	case PP_PORT_OPT_MBUF_SIZE:
+		if (pp_parse_number(arg, RTE_MBUF_DEFAULT_BUF_SIZE, UINT16_MAX, &v) != 0)
+			return -EINVAL;
+		conf->mbuf_size = v;
+		return 1;
 	default:
 		return 0;
 	}
@@ -113,6 +191,10 @@ pp_port_conf_check(const struct pp_port_conf *conf)
 	union rte_roce_gid addr;
 	uint8_t prefix_len;
 
+	if (conf->mtu_unchecked && conf->eth_mtu == 0) {
+		fprintf(stderr, "--mtu-unchecked needs --eth-mtu\n");
+		return -EINVAL;
+	}
 	if (conf->ip != NULL && pp_parse_ip(conf->ip, &addr, &prefix_len) == 0)
 		return 0;
 	fprintf(stderr, "--ip ADDR[/LEN] is required: the IPv4 or IPv6 address the port owns, "
@@ -245,6 +327,44 @@ pp_port_progress(void *arg)
 	rte_roce_poll(pp->ctx);
 }
 
+/* RX faults on queue 0 (the port's only queue), TX corruption on queue 0. */
+static int
+pp_fault_attach(struct pp_port *pp, const struct pp_port_conf *conf)
+{
+	pp->fault_rx = rte_roce_fault_attach(pp->eth, 0, RTE_ROCE_FAULT_RX, &conf->fault_rx);
+	if (pp->fault_rx != NULL)
+		pp->fault_tx = rte_roce_fault_attach(pp->eth, 0, RTE_ROCE_FAULT_TX,
+						     &conf->fault_tx);
+	if (pp->fault_tx == NULL) {
+		fprintf(stderr, "Couldn't attach the fault injectors: %s\n",
+			rte_strerror(rte_errno));
+		rte_roce_fault_detach(pp->fault_rx);
+		pp->fault_rx = NULL;
+		return -rte_errno;
+	}
+	return 0;
+}
+
+/* Print what the injectors did (one "fault:" line, for scripts), detach them. */
+static void
+pp_fault_detach(struct pp_port *pp)
+{
+	struct rte_roce_fault_stats rx, tx;
+
+	if (pp->fault_rx == NULL)
+		return;
+	rte_roce_fault_stats_get(pp->fault_rx, &rx);
+	rte_roce_fault_stats_get(pp->fault_tx, &tx);
+	printf("fault: rx %" PRIu64 " roce %" PRIu64 " dropped %" PRIu64 " duplicated %" PRIu64
+	       " reordered %" PRIu64 " skipped %" PRIu64 "; tx %" PRIu64 " roce %" PRIu64
+	       " corrupted %" PRIu64 "\n", rx.seen, rx.roce, rx.dropped, rx.duplicated,
+	       rx.reordered, rx.skipped, tx.seen, tx.roce, tx.corrupted);
+	rte_roce_fault_detach(pp->fault_tx);
+	rte_roce_fault_detach(pp->fault_rx);
+	pp->fault_rx = NULL;
+	pp->fault_tx = NULL;
+}
+
 int
 pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
 {
@@ -260,15 +380,33 @@ pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
 			conf->ethdev != NULL ? conf->ethdev : "(first ethdev)");
 		return -ENODEV;
 	}
+	if (conf->mbuf_size != 0) {
+		pp->pool = rte_pktmbuf_pool_create("pp_port", PP_POOL_MBUFS, PP_POOL_CACHE, 0,
+						   conf->mbuf_size, rte_eth_dev_socket_id(pp->eth));
+		if (pp->pool == NULL) {
+			fprintf(stderr, "Couldn't create %u mbufs of %u bytes: %s\n", PP_POOL_MBUFS,
+				conf->mbuf_size, rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+	}
 	memset(&pconf, 0, sizeof(pconf));
 	pconf.port_id = pp->eth;
 	pconf.mtu = conf->eth_mtu;
+	pconf.mtu_unchecked = conf->mtu_unchecked;
+	pconf.pool = pp->pool;
 	pp->port = rte_roce_port_create(&pconf);
 	if (pp->port == NULL) {
 		ret = -rte_errno;
 		fprintf(stderr, "Couldn't create a RoCE port on ethdev %u: %s\n", pp->eth,
 			rte_strerror(-ret));
+		rte_mempool_free(pp->pool);
+		pp->pool = NULL;
 		return ret;
+	}
+	if (conf->fault) {
+		ret = pp_fault_attach(pp, conf);
+		if (ret != 0)
+			goto destroy_port;
 	}
 	ret = rte_roce_port_addr_add(pp->port, &pp->addr, pp->prefix_len);
 	if (ret == 0)
@@ -295,10 +433,13 @@ pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
 	return 0;
 
 destroy_port:
+	pp_fault_detach(pp);
 	rte_roce_port_destroy(pp->port);
 	pp->port = NULL;
 	if (pp->pcap != NULL)
 		pp_tap_stop(pp);
+	rte_mempool_free(pp->pool);
+	pp->pool = NULL;
 	return ret;
 }
 
@@ -355,11 +496,15 @@ pp_port_close(struct pp_port *pp)
 		}
 		pp->ctx = NULL;
 	}
+	pp_fault_detach(pp);
 	rte_roce_port_destroy(pp->port);
 	pp->port = NULL;
 	if (pp->pcap != NULL)
 		ret = pp_tap_stop(pp);
 	/* Close the ethdev too: a net_memif peer learns at once that we left. */
 	rte_eth_dev_close(pp->eth);
+	/* After the ethdev: its queues took their mbufs from it. */
+	rte_mempool_free(pp->pool);
+	pp->pool = NULL;
 	return ret;
 }

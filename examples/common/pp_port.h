@@ -19,6 +19,7 @@
 #include <rte_ethdev.h>
 
 #include <rte_roce_gid.h>
+#include <rte_roce_fault.h>
 #include <rte_roce_pcap.h>
 #include <rte_roce_port.h>
 
@@ -34,18 +35,25 @@ struct pp_port_conf {
 	const char *ethdev;	/* ethdev name (e.g. net_memif0); NULL = the first one */
 	const char *ip;		/* "ADDR[/LEN]", IPv4 or IPv6: required */
 	uint16_t eth_mtu;	/* Ethernet MTU to set; 0 = keep the device's */
+	bool mtu_unchecked;	/* take eth_mtu without asking the PMD (rte_roce_port_conf) */
+	uint16_t mbuf_size;	/* data room of the port's mbufs; 0 = the port's default pool */
 	const char *pcap;	/* capture every frame in and out to this file; NULL = none */
+	bool fault;		/* --fault given: inject fault_rx and fault_tx */
+	struct rte_roce_fault_conf fault_rx;	/* on what we receive: drop, dup, reorder */
+	struct rte_roce_fault_conf fault_tx;	/* on what we send: corruption (all TX can do) */
 };
 
 struct pp_port {
 	uint16_t eth;			/* the ethdev */
 	struct rte_roce_port *port;
 	struct ibv_context *ctx;	/* the device on the port */
+	struct rte_mempool *pool;	/* our pool (--mbuf-size), or NULL */
 	union rte_roce_gid addr;	/* the --ip address */
 	uint8_t prefix_len;
 	int gid_index;			/* index of addr in the GID table */
 	struct rte_roce_pcap *pcap;	/* the capture, or NULL */
 	const struct rte_eth_rxtx_callback *rx_tap, *tx_tap;
+	struct rte_roce_fault *fault_rx, *fault_tx;	/* --fault injectors, or NULL */
 };
 
 /*
@@ -58,13 +66,19 @@ enum {
 	PP_PORT_OPT_IP = 256,	/* above every short option */
 	PP_PORT_OPT_ETH_MTU,
 	PP_PORT_OPT_PCAP,
+	PP_PORT_OPT_MTU_UNCHECKED,
+	PP_PORT_OPT_MBUF_SIZE,
+	PP_PORT_OPT_FAULT,
 	PP_PORT_OPT_END,
 };
 
 #define PP_PORT_LONGOPTS \
 	{ "ip", required_argument, NULL, PP_PORT_OPT_IP }, \
 	{ "eth-mtu", required_argument, NULL, PP_PORT_OPT_ETH_MTU }, \
-	{ "pcap", required_argument, NULL, PP_PORT_OPT_PCAP }
+	{ "pcap", required_argument, NULL, PP_PORT_OPT_PCAP }, \
+	{ "mtu-unchecked", no_argument, NULL, PP_PORT_OPT_MTU_UNCHECKED }, \
+	{ "mbuf-size", required_argument, NULL, PP_PORT_OPT_MBUF_SIZE }, \
+	{ "fault", required_argument, NULL, PP_PORT_OPT_FAULT }
 
 /* Print the usage lines of PP_PORT_LONGOPTS. */
 void pp_port_usage(void);
@@ -75,7 +89,10 @@ void pp_port_usage(void);
  */
 int pp_port_opt(struct pp_port_conf *conf, int c, const char *arg);
 
-/* --ip given and well formed? 0, or -EINVAL after saying why on stderr. */
+/*
+ * --ip given and well formed, --mtu-unchecked only with --eth-mtu? 0, or
+ * -EINVAL after saying why on stderr.
+ */
 int pp_port_conf_check(const struct pp_port_conf *conf);
 
 /*
@@ -121,7 +138,8 @@ int pp_port_wait_link(struct pp_port *pp, unsigned int timeout_ms);
 void pp_port_linger(struct pp_port *pp, unsigned int quiet_ms, unsigned int max_ms);
 
 /*
- * Close the device, destroy the port, close its ethdev, finish the capture.
+ * Close the device, print the --fault counters, destroy the port, close its
+ * ethdev, finish the capture.
  * 0, or the negative errno of the close or of the capture (printed).
  */
 int pp_port_close(struct pp_port *pp);

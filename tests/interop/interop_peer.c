@@ -495,6 +495,11 @@ peer_port(struct peer *p)
 	}
 	conf.pool = p->pool;
 	conf.mtu = p->mtu;
+	/*
+	 * net_af_packet reports max_rx_pktlen 1518 but carries what its ring
+	 * frames (framesz devarg) and the veth's MTU allow: take the MTU as given.
+	 */
+	conf.mtu_unchecked = p->mtu != 0;
 	p->port = rte_roce_port_create(&conf);
 	if (p->port == NULL) {
 		printf("port: %s\n", rte_strerror(rte_errno));

@@ -25,6 +25,7 @@
 #                         for our addresses (diagnosis: takes ARP/ND out of the picture)
 #   ROCE_INTEROP_KEEP     1: leave the guest and the network up at the end (debugging;
 #                         remove them with `run.sh --down`)
+#   ROCE_INTEROP_SUBSET   ci: only CI_SCENARIOS when none are named (.ci/run); default full
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -36,14 +37,23 @@ BOOT_TIMEOUT_S=120
 GUEST_MEM_MB=1024
 CAPTURE_COUNT=20000         # frames per capture, a bound on a runaway scenario
 CAPTURE_FILTER="udp port 4791 or arp or icmp or icmp6 or tcp port $OOB_PORT"
+# af_packet's RX ring must hold a whole message of the guest's: a 1 MiB SEND is
+# 1024 frames at IB MTU 1024, and UC has no retransmission to cover an overrun
+# of the default 512-frame ring.
 EAL_ARGS=(--no-huge -m 256 --no-shconf --no-pci --no-telemetry --log-level=lib.eal:error
-	  --vdev "net_af_packet0,iface=$VETH")
+	  --vdev "net_af_packet0,iface=$VETH,framecnt=2048")
 # At MTU 4200, af_packet's ring frames must hold the frame: 8 KiB instead of 2 KiB.
 EAL_ARGS_JUMBO=(--no-huge -m 256 --no-shconf --no-pci --no-telemetry --log-level=lib.eal:error
-	  --vdev "net_af_packet0,iface=$VETH,blocksz=8192,framesz=8192")
+	  --vdev "net_af_packet0,iface=$VETH,blocksz=8192,framesz=8192,framecnt=1024")
+HOST_TIMEOUT_S=150          # a host example that waits for a message that never comes
 DEFAULT_MTU=1500
 JUMBO_MTU=4200              # IB MTU 4096 plus the RoCEv2 headers over IPv6
 IB_MTU_MAX=4096
+IB_MTU_DEFAULT=1024         # rxe's active_mtu at Ethernet MTU 1500
+# The examples at MTU 4200: net_af_packet reports max_rx_pktlen 1518, so the
+# port takes the MTU unchecked; its mbufs must hold a ring frame (af_packet
+# refuses an RX queue whose mbuf data room is below framesz - 32).
+PP_JUMBO_ARGS=(--eth-mtu "$JUMBO_MTU" --mtu-unchecked --mbuf-size 8320)
 UD_ITERS=10
 CM_WAIT_S=6                 # long enough for rping's first CM REQ
 UD_SIZE=512
@@ -53,6 +63,10 @@ UD_SIZE=512
 declare -A PP_SIZES=([rc]="1 4096 65536 1048576" [uc]="1 4096 65536 1048576"
 		     [srq]="1 4096 65536" [ud]="1 1024")
 declare -A PP_ITERS=([rc]="20 10 5 3" [uc]="20 10 5 3" [srq]="20 10 5" [ud]="20 10")
+# Data validation (-c) where the host example has it: examples/srq_pingpong
+# does not take -c yet, and a guest that checks (-c) fails against a sender
+# that does not write the tools' pattern, so srq runs without it on both sides.
+declare -A PP_CHK=([rc]=-c [uc]=-c [ud]=-c [srq]=)
 # Under impairment: multi-packet messages, enough of them to lose some packets.
 RC_LOSSY_SIZES=(4096 65536)
 RC_LOSSY_ITERS=(50 10)
@@ -166,21 +180,29 @@ capture_stop() {
 	CAPTURE_PID=
 }
 
-# roce_dump on the capture: well-formed and ICRC-clean, with at least $2 RoCEv2 frames.
+# roce_dump on the capture: well-formed and ICRC-clean, with at least $2 RoCEv2
+# frames. Only a scenario that corrupts frames on purpose (our --fault
+# tx-corrupt) sets CORRUPTED: that many frames may be bad (changed after
+# their ICRC was computed, so bad ICRC, or malformed if the byte was a header's).
+CORRUPTED=0
 capture_check() {
-	local name=$1 min=$2 json
+	local name=$1 min=$2 json rc=0
 
-	json=$("$ROCE_DUMP" --json "$OUT/$name.pcap") || {
+	json=$("$ROCE_DUMP" --json "$OUT/$name.pcap") || rc=$?
+	if [ $rc != 0 ] && { [ $rc != 1 ] || [ "$CORRUPTED" = 0 ]; }; then
 		echo "roce_dump: malformed or ICRC-bad frames: $json"
 		return 1
-	}
+	fi
 	echo "$json" > "$OUT/$name.json"
-	python3 - "$json" "$min" <<'EOF'
+	python3 - "$json" "$min" "$CORRUPTED" <<'EOF'
 import json, sys
 d = json.loads(sys.argv[1])
-print("capture: %d frames, %d RoCEv2 (%d ICRC ok), opcodes %s" %
-      (d["frames"], d["roce"], d["icrc_ok"], d["opcodes"]))
-sys.exit(0 if d["malformed"] == 0 and d["icrc_bad"] == 0 and d["icrc_ok"] >= int(sys.argv[2]) else 1)
+corrupted = int(sys.argv[3])
+print("capture: %d frames, %d RoCEv2 (%d ICRC ok, %d bad, %d malformed; %d corrupted on purpose),"
+      " opcodes %s" % (d["frames"], d["roce"], d["icrc_ok"], d["icrc_bad"], d["malformed"],
+                       corrupted, d["opcodes"]))
+sys.exit(0 if d["malformed"] + d["icrc_bad"] <= corrupted and d["icrc_ok"] >= int(sys.argv[2])
+         else 1)
 EOF
 }
 
@@ -368,7 +390,10 @@ pp_bin() {
 }
 
 # ibv_$2_pingpong (guest) against examples/$2_pingpong (host), -c, every size of
-# PP_SIZES[$2] (or of the lossy set, with netem spec $5 on the guest's egress).
+# PP_SIZES[$2] (or of the lossy set, with netem spec $5 on the guest's egress;
+# $5 = lossy: the lossy set without netem),
+# at IB MTU PP_MTU (-m; 4096 puts every link at Ethernet MTU 4200).
+PP_MTU=$IB_MTU_DEFAULT
 pp_scenario() {
 	local name=$1 tool=$2 role=$3 gidx=$4 netem=${5:-} bin i ok=0 sizes iters
 
@@ -381,6 +406,9 @@ pp_scenario() {
 	read -ra iters <<< "${PP_ITERS[$tool]}"
 	if [ -n "$netem" ]; then
 		sizes=("${RC_LOSSY_SIZES[@]}") iters=("${RC_LOSSY_ITERS[@]}")
+	fi
+	[ "$netem" = lossy ] && netem=
+	if [ -n "$netem" ]; then
 		gx "tc qdisc replace dev eth0 root netem $netem && tc qdisc show dev eth0" || return 1
 	fi
 	for i in "${!sizes[@]}"; do
@@ -396,9 +424,11 @@ pp_scenario() {
 # One size: $6 bytes, $7 iterations.
 pp_once() {
 	local name=$1 tool=$2 bin=$3 role=$4 gidx=$5 s=$6 n=$7 host_ok=0 ok=0 opts hostgid=()
+	local eal=("${EAL_ARGS[@]}") hostport=(${PP_FAULT:+--fault "$PP_FAULT"})
 
-	opts=(-c -s "$s" -n "$n" -p "$OOB_PORT")
-	[ "$tool" = ud ] || opts+=(-m 1024)
+	opts=(${PP_CHK[$tool]} -s "$s" -n "$n" -p "$OOB_PORT")
+	[ "$tool" = ud ] || opts+=(-m "$PP_MTU")
+	[ "$PP_MTU" = "$IB_MTU_MAX" ] && { eal=("${EAL_ARGS_JUMBO[@]}") hostport+=("${PP_JUMBO_ARGS[@]}"); }
 	if [ "${ROCE_INTEROP_STATIC_NEIGH:-0}" = 1 ]; then
 		gx "ip neigh replace $ROCE_IP lladdr $ROCE_MAC dev eth0 nud permanent
 			ip neigh replace $(roce_ll) lladdr $ROCE_MAC dev eth0 nud permanent" || return 1
@@ -410,11 +440,12 @@ pp_once() {
 	if [ "$role" = server ]; then
 		guest_bg "$name" "ibv_${tool}_pingpong -d rxe0 -g $gidx ${opts[*]}"
 		guest_listening "$OOB_PORT" || return 1
-		"$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" "${hostgid[@]}" "${opts[@]}" \
-			"$GUEST_IP" >"$OUT/$name.host.log" 2>&1 || host_ok=1
+		timeout "$HOST_TIMEOUT_S" "$bin" "${eal[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
+			"${hostport[@]}" "${hostgid[@]}" "${opts[@]}" "$GUEST_IP" \
+			>"$OUT/$name.host.log" 2>&1 || host_ok=1
 	else
-		"$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" "${hostgid[@]}" "${opts[@]}" \
-			>"$OUT/$name.host.log" 2>&1 &
+		timeout "$HOST_TIMEOUT_S" "$bin" "${eal[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
+			"${hostport[@]}" "${hostgid[@]}" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 &
 		PEER_PID=$!
 		# It listens before it prints its address.
 		if host_log_wait "$name" 'local address'; then
@@ -427,6 +458,9 @@ pp_once() {
 	echo "size $s x $n: host exit $host_ok"
 	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
 	grep -q "$n iters in" "$OUT/$name.guest.log" || ok=1
+	# What our --fault did (one line per run): its corruptions are the bad frames allowed.
+	CORRUPTED=$((CORRUPTED + $(awk '$1 == "fault:" { n += $NF } END { print n + 0 }' \
+		"$OUT/$name.host.log")))
 	[ $host_ok = 0 ] && [ $ok = 0 ]
 }
 
@@ -434,10 +468,48 @@ scen_rc_pingpong_v4_guest_server() { pp_scenario rc_pingpong_v4_guest_server rc 
 scen_rc_pingpong_v4_guest_client() { pp_scenario rc_pingpong_v4_guest_client rc client "$GID_V4"; }
 scen_rc_pingpong_v6_guest_server() { pp_scenario rc_pingpong_v6_guest_server rc server "$GID_V6"; }
 scen_rc_pingpong_v6_guest_client() { pp_scenario rc_pingpong_v6_guest_client rc client "$GID_V6"; }
+# The same at IB MTU 4096 (Ethernet MTU 4200 on every link, rxe's active_mtu 4096).
+pp_jumbo() {
+	local ok=0 big
+
+	set_mtu "$JUMBO_MTU" || return 1
+	PP_MTU=$IB_MTU_MAX
+	pp_scenario "$@" || ok=1
+	PP_MTU=$IB_MTU_DEFAULT
+	# Full 4096-byte payloads went both ways (frames above 4096 + headers).
+	big=$(tcpdump -e -nn -r "$OUT/$1.pcap" "udp port 4791 and greater $IB_MTU_MAX" 2>/dev/null |
+		awk '{ print $2 }' | sort -u | wc -l)
+	echo "frames above $IB_MTU_MAX bytes from $big senders"
+	[ "$big" = 2 ] || ok=1
+	set_mtu "$DEFAULT_MTU" || ok=1
+	return $ok
+}
+scen_rc_pingpong_mtu4096_v4_guest_server() { pp_jumbo rc_pingpong_mtu4096_v4_guest_server rc server "$GID_V4"; }
+scen_rc_pingpong_mtu4096_v4_guest_client() { pp_jumbo rc_pingpong_mtu4096_v4_guest_client rc client "$GID_V4"; }
+scen_rc_pingpong_mtu4096_v6_guest_server() { pp_jumbo rc_pingpong_mtu4096_v6_guest_server rc server "$GID_V6"; }
+scen_rc_pingpong_mtu4096_v6_guest_client() { pp_jumbo rc_pingpong_mtu4096_v6_guest_client rc client "$GID_V6"; }
 # Both sides recover: the kernel's lost, reordered or duplicated frames reach us that way.
 scen_rc_pingpong_loss() { pp_scenario rc_pingpong_loss rc client "$GID_V4" "$NETEM_LOSS"; }
 scen_rc_pingpong_reorder() { pp_scenario rc_pingpong_reorder rc client "$GID_V4" "$NETEM_REORDER"; }
 scen_rc_pingpong_dup() { pp_scenario rc_pingpong_dup rc client "$GID_V4" "$NETEM_DUP"; }
+# Our own impairments (librte_roce_fault on the host port, --fault of the
+# examples): the RoCEv2 frames we receive are dropped, duplicated or
+# reordered at RX, and the frames we send are corrupted at TX (one payload
+# byte after the ICRC: rxe drops them by ICRC, as a lost frame), both roles;
+# with netem loss on the guest's egress as well in the last one.
+PP_FAULT=
+HOST_FAULT="rx-drop=0.02,rx-dup=0.02,rx-reorder=0.02,tx-corrupt=0.02,seed=7"
+pp_fault() {
+	local ok=0
+
+	PP_FAULT=$HOST_FAULT
+	pp_scenario "$@" || ok=1
+	PP_FAULT=
+	return $ok
+}
+scen_rc_pingpong_fault_guest_server() { pp_fault rc_pingpong_fault_guest_server rc server "$GID_V4" lossy; }
+scen_rc_pingpong_fault_guest_client() { pp_fault rc_pingpong_fault_guest_client rc client "$GID_V4" lossy; }
+scen_rc_pingpong_fault_netem() { pp_fault rc_pingpong_fault_netem rc client "$GID_V4" "$NETEM_LOSS"; }
 scen_ud_pingpong_v4_guest_server() { pp_scenario ud_pingpong_v4_guest_server ud server "$GID_V4"; }
 scen_ud_pingpong_v4_guest_client() { pp_scenario ud_pingpong_v4_guest_client ud client "$GID_V4"; }
 scen_ud_pingpong_v6_guest_server() { pp_scenario ud_pingpong_v6_guest_server ud server "$GID_V6"; }
@@ -446,6 +518,106 @@ scen_uc_pingpong_v4_guest_server() { pp_scenario uc_pingpong_v4_guest_server uc 
 scen_uc_pingpong_v4_guest_client() { pp_scenario uc_pingpong_v4_guest_client uc client "$GID_V4"; }
 scen_srq_pingpong_v4_guest_server() { pp_scenario srq_pingpong_v4_guest_server srq server "$GID_V4"; }
 scen_srq_pingpong_v4_guest_client() { pp_scenario srq_pingpong_v4_guest_client srq client "$GID_V4"; }
+
+# ---- perftest: roce_perf against the guest's ib_*_bw / ib_*_lat ----------------
+
+ROCE_PERF=$BUILD/app/roce_perf/roce_perf
+PERF_BW_SIZE=65536          # perftest's BW default
+PERF_LAT_SIZE=2             # and LAT default (atomics: always 8)
+PERF_ITERS=200              # short: the guest runs under TCG
+PERF_BW_RATIO_MAX=2         # our and the tool's bandwidth agree within this factor
+
+# Both sides' results of one perftest scenario: the tool's result row (size,
+# iterations and, for BW, the average MB/s; LAT: t_avg in usec) against
+# roce_perf's JSON. In LAT mode the passive side has no result: the guest's
+# ib_read_lat/ib_atomic_lat server prints none, and neither does a
+# roce_perf server (it measures nothing); the side that measured must be
+# there. Exit 1 with the reason when they do not agree.
+perf_compare() {
+	python3 - "$@" <<'PYEOF'
+import json, sys
+mode, size, iters, guest_log, host_log, ratio_max, role = sys.argv[1:8]
+size, iters, ratio_max = int(size), int(iters), float(ratio_max)
+row = None
+lines = open(guest_log).read().splitlines()
+for i, l in enumerate(lines):
+    if l.strip().startswith("#bytes") and i + 1 < len(lines) and len(lines[i + 1].split()) >= 5:
+        row = lines[i + 1].split()
+js = [json.loads(l) for l in open(host_log) if l.startswith("{")]
+j = js[-1] if js else None
+print("tool: %s" % (" ".join(row) if row else "(no result row)"))
+if j:
+    print("roce_perf: size %d iters %d bw %.4f Gbit/s lat_us avg %s" %
+          (j["size"], j["iters"], j.get("bw_gbps", 0), j.get("lat_us", {}).get("avg")))
+else:
+    print("roce_perf: (no JSON)")
+# Who must have results: both in BW; in LAT the client, and a guest server that
+# answers (write/send ping-pong) too.
+need_row = mode == "bw" or role == "client" or "_write_lat_" in guest_log or "_send_lat_" in guest_log
+need_json = mode == "bw" or role == "server"
+if need_row and row is None:
+    sys.exit("no result row in the tool's output")
+if need_json and j is None:
+    sys.exit("no JSON from roce_perf")
+if row and (int(row[0]) != size or int(row[1]) != iters):
+    sys.exit("tool ran %s x %s, not %d x %d" % (row[0], row[1], size, iters))
+if j and (j["size"] != size or j["iters"] != iters):
+    sys.exit("roce_perf ran %d x %d, not %d x %d" % (j["size"], j["iters"], size, iters))
+if mode == "bw":
+    tool_mbs, ours_mbs = float(row[3]), j["bw_gbps"] * 1e3 / 8
+    if tool_mbs <= 0 or ours_mbs <= 0 or not (1 / ratio_max <= ours_mbs / tool_mbs <= ratio_max):
+        sys.exit("bandwidth: tool %.3f MB/s, roce_perf %.3f MB/s" % (tool_mbs, ours_mbs))
+    print("bandwidth agrees: tool %.3f MB/s, roce_perf %.3f MB/s" % (tool_mbs, ours_mbs))
+elif (row and float(row[5]) <= 0) or (j and j["lat_us"]["avg"] <= 0):
+    sys.exit("latency missing")
+PYEOF
+}
+
+# $2 = ib_X_bw or ib_X_lat in the guest, $3 = its role (server|client).
+perftest() {
+	local name=$1 tool=$2 role=$3 mode size opts host_ok=0 ok=0
+
+	[ -x "$ROCE_PERF" ] || { SKIP_REASON="app/roce_perf is not built"; return 77; }
+	mode=${tool##*_}
+	size=$PERF_BW_SIZE
+	[ "$mode" = lat ] && size=$PERF_LAT_SIZE
+	[[ "$tool" = ib_atomic_* ]] && size=8
+	opts=(-n "$PERF_ITERS" -p "$OOB_PORT")
+	[[ "$tool" = ib_atomic_* ]] || opts+=(-s "$size")
+	gx "ip neigh flush dev eth0" || return 1
+	if [ "$role" = server ]; then
+		guest_bg "$name" "$tool -d rxe0 -x $GID_V4 ${opts[*]}"
+		guest_listening "$OOB_PORT" || return 1
+		timeout "$HOST_TIMEOUT_S" "$ROCE_PERF" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
+			--test "${tool#ib_}" --json "${opts[@]}" "$GUEST_IP" \
+			>"$OUT/$name.host.log" 2>"$OUT/$name.host.err" || host_ok=1
+	else
+		timeout "$HOST_TIMEOUT_S" "$ROCE_PERF" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
+			--test "${tool#ib_}" --json "${opts[@]}" \
+			>"$OUT/$name.host.log" 2>"$OUT/$name.host.err" &
+		PEER_PID=$!
+		for _ in $(seq 100); do
+			ss -ltn | grep -q ":$OOB_PORT " && break
+			sleep 0.1
+		done
+		guest_bg "$name" "$tool -d rxe0 -x $GID_V4 ${opts[*]} $BR_IP"
+		peer_wait || host_ok=1
+	fi
+	guest_bg_wait "$name" "$(guest_wait_s $host_ok 120)" || ok=1
+	echo "host exit $host_ok, guest exit $ok"
+	cat "$OUT/$name.host.log" "$OUT/$name.host.err" "$OUT/$name.guest.log"
+	[ $host_ok = 0 ] && [ $ok = 0 ] || return 1
+	perf_compare "$mode" "$size" "$PERF_ITERS" "$OUT/$name.guest.log" "$OUT/$name.host.log" \
+		"$PERF_BW_RATIO_MAX" "$role"
+}
+
+PERF_TOOLS=(ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw ib_write_lat ib_send_lat ib_read_lat
+	    ib_atomic_lat)
+for t in "${PERF_TOOLS[@]}"; do
+	for r in server client; do
+		eval "scen_perftest_${t#ib_}_guest_$r() { perftest perftest_${t#ib_}_guest_$r $t $r; }"
+	done
+done
 
 # Scenario, then the least number of good RoCEv2 frames its capture must hold.
 SCENARIOS=(
@@ -461,9 +633,16 @@ SCENARIOS=(
 	rc_pingpong_v4_guest_client 1
 	rc_pingpong_v6_guest_server 1
 	rc_pingpong_v6_guest_client 1
+	rc_pingpong_mtu4096_v4_guest_server 1
+	rc_pingpong_mtu4096_v4_guest_client 1
+	rc_pingpong_mtu4096_v6_guest_server 1
+	rc_pingpong_mtu4096_v6_guest_client 1
 	rc_pingpong_loss 1
 	rc_pingpong_reorder 1
 	rc_pingpong_dup 1
+	rc_pingpong_fault_guest_server 1
+	rc_pingpong_fault_guest_client 1
+	rc_pingpong_fault_netem 1
 	ud_pingpong_v4_guest_server 1
 	ud_pingpong_v4_guest_client 1
 	ud_pingpong_v6_guest_server 1
@@ -473,6 +652,19 @@ SCENARIOS=(
 	srq_pingpong_v4_guest_server 1
 	srq_pingpong_v4_guest_client 1
 )
+for t in "${PERF_TOOLS[@]}"; do
+	SCENARIOS+=("perftest_${t#ib_}_guest_server" 1 "perftest_${t#ib_}_guest_client" 1)
+done
+
+# ROCE_INTEROP_SUBSET=ci (.ci/run): what CI's budget affords, a few minutes
+# on its 2 cores: the basics, RC both roles at both MTUs, RC under the
+# guest's and our own impairments, UD both ways, and perftest in both roles.
+# The full suite (the default) runs everything above.
+CI_SCENARIOS=(guest_rxe arp_nd_ping rdma_cm_req ud_raw_v4_guest_client
+	rc_pingpong_v4_guest_server rc_pingpong_v6_guest_client
+	rc_pingpong_mtu4096_v4_guest_client rc_pingpong_loss rc_pingpong_fault_guest_client
+	ud_pingpong_v4_guest_server ud_pingpong_v6_guest_client
+	perftest_write_bw_guest_server perftest_send_lat_guest_client)
 
 # ---- main -----------------------------------------------------------------------
 
@@ -490,6 +682,7 @@ run_scenario() {
 
 	t0=$(now)
 	SKIP_REASON=
+	CORRUPTED=0
 	capture_start "$name" || { echo "not ok $num - $name # no capture"; return 1; }
 	"scen_$name" > "$OUT/$name.txt" 2>&1
 	rc=$?
@@ -522,6 +715,9 @@ main() {
 		[ -f "$RUN/qemu.pid" ] && QEMU_PID=$(cat "$RUN/qemu.pid")
 		teardown
 		exit 0
+	fi
+	if [ ${#wanted[@]} = 0 ] && [ "${ROCE_INTEROP_SUBSET:-full}" = ci ]; then
+		wanted=("${CI_SCENARIOS[@]}")
 	fi
 	[ ${#wanted[@]} -gt 0 ] || wanted=("${names[@]}")
 
