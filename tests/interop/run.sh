@@ -729,7 +729,8 @@ main() {
 	mkdir -p "$OUT" "$CACHE"
 	# One run at a time: the interface names are fixed.
 	exec 9>"$CACHE/lock"
-	flock -n 9 || { echo "Bail out! another interop run holds $CACHE/lock"; exit 1; }
+	# Another run (a second build dir, a developer's run beside CI) goes first.
+	flock -w 900 9 || { echo "Bail out! another interop run held $CACHE/lock for 15 minutes"; exit 1; }
 	# What a killed run (SIGKILL) left behind: its guest, by the PID it recorded.
 	[ -f "$RUN/qemu.pid" ] && QEMU_PID=$(cat "$RUN/qemu.pid")
 	teardown
