@@ -22,7 +22,8 @@
 #include "roce_qp.h"
 #include "roce_transport.h"
 
-#define ROCE_DEV_DEFAULT_MAX_QP		1024
+/* 16,384 QPs for applications, plus QP1 (issue 5: at least 16k QPs per port). */
+#define ROCE_DEV_DEFAULT_MAX_QP		(16384 + RTE_ROCE_QP1_QPN)
 #define ROCE_DEV_DEFAULT_MAX_QP_WR	4096
 #define ROCE_DEV_DEFAULT_MAX_SGE	32
 #define ROCE_DEV_DEFAULT_MAX_INLINE	256

@@ -48,6 +48,13 @@ roce_test_xstats(struct roce_test_side *s)
 int
 roce_test_side_open(struct roce_test_side *s, uint16_t eth, const char *addr, bool rte_mem)
 {
+	return roce_test_side_open_conf(s, eth, addr, rte_mem, NULL);
+}
+
+int
+roce_test_side_open_conf(struct roce_test_side *s, uint16_t eth, const char *addr, bool rte_mem,
+			 const struct rte_roce_dev_conf *conf)
+{
 	const char *addrs[] = { addr, NULL };
 	char with_len[32];
 	union rte_roce_gid gid;
@@ -56,7 +63,7 @@ roce_test_side_open(struct roce_test_side *s, uint16_t eth, const char *addr, bo
 	addrs[0] = with_len;
 	s->port = roce_test_port(eth, NULL, addrs);
 	ROCE_TEST_ASSERT(s->port != NULL, "port");
-	s->ctx = rte_roce_open_device(s->port, NULL);
+	s->ctx = rte_roce_open_device(s->port, conf);
 	ROCE_TEST_ASSERT(s->ctx != NULL, "open device");
 	s->pd = rte_roce_alloc_pd(s->ctx);
 	s->scq = rte_roce_create_cq(s->ctx, ROCE_TEST_CQ_LEN, NULL, NULL, 0);

@@ -102,6 +102,10 @@ const struct roce_transport_stats *roce_test_xstats(struct roce_test_side *s);
  */
 int roce_test_side_open(struct roce_test_side *s, uint16_t eth, const char *addr, bool rte_mem);
 
+/* roce_test_side_open() with the device limits conf (NULL: the defaults). */
+int roce_test_side_open_conf(struct roce_test_side *s, uint16_t eth, const char *addr, bool rte_mem,
+			     const struct rte_roce_dev_conf *conf);
+
 /* A QP of type on the side's PD and CQs: 256 WRs, 4 SGEs, 64 inline bytes. */
 int roce_test_qp_create(struct roce_test_side *s, enum ibv_qp_type type, struct ibv_qp **qp);
 
