@@ -15,6 +15,7 @@
 
 #include <rte_roce.h>
 
+#include "roce_dev.h"
 #include "roce_mr.h"
 #include "roce_qp.h"
 #include "roce_test.h"
@@ -31,8 +32,6 @@
 #define SCALE_MALLOC_ELEM_HEADER	(2 * RTE_CACHE_LINE_SIZE)
 /* WQE slots are rounded to this (roce_qp.c ROCE_WQE_ALIGN). */
 #define SCALE_WQE_ALIGN			16
-/* QPs whose SEND is in flight at once: well inside the CQs and the rings. */
-#define SCALE_WINDOW			256u
 /* Completions taken per rte_roce_poll_cq(). */
 #define SCALE_WC_BURST			32
 
@@ -162,15 +161,20 @@ scale_take_wc(struct roce_test_scale *sc, unsigned int side, struct ibv_cq *cq, 
 	return 0;
 }
 
-/* SENDs on pairs [first, first + n), one each; wait for both sides' completions. */
+/*
+ * One SEND on every pair, all posted before the first poll: every QP is
+ * scheduled and arms its retransmit timer at once, the CQs are shared by
+ * all. Returns the most retransmit timers armed at once on side 0.
+ */
 static int
-scale_send_window(struct roce_test_scale *sc, unsigned int first, unsigned int n)
+scale_send_all(struct roce_test_scale *sc, unsigned int *armed_max)
 {
 	struct roce_test_side *a = &sc->s[0], *b = &sc->s[1];
-	unsigned int i, sent = 0, recvd = 0;
+	const struct roce_timer_wheel *wheel = &roce_dev_of(a->ctx)->timers;
+	unsigned int i, n = sc->nqps, sent = 0, recvd = 0;
 	uint64_t end;
 
-	for (i = first; i < first + n; i++) {
+	for (i = 0; i < n; i++) {
 		uint32_t off = i * ROCE_TEST_SCALE_SLOT;
 
 		if (roce_test_post_recv(sc->qp[1][i], i, b->buf + off, ROCE_TEST_SCALE_MSG,
@@ -180,40 +184,52 @@ scale_send_window(struct roce_test_scale *sc, unsigned int first, unsigned int n
 					IBV_SEND_SIGNALED) != 0)
 			return -1;
 	}
+	*armed_max = 0;
 	end = roce_test_ms() + ROCE_TEST_WAIT_MS;
 	while ((sent < n || recvd < n) && roce_test_ms() < end) {
 		rte_roce_poll(a->ctx);
+		*armed_max = RTE_MAX(*armed_max, wheel->armed);
 		rte_roce_poll(b->ctx);
-		if (scale_take_wc(sc, 0, a->scq, first, n, &sent) != 0 ||
-		    scale_take_wc(sc, 1, b->rcq, first, n, &recvd) != 0)
+		if (scale_take_wc(sc, 0, a->scq, 0, n, &sent) != 0 ||
+		    scale_take_wc(sc, 1, b->rcq, 0, n, &recvd) != 0)
 			return -1;
 	}
-	ROCE_TEST_ASSERT(sent == n && recvd == n, "window at %u: %u sends, %u receives of %u",
-			 first, sent, recvd, n);
+	ROCE_TEST_ASSERT(sent == n && recvd == n, "%u sends, %u receives of %u", sent, recvd, n);
 	return 0;
 }
 
 int
-roce_test_scale_send_each(struct roce_test_scale *sc)
+roce_test_scale_send_each(struct roce_test_scale *sc, unsigned int *armed_max)
 {
 	uint8_t *src = sc->s[0].buf, *dst = sc->s[1].buf;
-	unsigned int i, n;
+	unsigned int i;
 
 	ROCE_TEST_ASSERT(sc->nqps * ROCE_TEST_SCALE_SLOT <= ROCE_TEST_BUF_LEN, "buffer room");
 	for (i = 0; i < sc->nqps; i++)
 		roce_test_fill(src + i * ROCE_TEST_SCALE_SLOT, ROCE_TEST_SCALE_MSG, i);
 	memset(dst, 0, ROCE_TEST_BUF_LEN);
-	for (i = 0; i < sc->nqps; i += n) {
-		n = RTE_MIN(SCALE_WINDOW, sc->nqps - i);
-		if (scale_send_window(sc, i, n) != 0)
-			return -1;
-	}
+	if (scale_send_all(sc, armed_max) != 0)
+		return -1;
 	/* every message landed in its own QP's slot */
 	for (i = 0; i < sc->nqps; i++)
 		ROCE_TEST_ASSERT(memcmp(dst + i * ROCE_TEST_SCALE_SLOT,
 					src + i * ROCE_TEST_SCALE_SLOT, ROCE_TEST_SCALE_MSG) == 0,
 				 "payload of pair %u", i);
 	return 0;
+}
+
+uint64_t
+roce_test_scale_tx_full(struct roce_test_scale *sc)
+{
+	struct rte_roce_port_stats st;
+	uint64_t sum = 0;
+	unsigned int side;
+
+	for (side = 0; side < 2; side++) {
+		if (rte_roce_port_stats_get(sc->s[side].port, &st) == 0)
+			sum += st.drops[RTE_ROCE_PORT_DROP_TX_FULL];
+	}
+	return sum;
 }
 
 int

@@ -58,8 +58,14 @@ int roce_test_scale_create(struct roce_test_scale *sc);
 /* Every pair to RTS. */
 int roce_test_scale_connect(struct roce_test_scale *sc);
 
-/* One SEND on every pair (side 0 to 1), every completion and every byte checked. */
-int roce_test_scale_send_each(struct roce_test_scale *sc);
+/*
+ * One SEND on every pair (side 0 to 1), all posted at once, every completion
+ * and every byte checked; *armed_max: most timers armed at once on side 0.
+ */
+int roce_test_scale_send_each(struct roce_test_scale *sc, unsigned int *armed_max);
+
+/* Frames both ports dropped at a full TX queue. */
+uint64_t roce_test_scale_tx_full(struct roce_test_scale *sc);
 
 /* Destroy everything; no mbuf leaked. */
 int roce_test_scale_close(struct roce_test_scale *sc);

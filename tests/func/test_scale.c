@@ -99,7 +99,8 @@ test_16k_pairs(void)
 		.qp = { scale_qp[0], scale_qp[1] },
 	};
 	uint64_t t0, t_open, t_create, t_connect, t_send, t_end;
-	uint64_t heap0;
+	unsigned int armed_max = 0;
+	uint64_t heap0, timeouts = 0, tx_full = 0;
 	int rc;
 
 	heap0 = roce_test_scale_heap_bytes();
@@ -113,15 +114,24 @@ test_16k_pairs(void)
 		rc = roce_test_scale_connect(&sc);
 	t_connect = roce_test_ms();
 	if (rc == 0)
-		rc = roce_test_scale_send_each(&sc);
+		rc = roce_test_scale_send_each(&sc, &armed_max);
 	t_send = roce_test_ms();
+	if (sc.s[0].ctx != NULL) {
+		timeouts = roce_test_xstats(&sc.s[0])->timeouts;
+		tx_full = roce_test_scale_tx_full(&sc);
+	}
 	rc |= roce_test_scale_close(&sc);
 	t_end = roce_test_ms();
 	printf("# %u pairs: open %" PRIu64 " ms, create %" PRIu64 " ms, connect %" PRIu64
 	       " ms, send+verify %" PRIu64 " ms, destroy %" PRIu64 " ms, total %" PRIu64 " ms\n",
 	       SCALE_QPS, t_open - t0, t_create - t_open, t_connect - t_create,
 	       t_send - t_connect, t_end - t_send, t_end - t0);
+	printf("# retransmit timers armed at once: %u, timeouts %" PRIu64 ", tx_full drops %" PRIu64
+	       "\n", armed_max, timeouts, tx_full);
 	ROCE_TEST_ASSERT(rc == 0, "16k pairs");
+	/* back-pressure: nothing lost at a full TX queue, so no timeout either */
+	ROCE_TEST_ASSERT_EQ(tx_full, 0, "tx_full drops");
+	ROCE_TEST_ASSERT_EQ(timeouts, 0, "local ACK timeouts");
 	ROCE_TEST_ASSERT(t_end - t0 < SCALE_TIME_LIMIT_MS, "took %" PRIu64 " ms", t_end - t0);
 	ROCE_TEST_ASSERT_EQ(roce_test_scale_heap_bytes(), heap0, "heap at baseline");
 	return 0;
