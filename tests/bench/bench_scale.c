@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * The scale benchmark (issue 5): aggregate message rate with 1, 16, 256,
+ * 4,096 and 16,384 active RC QP pairs, as a ratio to the 1-QP rate of the
+ * same run. 64-byte signaled RDMA WRITEs from side 0 to side 1 over
+ * net_ring, a fixed total of BENCH_INFLIGHT in flight, spread round-robin
+ * over the active QPs (with more active QPs than that, each message goes
+ * to the next QP of the round, so every message touches a QP that has not
+ * run for a while: the cold-state case the goal is about).
+ *
+ * Progress model: inline, one thread polls both devices (so "per worker"
+ * is this thread; the worker sweep waits for the worker mode).
+ * Every completion is checked (status, QP, wr_id) and every QP's bytes
+ * at the target; the benchmark fails only on a wrong result.
+ */
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+
+#include <rte_roce.h>
+
+#include "roce_test.h"
+#include "roce_test_eal.h"
+#include "roce_test_port.h"
+#include "roce_test_scale.h"
+#include "roce_test_verbs.h"
+
+/* Most QPs, and the steps of active QPs. */
+#define BENCH_QPS		16384
+static const unsigned int bench_active[] = { 1, 16, 256, 4096, 16384 };
+/* WRITEs in flight at any time, over all active QPs. */
+#define BENCH_INFLIGHT		256
+/* QPs that may hold more than one of them (BENCH_INFLIGHT / 16 each from 16 up). */
+#define BENCH_DEEP_QPS		16
+/* Measured time of a step (after one warm-up message per active QP). */
+#define BENCH_STEP_MS		1000
+#define BENCH_WC_BURST		32
+#define MS_PER_S		1000
+/* The goal: the 16,384-QP rate is at least this share of the 1-QP rate. */
+#define BENCH_GOAL_RATIO	0.8
+
+static struct ibv_qp *bench_qp[2][BENCH_QPS];
+static struct roce_test_scale bench_sc;
+static double bench_rate[RTE_DIM(bench_active)];
+
+struct bench_step {
+	unsigned int active;
+	unsigned int next;		/* QP of the next WRITE */
+	uint64_t posted;
+	uint64_t done;
+};
+
+/* One 64-byte WRITE of QP i's slot on side 0 to its slot on side 1. */
+static int
+bench_post(unsigned int i)
+{
+	struct roce_test_side *a = &bench_sc.s[0], *b = &bench_sc.s[1];
+	uint32_t off = i * ROCE_TEST_SCALE_SLOT;
+
+	return roce_test_post_send(bench_qp[0][i], IBV_WR_RDMA_WRITE, i, a->buf + off,
+				   ROCE_TEST_SCALE_MSG, a->mr->lkey,
+				   (uintptr_t)b->buf + off, b->mr->rkey, IBV_SEND_SIGNALED);
+}
+
+static int
+bench_post_next(struct bench_step *st)
+{
+	if (bench_post(st->next) != 0)
+		return -1;
+	st->next = (st->next + 1) % st->active;
+	st->posted++;
+	return 0;
+}
+
+/* Poll both devices once and take side 0's completions; each one posts the next WRITE if more. */
+static int
+bench_round(struct bench_step *st, bool more)
+{
+	struct ibv_wc wc[BENCH_WC_BURST];
+	int r, k;
+
+	rte_roce_poll(bench_sc.s[0].ctx);
+	rte_roce_poll(bench_sc.s[1].ctx);
+	r = rte_roce_poll_cq(bench_sc.s[0].scq, BENCH_WC_BURST, wc);
+	ROCE_TEST_ASSERT(r >= 0, "poll_cq %d", r);
+	for (k = 0; k < r; k++) {
+		unsigned int i = (unsigned int)wc[k].wr_id;
+
+		ROCE_TEST_ASSERT(i < st->active, "wr_id %u of %u active", i, st->active);
+		ROCE_TEST_ASSERT_EQ(wc[k].status, IBV_WC_SUCCESS, "status of QP %u", i);
+		ROCE_TEST_ASSERT_EQ(wc[k].opcode, IBV_WC_RDMA_WRITE, "opcode of QP %u", i);
+		ROCE_TEST_ASSERT_EQ(wc[k].qp_num, bench_qp[0][i]->qp_num, "qp_num of %u", i);
+		st->done++;
+		if (more && bench_post_next(st) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Wait until every posted WRITE completed. */
+static int
+bench_drain(struct bench_step *st)
+{
+	uint64_t end = roce_test_ms() + ROCE_TEST_WAIT_MS;
+
+	while (st->done < st->posted && roce_test_ms() < end) {
+		if (bench_round(st, false) != 0)
+			return -1;
+	}
+	ROCE_TEST_ASSERT_EQ(st->done, st->posted, "completions");
+	return 0;
+}
+
+/* One step: warm-up, then BENCH_STEP_MS of WRITEs; the rate into bench_rate[idx]. */
+static int
+bench_run(unsigned int idx)
+{
+	struct bench_step st = { .active = bench_active[idx] };
+	uint8_t *src = bench_sc.s[0].buf, *dst = bench_sc.s[1].buf;
+	unsigned int i, inflight = BENCH_INFLIGHT;
+	uint64_t t0, t1, end, done0;
+
+	memset(dst, 0, ROCE_TEST_BUF_LEN);
+	for (i = 0; i < st.active; i++)
+		roce_test_fill(src + i * ROCE_TEST_SCALE_SLOT, ROCE_TEST_SCALE_MSG, i + idx);
+	/* warm-up: one WRITE on every active QP (first touch of its state) */
+	for (i = 0; i < st.active; i++) {
+		if (bench_post_next(&st) != 0)
+			return -1;
+		if (st.posted - st.done >= inflight && bench_drain(&st) != 0)
+			return -1;
+	}
+	if (bench_drain(&st) != 0)
+		return -1;
+	for (i = 0; i < inflight; i++) {
+		if (bench_post_next(&st) != 0)
+			return -1;
+	}
+	done0 = st.done;
+	t0 = rte_rdtsc();
+	end = t0 + rte_get_tsc_hz() / MS_PER_S * BENCH_STEP_MS;
+	while (rte_rdtsc() < end) {
+		if (bench_round(&st, true) != 0)
+			return -1;
+	}
+	t1 = rte_rdtsc();
+	bench_rate[idx] = (double)(st.done - done0) * rte_get_tsc_hz() / (double)(t1 - t0);
+	if (bench_drain(&st) != 0)
+		return -1;
+	/* every active QP's last WRITE is at the target */
+	for (i = 0; i < st.active; i++)
+		ROCE_TEST_ASSERT(memcmp(dst + i * ROCE_TEST_SCALE_SLOT,
+					src + i * ROCE_TEST_SCALE_SLOT, ROCE_TEST_SCALE_MSG) == 0,
+				 "bytes of QP %u", i);
+	printf("# active %5u: %.3f Mmsg/s, ratio to 1 QP %.2f\n", st.active, bench_rate[idx] / 1e6,
+	       bench_rate[idx] / bench_rate[0]);
+	return 0;
+}
+
+/* QPs 0..BENCH_DEEP_QPS-1 hold up to BENCH_INFLIGHT WRITEs, the others a few. */
+static const struct scale_caps bench_caps_deep = {
+	.send_wr = BENCH_INFLIGHT, .recv_wr = 1, .send_sge = 1, .recv_sge = 1,
+};
+static const struct scale_caps bench_caps = {
+	.send_wr = 8, .recv_wr = 1, .send_sge = 1, .recv_sge = 1,
+};
+
+static int
+bench_setup(void)
+{
+	unsigned int i, side;
+
+	bench_sc = (struct roce_test_scale){
+		.nqps = BENCH_QPS,
+		.qp = { bench_qp[0], bench_qp[1] },
+	};
+	if (roce_test_scale_open(&bench_sc) != 0)
+		return -1;
+	for (i = 0; i < BENCH_QPS; i++) {
+		for (side = 0; side < 2; side++)
+			ROCE_TEST_ASSERT_EQ(roce_test_scale_qp_create(&bench_sc.s[side],
+					i < BENCH_DEEP_QPS ? &bench_caps_deep : &bench_caps,
+					&bench_qp[side][i]), 0, "create %u: %s", i,
+					rte_strerror(rte_errno));
+	}
+	return roce_test_scale_connect(&bench_sc);
+}
+
+static int
+test_scale(void)
+{
+	unsigned int idx;
+	int rc;
+
+	rc = bench_setup();
+	for (idx = 0; rc == 0 && idx < RTE_DIM(bench_active); idx++)
+		rc = bench_run(idx);
+	rc |= roce_test_scale_close(&bench_sc);
+	ROCE_TEST_ASSERT(rc == 0, "scale sweep");
+	printf("# inline mode, 1 worker: %u QPs %.3f Mmsg/s = %.2f of 1 QP (goal %.2f)\n",
+	       BENCH_QPS, bench_rate[RTE_DIM(bench_active) - 1] / 1e6,
+	       bench_rate[RTE_DIM(bench_active) - 1] / bench_rate[0], BENCH_GOAL_RATIO);
+	return 0;
+}
+
+static const struct roce_test_case cases[] = {
+	{ "scale_inline", test_scale },
+};
+
+int
+main(int argc, char **argv)
+{
+	static const char *const eal_args[] = { "-m", ROCE_TEST_SCALE_MEM_MB, NULL };
+
+	RTE_SET_USED(argc);
+	if (roce_test_eal_init(argv[0], eal_args) != 0 || roce_test_mbuf_pool() == NULL ||
+	    roce_test_pair_create(&roce_test_verbs_pair, "scale") != 0)
+		return 1;
+	return roce_test_run(cases, RTE_DIM(cases));
+}
