@@ -198,10 +198,12 @@ roce_test_env_open(struct roce_test_env *e, const struct roce_test_conf *c, unsi
 	memset(e, 0, sizeof(*e));
 	e->baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
 	e->nqps = nqps;
-	if (roce_test_side_open(&e->s[0], roce_test_verbs_pair.a,
-				c->ipv6 ? ROCE_TEST_ADDR6_A : ROCE_TEST_ADDR_A, false) != 0 ||
-	    roce_test_side_open(&e->s[1], roce_test_verbs_pair.b,
-				c->ipv6 ? ROCE_TEST_ADDR6_B : ROCE_TEST_ADDR_B, true) != 0)
+	if (roce_test_side_open_conf(&e->s[0], roce_test_verbs_pair.a,
+				     c->ipv6 ? ROCE_TEST_ADDR6_A : ROCE_TEST_ADDR_A, false,
+				     c->dev_conf[0]) != 0 ||
+	    roce_test_side_open_conf(&e->s[1], roce_test_verbs_pair.b,
+				     c->ipv6 ? ROCE_TEST_ADDR6_B : ROCE_TEST_ADDR_B, true,
+				     c->dev_conf[1]) != 0)
 		return -1;
 	for (i = 0; i < nqps; i++) {
 		if (roce_test_qp_create(&e->s[0], type, &e->qp[0][i]) != 0 ||

@@ -73,6 +73,7 @@ struct roce_test_conf {
 	uint8_t max_rd_atomic;
 	bool ipv6;		/* addresses of the peers */
 	enum ibv_qp_type qp_type;	/* 0: IBV_QPT_RC */
+	const struct rte_roce_dev_conf *dev_conf[2];	/* each side's device; NULL: defaults, inline */
 };
 
 /* Two sides and their QP pairs: qp[0][i] on side 0 is connected to qp[1][i]. */
@@ -102,7 +103,7 @@ const struct roce_transport_stats *roce_test_xstats(struct roce_test_side *s);
  */
 int roce_test_side_open(struct roce_test_side *s, uint16_t eth, const char *addr, bool rte_mem);
 
-/* roce_test_side_open() with the device limits conf (NULL: the defaults). */
+/* The same with the device opened with conf (NULL: defaults). */
 int roce_test_side_open_conf(struct roce_test_side *s, uint16_t eth, const char *addr, bool rte_mem,
 			     const struct rte_roce_dev_conf *conf);
 
