@@ -33,5 +33,6 @@
 #include <rte_roce_port.h>
 #include <rte_roce_verbs.h>
 #include <rte_roce_event.h>
+#include <rte_roce_stats.h>
 
 #endif /* RTE_ROCE_H */

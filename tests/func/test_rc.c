@@ -231,7 +231,7 @@ test_many_qps_backpressure(void)
 			ROCE_TEST_ASSERT(memcmp(e.s[0].buf + base, e.s[1].buf + base,
 						slot * (per_qp + 1)) == 0, "QP %u data", i);
 		}
-		ROCE_TEST_ASSERT_EQ(roce_test_xstats(&e.s[0])->retries, 0, "retries without loss");
+		ROCE_TEST_ASSERT_EQ(roce_test_xstats(&e.s[0])->qp.completer_retry_err, 0, "retries without loss");
 	}
 	return roce_test_env_close(&e) | ret;
 }
@@ -972,7 +972,7 @@ test_lost_request_timeout(void)
 		ret |= roce_test_check_wc(&wc, 2, IBV_WC_SUCCESS, IBV_WC_SEND, 3000, e.qp[0][0]->qp_num);
 		ret |= roce_test_wait_wc(&e, e.s[1].rcq, &wc, 1) == 1 ? 0 : -1;
 		ret |= roce_test_check_recv_wc(&wc, IBV_WR_SEND, 2, 3000, e.qp[1][0], e.qp[0][0]);
-		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[0])->timeouts > 0, "no timeout counted");
+		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[0])->qp.local_ack_timeout_err > 0, "no timeout counted");
 	}
 	return roce_test_env_close(&e) | ret;
 }
@@ -1001,8 +1001,8 @@ test_lost_packet_seq_nak(void)
 		ret |= roce_test_wait_wc(&e, e.s[1].rcq, &wc, 1) == 1 ? 0 : -1;
 		ret |= memcmp(e.s[0].buf + ROCE_TEST_DATA_OFF, e.s[1].buf + ROCE_TEST_DATA_OFF, 3000) != 0;
 		ROCE_TEST_ASSERT_EQ(roce_test_xstats(&e.s[1])->seq_naks_out, 1, "sequence NAKs sent");
-		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[0])->retries > 0, "no retry");
-		ROCE_TEST_ASSERT_EQ(roce_test_xstats(&e.s[0])->timeouts, 0, "timeout instead of NAK");
+		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[0])->qp.completer_retry_err > 0, "no retry");
+		ROCE_TEST_ASSERT_EQ(roce_test_xstats(&e.s[0])->qp.local_ack_timeout_err, 0, "timeout instead of NAK");
 	}
 	return roce_test_env_close(&e) | ret;
 }
@@ -1047,9 +1047,9 @@ test_lost_read_response_implied_nak(void)
 			       e.qp[0][0]->qp_num);
 		ret |= roce_test_check_wc(&wc[1], 3, IBV_WC_SUCCESS, IBV_WC_SEND, 100, e.qp[0][0]->qp_num);
 		ret |= memcmp(e.s[0].buf + ROCE_TEST_DATA_OFF, e.s[1].buf + ROCE_TEST_DATA_OFF, 2000) != 0;
-		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[0])->retries > 0, "no retry");
-		ROCE_TEST_ASSERT_EQ(roce_test_xstats(&e.s[0])->timeouts, 0, "timeout instead of implied NAK");
-		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[1])->dup_requests >= 2, "no replay");
+		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[0])->qp.completer_retry_err > 0, "no retry");
+		ROCE_TEST_ASSERT_EQ(roce_test_xstats(&e.s[0])->qp.local_ack_timeout_err, 0, "timeout instead of implied NAK");
+		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[1])->qp.duplicate_request >= 2, "no replay");
 		ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(&e, e.s[1].rcq, wc, 1), 1, "one receive");
 		ret |= roce_test_expect_quiet(&e, e.s[1].rcq);
 	}
@@ -1430,8 +1430,8 @@ test_lossy_rings(void)
 	}
 	if (ret == 0) {
 		/* The loss was real: recovery ran. */
-		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[0])->retries > 0 &&
-				 roce_test_xstats(&e.s[1])->dup_requests > 0,
+		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[0])->qp.completer_retry_err > 0 &&
+				 roce_test_xstats(&e.s[1])->qp.duplicate_request > 0,
 				 "no recovery exercised");
 	}
 	return roce_test_env_close(&e) | ret;
