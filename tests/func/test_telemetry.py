@@ -91,7 +91,7 @@ def main():
             peer.kill()
             rc = peer.wait()
         # The EAL leaves its runtime directory (config, fbarrays) behind.
-        shutil.rmtree(os.path.join('/var/run/dpdk' if os.getuid() == 0 else
+        shutil.rmtree(os.path.join('/var/run' if os.getuid() == 0 else
                                    os.environ.get('XDG_RUNTIME_DIR', '/tmp'), 'dpdk', prefix),
                       ignore_errors=True)
     roce_tap.check('peer exits cleanly', rc == 0, 'exit %s' % rc)
