@@ -8,10 +8,12 @@
  * and every misuse is refused.
  */
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_log.h>
 
 #include "roce_test.h"
 #include "roce_test_eal.h"
@@ -161,7 +163,48 @@ test_stats_misuse(void)
 	return roce_test_env_close(&e) | ret;
 }
 
+/* Lines of a failing call, captured from rte_log. */
+static int
+log_of_create_cq(char *out, size_t size)
+{
+	FILE *saved = rte_log_get_stream();
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	mem = open_memstream(&text, &len);
+	if (mem == NULL)
+		return -1;
+	rte_openlog_stream(mem);
+	rte_roce_create_cq(NULL, 1, NULL, NULL, 0);
+	rte_openlog_stream(saved);
+	fclose(mem);
+	snprintf(out, size, "%s", text != NULL ? text : "");
+	free(text);
+	return 0;
+}
+
+/* The CQ calls log under lib.roce.cq, with their prefix, and obey its level. */
+static int
+test_log_subtypes(void)
+{
+	char line[256];
+	int type = rte_log_register("lib.roce.cq");
+
+	ROCE_TEST_ASSERT(type >= 0, "lib.roce.cq not registered");
+	ROCE_TEST_ASSERT(rte_log_register("lib.roce.qp") >= 0 && rte_log_register("lib.roce.mr") >= 0 &&
+			 rte_log_register("lib.roce.event") >= 0, "sub-types missing");
+	ROCE_TEST_ASSERT_EQ(log_of_create_cq(line, sizeof(line)), 0, "capture");
+	ROCE_TEST_ASSERT(strstr(line, "ROCE cq: rte_roce_create_cq(): ") != NULL, "line: %s", line);
+	ROCE_TEST_ASSERT_EQ(rte_log_set_level_pattern("lib.roce.cq", RTE_LOG_CRIT), 0, "level");
+	ROCE_TEST_ASSERT_EQ(log_of_create_cq(line, sizeof(line)), 0, "capture");
+	rte_log_set_level_pattern("lib.roce.cq", RTE_LOG_INFO);
+	ROCE_TEST_ASSERT(line[0] == '\0', "logged above its sub-type's level: %s", line);
+	return 0;
+}
+
 static const struct roce_test_case cases[] = {
+	{ "log_subtypes", test_log_subtypes },
 	{ "stats_count", test_stats_count },
 	{ "stats_misuse", test_stats_misuse },
 };
