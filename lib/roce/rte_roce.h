@@ -35,5 +35,6 @@
 #include <rte_roce_verbs.h>
 #include <rte_roce_event.h>
 #include <rte_roce_worker.h>
+#include <rte_roce_stats.h>
 
 #endif /* RTE_ROCE_H */
