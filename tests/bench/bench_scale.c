@@ -24,6 +24,7 @@
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_lcore.h>
 
 #include <rte_roce.h>
 
@@ -194,13 +195,14 @@ static const struct scale_caps bench_caps = {
 };
 
 static int
-bench_setup(void)
+bench_setup(uint16_t workers)
 {
 	unsigned int i, side;
 
 	bench_sc = (struct roce_test_scale){
 		.nqps = BENCH_QPS,
 		.qp = { bench_qp[0], bench_qp[1] },
+		.workers0 = workers,
 	};
 	if (roce_test_scale_open(&bench_sc) != 0)
 		return -1;
@@ -214,25 +216,51 @@ bench_setup(void)
 	return roce_test_scale_connect(&bench_sc);
 }
 
+/* The sweep of active QPs with side 0 driven by workers (0: inline); prints the ratios. */
 static int
-test_scale(void)
+bench_sweep(uint16_t workers)
 {
-	unsigned int idx;
+	unsigned int idx, last = RTE_DIM(bench_active) - 1;
+	uint64_t t0 = roce_test_ms();
 	int rc;
 
-	rc = bench_setup();
+	rc = bench_setup(workers);
+	printf("# %s%.0u: setup of %u pairs %" PRIu64 " ms\n", workers ? "workers " : "inline",
+	       workers, BENCH_QPS, roce_test_ms() - t0);
 	for (idx = 0; rc == 0 && idx < RTE_DIM(bench_active); idx++)
 		rc = bench_run(idx);
 	rc |= roce_test_scale_close(&bench_sc);
 	ROCE_TEST_ASSERT(rc == 0, "scale sweep");
-	printf("# inline mode, 1 worker: %u QPs %.3f Mmsg/s = %.2f of 1 QP (goal %.2f)\n",
-	       BENCH_QPS, bench_rate[RTE_DIM(bench_active) - 1] / 1e6,
-	       bench_rate[RTE_DIM(bench_active) - 1] / bench_rate[0], BENCH_GOAL_RATIO);
+	printf("# %s%.0u: %u QPs %.3f Mmsg/s = %.2f of 1 QP (goal %.2f), frame rate %.2f\n",
+	       workers ? "workers " : "inline", workers, BENCH_QPS, bench_rate[last] / 1e6,
+	       bench_rate[last] / bench_rate[0], BENCH_GOAL_RATIO,
+	       bench_rate[last] * bench_frames[last] / (bench_rate[0] * bench_frames[0]));
 	return 0;
 }
 
+static int
+test_scale_inline(void)
+{
+	return bench_sweep(0);
+}
+
+/* Side 0 by 1 .. every worker lcore; side 1 inline on the main lcore. */
+static int
+test_scale_workers(void)
+{
+	uint16_t w, nb = (uint16_t)RTE_MIN(rte_lcore_count() - 1, (unsigned int)RTE_ROCE_DEV_WORKERS_MAX);
+	int rc = 0;
+
+	if (nb == 0)
+		printf("# no worker lcore: inline only\n");
+	for (w = 1; rc == 0 && w <= nb; w++)
+		rc = bench_sweep(w);
+	return rc;
+}
+
 static const struct roce_test_case cases[] = {
-	{ "scale_inline", test_scale },
+	{ "scale_inline", test_scale_inline },
+	{ "scale_workers", test_scale_workers },
 };
 
 int

@@ -93,11 +93,21 @@ roce_test_scale_open(struct roce_test_scale *sc)
 {
 	/* max_qp counts QP1 */
 	struct rte_roce_dev_conf conf = { .max_qp = sc->nqps + RTE_ROCE_QP1_QPN };
+	struct rte_roce_dev_conf conf0 = conf;
+	unsigned int lcore = rte_get_next_lcore(-1, 1, 0);
+	uint16_t w;
 
 	memset(sc->s, 0, sizeof(sc->s));
 	sc->baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
+	ROCE_TEST_ASSERT(sc->workers0 <= RTE_ROCE_DEV_WORKERS_MAX, "workers");
+	conf0.nb_workers = sc->workers0;
+	for (w = 0; w < sc->workers0; w++) {
+		ROCE_TEST_ASSERT(lcore < RTE_MAX_LCORE, "worker lcore %u of %u", w, sc->workers0);
+		conf0.lcores[w] = (uint16_t)lcore;
+		lcore = rte_get_next_lcore(lcore, 1, 0);
+	}
 	if (roce_test_side_open_conf(&sc->s[0], roce_test_verbs_pair.a, ROCE_TEST_ADDR_A, false,
-				     &conf) != 0 ||
+				     &conf0) != 0 ||
 	    roce_test_side_open_conf(&sc->s[1], roce_test_verbs_pair.b, ROCE_TEST_ADDR_B, true,
 				     &conf) != 0)
 		return -1;

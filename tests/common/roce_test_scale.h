@@ -35,6 +35,7 @@ struct roce_test_scale {
 	unsigned int nqps;
 	struct scale_caps caps;
 	struct ibv_qp **qp[2];		/* nqps each, the caller's */
+	uint16_t workers0;		/* side 0's worker lcores (0: inline), the first after main */
 	struct roce_test_side s[2];
 	unsigned int baseline;		/* mbufs in use before */
 };
@@ -49,7 +50,7 @@ uint64_t roce_test_scale_qp_bytes(struct ibv_qp *qp);
 int roce_test_scale_qp_create(struct roce_test_side *s, const struct scale_caps *caps,
 			      struct ibv_qp **qp);
 
-/* Both sides, each device admitting sc->nqps QPs. */
+/* Both sides, each device admitting sc->nqps QPs; side 0 in worker mode if sc->workers0. */
 int roce_test_scale_open(struct roce_test_scale *sc);
 
 /* sc->nqps QPs on each side. */

@@ -117,7 +117,10 @@ test_16k_pairs(void)
 		rc = roce_test_scale_send_each(&sc, &armed_max);
 	t_send = roce_test_ms();
 	if (sc.s[0].ctx != NULL) {
-		timeouts = roce_test_xstats(&sc.s[0])->timeouts;
+		struct rte_roce_stats st;
+
+		if (rte_roce_stats_get(sc.s[0].ctx, &st) == 0)
+			timeouts = st.local_ack_timeout_err;
 		tx_full = roce_test_scale_tx_full(&sc);
 	}
 	rc |= roce_test_scale_close(&sc);
