@@ -42,7 +42,9 @@ static const unsigned int bench_active[] = { 1, 16, 256, 4096, 16384 };
 /* QPs that may hold more than one of them (BENCH_INFLIGHT / 16 each from 16 up). */
 #define BENCH_DEEP_QPS		16
 /* Measured time of a step (after one warm-up message per active QP). */
-#define BENCH_STEP_MS		1000
+#define BENCH_STEP_MS		400
+/* Sweeps per progress model; each ratio is the median of the rounds' own ratios. */
+#define BENCH_ROUNDS		3
 #define BENCH_WC_BURST		32
 #define MS_PER_S		1000
 /* The goal: the 16,384-QP rate is at least this share of the 1-QP rate. */
@@ -52,6 +54,10 @@ static struct ibv_qp *bench_qp[2][BENCH_QPS];
 static struct roce_test_scale bench_sc;
 static double bench_rate[RTE_DIM(bench_active)];
 static double bench_frames[RTE_DIM(bench_active)];	/* frames per message, both ways */
+/* Per round: message rate, message-rate ratio and frame-rate ratio to the round's 1-QP step. */
+static double bench_msgs[RTE_DIM(bench_active)][BENCH_ROUNDS];
+static double bench_ratio[RTE_DIM(bench_active)][BENCH_ROUNDS];
+static double bench_fratio[RTE_DIM(bench_active)][BENCH_ROUNDS];
 
 /* Frames both ports sent. */
 static uint64_t
@@ -179,10 +185,6 @@ bench_run(unsigned int idx)
 		ROCE_TEST_ASSERT(memcmp(dst + i * ROCE_TEST_SCALE_SLOT,
 					src + i * ROCE_TEST_SCALE_SLOT, ROCE_TEST_SCALE_MSG) == 0,
 				 "bytes of QP %u", i);
-	/* the frame rate: the same work per frame whatever the ACK coalescing */
-	printf("# active %5u: %.3f Mmsg/s, ratio to 1 QP %.2f; %.2f frames/msg, frame-rate ratio %.2f\n",
-	       st.active, bench_rate[idx] / 1e6, bench_rate[idx] / bench_rate[0], bench_frames[idx],
-	       bench_rate[idx] * bench_frames[idx] / (bench_rate[0] * bench_frames[0]));
 	return 0;
 }
 
@@ -216,25 +218,62 @@ bench_setup(uint16_t workers)
 	return roce_test_scale_connect(&bench_sc);
 }
 
-/* The sweep of active QPs with side 0 driven by workers (0: inline); prints the ratios. */
+static int
+bench_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double
+bench_median(double *v)
+{
+	qsort(v, BENCH_ROUNDS, sizeof(*v), bench_cmp);
+	return v[BENCH_ROUNDS / 2];
+}
+
+/*
+ * BENCH_ROUNDS sweeps of active QPs with side 0 driven by workers (0:
+ * inline); prints each step's median rate and ratios.
+ */
 static int
 bench_sweep(uint16_t workers)
 {
-	unsigned int idx, last = RTE_DIM(bench_active) - 1;
+	unsigned int idx, r, last = RTE_DIM(bench_active) - 1;
+	const char *mode = workers ? "workers" : "inline";
 	uint64_t t0 = roce_test_ms();
+	double ratio = 0, fratio = 0;
 	int rc;
 
 	rc = bench_setup(workers);
-	printf("# %s%.0u: setup of %u pairs %" PRIu64 " ms\n", workers ? "workers " : "inline",
-	       workers, BENCH_QPS, roce_test_ms() - t0);
-	for (idx = 0; rc == 0 && idx < RTE_DIM(bench_active); idx++)
-		rc = bench_run(idx);
+	printf("# %s %u: setup of %u pairs %" PRIu64 " ms\n", mode, workers, BENCH_QPS,
+	       roce_test_ms() - t0);
+	for (r = 0; rc == 0 && r < BENCH_ROUNDS; r++) {
+		for (idx = 0; rc == 0 && idx < RTE_DIM(bench_active); idx++)
+			rc = bench_run(idx);
+		for (idx = 0; rc == 0 && idx < RTE_DIM(bench_active); idx++) {
+			bench_msgs[idx][r] = bench_rate[idx];
+			bench_ratio[idx][r] = bench_rate[idx] / bench_rate[0];
+			/* the frame rate: the same work per frame whatever the ACK coalescing */
+			bench_fratio[idx][r] = bench_rate[idx] * bench_frames[idx] /
+					       (bench_rate[0] * bench_frames[0]);
+		}
+	}
 	rc |= roce_test_scale_close(&bench_sc);
 	ROCE_TEST_ASSERT(rc == 0, "scale sweep");
-	printf("# %s%.0u: %u QPs %.3f Mmsg/s = %.2f of 1 QP (goal %.2f), frame rate %.2f\n",
-	       workers ? "workers " : "inline", workers, BENCH_QPS, bench_rate[last] / 1e6,
-	       bench_rate[last] / bench_rate[0], BENCH_GOAL_RATIO,
-	       bench_rate[last] * bench_frames[last] / (bench_rate[0] * bench_frames[0]));
+	printf("# | mode | workers | active QPs | Mmsg/s | msg-rate ratio | frames/msg | "
+	       "frame-rate ratio |\n");
+	for (idx = 0; idx < RTE_DIM(bench_active); idx++) {
+		ratio = bench_median(bench_ratio[idx]);
+		fratio = bench_median(bench_fratio[idx]);
+		printf("# | %s | %u | %u | %.3f | %.2f | %.2f | %.2f |\n", mode, workers,
+		       bench_active[idx], bench_median(bench_msgs[idx]) / 1e6, ratio,
+		       bench_frames[idx], fratio);
+	}
+	printf("# %s %u: %u QPs at %.2f of the 1-QP message rate (goal %.2f), frame rate %.2f "
+	       "(medians of %d rounds)\n", mode, workers, bench_active[last], ratio,
+	       BENCH_GOAL_RATIO, fratio, BENCH_ROUNDS);
 	return 0;
 }
 
