@@ -22,6 +22,7 @@
 #include "roce_qp.h"
 #include "roce_stats.h"
 #include "roce_transport.h"
+#include "roce_worker.h"
 
 #define ROCE_DEV_DEFAULT_MAX_QP		1024
 #define ROCE_DEV_DEFAULT_MAX_QP_WR	4096
@@ -108,6 +109,9 @@ roce_dev_conf_apply(struct rte_roce_dev_conf *out, const struct rte_roce_dev_con
 	    roce_dev_limit(&out->max_srq_sge, in->max_srq_sge, d->max_srq_sge,
 			   RTE_ROCE_DEV_MAX_SGE_MAX, "max_srq_sge") < 0)
 		return -EINVAL;
+	/* The progress model: checked by roce_workers_start(). */
+	out->nb_workers = in->nb_workers;
+	memcpy(out->lcores, in->lcores, sizeof(out->lcores));
 	return 0;
 }
 
@@ -153,6 +157,8 @@ roce_dev_sched_init(struct roce_dev *dev)
 static void
 roce_dev_free(struct roce_dev *dev)
 {
+	/* First: telemetry must not find it while it goes. */
+	roce_stats_dev_del(dev);
 	roce_async_fini(dev);
 	roce_mr_table_fini(dev);
 	rte_free(dev->sched);
@@ -220,6 +226,14 @@ rte_roce_open_device(struct rte_roce_port *port, const struct rte_roce_dev_conf 
 	}
 	roce_dev_ibv_init(dev, &info);
 	roce_timer_wheel_init(&dev->timers);
+	rte_spinlock_recursive_init(&dev->ctrl_lock);
+	/* Last: from here on the workers own the progress state. */
+	rc = roce_workers_start(dev);
+	if (rc < 0) {
+		roce_dev_free(dev);
+		rte_errno = -rc;
+		return NULL;
+	}
 	return &dev->ibv;
 }
 
@@ -245,7 +259,7 @@ rte_roce_close_device(struct ibv_context *ctx)
 			 dev->async.nb_channels);
 		return -EBUSY;
 	}
-	roce_stats_dev_del(dev);
+	roce_workers_stop(dev);
 	roce_dev_free(dev);
 	return 0;
 }
@@ -383,17 +397,11 @@ roce_dev_run_qps(struct roce_dev *dev)
 }
 
 int
-rte_roce_poll(struct ibv_context *ctx)
+roce_dev_progress(struct roce_dev *dev)
 {
-	struct roce_dev *dev;
 	uint16_t n;
 	int work;
 
-	if (ctx == NULL) {
-		ROCE_LOG(ERR, "NULL argument");
-		return -EINVAL;
-	}
-	dev = roce_dev_of(ctx);
 	dev->stats.polls++;
 	n = rte_roce_port_poll(dev->port, dev->rx, ROCE_DEV_RX_BURST);
 	/* ACKs, responses and requests of this round leave in bursts */
@@ -411,6 +419,22 @@ rte_roce_poll(struct ibv_context *ctx)
 	work = n + roce_dev_run_qps(dev);
 	roce_port_tx_batch_end(dev->port);
 	return work;
+}
+
+int
+rte_roce_poll(struct ibv_context *ctx)
+{
+	struct roce_dev *dev;
+
+	if (ctx == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	dev = roce_dev_of(ctx);
+	/* Worker mode: the workers make progress; one program runs in both models. */
+	if (dev->nb_workers != 0)
+		return 0;
+	return roce_dev_progress(dev);
 }
 
 static int

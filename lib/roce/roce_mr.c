@@ -23,6 +23,7 @@
 
 #include "roce_dev.h"
 #include "roce_log.h"
+#include "roce_worker.h"
 #include "roce_mr.h"
 
 /* Optional access bits (RC:verbs.h IBV_ACCESS_OPTIONAL_RANGE): a provider may ignore them. */
@@ -74,7 +75,7 @@ roce_mr_check_access(int access)
 }
 
 struct ibv_mr *
-rte_roce_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
+roce_ctrl_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 {
 	struct roce_dev *dev;
 	struct roce_mr *mr;
@@ -128,7 +129,7 @@ rte_roce_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 }
 
 int
-rte_roce_dereg_mr(struct ibv_mr *ibv_mr)
+roce_ctrl_dereg_mr(struct ibv_mr *ibv_mr)
 {
 	struct roce_mr *mr;
 	struct roce_dev *dev;
