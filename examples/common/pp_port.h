@@ -37,6 +37,8 @@ struct pp_port_conf {
 	const char *ip;		/* "ADDR[/LEN]", IPv4 or IPv6: required */
 	uint16_t eth_mtu;	/* Ethernet MTU to set; 0 = keep the device's */
 	const char *pcap;	/* capture every frame in and out to this file; NULL = none */
+	const char *config;	/* --config FILE (rte_roce_config.h); NULL = none */
+	const char *config_port; /* --config-port NAME; NULL = the file's first port */
 };
 
 struct pp_port {
@@ -59,13 +61,17 @@ enum {
 	PP_PORT_OPT_IP = 256,	/* above every short option */
 	PP_PORT_OPT_ETH_MTU,
 	PP_PORT_OPT_PCAP,
+	PP_PORT_OPT_CONFIG,
+	PP_PORT_OPT_CONFIG_PORT,
 	PP_PORT_OPT_END,
 };
 
 #define PP_PORT_LONGOPTS \
 	{ "ip", required_argument, NULL, PP_PORT_OPT_IP }, \
 	{ "eth-mtu", required_argument, NULL, PP_PORT_OPT_ETH_MTU }, \
-	{ "pcap", required_argument, NULL, PP_PORT_OPT_PCAP }
+	{ "pcap", required_argument, NULL, PP_PORT_OPT_PCAP }, \
+	{ "config", required_argument, NULL, PP_PORT_OPT_CONFIG }, \
+	{ "config-port", required_argument, NULL, PP_PORT_OPT_CONFIG_PORT }
 
 /* Print the usage lines of PP_PORT_LONGOPTS. */
 void pp_port_usage(void);
