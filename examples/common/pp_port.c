@@ -183,48 +183,62 @@ pp_port_progress(void *arg)
 	rte_roce_poll(pp->ctx);
 }
 
-/*
- * The --config section: read and checked, its ethdev probed if not there
- * yet (dev is a vdev with arguments or a PCI address). 0, or a negative
- * errno after printing why.
- */
-static int
-pp_port_config(const struct pp_port_conf *conf, struct rte_roce_config_port *sec,
-	       uint16_t *eth)
+int
+pp_config_load(const char *path, const char *name, const struct rte_roce_config_port **sec)
 {
 	static struct rte_roce_config cfg;	/* 8 sections: not on the stack */
-	const struct rte_roce_config_port *p;
-	char err[PP_CONFIG_ERR_LEN], name[RTE_ROCE_CONFIG_DEV_LEN];
+	char err[PP_CONFIG_ERR_LEN];
 	int ret;
 
-	ret = rte_roce_config_load(conf->config, &cfg, err, sizeof(err));
+	ret = rte_roce_config_load(path, &cfg, err, sizeof(err));
 	if (ret != 0) {
 		fprintf(stderr, "%s\n", err);
 		return ret;
 	}
-	p = conf->config_port != NULL ? rte_roce_config_port_find(&cfg, conf->config_port) :
-					&cfg.ports[0];
-	if (p == NULL) {
-		fprintf(stderr, "%s: no [port %s]\n", conf->config, conf->config_port);
+	*sec = name != NULL ? rte_roce_config_port_find(&cfg, name) : &cfg.ports[0];
+	if (*sec == NULL) {
+		fprintf(stderr, "%s: no [port %s]\n", path, name);
 		return -ENOENT;
 	}
+	return 0;
+}
+
+int
+pp_config_ethdev(const char *path, const struct rte_roce_config_port *sec, uint16_t *eth)
+{
+	char name[RTE_ROCE_CONFIG_DEV_LEN];
+	int ret;
+
+	/* The ethdev's name is the vdev's before its arguments. */
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(sec->dev, ","), sec->dev);
+	if (rte_eth_dev_get_port_by_name(name, eth) == 0)
+		return 0;
+	ret = rte_dev_probe(sec->dev);
+	if (ret == 0)
+		ret = rte_eth_dev_get_port_by_name(name, eth) == 0 ? 0 : -ENODEV;
+	if (ret != 0)
+		fprintf(stderr, "%s:%u: dev %s: %s\n", path, sec->line, sec->dev, strerror(-ret));
+	return ret;
+}
+
+/* The --config section and its ethdev: 0, or a negative errno after printing why. */
+static int
+pp_port_config(const struct pp_port_conf *conf, struct rte_roce_config_port *sec,
+	       uint16_t *eth)
+{
+	const struct rte_roce_config_port *p;
+	int ret;
+
+	ret = pp_config_load(conf->config, conf->config_port, &p);
+	if (ret != 0)
+		return ret;
 	if (p->nb_addrs == 0 && conf->ip == NULL) {
 		fprintf(stderr, "%s:%u: [port %s] has no addr and --ip is not given\n",
 			conf->config, p->line, p->name);
 		return -EINVAL;
 	}
 	*sec = *p;
-	/* The ethdev's name is the vdev's before its arguments. */
-	snprintf(name, sizeof(name), "%.*s", (int)strcspn(p->dev, ","), p->dev);
-	if (rte_eth_dev_get_port_by_name(name, eth) == 0)
-		return 0;
-	ret = rte_dev_probe(p->dev);
-	if (ret == 0)
-		ret = rte_eth_dev_get_port_by_name(name, eth) == 0 ? 0 : -ENODEV;
-	if (ret != 0)
-		fprintf(stderr, "%s:%u: dev %s: %s\n", conf->config, p->line, p->dev,
-			strerror(-ret));
-	return ret;
+	return pp_config_ethdev(conf->config, p, eth);
 }
 
 /* Every address of the section (after --ip's, if given): 0 or a negative errno. */

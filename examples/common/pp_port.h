@@ -21,6 +21,7 @@
 #include <rte_roce_gid.h>
 #include <stdbool.h>
 
+#include <rte_roce_config.h>
 #include <rte_roce_pcap.h>
 #include <rte_roce_port.h>
 
@@ -96,6 +97,16 @@ int pp_parse_number(const char *s, unsigned long min, unsigned long max, unsigne
  * (1..32 or 1..128; default 24 or 64). 0 or -EINVAL.
  */
 int pp_parse_ip(const char *arg, union rte_roce_gid *addr, uint8_t *prefix_len);
+
+/*
+ * Read a configuration file (rte_roce_config.h) and take its [port name]
+ * section (name NULL: the first). 0, or a negative errno after printing why
+ * (FILE:LINE: key: why). The section stays valid until the next call.
+ */
+int pp_config_load(const char *path, const char *name, const struct rte_roce_config_port **sec);
+
+/* The section's ethdev, probed from its dev string if absent: 0 or a negative errno (printed). */
+int pp_config_ethdev(const char *path, const struct rte_roce_config_port *sec, uint16_t *eth);
 
 /*
  * Find the ethdev, create the port on it, give it the address, open a
