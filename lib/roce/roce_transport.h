@@ -89,6 +89,7 @@ struct roce_transport_stats {
 	uint64_t rnr_naks_in;		/* RNR NAKs received */
 	uint64_t seq_naks_out;		/* PSN sequence NAKs sent */
 	uint64_t rnr_naks_out;		/* RNR NAKs sent */
+	uint64_t cq_full_rnr;		/* of those: the receive CQ was full (back-pressure) */
 	uint64_t dup_requests;		/* duplicate requests answered */
 };
 
