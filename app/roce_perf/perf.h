@@ -20,6 +20,7 @@
 
 #include <rte_roce_fault.h>
 #include <rte_roce_port.h>
+#include <rte_roce_stats.h>
 
 #define PERF_QPS_MAX 64
 #define PERF_SIZE_MAX (1u << 20)
@@ -82,6 +83,9 @@ struct perf_dest {
 	uint32_t srqn;
 };
 
+/* Room for the device's extended statistics (rte_roce_xstats_names_get()). */
+#define PERF_XSTATS_MAX 256
+
 /* One end: a port, a device, its QPs and their memory. */
 struct perf_side {
 	const char *name;
@@ -107,6 +111,8 @@ struct perf_side {
 	uint64_t echo_next[PERF_QPS_MAX];
 	/* ports stats when the test started */
 	struct rte_roce_port_stats stats0;
+	/* the device's counters (rte_roce_xstats_get()) when the test started */
+	struct rte_roce_xstat xstats0[PERF_XSTATS_MAX];
 };
 
 struct perf_lat {
@@ -132,6 +138,10 @@ struct perf_result {
 	double cpu_user_s, cpu_sys_s, busy;	/* busy: share of the loop's cycles that did work */
 	struct rte_roce_port_stats port[2];
 	unsigned int nb_ports;
+	/* the devices' counters over the run, named by counter_names */
+	uint64_t counters[2][PERF_XSTATS_MAX];
+	const struct rte_roce_xstat_name *counter_names;
+	unsigned int nb_counters;
 	struct rte_roce_fault_stats fault;
 	uint64_t verified;	/* bytes checked by --verify */
 	struct perf_baseline base;

@@ -20,7 +20,6 @@
 #define PP_IPV6_PREFIX_MAX 128
 #define PP_MS_PER_S 1000
 #define PP_NS_PER_MS 1000000
-#define PP_NS_PER_S 1000000000ull
 #define PP_US_PER_S 1000000.
 #define PP_NS_PER_US 1000.
 #define PP_BITS_PER_BYTE 8.
@@ -146,83 +145,6 @@ pp_parse_ip(const char *arg, union rte_roce_gid *addr, uint8_t *prefix_len)
 	return 0;
 }
 
-static uint64_t
-pp_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec * PP_NS_PER_S + ts.tv_nsec;
-}
-
-static void
-pp_tap(struct rte_roce_pcap *pcap, struct rte_mbuf **pkts, uint16_t nb_pkts)
-{
-	uint64_t ts = pp_now_ns();
-	uint16_t i;
-
-	for (i = 0; i < nb_pkts; i++)
-		rte_roce_pcap_write_mbuf(pcap, pkts[i], ts);
-}
-
-static uint16_t
-pp_rx_tap(uint16_t port_id, uint16_t queue, struct rte_mbuf **pkts, uint16_t nb_pkts,
-	  uint16_t max_pkts, void *arg)
-{
-	RTE_SET_USED(port_id);
-	RTE_SET_USED(queue);
-	RTE_SET_USED(max_pkts);
-	pp_tap(arg, pkts, nb_pkts);
-	return nb_pkts;
-}
-
-static uint16_t
-pp_tx_tap(uint16_t port_id, uint16_t queue, struct rte_mbuf **pkts, uint16_t nb_pkts, void *arg)
-{
-	RTE_SET_USED(port_id);
-	RTE_SET_USED(queue);
-	pp_tap(arg, pkts, nb_pkts);
-	return nb_pkts;
-}
-
-/* Every frame through queue 0 both ways into path; 0 or a negative errno (printed). */
-static int
-pp_tap_start(struct pp_port *pp, const char *path)
-{
-	pp->pcap = rte_roce_pcap_create(path);
-	if (pp->pcap == NULL) {
-		fprintf(stderr, "%s: %s\n", path, rte_strerror(rte_errno));
-		return -rte_errno;
-	}
-	pp->rx_tap = rte_eth_add_rx_callback(pp->eth, 0, pp_rx_tap, pp->pcap);
-	pp->tx_tap = rte_eth_add_tx_callback(pp->eth, 0, pp_tx_tap, pp->pcap);
-	if (pp->rx_tap == NULL || pp->tx_tap == NULL) {
-		fprintf(stderr, "%s: no ethdev callback for the capture: %s\n", path,
-			rte_strerror(rte_errno));
-		return -ENOTSUP;
-	}
-	return 0;
-}
-
-/* Remove the callbacks (the port is stopped, nobody runs them) and flush the file. */
-static int
-pp_tap_stop(struct pp_port *pp)
-{
-	int ret;
-
-	if (pp->rx_tap != NULL)
-		rte_eth_remove_rx_callback(pp->eth, 0, pp->rx_tap);
-	if (pp->tx_tap != NULL)
-		rte_eth_remove_tx_callback(pp->eth, 0, pp->tx_tap);
-	pp->rx_tap = NULL;
-	pp->tx_tap = NULL;
-	ret = rte_roce_pcap_close(pp->pcap);
-	pp->pcap = NULL;
-	if (ret != 0)
-		fprintf(stderr, "capture: write failed: %s\n", strerror(-ret));
-	return ret;
-}
-
 static int
 pp_find_ethdev(const char *name, uint16_t *eth)
 {
@@ -280,9 +202,12 @@ pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
 	}
 	pp->gid_index = ret;
 	if (conf->pcap != NULL) {
-		ret = pp_tap_start(pp, conf->pcap);
-		if (ret != 0)
+		ret = rte_roce_port_capture_start(pp->port, conf->pcap);
+		if (ret != 0) {
+			fprintf(stderr, "%s: %s\n", conf->pcap, strerror(-ret));
 			goto destroy_port;
+		}
+		pp->capture = true;
 	}
 	pp->ctx = rte_roce_open_device(pp->port, NULL);
 	if (pp->ctx == NULL) {
@@ -297,8 +222,6 @@ pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
 destroy_port:
 	rte_roce_port_destroy(pp->port);
 	pp->port = NULL;
-	if (pp->pcap != NULL)
-		pp_tap_stop(pp);
 	return ret;
 }
 
@@ -355,10 +278,13 @@ pp_port_close(struct pp_port *pp)
 		}
 		pp->ctx = NULL;
 	}
+	if (pp->capture) {
+		ret = rte_roce_port_capture_stop(pp->port);
+		if (ret != 0)
+			fprintf(stderr, "capture: write failed: %s\n", strerror(-ret));
+	}
 	rte_roce_port_destroy(pp->port);
 	pp->port = NULL;
-	if (pp->pcap != NULL)
-		ret = pp_tap_stop(pp);
 	/* Close the ethdev too: a net_memif peer learns at once that we left. */
 	rte_eth_dev_close(pp->eth);
 	return ret;

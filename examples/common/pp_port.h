@@ -19,6 +19,8 @@
 #include <rte_ethdev.h>
 
 #include <rte_roce_gid.h>
+#include <stdbool.h>
+
 #include <rte_roce_pcap.h>
 #include <rte_roce_port.h>
 
@@ -44,8 +46,7 @@ struct pp_port {
 	union rte_roce_gid addr;	/* the --ip address */
 	uint8_t prefix_len;
 	int gid_index;			/* index of addr in the GID table */
-	struct rte_roce_pcap *pcap;	/* the capture, or NULL */
-	const struct rte_eth_rxtx_callback *rx_tap, *tx_tap;
+	bool capture;			/* --pcap: rte_roce_port_capture_start() ran */
 };
 
 /*
@@ -92,7 +93,7 @@ int pp_parse_ip(const char *arg, union rte_roce_gid *addr, uint8_t *prefix_len);
 
 /*
  * Find the ethdev, create the port on it, give it the address, open a
- * device with default limits, start the capture if asked (ethdev RX and TX
+ * device with default limits, start the capture if asked (rte_roce_port_capture_start(): ethdev RX and TX
  * callbacks: every frame, ARP and ND included, as the PMD sees it). On
  * failure prints why on stderr, undoes what it did and returns a negative
  * errno.

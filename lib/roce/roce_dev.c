@@ -20,6 +20,7 @@
 #include "roce_port_priv.h"
 #include "roce_mr.h"
 #include "roce_qp.h"
+#include "roce_stats.h"
 #include "roce_transport.h"
 #include "roce_worker.h"
 
@@ -156,6 +157,8 @@ roce_dev_sched_init(struct roce_dev *dev)
 static void
 roce_dev_free(struct roce_dev *dev)
 {
+	/* First: telemetry must not find it while it goes. */
+	roce_stats_dev_del(dev);
 	roce_async_fini(dev);
 	roce_mr_table_fini(dev);
 	rte_free(dev->sched);
@@ -214,6 +217,8 @@ rte_roce_open_device(struct rte_roce_port *port, const struct rte_roce_dev_conf 
 		rc = roce_mr_table_init(dev);
 	if (rc == 0)
 		rc = roce_async_init(dev);
+	if (rc == 0)
+		rc = roce_stats_dev_add(dev);
 	if (rc < 0) {
 		roce_dev_free(dev);
 		rte_errno = -rc;
@@ -306,7 +311,10 @@ roce_dev_qpn_free(struct roce_dev *dev, uint32_t qpn)
 	uint32_t slot = qpn & dev->qp_mask;
 	uint32_t tail = (dev->qp_free_head + dev->qp_free_count) & dev->qp_mask;
 
+	/* Readers that start from the registry (telemetry) see it or nothing. */
+	roce_stats_lock();
 	dev->qp_tbl[slot] = NULL;
+	roce_stats_unlock();
 	/* Reserved QPNs (QP1) keep their number and never enter the free FIFO. */
 	if (qpn < ROCE_QPN_FIRST) {
 		dev->nb_qps--;

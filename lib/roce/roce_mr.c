@@ -11,6 +11,10 @@
  * user backs off and fails its lookup instead, as if it came after).
  */
 
+/* Logs under lib.roce.mr (roce_log.h). */
+#define ROCE_LOG_TYPE roce_logtype_mr
+#define ROCE_LOG_AREA "ROCE mr"
+
 #include <errno.h>
 #include <string.h>
 

@@ -89,6 +89,7 @@ struct rte_roce_port {
 	bool tx_batch;			/* between roce_port_tx_batch_begin() and _end() */
 	struct rte_mbuf *tx_backlog[ROCE_PORT_TX_BACKLOG];
 	struct rte_roce_port_stats stats;
+	struct roce_capture *capture;	/* rte_roce_port_capture_start(), or NULL */
 	struct roce_port_mcast mcast[RTE_ROCE_PORT_MCAST_MAX];
 	uint16_t rx_next;		/* index the frame being sorted gets if returned */
 	/* The parse of each RoCE frame the last poll returned: the engine needs no second one. */

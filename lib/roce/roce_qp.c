@@ -5,6 +5,10 @@
  * post_send/post_recv, and the flush to ERR.
  */
 
+/* Logs under lib.roce.qp (roce_log.h). */
+#define ROCE_LOG_TYPE roce_logtype_qp
+#define ROCE_LOG_AREA "ROCE qp"
+
 #include <errno.h>
 #include <string.h>
 

@@ -71,6 +71,7 @@ roce_recv_deliver(struct roce_dev *dev, struct roce_qp *qp, const struct rte_roc
 		dev->xstats.rx_drops[drop]++;
 		return;
 	}
+	ROCE_QP_STAT_INC(qp, rcvd_pkts);
 	if (qp->ibv.qp_type == IBV_QPT_UD)
 		roce_ud_recv(qp, pkt, m);
 	else if (pkt->info->flags & RTE_ROCE_OPF_REQ)

@@ -549,7 +549,7 @@ resp_duplicate(struct resp_ctx *ctx)
 	res->cur_psn = pkt->psn;
 	res->pending = true;
 answered:
-	qp->dev->xstats.dup_requests++;
+	ROCE_QP_STAT_INC(qp, duplicate_request);
 	roce_dev_qp_schedule(qp->dev, qp);
 	return RESP_DONE;
 drop:
@@ -563,6 +563,7 @@ resp_nak_psn(struct resp_ctx *ctx)
 	struct roce_qp *qp = ctx->qp;
 	struct roce_resp_state *resp = &qp->resp;
 
+	ROCE_QP_STAT_INC(qp, out_of_seq_request);
 	/* One sequence NAK, then silence until ePSN arrives (K:rxe_resp.c, class B). */
 	if (resp->nak_sent) {
 		qp->dev->xstats.rx_drops[ROCE_RX_DROP_REQ_AHEAD]++;
@@ -599,7 +600,7 @@ resp_rnr(struct resp_ctx *ctx)
 	resp->nak_pending = true;
 	resp->nak_syndrome = rte_roce_aeth_rnr_syndrome(qp->attr.min_rnr_timer);
 	resp->nak_psn = ctx->pkt->psn;
-	qp->dev->xstats.rnr_naks_out++;
+	ROCE_QP_STAT_INC(qp, send_rnr_err);
 	roce_dev_qp_schedule(qp->dev, qp);
 	return RESP_DONE;
 }

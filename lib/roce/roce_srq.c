@@ -5,6 +5,10 @@
  * the engine's take with the limit event (roce_srq.h).
  */
 
+/* Logs under lib.roce.qp (roce_log.h). */
+#define ROCE_LOG_TYPE roce_logtype_qp
+#define ROCE_LOG_AREA "ROCE srq"
+
 #include <errno.h>
 #include <string.h>
 

@@ -43,6 +43,7 @@
 
 #include <rte_mbuf.h>
 
+#include "rte_roce_stats.h"
 #include "roce_mr.h"
 #include "roce_timer.h"
 
@@ -80,17 +81,13 @@ enum roce_rx_drop {
 	ROCE_RX_DROP_MAX
 };
 
-/* Counters of the engine, per device. */
+/* Counters of the engine, per device (names: roce_stats.c). */
 struct roce_transport_stats {
+	struct rte_roce_stats qp;	/* sums of the QPs' own (ROCE_QP_STAT_INC) */
 	uint64_t rx_drops[ROCE_RX_DROP_MAX];
 	uint64_t tx_errors;		/* frames the builder or the port refused */
-	uint64_t retries;		/* go-back-N retries started */
-	uint64_t timeouts;		/* local ACK timeouts */
-	uint64_t rnr_naks_in;		/* RNR NAKs received */
 	uint64_t seq_naks_out;		/* PSN sequence NAKs sent */
-	uint64_t rnr_naks_out;		/* RNR NAKs sent */
-	uint64_t cq_full_rnr;		/* of those: the receive CQ was full (back-pressure) */
-	uint64_t dup_requests;		/* duplicate requests answered */
+	uint64_t cq_full_rnr;		/* RNR NAKs sent because the receive CQ was full (back-pressure) */
 };
 
 /* Progress of one send WQE through requester and completer. */
