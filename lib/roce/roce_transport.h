@@ -156,6 +156,7 @@ struct roce_resp_state {
 	uint32_t nak_psn;
 	/* READ/atomic replay ring; res_head is the next slot, the oldest. */
 	uint32_t res_head;
+	uint32_t res_pending;	/* entries with pending responses: the ring is scanned only then */
 	struct roce_resp_res res[ROCE_RD_ATOM_MAX];
 };
 
