@@ -588,6 +588,7 @@ roce_transport_qp_flush(struct roce_qp *qp)
 	qp->resp.nak_pending = false;
 	for (i = 0; i < ROCE_RD_ATOM_MAX; i++)
 		qp->resp.res[i].pending = false;
+	qp->resp.res_pending = 0;
 }
 
 void

@@ -24,7 +24,8 @@
 #include "roce_transport.h"
 #include "roce_worker.h"
 
-#define ROCE_DEV_DEFAULT_MAX_QP		1024
+/* 16,384 QPs for applications, plus QP1 (issue 5: at least 16k QPs per port). */
+#define ROCE_DEV_DEFAULT_MAX_QP		(16384 + RTE_ROCE_QP1_QPN)
 #define ROCE_DEV_DEFAULT_MAX_QP_WR	4096
 #define ROCE_DEV_DEFAULT_MAX_SGE	32
 #define ROCE_DEV_DEFAULT_MAX_INLINE	256
@@ -369,7 +370,13 @@ roce_dev_run_qps(struct roce_dev *dev)
 	unsigned int work = 0;
 	void *obj;
 
-	while (n-- > 0 && rte_ring_sc_dequeue(dev->sched, &obj) == 0) {
+	/*
+	 * Back-pressure: a QP runs only while the port can keep what it may
+	 * send; the rest stay scheduled for the next poll instead of being
+	 * dropped at a full TX queue and retransmitted after a timeout.
+	 */
+	while (n-- > 0 && roce_port_tx_room(dev->port) >= ROCE_DEV_QP_TX_MAX &&
+	       rte_ring_sc_dequeue(dev->sched, &obj) == 0) {
 		struct roce_qp *qp = roce_dev_qp_lookup(dev, (uint32_t)(uintptr_t)obj);
 		enum ibv_qp_state state;
 		int sent, acks;

@@ -42,6 +42,8 @@ struct roce_worker;
 #define ROCE_DEV_RX_BURST	32
 /* Packets a QP may send per role per rte_roce_poll() before the next QP runs. */
 #define ROCE_DEV_QP_BUDGET	64
+/* Packets one run of a QP may send: both roles' budgets. */
+#define ROCE_DEV_QP_TX_MAX	(2 * ROCE_DEV_QP_BUDGET)
 
 /* PDs per device. */
 #define ROCE_DEV_MAX_PD		65536

@@ -151,6 +151,13 @@ int roce_port_tx(struct rte_roce_port *port, struct rte_mbuf *m);
  * with them.
  */
 void roce_port_tx_batch_begin(struct rte_roce_port *port);
+/* Frames roce_port_tx() can still keep in the backlog when the queue refuses them. */
+static inline uint16_t
+roce_port_tx_room(const struct rte_roce_port *port)
+{
+	return ROCE_PORT_TX_BACKLOG - port->tx_count;
+}
+
 void roce_port_tx_batch_end(struct rte_roce_port *port);
 void roce_port_l2_fill(struct rte_roce_port *port, struct rte_mbuf *m,
 		       const struct rte_ether_addr *dst, uint16_t ether_type);

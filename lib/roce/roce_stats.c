@@ -95,6 +95,7 @@ static const struct roce_xstat_def xstat_defs[] = {
 	QP("req_rnr_retries_exceeded", retry_rnr_exceeded_err),
 	/* Our own. */
 	ENGINE("seq_naks_sent", seq_naks_out),
+	ENGINE("cq_full_rnr_sent", cq_full_rnr),
 	DEV("polls", polls),
 	DEV("rx_frames", rx_frames),
 	DEV("qp_runs", qp_runs),

@@ -87,6 +87,7 @@ struct roce_transport_stats {
 	uint64_t rx_drops[ROCE_RX_DROP_MAX];
 	uint64_t tx_errors;		/* frames the builder or the port refused */
 	uint64_t seq_naks_out;		/* PSN sequence NAKs sent */
+	uint64_t cq_full_rnr;		/* RNR NAKs sent because the receive CQ was full (back-pressure) */
 };
 
 /* Progress of one send WQE through requester and completer. */
@@ -155,6 +156,7 @@ struct roce_resp_state {
 	uint32_t nak_psn;
 	/* READ/atomic replay ring; res_head is the next slot, the oldest. */
 	uint32_t res_head;
+	uint32_t res_pending;	/* entries with pending responses: the ring is scanned only then */
 	struct roce_resp_res res[ROCE_RD_ATOM_MAX];
 };
 

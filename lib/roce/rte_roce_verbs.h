@@ -60,7 +60,7 @@ extern "C" {
 
 /** Limits of a device; zero fields take the default shown. */
 struct rte_roce_dev_conf {
-	uint32_t max_qp;	/**< QPs, QP1 included (default 1024) */
+	uint32_t max_qp;	/**< QPs, QP1 included (default 16,385: 16,384 and QP1) */
 	uint32_t max_qp_wr;	/**< WRs per send or receive queue (default 4096) */
 	uint32_t max_sge;	/**< SGEs per WR (default 32) */
 	uint32_t max_inline_data; /**< inline bytes per send WR (default 256) */
