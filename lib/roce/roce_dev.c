@@ -158,6 +158,8 @@ roce_dev_sched_init(struct roce_dev *dev)
 static void
 roce_dev_free(struct roce_dev *dev)
 {
+	/* First: telemetry must not find it while it goes. */
+	roce_stats_dev_del(dev);
 	roce_async_fini(dev);
 	roce_mr_table_fini(dev);
 	rte_free(dev->sched);
@@ -259,7 +261,6 @@ rte_roce_close_device(struct ibv_context *ctx)
 		return -EBUSY;
 	}
 	roce_workers_stop(dev);
-	roce_stats_dev_del(dev);
 	roce_dev_free(dev);
 	return 0;
 }

@@ -214,6 +214,16 @@ resp_check_resource(struct resp_ctx *ctx)
 		ctx->wqe = roce_rq_peek(ctx->qp);
 		if (ctx->wqe == NULL)
 			return RESP_RNR;
+		/*
+		 * Back-pressure instead of a CQ overrun (doc/workers.md): where
+		 * a missing WQE would be refused, a full receive CQ is refused
+		 * the same way, so the requester waits and retries.
+		 */
+		if ((!pkt_has(pkt, RTE_ROCE_OPF_SEND) || pkt_start(pkt)) &&
+		    roce_queue_free(&ctx->qp->rcq->ring) == 0) {
+			ctx->qp->dev->xstats.cq_full_rnr++;
+			return RESP_RNR;
+		}
 	}
 	return RESP_CHECK_LENGTH;
 }

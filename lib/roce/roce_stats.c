@@ -21,6 +21,7 @@
 #include "roce_port_priv.h"
 #include "roce_qp.h"
 #include "roce_stats.h"
+#include "roce_worker.h"
 
 /* One name, or an array of counters named prefix + name_of(i). */
 struct roce_xstat_def {
@@ -94,6 +95,7 @@ static const struct roce_xstat_def xstat_defs[] = {
 	QP("req_rnr_retries_exceeded", retry_rnr_exceeded_err),
 	/* Our own. */
 	ENGINE("seq_naks_sent", seq_naks_out),
+	ENGINE("cq_full_rnr_sent", cq_full_rnr),
 	DEV("polls", polls),
 	DEV("rx_frames", rx_frames),
 	DEV("qp_runs", qp_runs),
@@ -280,18 +282,23 @@ rte_roce_stats_reset(struct ibv_context *ctx)
 {
 	struct roce_dev *dev;
 	uint32_t slot;
+	int ret;
 
 	if (ctx == NULL) {
 		ROCE_LOG(ERR, "NULL argument");
 		return -EINVAL;
 	}
 	dev = roce_dev_of(ctx);
+	/* The counters' writers stand still meanwhile (worker mode: parked). */
+	roce_ctrl_begin(dev);
 	memset(&dev->xstats, 0, sizeof(dev->xstats));
 	memset(&dev->stats, 0, sizeof(dev->stats));
 	for (slot = 0; slot <= dev->qp_mask; slot++)
 		if (dev->qp_tbl[slot] != NULL)
 			memset(&dev->qp_tbl[slot]->stats, 0, sizeof(dev->qp_tbl[slot]->stats));
-	return rte_roce_port_stats_reset(dev->port);
+	ret = rte_roce_port_stats_reset(dev->port);
+	roce_ctrl_end(dev);
+	return ret;
 }
 
 int

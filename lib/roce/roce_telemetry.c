@@ -11,12 +11,14 @@
  *   /roce/port,<dev>        the port's statistics only
  *   /roce/qps,<dev>         QPNs of the device's QPs
  *   /roce/qp,<dev>,<qpn>    one QP's counters and state
+ *   /roce/workers,<dev>     worker mode: each worker's counters and their sum
  *
  * Handlers run on the telemetry thread; they hold the registry lock
  * (roce_stats.h) so that no device or QP they read is freed meanwhile.
  */
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <rte_common.h>
@@ -188,6 +190,52 @@ tel_qp(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* One worker's counters (or their sum) as a dictionary. */
+static struct rte_tel_data *
+tel_worker_dict(const struct rte_roce_worker_stats *w)
+{
+	struct rte_tel_data *d = rte_tel_data_alloc();
+
+	if (d == NULL)
+		return NULL;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "loops", w->loops);
+	rte_tel_data_add_dict_u64(d, "busy_loops", w->busy_loops);
+	rte_tel_data_add_dict_u64(d, "work", w->work);
+	rte_tel_data_add_dict_u64(d, "ctrl_pauses", w->ctrl_pauses);
+	return d;
+}
+
+static int
+tel_workers(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	struct roce_dev *dev = tel_dev_get(params, NULL, false);
+	struct rte_roce_worker_stats w;
+	struct rte_tel_data *sub;
+	char name[RTE_TEL_MAX_STRING_LEN];
+	int i, n;
+
+	if (dev == NULL)
+		return -EINVAL;
+	n = rte_roce_dev_nb_workers(&dev->ibv);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_int(d, "nb_workers", n);
+	/* -1: their sum, then each worker. */
+	for (i = -1; i < n; i++) {
+		if (rte_roce_worker_stats_get(&dev->ibv, i, &w) != 0)
+			continue;
+		sub = tel_worker_dict(&w);
+		if (i < 0)
+			snprintf(name, sizeof(name), "total");
+		else
+			snprintf(name, sizeof(name), "worker%d", i);
+		if (sub != NULL && rte_tel_data_add_dict_container(d, name, sub, 0) != 0)
+			rte_tel_data_free(sub);
+	}
+	roce_stats_unlock();
+	return 0;
+}
+
 RTE_INIT(roce_telemetry_init)
 {
 	rte_telemetry_register_cmd("/roce/list", tel_list, "Returns the ids of the RoCE devices.");
@@ -201,4 +249,6 @@ RTE_INIT(roce_telemetry_init)
 				   "Returns the QPNs of a RoCE device. Parameters: int dev_id");
 	rte_telemetry_register_cmd("/roce/qp", tel_qp,
 				   "Returns a QP's counters and state. Parameters: int dev_id,int qpn");
+	rte_telemetry_register_cmd("/roce/workers", tel_workers,
+				   "Returns a RoCE device's worker counters. Parameters: int dev_id");
 }

@@ -87,6 +87,7 @@ struct roce_transport_stats {
 	uint64_t rx_drops[ROCE_RX_DROP_MAX];
 	uint64_t tx_errors;		/* frames the builder or the port refused */
 	uint64_t seq_naks_out;		/* PSN sequence NAKs sent */
+	uint64_t cq_full_rnr;		/* RNR NAKs sent because the receive CQ was full (back-pressure) */
 };
 
 /* Progress of one send WQE through requester and completer. */

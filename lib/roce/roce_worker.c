@@ -58,6 +58,8 @@ roce_worker_main(void *arg)
 			roce_worker_count(&w->stats.work, (uint64_t)work);
 		}
 	}
+	/* Last access to the device: pairs with the ACQUIRE in roce_workers_stop(). */
+	__atomic_store_n(&w->running, 0, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -131,6 +133,12 @@ roce_workers_start(struct roce_dev *dev)
 
 		w->dev = dev;
 		w->lcore = dev->conf.lcores[i];
+		/*
+		 * What open wrote happens before the worker's first pass: its
+		 * first ACQUIRE load of stop reads this RELEASE store (an edge
+		 * of our own, not only the EAL's launch).
+		 */
+		__atomic_store_n(&w->stop, 0, __ATOMIC_RELEASE);
 		rc = rte_eal_remote_launch(roce_worker_main, w, w->lcore);
 		if (rc < 0) {
 			ROCE_LOG(ERR, "worker lcore %u: launch failed (%d)", w->lcore, rc);
@@ -157,8 +165,12 @@ roce_workers_stop(struct roce_dev *dev)
 
 	for (i = 0; i < dev->nb_workers; i++)
 		__atomic_store_n(&dev->workers[i].stop, 1, __ATOMIC_RELEASE);
-	for (i = 0; i < dev->nb_workers; i++)
+	for (i = 0; i < dev->nb_workers; i++) {
+		/* The worker's last access happens before the device is freed. */
+		while (__atomic_load_n(&dev->workers[i].running, __ATOMIC_ACQUIRE) != 0)
+			rte_pause();
 		(void)rte_eal_wait_lcore(dev->workers[i].lcore);
+	}
 	dev->nb_workers = 0;
 	rte_free(dev->workers);
 	dev->workers = NULL;

@@ -79,8 +79,8 @@ int rte_roce_stats_get(struct ibv_context *ctx, struct rte_roce_stats *stats);
 
 /**
  * Zero every counter of a device: its transport and engine counters, those
- * of each of its QPs and those of its port. Control call: from the thread
- * that drives the device's progress.
+ * of each of its QPs and those of its port. A control call: from any
+ * thread; in worker mode the workers are parked meanwhile.
  *
  * @param ctx
  *   A device from rte_roce_open_device().

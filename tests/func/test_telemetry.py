@@ -48,7 +48,7 @@ def main():
         qpn = c['qpn']
         cmds = ['/roce/list', '/roce/info,0', '/roce/stats,0', '/roce/port,0', '/roce/qps,0',
                 '/roce/qp,0,%d' % qpn, '/roce/stats,7', '/roce/stats,x', '/roce/qp,0',
-                '/roce/qp,0,%d' % (qpn + 1), '/roce/info,1']
+                '/roce/qp,0,%d' % (qpn + 1), '/roce/info,1', '/roce/workers,0']
         r, out = telemetry(client, prefix, cmds)
         roce_tap.check('one reply per command', len(r) == len(cmds),
                        'got %d: %s %s' % (len(r), out.stdout, out.stderr))
@@ -83,6 +83,8 @@ def main():
                            r[i].get(cmds[i].split(',')[0]) is None, str(r[i]))
         roce_tap.check('/roce/info,1 is the peer',
                        r[10].get('/roce/info', {}).get('name') == c['names'][1], str(r[10]))
+        roce_tap.check('/roce/workers: inline mode has none',
+                       r[11].get('/roce/workers') == {'nb_workers': 0}, str(r[11]))
     finally:
         peer.stdin.close()
         try:
