@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The test command of the README: builds librte_roce twice and runs the suites.
+# The test command of the README: builds librte_roce three times and runs the suites.
 #   build/       gcc, as users build it:                 suites unit, func
 #   build-san/   clang with AddressSanitizer, UBSan and
 #                libFuzzer:                              suites unit, func, fuzz
+#   build-tsan/  clang with ThreadSanitizer:             the tests that use threads
+#                (THREADED_TESTS; suppressions and why: devtools/tsan.supp)
 # Ends with the line "N passed, N failed" counting every test case run.
 # Usage: devtools/test.sh [extra meson test arguments]
 set -uo pipefail
@@ -13,6 +15,10 @@ devtools/install-deps.sh || exit 1
 # UBSan findings are errors, not warnings.
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+# A data race fails the test; only the hand-offs TSan cannot see are suppressed.
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/devtools/tsan.supp"
+# Test programs with more than one thread (worker lcores, application threads).
+THREADED_TESTS=(workers event verbs)
 
 status=0
 setup() {	# setup DIR [meson options...]
@@ -45,5 +51,11 @@ else
 	status=1
 fi
 
-python3 devtools/count-results.py build build-san || status=1
+if CC=clang setup build-tsan -Db_sanitize=thread -Db_lundef=false -Dfuzz=disabled; then
+	meson test -C build-tsan --print-errorlogs "${THREADED_TESTS[@]}" || status=1
+else
+	status=1
+fi
+
+python3 devtools/count-results.py build build-san build-tsan || status=1
 exit $status

@@ -19,7 +19,9 @@
 #include <infiniband/verbs.h>
 
 #include <rte_roce_fault.h>
+#include <rte_roce_config.h>
 #include <rte_roce_port.h>
+#include <rte_roce_stats.h>
 
 #define PERF_QPS_MAX 64
 #define PERF_SIZE_MAX (1u << 20)
@@ -68,6 +70,9 @@ struct perf_opts {
 	uint16_t tcp_port;
 	const char *ip;		/* our address (two-process mode) */
 	const char *ethdev;	/* ethdev name; NULL = the first one */
+	const char *config_path;	/* --config FILE, or NULL */
+	const char *config_port;	/* --config-port NAME; NULL = the first */
+	const struct rte_roce_config_port *config;	/* its section, once read */
 };
 
 /* What the peers exchange per QP (perftest's struct pingpong_dest). */
@@ -81,6 +86,9 @@ struct perf_dest {
 	union ibv_gid gid;
 	uint32_t srqn;
 };
+
+/* Room for the device's extended statistics (rte_roce_xstats_names_get()). */
+#define PERF_XSTATS_MAX 256
 
 /* One end: a port, a device, its QPs and their memory. */
 struct perf_side {
@@ -107,6 +115,8 @@ struct perf_side {
 	uint64_t echo_next[PERF_QPS_MAX];
 	/* ports stats when the test started */
 	struct rte_roce_port_stats stats0;
+	/* the device's counters (rte_roce_xstats_get()) when the test started */
+	struct rte_roce_xstat xstats0[PERF_XSTATS_MAX];
 };
 
 struct perf_lat {
@@ -132,6 +142,10 @@ struct perf_result {
 	double cpu_user_s, cpu_sys_s, busy;	/* busy: share of the loop's cycles that did work */
 	struct rte_roce_port_stats port[2];
 	unsigned int nb_ports;
+	/* the devices' counters over the run, named by counter_names */
+	uint64_t counters[2][PERF_XSTATS_MAX];
+	const struct rte_roce_xstat_name *counter_names;
+	unsigned int nb_counters;
 	struct rte_roce_fault_stats fault;
 	uint64_t verified;	/* bytes checked by --verify */
 	struct perf_baseline base;
@@ -148,6 +162,9 @@ struct perf_run {
 	uint64_t last_round;	/* TSC at the start of the last progress round */
 	bool last_work;		/* and whether it did work */
 };
+
+/* perf_config.c: read --config into o (0, or a negative errno after printing why) */
+int perf_config_apply(struct perf_opts *o);
 
 /* perf_side.c */
 int perf_side_open(struct perf_side *s, const struct perf_opts *o, uint16_t eth,

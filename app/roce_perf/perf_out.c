@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <rte_cycles.h>
 
@@ -43,6 +44,25 @@ perf_print_header(const struct perf_opts *o, const struct perf_side *s)
 	fflush(stdout);	/* before the progress lines on stderr */
 }
 
+/* One line per device: its transport counters that moved (port counters are in the JSON). */
+static void
+perf_print_counters(const struct perf_result *r)
+{
+	static const char *const side[] = { "requester", "responder" };
+	const char *name;
+	unsigned int i, k;
+
+	for (i = 0; r->nb_counters != 0 && i < r->nb_ports; i++) {
+		printf(" counters (%s):", side[i]);
+		for (k = 0; k < r->nb_counters; k++) {
+			name = r->counter_names[k].name;
+			if (r->counters[i][k] != 0 && strncmp(name, "port_", strlen("port_")) != 0)
+				printf(" %s %" PRIu64, name, r->counters[i][k]);
+		}
+		printf("\n");
+	}
+}
+
 void
 perf_print_row(const struct perf_opts *o, const struct perf_result *r)
 {
@@ -60,6 +80,7 @@ perf_print_row(const struct perf_opts *o, const struct perf_result *r)
 		printf(" %-6u %-11" PRIu64 " %-14.2f %-14.2f %-16.2f %-14.2f %-15.2f %-23.2f %.2f\n",
 		       r->size, r->msgs, l->min * k, l->max * k, l->p50 * k, l->avg * k,
 		       l->stdev * k, l->p99 * k, l->p999 * k);
+	perf_print_counters(r);
 	if (r->base.done)
 		printf(" raw %u B frames: %.3f Mpps, %.2f Gb/s, RTT p50 %.2f us p99 %.2f us"
 		       " -> ratio bw %.2f, msg rate %.2f\n",
@@ -91,7 +112,7 @@ perf_json_port(const struct rte_roce_port_stats *s)
 void
 perf_print_json(const struct perf_opts *o, const struct perf_result *r)
 {
-	unsigned int i;
+	unsigned int i, k;
 
 	if (!o->json)
 		return;
@@ -111,6 +132,14 @@ perf_print_json(const struct perf_opts *o, const struct perf_result *r)
 	for (i = 0; i < r->nb_ports; i++) {
 		printf(i > 0 ? "," : "");
 		perf_json_port(&r->port[i]);
+	}
+	printf("],\"counters\":[");
+	for (i = 0; i < r->nb_ports && r->nb_counters != 0; i++) {
+		printf(i > 0 ? ",{" : "{");
+		for (k = 0; k < r->nb_counters; k++)
+			printf("%s\"%s\":%" PRIu64, k > 0 ? "," : "", r->counter_names[k].name,
+			       r->counters[i][k]);
+		printf("}");
 	}
 	printf("]");
 	if (o->fault)

@@ -300,11 +300,35 @@ perf_srv_step(struct perf_run *r, uint32_t size, uint64_t *verified)
 	return 0;
 }
 
+/* Names of the devices' counters, the same for every device. */
+static struct rte_roce_xstat_name perf_xstat_names[PERF_XSTATS_MAX];
+
 static void
 perf_stats_snap(struct perf_side *s)
 {
-	if (s != NULL)
-		rte_roce_port_stats_get(s->port, &s->stats0);
+	if (s == NULL)
+		return;
+	rte_roce_port_stats_get(s->port, &s->stats0);
+	rte_roce_xstats_get(s->ctx, s->xstats0, PERF_XSTATS_MAX);
+}
+
+/* The device's counters since perf_stats_snap(), into res->counters[i]. */
+static void
+perf_counters_delta(const struct perf_side *s, struct perf_result *res, unsigned int i)
+{
+	struct rte_roce_xstat now[PERF_XSTATS_MAX];
+	int k, n;
+
+	n = rte_roce_xstats_get(s->ctx, now, PERF_XSTATS_MAX);
+	if (n <= 0 || n > PERF_XSTATS_MAX ||
+	    rte_roce_xstats_names_get(s->ctx, perf_xstat_names, PERF_XSTATS_MAX) != n) {
+		res->nb_counters = 0;
+		return;
+	}
+	for (k = 0; k < n; k++)
+		res->counters[i][k] = now[k].value - s->xstats0[k].value;
+	res->counter_names = perf_xstat_names;
+	res->nb_counters = n;
 }
 
 /* Counters since perf_stats_snap(). */
@@ -754,9 +778,12 @@ perf_run_size(struct perf_run *r, uint32_t size, bool first, struct perf_result 
 	if (o->verify && (ret = perf_verify_end(r, size, res)) != 0)
 		return ret;
 	perf_stats_delta(r->cli, &res->port[0]);
+	perf_counters_delta(r->cli, res, 0);
 	res->nb_ports = 1;
-	if (r->srv != NULL)
+	if (r->srv != NULL) {
+		perf_counters_delta(r->srv, res, res->nb_ports);
 		perf_stats_delta(r->srv, &res->port[res->nb_ports++]);
+	}
 	if (r->cli->fault != NULL)
 		rte_roce_fault_stats_get(r->cli->fault, &res->fault);
 	if (r->oob >= 0 && perf_sync_after(o))

@@ -12,6 +12,9 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 
+#include <rte_bus.h>
+#include <rte_dev.h>
+#include <rte_roce_config.h>
 #include <rte_roce_verbs.h>
 
 #include "pp_oob.h"
@@ -20,8 +23,8 @@
 #define PP_IPV4_PREFIX_MAX 32
 #define PP_IPV6_PREFIX_MAX 128
 #define PP_MS_PER_S 1000
+#define PP_CONFIG_ERR_LEN 512
 #define PP_NS_PER_MS 1000000
-#define PP_NS_PER_S 1000000000ull
 #define PP_US_PER_S 1000000.
 #define PP_NS_PER_US 1000.
 #define PP_BITS_PER_BYTE 8.
@@ -104,6 +107,9 @@ pp_port_usage(void)
 	       "                         RoCEv2 frames we receive are dropped, duplicated or\n"
 	       "                         reordered, frames we send get one payload byte changed\n"
 	       "                         (the peer drops them by ICRC); P in 0..1\n");
+	printf("  --config=<file>        port, addresses, rings, timers, device limits and workers\n"
+	       "                         from a configuration file (config/roce.conf.example)\n");
+	printf("  --config-port=<name>   its [port NAME] section to use (default: the first)\n");
 }
 
 /* --fault's spec into the RX and TX injectors' configurations. */
@@ -180,6 +186,12 @@ pp_port_opt(struct pp_port_conf *conf, int c, const char *arg)
 			return -EINVAL;
 		conf->mbuf_size = v;
 		return 1;
+	case PP_PORT_OPT_CONFIG:
+		conf->config = arg;
+		return 1;
+	case PP_PORT_OPT_CONFIG_PORT:
+		conf->config_port = arg;
+		return 1;
 	default:
 		return 0;
 	}
@@ -196,6 +208,9 @@ pp_port_conf_check(const struct pp_port_conf *conf)
 		return -EINVAL;
 	}
 	if (conf->ip != NULL && pp_parse_ip(conf->ip, &addr, &prefix_len) == 0)
+		return 0;
+	/* The file gives the addresses; it is read and checked by pp_port_open(). */
+	if (conf->ip == NULL && conf->config != NULL)
 		return 0;
 	fprintf(stderr, "--ip ADDR[/LEN] is required: the IPv4 or IPv6 address the port owns, "
 		"prefix 1..32 or 1..128 (got '%s')\n", conf->ip != NULL ? conf->ip : "");
@@ -226,83 +241,6 @@ pp_parse_ip(const char *arg, union rte_roce_gid *addr, uint8_t *prefix_len)
 		return -EINVAL;
 	*prefix_len = plen;
 	return 0;
-}
-
-static uint64_t
-pp_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec * PP_NS_PER_S + ts.tv_nsec;
-}
-
-static void
-pp_tap(struct rte_roce_pcap *pcap, struct rte_mbuf **pkts, uint16_t nb_pkts)
-{
-	uint64_t ts = pp_now_ns();
-	uint16_t i;
-
-	for (i = 0; i < nb_pkts; i++)
-		rte_roce_pcap_write_mbuf(pcap, pkts[i], ts);
-}
-
-static uint16_t
-pp_rx_tap(uint16_t port_id, uint16_t queue, struct rte_mbuf **pkts, uint16_t nb_pkts,
-	  uint16_t max_pkts, void *arg)
-{
-	RTE_SET_USED(port_id);
-	RTE_SET_USED(queue);
-	RTE_SET_USED(max_pkts);
-	pp_tap(arg, pkts, nb_pkts);
-	return nb_pkts;
-}
-
-static uint16_t
-pp_tx_tap(uint16_t port_id, uint16_t queue, struct rte_mbuf **pkts, uint16_t nb_pkts, void *arg)
-{
-	RTE_SET_USED(port_id);
-	RTE_SET_USED(queue);
-	pp_tap(arg, pkts, nb_pkts);
-	return nb_pkts;
-}
-
-/* Every frame through queue 0 both ways into path; 0 or a negative errno (printed). */
-static int
-pp_tap_start(struct pp_port *pp, const char *path)
-{
-	pp->pcap = rte_roce_pcap_create(path);
-	if (pp->pcap == NULL) {
-		fprintf(stderr, "%s: %s\n", path, rte_strerror(rte_errno));
-		return -rte_errno;
-	}
-	pp->rx_tap = rte_eth_add_rx_callback(pp->eth, 0, pp_rx_tap, pp->pcap);
-	pp->tx_tap = rte_eth_add_tx_callback(pp->eth, 0, pp_tx_tap, pp->pcap);
-	if (pp->rx_tap == NULL || pp->tx_tap == NULL) {
-		fprintf(stderr, "%s: no ethdev callback for the capture: %s\n", path,
-			rte_strerror(rte_errno));
-		return -ENOTSUP;
-	}
-	return 0;
-}
-
-/* Remove the callbacks (the port is stopped, nobody runs them) and flush the file. */
-static int
-pp_tap_stop(struct pp_port *pp)
-{
-	int ret;
-
-	if (pp->rx_tap != NULL)
-		rte_eth_remove_rx_callback(pp->eth, 0, pp->rx_tap);
-	if (pp->tx_tap != NULL)
-		rte_eth_remove_tx_callback(pp->eth, 0, pp->tx_tap);
-	pp->rx_tap = NULL;
-	pp->tx_tap = NULL;
-	ret = rte_roce_pcap_close(pp->pcap);
-	pp->pcap = NULL;
-	if (ret != 0)
-		fprintf(stderr, "capture: write failed: %s\n", strerror(-ret));
-	return ret;
 }
 
 static int
@@ -366,16 +304,91 @@ pp_fault_detach(struct pp_port *pp)
 }
 
 int
+pp_config_load(const char *path, const char *name, const struct rte_roce_config_port **sec)
+{
+	static struct rte_roce_config cfg;	/* 8 sections: not on the stack */
+	char err[PP_CONFIG_ERR_LEN];
+	int ret;
+
+	ret = rte_roce_config_load(path, &cfg, err, sizeof(err));
+	if (ret != 0) {
+		fprintf(stderr, "%s\n", err);
+		return ret;
+	}
+	*sec = name != NULL ? rte_roce_config_port_find(&cfg, name) : &cfg.ports[0];
+	if (*sec == NULL) {
+		fprintf(stderr, "%s: no [port %s]\n", path, name);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int
+pp_config_ethdev(const char *path, const struct rte_roce_config_port *sec, uint16_t *eth)
+{
+	char name[RTE_ROCE_CONFIG_DEV_LEN];
+	int ret;
+
+	/* The ethdev's name is the vdev's before its arguments. */
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(sec->dev, ","), sec->dev);
+	if (rte_eth_dev_get_port_by_name(name, eth) == 0)
+		return 0;
+	ret = rte_dev_probe(sec->dev);
+	if (ret == 0)
+		ret = rte_eth_dev_get_port_by_name(name, eth) == 0 ? 0 : -ENODEV;
+	if (ret != 0)
+		fprintf(stderr, "%s:%u: dev %s: %s\n", path, sec->line, sec->dev, strerror(-ret));
+	return ret;
+}
+
+/* The --config section and its ethdev: 0, or a negative errno after printing why. */
+static int
+pp_port_config(const struct pp_port_conf *conf, struct rte_roce_config_port *sec,
+	       uint16_t *eth)
+{
+	const struct rte_roce_config_port *p;
+	int ret;
+
+	ret = pp_config_load(conf->config, conf->config_port, &p);
+	if (ret != 0)
+		return ret;
+	if (p->nb_addrs == 0 && conf->ip == NULL) {
+		fprintf(stderr, "%s:%u: [port %s] has no addr and --ip is not given\n",
+			conf->config, p->line, p->name);
+		return -EINVAL;
+	}
+	*sec = *p;
+	return pp_config_ethdev(conf->config, p, eth);
+}
+
+/* Every address of the section (after --ip's, if given): 0 or a negative errno. */
+static int
+pp_port_config_addrs(struct pp_port *pp, const struct rte_roce_config_port *sec)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < sec->nb_addrs && ret == 0; i++)
+		ret = rte_roce_port_addr_add(pp->port, &sec->addrs[i], sec->prefix_len[i]);
+	return ret;
+}
+
+int
 pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
 {
+	struct rte_roce_config_port sec;
 	struct rte_roce_port_conf pconf;
 	int ret;
 
 	memset(pp, 0, sizeof(*pp));
+	memset(&sec, 0, sizeof(sec));
 	if (pp_port_conf_check(conf) != 0)
 		return -EINVAL;
-	pp_parse_ip(conf->ip, &pp->addr, &pp->prefix_len);
-	if (pp_find_ethdev(conf->ethdev, &pp->eth) != 0) {
+	if (conf->config != NULL) {
+		ret = pp_port_config(conf, &sec, &pp->eth);
+		if (ret != 0)
+			return ret;
+	} else if (pp_find_ethdev(conf->ethdev, &pp->eth) != 0) {
 		fprintf(stderr, "IB device %s not found (no such ethdev: give one with --vdev)\n",
 			conf->ethdev != NULL ? conf->ethdev : "(first ethdev)");
 		return -ENODEV;
@@ -389,11 +402,20 @@ pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
 			return -rte_errno;
 		}
 	}
-	memset(&pconf, 0, sizeof(pconf));
+	if (conf->ip != NULL) {
+		pp_parse_ip(conf->ip, &pp->addr, &pp->prefix_len);
+	} else {
+		pp->addr = sec.addrs[0];
+		pp->prefix_len = sec.prefix_len[0];
+	}
+	pconf = sec.port;
 	pconf.port_id = pp->eth;
-	pconf.mtu = conf->eth_mtu;
-	pconf.mtu_unchecked = conf->mtu_unchecked;
-	pconf.pool = pp->pool;
+	if (conf->eth_mtu != 0)
+		pconf.mtu = conf->eth_mtu;
+	if (conf->mtu_unchecked)
+		pconf.mtu_unchecked = true;
+	if (pp->pool != NULL)
+		pconf.pool = pp->pool;
 	pp->port = rte_roce_port_create(&pconf);
 	if (pp->port == NULL) {
 		ret = -rte_errno;
@@ -408,21 +430,25 @@ pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
 		if (ret != 0)
 			goto destroy_port;
 	}
-	ret = rte_roce_port_addr_add(pp->port, &pp->addr, pp->prefix_len);
+	ret = conf->ip != NULL ? rte_roce_port_addr_add(pp->port, &pp->addr, pp->prefix_len) : 0;
+	if (ret == 0)
+		ret = pp_port_config_addrs(pp, &sec);
 	if (ret == 0)
 		ret = rte_roce_port_gid_find(pp->port, &pp->addr);
 	if (ret < 0) {
-		fprintf(stderr, "Couldn't give the port address %s: %s\n", conf->ip,
-			strerror(-ret));
+		fprintf(stderr, "Couldn't give the port its addresses: %s\n", strerror(-ret));
 		goto destroy_port;
 	}
 	pp->gid_index = ret;
 	if (conf->pcap != NULL) {
-		ret = pp_tap_start(pp, conf->pcap);
-		if (ret != 0)
+		ret = rte_roce_port_capture_start(pp->port, conf->pcap);
+		if (ret != 0) {
+			fprintf(stderr, "%s: %s\n", conf->pcap, strerror(-ret));
 			goto destroy_port;
+		}
+		pp->capture = true;
 	}
-	pp->ctx = rte_roce_open_device(pp->port, NULL);
+	pp->ctx = rte_roce_open_device(pp->port, conf->config != NULL ? &sec.dev_conf : NULL);
 	if (pp->ctx == NULL) {
 		ret = -rte_errno;
 		fprintf(stderr, "Couldn't open a device on the port: %s\n", rte_strerror(-ret));
@@ -436,8 +462,6 @@ destroy_port:
 	pp_fault_detach(pp);
 	rte_roce_port_destroy(pp->port);
 	pp->port = NULL;
-	if (pp->pcap != NULL)
-		pp_tap_stop(pp);
 	rte_mempool_free(pp->pool);
 	pp->pool = NULL;
 	return ret;
@@ -497,10 +521,13 @@ pp_port_close(struct pp_port *pp)
 		pp->ctx = NULL;
 	}
 	pp_fault_detach(pp);
+	if (pp->capture) {
+		ret = rte_roce_port_capture_stop(pp->port);
+		if (ret != 0)
+			fprintf(stderr, "capture: write failed: %s\n", strerror(-ret));
+	}
 	rte_roce_port_destroy(pp->port);
 	pp->port = NULL;
-	if (pp->pcap != NULL)
-		ret = pp_tap_stop(pp);
 	/* Close the ethdev too: a net_memif peer learns at once that we left. */
 	rte_eth_dev_close(pp->eth);
 	/* After the ethdev: its queues took their mbufs from it. */

@@ -19,6 +19,7 @@
 #include <rte_ethdev.h>
 
 #include <rte_roce_gid.h>
+#include <rte_roce_config.h>
 #include <rte_roce_fault.h>
 #include <rte_roce_pcap.h>
 #include <rte_roce_port.h>
@@ -41,6 +42,8 @@ struct pp_port_conf {
 	bool fault;		/* --fault given: inject fault_rx and fault_tx */
 	struct rte_roce_fault_conf fault_rx;	/* on what we receive: drop, dup, reorder */
 	struct rte_roce_fault_conf fault_tx;	/* on what we send: corruption (all TX can do) */
+	const char *config;	/* --config FILE (rte_roce_config.h); NULL = none */
+	const char *config_port; /* --config-port NAME; NULL = the file's first port */
 };
 
 struct pp_port {
@@ -51,8 +54,7 @@ struct pp_port {
 	union rte_roce_gid addr;	/* the --ip address */
 	uint8_t prefix_len;
 	int gid_index;			/* index of addr in the GID table */
-	struct rte_roce_pcap *pcap;	/* the capture, or NULL */
-	const struct rte_eth_rxtx_callback *rx_tap, *tx_tap;
+	bool capture;			/* --pcap: rte_roce_port_capture_start() ran */
 	struct rte_roce_fault *fault_rx, *fault_tx;	/* --fault injectors, or NULL */
 };
 
@@ -69,6 +71,8 @@ enum {
 	PP_PORT_OPT_MTU_UNCHECKED,
 	PP_PORT_OPT_MBUF_SIZE,
 	PP_PORT_OPT_FAULT,
+	PP_PORT_OPT_CONFIG,
+	PP_PORT_OPT_CONFIG_PORT,
 	PP_PORT_OPT_END,
 };
 
@@ -78,7 +82,9 @@ enum {
 	{ "pcap", required_argument, NULL, PP_PORT_OPT_PCAP }, \
 	{ "mtu-unchecked", no_argument, NULL, PP_PORT_OPT_MTU_UNCHECKED }, \
 	{ "mbuf-size", required_argument, NULL, PP_PORT_OPT_MBUF_SIZE }, \
-	{ "fault", required_argument, NULL, PP_PORT_OPT_FAULT }
+	{ "fault", required_argument, NULL, PP_PORT_OPT_FAULT }, \
+	{ "config", required_argument, NULL, PP_PORT_OPT_CONFIG }, \
+	{ "config-port", required_argument, NULL, PP_PORT_OPT_CONFIG_PORT }
 
 /* Print the usage lines of PP_PORT_LONGOPTS. */
 void pp_port_usage(void);
@@ -108,8 +114,18 @@ int pp_parse_number(const char *s, unsigned long min, unsigned long max, unsigne
 int pp_parse_ip(const char *arg, union rte_roce_gid *addr, uint8_t *prefix_len);
 
 /*
+ * Read a configuration file (rte_roce_config.h) and take its [port name]
+ * section (name NULL: the first). 0, or a negative errno after printing why
+ * (FILE:LINE: key: why). The section stays valid until the next call.
+ */
+int pp_config_load(const char *path, const char *name, const struct rte_roce_config_port **sec);
+
+/* The section's ethdev, probed from its dev string if absent: 0 or a negative errno (printed). */
+int pp_config_ethdev(const char *path, const struct rte_roce_config_port *sec, uint16_t *eth);
+
+/*
  * Find the ethdev, create the port on it, give it the address, open a
- * device with default limits, start the capture if asked (ethdev RX and TX
+ * device with default limits, start the capture if asked (rte_roce_port_capture_start(): ethdev RX and TX
  * callbacks: every frame, ARP and ND included, as the PMD sees it). On
  * failure prints why on stderr, undoes what it did and returns a negative
  * errno.

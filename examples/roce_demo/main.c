@@ -10,8 +10,8 @@
  *
  *   roce_demo --no-huge -m 256 --no-shconf --no-pci [-- --pcap FILE]
  *
- * With --pcap, every frame either port transmits is written to FILE (an
- * ethdev TX callback taps both ports), for roce_dump or tshark.
+ * With --pcap, every frame on the wire is written to FILE (port A's capture,
+ * rte_roce_port_capture_start(): both directions), for roce_dump or tshark.
  */
 
 #include <errno.h>
@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -44,7 +43,6 @@
 #define DEMO_PSN 0x1000
 #define DEMO_SPORT 0xc132	/* rxe's rdma_get_udp_sport(0, 0x11, 0x12) (wire-facts 1.2) */
 #define DEMO_ICMP6_ECHO_REQUEST 128
-#define DEMO_NS_PER_S 1000000000ull
 #define DEMO_MS_PER_S 1000
 
 enum { A, B, NB_PORTS };
@@ -54,7 +52,7 @@ struct demo {
 	struct rte_roce_port_info info[NB_PORTS];
 	union rte_roce_gid v4[NB_PORTS];
 	union rte_roce_gid v6[NB_PORTS];
-	struct rte_roce_pcap *pcap;
+	const char *pcap;	/* --pcap FILE, or NULL */
 };
 
 static const char *const names[NB_PORTS] = { "A", "B" };
@@ -81,23 +79,6 @@ gid_str(const union rte_roce_gid *gid)
 }
 
 /* ---- set-up ---- */
-
-/* Tap: every frame a port hands to its ethdev goes into the pcap too. */
-static uint16_t
-demo_tx_tap(uint16_t port_id, uint16_t queue, struct rte_mbuf **pkts, uint16_t nb_pkts,
-	    void *arg)
-{
-	struct rte_roce_pcap *pcap = arg;
-	struct timespec ts;
-	uint16_t i;
-
-	RTE_SET_USED(port_id);
-	RTE_SET_USED(queue);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	for (i = 0; i < nb_pkts; i++)
-		rte_roce_pcap_write_mbuf(pcap, pkts[i], ts.tv_sec * DEMO_NS_PER_S + ts.tv_nsec);
-	return nb_pkts;
-}
 
 /* Two ethdevs back to back: A sends into ring 0, which B receives from, and back on ring 1. */
 static int
@@ -152,10 +133,13 @@ demo_ports(struct demo *d, const uint16_t eth[NB_PORTS])
 			printf("port %s: %s\n", names[i], strerror(-ret));
 			return -1;
 		}
-		if (d->pcap != NULL && rte_eth_add_tx_callback(eth[i], 0, demo_tx_tap, d->pcap) == NULL) {
-			printf("port %s: no TX callback for the pcap: %s\n", names[i],
-			       rte_strerror(rte_errno));
-			return -1;
+		/* A sees every frame of the wire, both ways. */
+		if (i == A && d->pcap != NULL) {
+			ret = rte_roce_port_capture_start(d->port[i], d->pcap);
+			if (ret != 0) {
+				printf("%s: %s\n", d->pcap, strerror(-ret));
+				return -1;
+			}
 		}
 		printf("port %s: ethdev %u, MAC " RTE_ETHER_ADDR_PRT_FMT ", MTU %u (IB MTU %u), "
 		       "%s/%d, %s/%d\n", names[i], eth[i], RTE_ETHER_ADDR_BYTES(&d->info[i].mac),
@@ -427,7 +411,6 @@ int
 main(int argc, char **argv)
 {
 	struct demo d = { .pcap = NULL };
-	const char *pcap_path = NULL;
 	uint16_t eth[NB_PORTS];
 	int ret, i, failed;
 
@@ -439,27 +422,20 @@ main(int argc, char **argv)
 	/* As after rte_eal_init(): argv[ret] is the program name, then the application's arguments. */
 	argc -= ret;
 	argv += ret;
-	if (demo_args(argc - 1, argv + 1, &pcap_path) != 0)
+	if (demo_args(argc - 1, argv + 1, &d.pcap) != 0)
 		return EXIT_FAILURE;
-	if (pcap_path != NULL) {
-		d.pcap = rte_roce_pcap_create(pcap_path);
-		if (d.pcap == NULL) {
-			printf("%s: %s\n", pcap_path, rte_strerror(rte_errno));
-			return EXIT_FAILURE;
-		}
-	}
 	ret = demo_wire(eth);
 	if (ret != 0)
 		printf("net_ring pair: %s\n", rte_strerror(-ret));
 	failed = ret != 0 || demo_ports(&d, eth) != 0 || demo_run(&d) != 0;
 	if (d.port[A] != NULL && d.port[B] != NULL)
 		demo_stats(&d);
-	for (i = 0; i < NB_PORTS; i++)
-		rte_roce_port_destroy(d.port[i]);
-	if (d.pcap != NULL && rte_roce_pcap_close(d.pcap) != 0) {
-		printf("%s: write failed\n", pcap_path);
+	if (d.pcap != NULL && d.port[A] != NULL && rte_roce_port_capture_stop(d.port[A]) != 0) {
+		printf("%s: write failed\n", d.pcap);
 		failed = 1;
 	}
+	for (i = 0; i < NB_PORTS; i++)
+		rte_roce_port_destroy(d.port[i]);
 	printf("%s\n", failed ? "FAILED" : "all steps succeeded");
 	rte_eal_cleanup();
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;

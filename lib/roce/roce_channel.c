@@ -2,6 +2,10 @@
 
 /* Completion channels: create/destroy, arming, the engine's notification, get/ack. */
 
+/* Logs under lib.roce.event (roce_log.h). */
+#define ROCE_LOG_TYPE roce_logtype_event
+#define ROCE_LOG_AREA "ROCE channel"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

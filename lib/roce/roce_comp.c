@@ -112,6 +112,16 @@ comp_drop(struct comp_ctx *ctx)
 	return COMP_DONE;
 }
 
+/* A response beyond the one expected: the ones between were lost (mlx5 implied_nak_seq_err). */
+static enum comp_state
+comp_implied_nak(struct roce_qp *qp)
+{
+	if (qp->comp.retrying)
+		return COMP_DONE;
+	ROCE_QP_STAT_INC(qp, implied_nak_seq_err);
+	return COMP_RETRY;
+}
+
 /*
  * A NAK acknowledges the PSNs before its own. Acknowledged PSNs are forward
  * progress: the retry counters start again, so that a long message under
@@ -162,7 +172,7 @@ comp_check_psn(struct comp_ctx *ctx)
 			return COMP_DONE;
 		/* Implied NAK: the READ/atomic was not answered (K:rxe_comp.c check_psn). */
 		if (roce_req_is_rd_atomic(wqe))
-			return qp->comp.retrying ? COMP_DONE : COMP_RETRY;
+			return comp_implied_nak(qp);
 		/* Implied (coalesced) ACK of a SEND/WRITE (K:rxe_comp.c check_psn). */
 		return COMP_COMPLETE;
 	}
@@ -179,7 +189,7 @@ comp_check_psn(struct comp_ctx *ctx)
 	if (diff > 0 && roce_req_is_rd_atomic(wqe)) {
 		if (qp->comp.retrying || pkt->opcode == RTE_ROCE_OP_RC_ACKNOWLEDGE)
 			return comp_drop(ctx);
-		return COMP_RETRY;
+		return comp_implied_nak(qp);
 	}
 	return COMP_CHECK_ACK;
 }
@@ -217,6 +227,7 @@ comp_check_aeth(struct comp_ctx *ctx)
 			ctx->status = nak_status(syn);
 			return COMP_ERROR;
 		}
+		ROCE_QP_STAT_INC(qp, rcvd_seq_err);
 		/* Every PSN before the NAK's is acknowledged (K:rxe_comp.c check_ack). */
 		comp_implied_ack(qp, pkt->psn);
 		qp->comp.retrying = false;
@@ -381,12 +392,13 @@ comp_retry(struct comp_ctx *ctx)
 	struct roce_qp *qp = ctx->qp;
 
 	if (qp->comp.retry_left == 0) {
+		ROCE_QP_STAT_INC(qp, retry_exceeded_err);
 		ctx->status = IBV_WC_RETRY_EXC_ERR;
 		return COMP_ERROR;
 	}
 	qp->comp.retry_left--;
 	qp->comp.retrying = true;
-	qp->dev->xstats.retries++;
+	ROCE_QP_STAT_INC(qp, completer_retry_err);
 	roce_req_rewind(qp, qp->comp.psn);
 	update_retrans_timer(qp);
 	roce_dev_qp_schedule(qp->dev, qp);
@@ -399,10 +411,11 @@ comp_rnr(struct comp_ctx *ctx)
 	struct roce_qp *qp = ctx->qp;
 	const struct rte_roce_pkt *pkt = ctx->pkt;
 
-	qp->dev->xstats.rnr_naks_in++;
+	ROCE_QP_STAT_INC(qp, rcvd_rnr_err);
 	/* PSNs before the refused one are acknowledged. */
 	comp_implied_ack(qp, pkt->psn);
 	if (qp->comp.rnr_left == 0) {
+		ROCE_QP_STAT_INC(qp, retry_rnr_exceeded_err);
 		ctx->status = IBV_WC_RNR_RETRY_EXC_ERR;
 		return COMP_ERROR;
 	}
@@ -483,7 +496,7 @@ comp_retrans_expired(struct roce_timer *t)
 		return;
 	next = comp_get_wqe(&ctx);
 	if (next == COMP_DONE && ctx.wqe != NULL && ctx.wqe->tx.state != ROCE_WQE_NEW) {
-		qp->dev->xstats.timeouts++;
+		ROCE_QP_STAT_INC(qp, local_ack_timeout_err);
 		next = COMP_RETRY;
 	}
 	comp_run(&ctx, next);
@@ -575,6 +588,7 @@ roce_transport_qp_flush(struct roce_qp *qp)
 	qp->resp.nak_pending = false;
 	for (i = 0; i < ROCE_RD_ATOM_MAX; i++)
 		qp->resp.res[i].pending = false;
+	qp->resp.res_pending = 0;
 }
 
 void

@@ -2,6 +2,10 @@
 
 /* Completion queues: create/destroy, the engine's push, the application's poll. */
 
+/* Logs under lib.roce.cq (roce_log.h). */
+#define ROCE_LOG_TYPE roce_logtype_cq
+#define ROCE_LOG_AREA "ROCE cq"
+
 #include <errno.h>
 #include <string.h>
 

@@ -20,9 +20,12 @@
 #include "roce_port_priv.h"
 #include "roce_mr.h"
 #include "roce_qp.h"
+#include "roce_stats.h"
 #include "roce_transport.h"
+#include "roce_worker.h"
 
-#define ROCE_DEV_DEFAULT_MAX_QP		1024
+/* 16,384 QPs for applications, plus QP1 (issue 5: at least 16k QPs per port). */
+#define ROCE_DEV_DEFAULT_MAX_QP		(16384 + RTE_ROCE_QP1_QPN)
 #define ROCE_DEV_DEFAULT_MAX_QP_WR	4096
 #define ROCE_DEV_DEFAULT_MAX_SGE	32
 #define ROCE_DEV_DEFAULT_MAX_INLINE	256
@@ -107,6 +110,9 @@ roce_dev_conf_apply(struct rte_roce_dev_conf *out, const struct rte_roce_dev_con
 	    roce_dev_limit(&out->max_srq_sge, in->max_srq_sge, d->max_srq_sge,
 			   RTE_ROCE_DEV_MAX_SGE_MAX, "max_srq_sge") < 0)
 		return -EINVAL;
+	/* The progress model: checked by roce_workers_start(). */
+	out->nb_workers = in->nb_workers;
+	memcpy(out->lcores, in->lcores, sizeof(out->lcores));
 	return 0;
 }
 
@@ -152,6 +158,8 @@ roce_dev_sched_init(struct roce_dev *dev)
 static void
 roce_dev_free(struct roce_dev *dev)
 {
+	/* First: telemetry must not find it while it goes. */
+	roce_stats_dev_del(dev);
 	roce_async_fini(dev);
 	roce_mr_table_fini(dev);
 	rte_free(dev->sched);
@@ -210,6 +218,8 @@ rte_roce_open_device(struct rte_roce_port *port, const struct rte_roce_dev_conf 
 		rc = roce_mr_table_init(dev);
 	if (rc == 0)
 		rc = roce_async_init(dev);
+	if (rc == 0)
+		rc = roce_stats_dev_add(dev);
 	if (rc < 0) {
 		roce_dev_free(dev);
 		rte_errno = -rc;
@@ -217,6 +227,14 @@ rte_roce_open_device(struct rte_roce_port *port, const struct rte_roce_dev_conf 
 	}
 	roce_dev_ibv_init(dev, &info);
 	roce_timer_wheel_init(&dev->timers);
+	rte_spinlock_recursive_init(&dev->ctrl_lock);
+	/* Last: from here on the workers own the progress state. */
+	rc = roce_workers_start(dev);
+	if (rc < 0) {
+		roce_dev_free(dev);
+		rte_errno = -rc;
+		return NULL;
+	}
 	return &dev->ibv;
 }
 
@@ -242,6 +260,7 @@ rte_roce_close_device(struct ibv_context *ctx)
 			 dev->async.nb_channels);
 		return -EBUSY;
 	}
+	roce_workers_stop(dev);
 	roce_dev_free(dev);
 	return 0;
 }
@@ -293,7 +312,10 @@ roce_dev_qpn_free(struct roce_dev *dev, uint32_t qpn)
 	uint32_t slot = qpn & dev->qp_mask;
 	uint32_t tail = (dev->qp_free_head + dev->qp_free_count) & dev->qp_mask;
 
+	/* Readers that start from the registry (telemetry) see it or nothing. */
+	roce_stats_lock();
 	dev->qp_tbl[slot] = NULL;
+	roce_stats_unlock();
 	/* Reserved QPNs (QP1) keep their number and never enter the free FIFO. */
 	if (qpn < ROCE_QPN_FIRST) {
 		dev->nb_qps--;
@@ -348,7 +370,13 @@ roce_dev_run_qps(struct roce_dev *dev)
 	unsigned int work = 0;
 	void *obj;
 
-	while (n-- > 0 && rte_ring_sc_dequeue(dev->sched, &obj) == 0) {
+	/*
+	 * Back-pressure: a QP runs only while the port can keep what it may
+	 * send; the rest stay scheduled for the next poll instead of being
+	 * dropped at a full TX queue and retransmitted after a timeout.
+	 */
+	while (n-- > 0 && roce_port_tx_room(dev->port) >= ROCE_DEV_QP_TX_MAX &&
+	       rte_ring_sc_dequeue(dev->sched, &obj) == 0) {
 		struct roce_qp *qp = roce_dev_qp_lookup(dev, (uint32_t)(uintptr_t)obj);
 		enum ibv_qp_state state;
 		int sent, acks;
@@ -376,17 +404,11 @@ roce_dev_run_qps(struct roce_dev *dev)
 }
 
 int
-rte_roce_poll(struct ibv_context *ctx)
+roce_dev_progress(struct roce_dev *dev)
 {
-	struct roce_dev *dev;
 	uint16_t n;
 	int work;
 
-	if (ctx == NULL) {
-		ROCE_LOG(ERR, "NULL argument");
-		return -EINVAL;
-	}
-	dev = roce_dev_of(ctx);
 	dev->stats.polls++;
 	n = rte_roce_port_poll(dev->port, dev->rx, ROCE_DEV_RX_BURST);
 	/* ACKs, responses and requests of this round leave in bursts */
@@ -404,6 +426,22 @@ rte_roce_poll(struct ibv_context *ctx)
 	work = n + roce_dev_run_qps(dev);
 	roce_port_tx_batch_end(dev->port);
 	return work;
+}
+
+int
+rte_roce_poll(struct ibv_context *ctx)
+{
+	struct roce_dev *dev;
+
+	if (ctx == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	dev = roce_dev_of(ctx);
+	/* Worker mode: the workers make progress; one program runs in both models. */
+	if (dev->nb_workers != 0)
+		return 0;
+	return roce_dev_progress(dev);
 }
 
 static int

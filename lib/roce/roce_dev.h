@@ -7,11 +7,13 @@
  * A RoCE device: one port, its limits, the tables of QPs (by QPN) and MRs
  * (by key), the QPs with work, and the engine's timers.
  *
- * Threading (doc/architecture.md, inline mode): the thread that calls
- * rte_roce_poll() owns the device, the port, every QP's protocol state and
- * the timers; control calls are made from it too. Other threads may post to
- * QPs and poll CQs (SPSC rings, roce_queue.h) and ring the QP's doorbell
- * with roce_dev_qp_schedule(), which is lock-free (an MP/SC rte_ring).
+ * Threading (doc/architecture.md, doc/workers.md): the progress thread (the
+ * one calling rte_roce_poll() in inline mode, the worker lcore in worker
+ * mode) owns the device, the port, every QP's protocol state and the
+ * timers; control calls park the worker first (roce_worker.h). Other
+ * threads post to QPs and poll CQs (SPSC rings, roce_queue.h) and ring the
+ * QP's doorbell with roce_dev_qp_schedule(), which is lock-free (an MP/SC
+ * rte_ring).
  */
 
 #include <stdbool.h>
@@ -20,6 +22,7 @@
 #include <infiniband/verbs.h>
 
 #include <rte_ring.h>
+#include <rte_spinlock.h>
 
 #include "rte_roce_gid.h"
 #include "rte_roce_verbs.h"
@@ -29,6 +32,7 @@
 
 struct roce_mr;
 struct roce_qp;
+struct roce_worker;
 
 /* QPNs below this are reserved: QP0 (SMI), QP1 (GSI) and rxe's first numbers (K:rxe_param.h). */
 #define ROCE_QPN_FIRST		0x11
@@ -38,6 +42,8 @@ struct roce_qp;
 #define ROCE_DEV_RX_BURST	32
 /* Packets a QP may send per role per rte_roce_poll() before the next QP runs. */
 #define ROCE_DEV_QP_BUDGET	64
+/* Packets one run of a QP may send: both roles' budgets. */
+#define ROCE_DEV_QP_TX_MAX	(2 * ROCE_DEV_QP_BUDGET)
 
 /* PDs per device. */
 #define ROCE_DEV_MAX_PD		65536
@@ -107,6 +113,11 @@ struct roce_dev {
 	struct roce_transport_stats xstats;	/* the engine's (roce_transport.h) */
 	struct roce_mcast_attach mcast[RTE_ROCE_DEV_MCAST_MAX];
 	struct rte_mbuf *rx[ROCE_DEV_RX_BURST];
+
+	/* Worker mode (roce_worker.h): NULL and 0 in inline mode. */
+	struct roce_worker *workers;
+	uint16_t nb_workers;
+	rte_spinlock_recursive_t ctrl_lock;	/* between controllers; never taken by a worker */
 };
 
 static inline struct roce_dev *
@@ -127,6 +138,13 @@ void roce_dev_qp_schedule(struct roce_dev *dev, struct roce_qp *qp);
 
 /* Called by roce_cq_push() when a CQ overruns: the next poll moves its QPs to ERR. */
 void roce_dev_cq_error(struct roce_dev *dev);
+
+/*
+ * One pass of the progress loop: a burst received, the timers, the QPs
+ * with work, TX flushed. Run by the progress thread only; returns the
+ * packets and work requests handled.
+ */
+int roce_dev_progress(struct roce_dev *dev);
 
 /* Bytes of a verbs path MTU enum (IBV_MTU_256 = 1 .. IBV_MTU_4096 = 5). */
 uint32_t roce_mtu_bytes(enum ibv_mtu mtu);

@@ -2,6 +2,10 @@
 
 /* Asynchronous events: the device's async_fd, its queue, get/ack, the link watch. */
 
+/* Logs under lib.roce.event (roce_log.h). */
+#define ROCE_LOG_TYPE roce_logtype_event
+#define ROCE_LOG_AREA "ROCE event"
+
 #include <errno.h>
 #include <string.h>
 #include <sys/eventfd.h>

@@ -15,6 +15,7 @@
 #include "rte_roce_pkt.h"
 #include "roce_dev.h"
 #include "roce_log.h"
+#include "roce_worker.h"
 #include "roce_mcast.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
@@ -50,7 +51,7 @@ mcast_args(struct ibv_qp *ibv_qp, const union ibv_gid *ibv_gid, struct roce_qp *
 }
 
 int
-rte_roce_attach_mcast(struct ibv_qp *ibv_qp, const union ibv_gid *ibv_gid, uint16_t lid)
+roce_ctrl_attach_mcast(struct ibv_qp *ibv_qp, const union ibv_gid *ibv_gid, uint16_t lid)
 {
 	union rte_roce_gid gid, none = { .raw = { 0 } };
 	struct roce_mcast_attach *a;
@@ -87,7 +88,7 @@ mcast_detach(struct roce_mcast_attach *a)
 }
 
 int
-rte_roce_detach_mcast(struct ibv_qp *ibv_qp, const union ibv_gid *ibv_gid, uint16_t lid)
+roce_ctrl_detach_mcast(struct ibv_qp *ibv_qp, const union ibv_gid *ibv_gid, uint16_t lid)
 {
 	struct roce_mcast_attach *a;
 	union rte_roce_gid gid;

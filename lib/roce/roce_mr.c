@@ -11,6 +11,10 @@
  * user backs off and fails its lookup instead, as if it came after).
  */
 
+/* Logs under lib.roce.mr (roce_log.h). */
+#define ROCE_LOG_TYPE roce_logtype_mr
+#define ROCE_LOG_AREA "ROCE mr"
+
 #include <errno.h>
 #include <string.h>
 
@@ -19,6 +23,7 @@
 
 #include "roce_dev.h"
 #include "roce_log.h"
+#include "roce_worker.h"
 #include "roce_mr.h"
 
 /* Optional access bits (RC:verbs.h IBV_ACCESS_OPTIONAL_RANGE): a provider may ignore them. */
@@ -70,7 +75,7 @@ roce_mr_check_access(int access)
 }
 
 struct ibv_mr *
-rte_roce_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
+roce_ctrl_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 {
 	struct roce_dev *dev;
 	struct roce_mr *mr;
@@ -124,7 +129,7 @@ rte_roce_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 }
 
 int
-rte_roce_dereg_mr(struct ibv_mr *ibv_mr)
+roce_ctrl_dereg_mr(struct ibv_mr *ibv_mr)
 {
 	struct roce_mr *mr;
 	struct roce_dev *dev;

@@ -2,6 +2,10 @@
 
 /* Protection domains: a PD groups MRs and QPs, and counts them so it is not freed under them. */
 
+/* Logs under lib.roce.mr (roce_log.h). */
+#define ROCE_LOG_TYPE roce_logtype_mr
+#define ROCE_LOG_AREA "ROCE pd"
+
 #include <errno.h>
 
 #include <rte_errno.h>

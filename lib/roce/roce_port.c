@@ -320,6 +320,8 @@ rte_roce_port_destroy(struct rte_roce_port *port)
 		ROCE_PORT_LOG(WARNING, "port %u: stop failed: %s", port->port_id,
 			      rte_strerror(-ret));
 	roce_ports[port->port_id] = NULL;
+	if (port->capture != NULL)
+		rte_roce_port_capture_stop(port);
 	roce_port_free(port);
 }
 

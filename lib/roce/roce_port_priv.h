@@ -89,6 +89,7 @@ struct rte_roce_port {
 	bool tx_batch;			/* between roce_port_tx_batch_begin() and _end() */
 	struct rte_mbuf *tx_backlog[ROCE_PORT_TX_BACKLOG];
 	struct rte_roce_port_stats stats;
+	struct roce_capture *capture;	/* rte_roce_port_capture_start(), or NULL */
 	struct roce_port_mcast mcast[RTE_ROCE_PORT_MCAST_MAX];
 	uint16_t rx_next;		/* index the frame being sorted gets if returned */
 	/* The parse of each RoCE frame the last poll returned: the engine needs no second one. */
@@ -150,6 +151,13 @@ int roce_port_tx(struct rte_roce_port *port, struct rte_mbuf *m);
  * with them.
  */
 void roce_port_tx_batch_begin(struct rte_roce_port *port);
+/* Frames roce_port_tx() can still keep in the backlog when the queue refuses them. */
+static inline uint16_t
+roce_port_tx_room(const struct rte_roce_port *port)
+{
+	return ROCE_PORT_TX_BACKLOG - port->tx_count;
+}
+
 void roce_port_tx_batch_end(struct rte_roce_port *port);
 void roce_port_l2_fill(struct rte_roce_port *port, struct rte_mbuf *m,
 		       const struct rte_ether_addr *dst, uint16_t ether_type);

@@ -5,6 +5,10 @@
  * post_send/post_recv, and the flush to ERR.
  */
 
+/* Logs under lib.roce.qp (roce_log.h). */
+#define ROCE_LOG_TYPE roce_logtype_qp
+#define ROCE_LOG_AREA "ROCE qp"
+
 #include <errno.h>
 #include <string.h>
 
@@ -16,6 +20,7 @@
 #include "roce_mcast.h"
 #include "roce_dev.h"
 #include "roce_log.h"
+#include "roce_worker.h"
 #include "roce_mr.h"
 #include "roce_qp.h"
 #include "roce_srq.h"
@@ -564,7 +569,7 @@ roce_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr, uint32_t qpn)
 }
 
 struct ibv_qp *
-rte_roce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+roce_ctrl_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
 	struct roce_qp *qp = roce_qp_create(pd, attr, 0);
 
@@ -572,7 +577,7 @@ rte_roce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 }
 
 struct ibv_qp *
-rte_roce_create_qp1(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+roce_ctrl_create_qp1(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .qkey = RTE_ROCE_QP1_QKEY, .port_num = 1 };
 	struct roce_qp *qp;
@@ -598,8 +603,8 @@ rte_roce_create_qp1(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 }
 
 int
-rte_roce_query_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask,
-		  struct ibv_qp_init_attr *init_attr)
+roce_ctrl_query_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask,
+		   struct ibv_qp_init_attr *init_attr)
 {
 	struct roce_qp *qp;
 
@@ -624,7 +629,7 @@ rte_roce_query_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask
 }
 
 int
-rte_roce_destroy_qp(struct ibv_qp *ibv_qp)
+roce_ctrl_destroy_qp(struct ibv_qp *ibv_qp)
 {
 	struct roce_qp *qp;
 	struct roce_dev *dev;
@@ -793,7 +798,7 @@ roce_qp_apply(struct roce_qp *qp, const struct ibv_qp_attr *a, int mask,
 }
 
 int
-rte_roce_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask)
+roce_ctrl_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask)
 {
 	enum ibv_qp_state cur, next;
 	union rte_roce_gid sgid;

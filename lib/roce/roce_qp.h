@@ -111,7 +111,17 @@ struct roce_qp {
 	struct roce_req_state req;
 	struct roce_resp_state resp;
 	struct roce_comp_state comp;
+	struct rte_roce_stats stats;	/* this QP's counters (ROCE_QP_STAT_INC) */
 };
+
+/*
+ * Count one transport event of qp, in its own counters and in its device's
+ * sums. Both are written only by the thread that runs the QP's engine.
+ */
+#define ROCE_QP_STAT_INC(qp, field) do { \
+	(qp)->stats.field++; \
+	(qp)->dev->xstats.qp.field++; \
+} while (0)
 
 static inline struct roce_qp *
 roce_qp_of(struct ibv_qp *qp)

@@ -13,6 +13,7 @@
  */
 
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 
 #include "rte_roce_pkt.h"
 #include "roce_mcast.h"
@@ -71,6 +72,7 @@ roce_recv_deliver(struct roce_dev *dev, struct roce_qp *qp, const struct rte_roc
 		dev->xstats.rx_drops[drop]++;
 		return;
 	}
+	ROCE_QP_STAT_INC(qp, rcvd_pkts);
 	if (qp->ibv.qp_type == IBV_QPT_UD)
 		roce_ud_recv(qp, pkt, m);
 	else if (pkt->info->flags & RTE_ROCE_OPF_REQ)
@@ -107,12 +109,37 @@ recv_one(struct roce_dev *dev, struct rte_mbuf *m, const struct rte_roce_pkt *pa
 	roce_recv_deliver(dev, roce_dev_qp_lookup(dev, pkt->dqpn), pkt, m);
 }
 
+/*
+ * With thousands of QPs each frame's QP state is cold: fetch the table
+ * slots of the whole burst, then the QPs' roles, before the first frame
+ * is handled, so the misses overlap instead of stalling one by one.
+ */
+static void
+recv_prefetch(struct roce_dev *dev, const struct rte_roce_pkt *parsed, uint16_t n)
+{
+	struct roce_qp *qp;
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		rte_prefetch0(&dev->qp_tbl[parsed[i].dqpn & dev->qp_mask]);
+	for (i = 0; i < n; i++) {
+		qp = dev->qp_tbl[parsed[i].dqpn & dev->qp_mask];
+		if (qp == NULL)
+			continue;
+		rte_prefetch0(qp);
+		rte_prefetch0(parsed[i].info->flags & RTE_ROCE_OPF_REQ ?
+			      (const void *)&qp->resp : (const void *)&qp->comp);
+	}
+}
+
 void
 roce_recv_burst(struct roce_dev *dev, struct rte_mbuf **pkts,
 		const struct rte_roce_pkt *parsed, uint16_t n)
 {
 	uint16_t i;
 
+	if (parsed != NULL)
+		recv_prefetch(dev, parsed, n);
 	for (i = 0; i < n; i++) {
 		recv_one(dev, pkts[i], parsed != NULL ? &parsed[i] : NULL);
 		rte_pktmbuf_free(pkts[i]);

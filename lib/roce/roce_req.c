@@ -161,7 +161,10 @@ roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *pay
 		return ret;
 	}
 	/* The peer is on-link: it is its own next hop. -ENOBUFS: TX backlog full. */
-	return rte_roce_port_send(port, m, &pkt->dgid);
+	ret = rte_roce_port_send(port, m, &pkt->dgid);
+	if (ret == 0)
+		ROCE_QP_STAT_INC(qp, sent_pkts);
+	return ret;
 }
 
 /* Move a cursor len bytes on in an SGE list (no access check: see payload_of()). */

@@ -214,6 +214,16 @@ resp_check_resource(struct resp_ctx *ctx)
 		ctx->wqe = roce_rq_peek(ctx->qp);
 		if (ctx->wqe == NULL)
 			return RESP_RNR;
+		/*
+		 * Back-pressure instead of a CQ overrun (doc/workers.md): where
+		 * a missing WQE would be refused, a full receive CQ is refused
+		 * the same way, so the requester waits and retries.
+		 */
+		if ((!pkt_has(pkt, RTE_ROCE_OPF_SEND) || pkt_start(pkt)) &&
+		    roce_queue_free(&ctx->qp->rcq->ring) == 0) {
+			ctx->qp->dev->xstats.cq_full_rnr++;
+			return RESP_RNR;
+		}
 	}
 	return RESP_CHECK_LENGTH;
 }
@@ -298,6 +308,19 @@ resp_check_rkey(struct resp_ctx *ctx)
 	return RESP_EXECUTE;
 }
 
+/* Mark res as having responses to send (or not), keeping the QP's count of such resources. */
+static void
+resp_res_pending(struct roce_resp_state *resp, struct roce_resp_res *res, bool pending)
+{
+	if (res->pending == pending)
+		return;
+	res->pending = pending;
+	if (pending)
+		resp->res_pending++;
+	else
+		resp->res_pending--;
+}
+
 /* Take the next responder resource for pkt; the oldest is recycled (as rxe). */
 static struct roce_resp_res *
 resp_res_alloc(struct roce_qp *qp, const struct rte_roce_pkt *pkt, uint32_t npkts, uint64_t va,
@@ -307,9 +330,9 @@ resp_res_alloc(struct roce_qp *qp, const struct rte_roce_pkt *pkt, uint32_t npkt
 	struct roce_resp_res *res = &resp->res[resp->res_head & (ROCE_RD_ATOM_MAX - 1)];
 
 	resp->res_head++;
+	resp_res_pending(resp, res, false);
 	*res = (struct roce_resp_res){
 		.valid = true,
-		.pending = true,
 		.opcode = pkt->opcode,
 		.first_psn = pkt->psn,
 		.last_psn = rte_roce_psn_add(pkt->psn, npkts - 1),
@@ -318,6 +341,7 @@ resp_res_alloc(struct roce_qp *qp, const struct rte_roce_pkt *pkt, uint32_t npkt
 		.va = va,
 		.rkey = rkey,
 	};
+	resp_res_pending(resp, res, true);
 	return res;
 }
 
@@ -537,9 +561,9 @@ resp_duplicate(struct resp_ctx *ctx)
 	/* An atomic is never executed twice: its saved result goes out again (K:rxe_resp.c). */
 	res->start_psn = pkt->psn;
 	res->cur_psn = pkt->psn;
-	res->pending = true;
+	resp_res_pending(&qp->resp, res, true);
 answered:
-	qp->dev->xstats.dup_requests++;
+	ROCE_QP_STAT_INC(qp, duplicate_request);
 	roce_dev_qp_schedule(qp->dev, qp);
 	return RESP_DONE;
 drop:
@@ -553,6 +577,7 @@ resp_nak_psn(struct resp_ctx *ctx)
 	struct roce_qp *qp = ctx->qp;
 	struct roce_resp_state *resp = &qp->resp;
 
+	ROCE_QP_STAT_INC(qp, out_of_seq_request);
 	/* One sequence NAK, then silence until ePSN arrives (K:rxe_resp.c, class B). */
 	if (resp->nak_sent) {
 		qp->dev->xstats.rx_drops[ROCE_RX_DROP_REQ_AHEAD]++;
@@ -589,7 +614,7 @@ resp_rnr(struct resp_ctx *ctx)
 	resp->nak_pending = true;
 	resp->nak_syndrome = rte_roce_aeth_rnr_syndrome(qp->attr.min_rnr_timer);
 	resp->nak_psn = ctx->pkt->psn;
-	qp->dev->xstats.rnr_naks_out++;
+	ROCE_QP_STAT_INC(qp, send_rnr_err);
 	roce_dev_qp_schedule(qp->dev, qp);
 	return RESP_DONE;
 }
@@ -717,7 +742,7 @@ resp_send_res(struct roce_qp *qp, struct roce_resp_res *res)
 			/* Checked again per packet: the MR may have gone since the request. */
 			if (roce_mr_lookup(qp->dev, res->rkey, true, qp->ibv.pd, res->va + off,
 					   pkt.payload_len, IBV_ACCESS_REMOTE_READ, &mr) != 0) {
-				res->pending = false;
+				resp_res_pending(&qp->resp, res, false);
 				(void)resp_send_ack(qp, RTE_ROCE_AETH_NAK_REM_ACCESS, res->cur_psn);
 				return true;
 			}
@@ -734,7 +759,7 @@ resp_send_res(struct roce_qp *qp, struct roce_resp_res *res)
 	if (ret != 0)
 		qp->dev->xstats.tx_errors++;
 	if (last)
-		res->pending = false;
+		resp_res_pending(&qp->resp, res, false);
 	else
 		res->cur_psn = rte_roce_psn_add(res->cur_psn, 1);
 	return true;
@@ -751,8 +776,11 @@ roce_resp_run(struct roce_qp *qp, unsigned int budget)
 
 	if (state == IBV_QPS_RESET || state == IBV_QPS_INIT || state == IBV_QPS_ERR)
 		return 0;
-	/* Oldest first: the ring's next slot is its oldest entry. */
-	for (i = 0; i < ROCE_RD_ATOM_MAX; i++) {
+	/*
+	 * Oldest first: the ring's next slot is its oldest entry. Skipped when
+	 * none is pending: the ring is 16 entries, a dozen cache lines per QP.
+	 */
+	for (i = 0; resp->res_pending != 0 && i < ROCE_RD_ATOM_MAX; i++) {
 		res = &resp->res[(resp->res_head + i) & (ROCE_RD_ATOM_MAX - 1)];
 		while (res->pending && sent < budget && resp_send_res(qp, res))
 			sent++;

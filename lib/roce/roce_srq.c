@@ -5,6 +5,10 @@
  * the engine's take with the limit event (roce_srq.h).
  */
 
+/* Logs under lib.roce.qp (roce_log.h). */
+#define ROCE_LOG_TYPE roce_logtype_qp
+#define ROCE_LOG_AREA "ROCE srq"
+
 #include <errno.h>
 #include <string.h>
 
@@ -13,6 +17,7 @@
 
 #include "roce_dev.h"
 #include "roce_log.h"
+#include "roce_worker.h"
 #include "roce_mr.h"
 #include "roce_qp.h"
 #include "roce_srq.h"
@@ -70,7 +75,7 @@ roce_srq_take(struct roce_qp *qp)
 }
 
 struct ibv_srq *
-rte_roce_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *init_attr)
+roce_ctrl_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *init_attr)
 {
 	const struct rte_roce_dev_conf *lim;
 	struct ibv_srq_attr *attr;
@@ -154,7 +159,7 @@ roce_srq_resize(struct roce_srq *srq, uint32_t max_wr)
 }
 
 int
-rte_roce_modify_srq(struct ibv_srq *ibv_srq, struct ibv_srq_attr *attr, int attr_mask)
+roce_ctrl_modify_srq(struct ibv_srq *ibv_srq, struct ibv_srq_attr *attr, int attr_mask)
 {
 	const struct rte_roce_dev_conf *lim;
 	struct roce_srq *srq;
@@ -202,7 +207,7 @@ rte_roce_modify_srq(struct ibv_srq *ibv_srq, struct ibv_srq_attr *attr, int attr
 }
 
 int
-rte_roce_query_srq(struct ibv_srq *ibv_srq, struct ibv_srq_attr *attr)
+roce_ctrl_query_srq(struct ibv_srq *ibv_srq, struct ibv_srq_attr *attr)
 {
 	struct roce_srq *srq;
 
@@ -218,7 +223,7 @@ rte_roce_query_srq(struct ibv_srq *ibv_srq, struct ibv_srq_attr *attr)
 }
 
 int
-rte_roce_destroy_srq(struct ibv_srq *ibv_srq)
+roce_ctrl_destroy_srq(struct ibv_srq *ibv_srq)
 {
 	struct roce_recv_wqe *wqe;
 	struct roce_srq *srq;

@@ -43,6 +43,7 @@
 
 #include <rte_mbuf.h>
 
+#include "rte_roce_stats.h"
 #include "roce_mr.h"
 #include "roce_timer.h"
 
@@ -80,16 +81,13 @@ enum roce_rx_drop {
 	ROCE_RX_DROP_MAX
 };
 
-/* Counters of the engine, per device. */
+/* Counters of the engine, per device (names: roce_stats.c). */
 struct roce_transport_stats {
+	struct rte_roce_stats qp;	/* sums of the QPs' own (ROCE_QP_STAT_INC) */
 	uint64_t rx_drops[ROCE_RX_DROP_MAX];
 	uint64_t tx_errors;		/* frames the builder or the port refused */
-	uint64_t retries;		/* go-back-N retries started */
-	uint64_t timeouts;		/* local ACK timeouts */
-	uint64_t rnr_naks_in;		/* RNR NAKs received */
 	uint64_t seq_naks_out;		/* PSN sequence NAKs sent */
-	uint64_t rnr_naks_out;		/* RNR NAKs sent */
-	uint64_t dup_requests;		/* duplicate requests answered */
+	uint64_t cq_full_rnr;		/* RNR NAKs sent because the receive CQ was full (back-pressure) */
 };
 
 /* Progress of one send WQE through requester and completer. */
@@ -158,6 +156,7 @@ struct roce_resp_state {
 	uint32_t nak_psn;
 	/* READ/atomic replay ring; res_head is the next slot, the oldest. */
 	uint32_t res_head;
+	uint32_t res_pending;	/* entries with pending responses: the ring is scanned only then */
 	struct roce_resp_res res[ROCE_RD_ATOM_MAX];
 };
 

@@ -16,7 +16,8 @@
  * - rte_roce_pcap.h: pcap files, read and written;
  * - rte_roce_port.h: ports over DPDK ethdevs, addresses, ARP/ND;
  * - rte_roce_verbs.h: the verbs-like API (devices, PDs, MRs, CQs, QPs);
- * - rte_roce_event.h: completion channels and asynchronous events.
+ * - rte_roce_event.h: completion channels and asynchronous events;
+ * - rte_roce_worker.h: worker mode (pinned lcores drive a device's progress).
  *
  * Conventions, everywhere in the API:
  * - constructors return NULL and set rte_errno;
@@ -33,5 +34,8 @@
 #include <rte_roce_port.h>
 #include <rte_roce_verbs.h>
 #include <rte_roce_event.h>
+#include <rte_roce_config.h>
+#include <rte_roce_stats.h>
+#include <rte_roce_worker.h>
 
 #endif /* RTE_ROCE_H */

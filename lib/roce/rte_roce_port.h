@@ -327,6 +327,37 @@ int rte_roce_port_send(struct rte_roce_port *port, struct rte_mbuf *m,
 		       const union rte_roce_gid *next_hop);
 
 /**
+ * Start capturing every frame through the port's ethdev, on every RX and TX
+ * queue, into a classic pcap file (nanosecond timestamps, Ethernet) that
+ * tshark and roce_dump read. For processes where DPDK's pdump cannot work
+ * (--in-memory, --no-shconf); rte_roce_port_destroy() stops it. Frames are
+ * taken in ethdev callbacks, so dropped frames are captured as well.
+ *
+ * @param port
+ *   The port.
+ * @param path
+ *   The file, created or truncated.
+ * @return
+ *   0; -EINVAL (NULL argument); -EBUSY (already capturing); -ENOMEM; an
+ *   errno of creating the file (-ENOENT, -EACCES, ...); -ENOTSUP (DPDK built
+ *   without RX/TX callbacks).
+ */
+int rte_roce_port_capture_start(struct rte_roce_port *port, const char *path);
+
+/**
+ * Stop the capture and close its file. No thread may be polling or sending
+ * on the port meanwhile (the callbacks are freed here): call it from the
+ * thread that drives the port.
+ *
+ * @param port
+ *   The port.
+ * @return
+ *   0; -EINVAL (NULL port); -ENOENT (not capturing); a negative errno of
+ *   writing the file (-ENOSPC, -EIO, ...): the capture is stopped anyway.
+ */
+int rte_roce_port_capture_stop(struct rte_roce_port *port);
+
+/**
  * Look up, or start resolving, the MAC of a neighbour.
  *
  * @param port

@@ -22,11 +22,13 @@
  * positive one; `if (rc)` works with both). A failure of one work request
  * after it was posted shows only as the status of its completion.
  *
- * Threading (see doc/architecture.md): one thread drives a device's progress
- * (rte_roce_poll()). A QP's send and receive queues are single-producer
- * rings: one thread posts to them, possibly another than the progress
- * thread. A CQ is a single-consumer ring: one thread polls it. Control calls
- * (create, modify, destroy, register) are made from the progress thread.
+ * Threading (see doc/architecture.md and doc/workers.md): a device's
+ * progress is driven either by the application (inline mode,
+ * rte_roce_poll()) or by pinned worker lcores (worker mode,
+ * rte_roce_worker.h). A QP's send and receive queues are single-producer
+ * rings: one thread at a time posts to a queue (the verbs rule), possibly
+ * another than the progress thread. A CQ is a single-consumer ring: one
+ * thread polls it. Control calls may be made from any thread.
  */
 
 #include <stdint.h>
@@ -35,6 +37,7 @@
 
 #include <rte_roce_hdr.h>
 #include <rte_roce_port.h>
+#include <rte_roce_worker.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,7 +60,7 @@ extern "C" {
 
 /** Limits of a device; zero fields take the default shown. */
 struct rte_roce_dev_conf {
-	uint32_t max_qp;	/**< QPs, QP1 included (default 1024) */
+	uint32_t max_qp;	/**< QPs, QP1 included (default 16,385: 16,384 and QP1) */
 	uint32_t max_qp_wr;	/**< WRs per send or receive queue (default 4096) */
 	uint32_t max_sge;	/**< SGEs per WR (default 32) */
 	uint32_t max_inline_data; /**< inline bytes per send WR (default 256) */
@@ -68,6 +71,14 @@ struct rte_roce_dev_conf {
 	uint32_t max_srq;	/**< shared receive queues (default 1024) */
 	uint32_t max_srq_wr;	/**< WRs per SRQ (default 4096) */
 	uint32_t max_srq_sge;	/**< SGEs per SRQ WR (default 32) */
+	/**
+	 * Progress model: 0 for inline mode (the application calls
+	 * rte_roce_poll()), else the number of worker lcores (rte_roce_worker.h;
+	 * one for now: the port has one queue pair).
+	 */
+	uint16_t nb_workers;
+	/** The worker lcores: enabled, not the main lcore, idle, distinct. */
+	uint16_t lcores[RTE_ROCE_DEV_WORKERS_MAX];
 };
 
 /**
@@ -79,7 +90,11 @@ struct rte_roce_dev_conf {
  *   Limits, or NULL for the defaults.
  * @return
  *   The device, or NULL with rte_errno set: EINVAL (port NULL, a limit
- *   above what the device supports: see RTE_ROCE_DEV_*_MAX), ENOMEM.
+ *   above what the device supports: see RTE_ROCE_DEV_*_MAX; nb_workers
+ *   above RTE_ROCE_DEV_WORKERS_MAX, a worker lcore that is not enabled,
+ *   is the main lcore or is listed twice), EBUSY (a worker lcore is
+ *   running something else), ENOTSUP (more than one worker: the port has
+ *   one queue pair), ENOMEM.
  */
 struct ibv_context *rte_roce_open_device(struct rte_roce_port *port,
 					 const struct rte_roce_dev_conf *conf);
@@ -98,7 +113,9 @@ int rte_roce_close_device(struct ibv_context *ctx);
 /**
  * Make progress: receive a burst, run the requester, responder and
  * completer of every QP with work, fire due timers, transmit. Called by
- * the one thread that owns the device (inline mode).
+ * the one thread that owns the device (inline mode). In worker mode the
+ * workers make progress and this call returns 0 at once, so that one
+ * program runs unchanged in both models.
  *
  * @param ctx
  *   The device.

@@ -212,7 +212,8 @@ def write_doc(path, ir_rows, runs, goals, cmds, reps):
              'Machine: %s; %s UTC. Rates on this shared 2-core VM vary 3-6x between runs '
              '(machine-limits.md): read the ratios, which are measured in the same run as '
              'their raw baseline, and the instruction counts, which do not vary. What dominates '
-             'each goal and what would reach it: roce_perf.md.\n' %
+             'each goal and what would reach it: roce_perf.md. Scale (1..16,384 active QPs, '
+             'memory per QP and per WQE): scale.md.\n' %
              (machine(), time.strftime('%Y-%m-%d %H:%M', time.gmtime())))
     L.append('## Goals (two processes over net_memif, one core each, median of %d runs)\n' % reps)
     L.append('| goal | measured | target | met | runs |')

@@ -48,6 +48,13 @@ roce_test_xstats(struct roce_test_side *s)
 int
 roce_test_side_open(struct roce_test_side *s, uint16_t eth, const char *addr, bool rte_mem)
 {
+	return roce_test_side_open_conf(s, eth, addr, rte_mem, NULL);
+}
+
+int
+roce_test_side_open_conf(struct roce_test_side *s, uint16_t eth, const char *addr, bool rte_mem,
+			 const struct rte_roce_dev_conf *conf)
+{
 	const char *addrs[] = { addr, NULL };
 	char with_len[32];
 	union rte_roce_gid gid;
@@ -56,7 +63,7 @@ roce_test_side_open(struct roce_test_side *s, uint16_t eth, const char *addr, bo
 	addrs[0] = with_len;
 	s->port = roce_test_port(eth, NULL, addrs);
 	ROCE_TEST_ASSERT(s->port != NULL, "port");
-	s->ctx = rte_roce_open_device(s->port, NULL);
+	s->ctx = rte_roce_open_device(s->port, conf);
 	ROCE_TEST_ASSERT(s->ctx != NULL, "open device");
 	s->pd = rte_roce_alloc_pd(s->ctx);
 	s->scq = rte_roce_create_cq(s->ctx, ROCE_TEST_CQ_LEN, NULL, NULL, 0);
@@ -191,10 +198,12 @@ roce_test_env_open(struct roce_test_env *e, const struct roce_test_conf *c, unsi
 	memset(e, 0, sizeof(*e));
 	e->baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
 	e->nqps = nqps;
-	if (roce_test_side_open(&e->s[0], roce_test_verbs_pair.a,
-				c->ipv6 ? ROCE_TEST_ADDR6_A : ROCE_TEST_ADDR_A, false) != 0 ||
-	    roce_test_side_open(&e->s[1], roce_test_verbs_pair.b,
-				c->ipv6 ? ROCE_TEST_ADDR6_B : ROCE_TEST_ADDR_B, true) != 0)
+	if (roce_test_side_open_conf(&e->s[0], roce_test_verbs_pair.a,
+				     c->ipv6 ? ROCE_TEST_ADDR6_A : ROCE_TEST_ADDR_A, false,
+				     c->dev_conf[0]) != 0 ||
+	    roce_test_side_open_conf(&e->s[1], roce_test_verbs_pair.b,
+				     c->ipv6 ? ROCE_TEST_ADDR6_B : ROCE_TEST_ADDR_B, true,
+				     c->dev_conf[1]) != 0)
 		return -1;
 	for (i = 0; i < nqps; i++) {
 		if (roce_test_qp_create(&e->s[0], type, &e->qp[0][i]) != 0 ||

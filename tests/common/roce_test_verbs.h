@@ -73,6 +73,7 @@ struct roce_test_conf {
 	uint8_t max_rd_atomic;
 	bool ipv6;		/* addresses of the peers */
 	enum ibv_qp_type qp_type;	/* 0: IBV_QPT_RC */
+	const struct rte_roce_dev_conf *dev_conf[2];	/* each side's device; NULL: defaults, inline */
 };
 
 /* Two sides and their QP pairs: qp[0][i] on side 0 is connected to qp[1][i]. */
@@ -101,6 +102,10 @@ const struct roce_transport_stats *roce_test_xstats(struct roce_test_side *s);
  * (rte_malloc or malloc) registered with every right.
  */
 int roce_test_side_open(struct roce_test_side *s, uint16_t eth, const char *addr, bool rte_mem);
+
+/* The same with the device opened with conf (NULL: defaults). */
+int roce_test_side_open_conf(struct roce_test_side *s, uint16_t eth, const char *addr, bool rte_mem,
+			     const struct rte_roce_dev_conf *conf);
 
 /* A QP of type on the side's PD and CQs: 256 WRs, 4 SGEs, 64 inline bytes. */
 int roce_test_qp_create(struct roce_test_side *s, enum ibv_qp_type type, struct ibv_qp **qp);

@@ -231,7 +231,7 @@ test_many_qps_backpressure(void)
 			ROCE_TEST_ASSERT(memcmp(e.s[0].buf + base, e.s[1].buf + base,
 						slot * (per_qp + 1)) == 0, "QP %u data", i);
 		}
-		ROCE_TEST_ASSERT_EQ(roce_test_xstats(&e.s[0])->retries, 0, "retries without loss");
+		ROCE_TEST_ASSERT_EQ(roce_test_xstats(&e.s[0])->qp.completer_retry_err, 0, "retries without loss");
 	}
 	return roce_test_env_close(&e) | ret;
 }
@@ -399,6 +399,16 @@ test_remote_access_errors(void)
 	return 0;
 }
 
+/* A QP's counters (rte_roce_qp_stats_get() cannot fail on a live QP). */
+static struct rte_roce_stats
+roce_qp_stats(struct ibv_qp *qp)
+{
+	struct rte_roce_stats s = { 0 };
+
+	rte_roce_qp_stats_get(qp, &s);
+	return s;
+}
+
 /* The receiver posts late: RNR NAKs, then the SEND goes through. */
 static int
 test_rnr_late_receiver(void)
@@ -445,6 +455,30 @@ struct fail_case {
 	enum ibv_qp_state peer_state;	/* of the responder's QP afterwards */
 };
 
+/* The counters of the failure, read through the public call (rxe's names). */
+static int
+check_fail_counters(struct roce_test_env *e, const struct roce_test_conf *c,
+		    const struct fail_case *f)
+{
+	struct rte_roce_stats req, resp;
+
+	ROCE_TEST_ASSERT_EQ(rte_roce_qp_stats_get(e->qp[0][0], &req), 0, "requester stats");
+	if (f->status == IBV_WC_RNR_RETRY_EXC_ERR) {
+		ROCE_TEST_ASSERT_EQ(rte_roce_qp_stats_get(e->qp[1][0], &resp), 0, "responder stats");
+		ROCE_TEST_ASSERT_EQ(req.rcvd_rnr_err, 1, "RNR NAKs received");
+		ROCE_TEST_ASSERT_EQ(req.retry_rnr_exceeded_err, 1, "RNR retries exceeded");
+		ROCE_TEST_ASSERT_EQ(resp.send_rnr_err, 1, "RNR NAKs sent");
+	} else if (f->status == IBV_WC_RETRY_EXC_ERR) {
+		ROCE_TEST_ASSERT_EQ(req.local_ack_timeout_err, c->retry_cnt + 1u, "timeouts");
+		ROCE_TEST_ASSERT_EQ(req.completer_retry_err, c->retry_cnt, "retries");
+		ROCE_TEST_ASSERT_EQ(req.retry_exceeded_err, 1, "retries exceeded");
+	} else {
+		ROCE_TEST_ASSERT_EQ(req.retry_exceeded_err + req.retry_rnr_exceeded_err, 0,
+				    "retries exceeded without retries");
+	}
+	return 0;
+}
+
 /* The WR fails with its status, the SEND after it flushes, states as expected. */
 static int
 one_failing_wr(const struct roce_test_conf *c, const struct fail_case *f)
@@ -465,6 +499,8 @@ one_failing_wr(const struct roce_test_conf *c, const struct fail_case *f)
 		ret = expect_fail_then_flush(&e, f->status);
 	if (ret == 0 && !f->peer_gone)
 		ret = check_state(e.qp[1][0], f->peer_state);
+	if (ret == 0)
+		ret = check_fail_counters(&e, c, f);
 	return roce_test_env_close(&e) | ret;
 }
 
@@ -972,7 +1008,7 @@ test_lost_request_timeout(void)
 		ret |= roce_test_check_wc(&wc, 2, IBV_WC_SUCCESS, IBV_WC_SEND, 3000, e.qp[0][0]->qp_num);
 		ret |= roce_test_wait_wc(&e, e.s[1].rcq, &wc, 1) == 1 ? 0 : -1;
 		ret |= roce_test_check_recv_wc(&wc, IBV_WR_SEND, 2, 3000, e.qp[1][0], e.qp[0][0]);
-		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[0])->timeouts > 0, "no timeout counted");
+		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[0])->qp.local_ack_timeout_err > 0, "no timeout counted");
 	}
 	return roce_test_env_close(&e) | ret;
 }
@@ -1001,8 +1037,11 @@ test_lost_packet_seq_nak(void)
 		ret |= roce_test_wait_wc(&e, e.s[1].rcq, &wc, 1) == 1 ? 0 : -1;
 		ret |= memcmp(e.s[0].buf + ROCE_TEST_DATA_OFF, e.s[1].buf + ROCE_TEST_DATA_OFF, 3000) != 0;
 		ROCE_TEST_ASSERT_EQ(roce_test_xstats(&e.s[1])->seq_naks_out, 1, "sequence NAKs sent");
-		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[0])->retries > 0, "no retry");
-		ROCE_TEST_ASSERT_EQ(roce_test_xstats(&e.s[0])->timeouts, 0, "timeout instead of NAK");
+		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[0])->qp.completer_retry_err > 0, "no retry");
+		ROCE_TEST_ASSERT_EQ(roce_test_xstats(&e.s[0])->qp.local_ack_timeout_err, 0, "timeout instead of NAK");
+		ROCE_TEST_ASSERT_EQ(roce_qp_stats(e.qp[0][0]).rcvd_seq_err, 1,
+				    "sequence NAKs received");
+		ROCE_TEST_ASSERT(roce_qp_stats(e.qp[1][0]).out_of_seq_request >= 1, "out of sequence");
 	}
 	return roce_test_env_close(&e) | ret;
 }
@@ -1047,9 +1086,10 @@ test_lost_read_response_implied_nak(void)
 			       e.qp[0][0]->qp_num);
 		ret |= roce_test_check_wc(&wc[1], 3, IBV_WC_SUCCESS, IBV_WC_SEND, 100, e.qp[0][0]->qp_num);
 		ret |= memcmp(e.s[0].buf + ROCE_TEST_DATA_OFF, e.s[1].buf + ROCE_TEST_DATA_OFF, 2000) != 0;
-		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[0])->retries > 0, "no retry");
-		ROCE_TEST_ASSERT_EQ(roce_test_xstats(&e.s[0])->timeouts, 0, "timeout instead of implied NAK");
-		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[1])->dup_requests >= 2, "no replay");
+		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[0])->qp.completer_retry_err > 0, "no retry");
+		ROCE_TEST_ASSERT_EQ(roce_test_xstats(&e.s[0])->qp.local_ack_timeout_err, 0, "timeout instead of implied NAK");
+		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[1])->qp.duplicate_request >= 2, "no replay");
+		ROCE_TEST_ASSERT(roce_qp_stats(e.qp[0][0]).implied_nak_seq_err >= 1, "implied NAK");
 		ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(&e, e.s[1].rcq, wc, 1), 1, "one receive");
 		ret |= roce_test_expect_quiet(&e, e.s[1].rcq);
 	}
@@ -1430,8 +1470,8 @@ test_lossy_rings(void)
 	}
 	if (ret == 0) {
 		/* The loss was real: recovery ran. */
-		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[0])->retries > 0 &&
-				 roce_test_xstats(&e.s[1])->dup_requests > 0,
+		ROCE_TEST_ASSERT(roce_test_xstats(&e.s[0])->qp.completer_retry_err > 0 &&
+				 roce_test_xstats(&e.s[1])->qp.duplicate_request > 0,
 				 "no recovery exercised");
 	}
 	return roce_test_env_close(&e) | ret;

@@ -78,6 +78,27 @@ def check_json(name, j, test, mode, size):
     check(name, sane, '' if sane else json.dumps(j)[:300])
 
 
+def config_cases(perf):
+    """--config: the device limits of the file apply; an invalid value names line and key."""
+    with tempfile.TemporaryDirectory(prefix='perf_conf_') as d:
+        path = os.path.join(d, 'roce.conf')
+        for max_qp, ok in ((2, False), (8, True)):
+            with open(path, 'w') as f:
+                f.write('[port p]\ndev = net_ring0\nmax_qp = %d\n' % max_qp)
+            p = run(perf, ['--loopback', '-q', '4', '-n', '50', '--config', path])
+            check('--config max_qp %d with 4 QPs: %s' % (max_qp, 'runs' if ok else 'refused'),
+                  (p.returncode == 0) == ok, p.stderr[-300:])
+        with open(path, 'w') as f:
+            f.write('[port p]\ndev = net_ring0\n\nrx_desc = 0\n')
+        p = run(perf, ['--loopback', '--config', path])
+        check('--config invalid value refused with line and key',
+              p.returncode != 0 and path + ':4: rx_desc: 0 is out of range' in p.stderr,
+              p.stderr[-300:])
+        p = run(perf, ['--loopback', '--config', path + '.missing'])
+        check('--config missing file refused', p.returncode != 0 and 'No such file' in p.stderr,
+              p.stderr[-300:])
+
+
 def main():
     perf = sys.argv[1]
     for test in TESTS:
@@ -107,6 +128,14 @@ def main():
           j['verified_bytes'] == 300 * 2000)
     check('loopback --fault: losses injected, every byte verified', ok,
           p.stderr[-300:] if j is None else json.dumps(j.get('fault')))
+    # the devices' counters: what the engines sent is what the ports sent, losses retried
+    c = j.get('counters', []) if j is not None else []
+    ok = (len(c) == 2 and c[0]['sent_pkts'] > 0 and c[1]['rcvd_pkts'] > 0 and
+          c[0]['completer_retry_err'] > 0 and c[1]['duplicate_request'] > 0 and
+          c[0]['sent_pkts'] + c[0]['port_arp_requests_out'] + c[0]['port_arp_replies_out'] +
+          c[0]['port_nd_solicits_out'] + c[0]['port_nd_adverts_out'] <= j['port'][0]['tx_packets'])
+    check('loopback --fault: counters (rxe names) show the retries and duplicates', ok,
+          json.dumps(c)[:600])
     p = run(perf, ['--loopback', '-a', '-n', '20', '-t', '16', '--json'])
     sizes = [json.loads(ln)['size'] for ln in p.stdout.splitlines() if ln.startswith('{')]
     check('loopback -a: sizes 2..65536', p.returncode == 0 and sizes == [2 << i for i in range(16)],
@@ -118,6 +147,10 @@ def main():
     p = run(perf, ['--loopback', '-n', '200'])
     check('table output', p.returncode == 0 and '#bytes' in p.stdout and 'BW average' in p.stdout,
           p.stdout[-300:])
+    check('table output: counters line per device',
+          p.stdout.count(' counters (requester): sent_pkts ') == 1 and
+          p.stdout.count(' counters (responder): sent_pkts ') == 1, p.stdout[-400:])
+    config_cases(perf)
     for args, msg in BAD:
         p = run(perf, args)
         check('refused: %s' % ' '.join(args), p.returncode != 0 and msg in p.stderr,

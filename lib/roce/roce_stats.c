@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Counters by name. One table maps every exported name to where its value
+ * lives (which structure, which offset), as ethdev's xstats tables do; the
+ * engines only increment fields, never names. Names follow rxe
+ * (K:rxe_hw_counters.c) and, where mlx5 names the same event differently,
+ * the mlx5 name is exported as well (K:mlx5/counters.c); the mapping and the
+ * meaning of each are in doc/observability.md.
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rte_roce_port.h"
+#include "rte_roce_pkt.h"
+#include "roce_log.h"
+#include "roce_port_priv.h"
+#include "roce_qp.h"
+#include "roce_stats.h"
+#include "roce_worker.h"
+
+/* One name, or an array of counters named prefix + name_of(i). */
+struct roce_xstat_def {
+	const char *name;
+	enum roce_xstat_src src;
+	size_t offset;
+	unsigned int count;
+	const char *(*name_of)(unsigned int i);
+};
+
+static const char *const rx_drop_names[ROCE_RX_DROP_MAX] = {
+	[ROCE_RX_DROP_PARSE] = "parse",
+	[ROCE_RX_DROP_NO_QP] = "no_qp",
+	[ROCE_RX_DROP_TRANSPORT] = "transport",
+	[ROCE_RX_DROP_QP_STATE] = "qp_state",
+	[ROCE_RX_DROP_ADDR] = "addr",
+	[ROCE_RX_DROP_PKEY] = "pkey",
+	[ROCE_RX_DROP_RESP_STALE] = "resp_stale",
+	[ROCE_RX_DROP_REQ_DUP] = "req_dup",
+	[ROCE_RX_DROP_REQ_AHEAD] = "req_ahead",
+	[ROCE_RX_DROP_UC_MSG] = "uc_msg",
+	[ROCE_RX_DROP_QKEY] = "qkey",
+	[ROCE_RX_DROP_NO_RECV_WQE] = "no_recv_wqe",
+	[ROCE_RX_DROP_MCAST] = "mcast",
+};
+
+static const char *
+rx_drop_name(unsigned int i)
+{
+	return rx_drop_names[i];
+}
+
+static const char *
+port_drop_name(unsigned int i)
+{
+	return rte_roce_port_drop_name(i);
+}
+
+/* The parser's reasons from 1: RTE_ROCE_DROP_NONE counts nothing. */
+static const char *
+malformed_name(unsigned int i)
+{
+	return rte_roce_drop_reason_name(i + 1);
+}
+
+#define QP(n, f) { n, XS_QP, offsetof(struct rte_roce_stats, f), 1, NULL }
+#define ENGINE(n, f) { n, XS_ENGINE, offsetof(struct roce_transport_stats, f), 1, NULL }
+#define DEV(n, f) { n, XS_DEV, offsetof(struct roce_dev_stats, f), 1, NULL }
+#define PORT(n, f) { n, XS_PORT, offsetof(struct rte_roce_port_stats, f), 1, NULL }
+
+static const struct roce_xstat_def xstat_defs[] = {
+	/* rxe's names (K:rxe_hw_counters.c). */
+	QP("sent_pkts", sent_pkts),
+	QP("rcvd_pkts", rcvd_pkts),
+	QP("duplicate_request", duplicate_request),
+	QP("out_of_seq_request", out_of_seq_request),
+	QP("rcvd_rnr_err", rcvd_rnr_err),
+	QP("send_rnr_err", send_rnr_err),
+	QP("rcvd_seq_err", rcvd_seq_err),
+	QP("retry_exceeded_err", retry_exceeded_err),
+	QP("retry_rnr_exceeded_err", retry_rnr_exceeded_err),
+	QP("completer_retry_err", completer_retry_err),
+	ENGINE("send_err", tx_errors),
+	/* mlx5's names for the same events (K:mlx5/counters.c). */
+	QP("out_of_sequence", out_of_seq_request),
+	QP("packet_seq_err", rcvd_seq_err),
+	QP("rnr_nak_retry_err", rcvd_rnr_err),
+	QP("local_ack_timeout_err", local_ack_timeout_err),
+	QP("implied_nak_seq_err", implied_nak_seq_err),
+	QP("req_transport_retries_exceeded", retry_exceeded_err),
+	QP("req_rnr_retries_exceeded", retry_rnr_exceeded_err),
+	/* Our own. */
+	ENGINE("seq_naks_sent", seq_naks_out),
+	ENGINE("cq_full_rnr_sent", cq_full_rnr),
+	DEV("polls", polls),
+	DEV("rx_frames", rx_frames),
+	DEV("qp_runs", qp_runs),
+	DEV("cq_overflows", cq_overflows),
+	{ "rx_drop_", XS_ENGINE, offsetof(struct roce_transport_stats, rx_drops), ROCE_RX_DROP_MAX,
+	  rx_drop_name },
+	PORT("icrc_err", roce_drops[RTE_ROCE_DROP_ICRC]),
+	{ "malformed_", XS_PORT, offsetof(struct rte_roce_port_stats, roce_drops[1]),
+	  RTE_ROCE_DROP_REASON_MAX - 1, malformed_name },
+	PORT("port_rx_packets", rx_packets),
+	PORT("port_rx_bytes", rx_bytes),
+	PORT("port_rx_roce_packets", rx_roce_packets),
+	PORT("port_tx_packets", tx_packets),
+	PORT("port_tx_bytes", tx_bytes),
+	PORT("port_tx_backlogged", tx_backlogged),
+	PORT("port_arp_requests_in", arp_requests_in),
+	PORT("port_arp_replies_in", arp_replies_in),
+	PORT("port_arp_requests_out", arp_requests_out),
+	PORT("port_arp_replies_out", arp_replies_out),
+	PORT("port_nd_solicits_in", nd_solicits_in),
+	PORT("port_nd_adverts_in", nd_adverts_in),
+	PORT("port_nd_solicits_out", nd_solicits_out),
+	PORT("port_nd_adverts_out", nd_adverts_out),
+	PORT("port_icmp_echo_in", icmp_echo_in),
+	PORT("port_icmp_echo_out", icmp_echo_out),
+	PORT("port_icmp_echo_replies_in", icmp_echo_replies_in),
+	PORT("port_neigh_misses", neigh_misses),
+	PORT("port_neigh_resolved", neigh_resolved),
+	PORT("port_neigh_failed", neigh_failed),
+	PORT("port_neigh_expired", neigh_expired),
+	PORT("port_neigh_queue_drops", neigh_queue_drops),
+	{ "port_drop_", XS_PORT, offsetof(struct rte_roce_port_stats, drops), RTE_ROCE_PORT_DROP_MAX,
+	  port_drop_name },
+};
+
+static pthread_mutex_t roce_stats_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct roce_dev *roce_stats_devs[ROCE_STATS_DEV_MAX];
+
+void
+roce_stats_lock(void)
+{
+	pthread_mutex_lock(&roce_stats_mutex);
+}
+
+void
+roce_stats_unlock(void)
+{
+	pthread_mutex_unlock(&roce_stats_mutex);
+}
+
+int
+roce_stats_dev_add(struct roce_dev *dev)
+{
+	unsigned int i;
+	int rc = -ENOSPC;
+
+	roce_stats_lock();
+	for (i = 0; i < ROCE_STATS_DEV_MAX; i++) {
+		if (roce_stats_devs[i] == NULL) {
+			roce_stats_devs[i] = dev;
+			rc = 0;
+			break;
+		}
+	}
+	roce_stats_unlock();
+	if (rc < 0)
+		ROCE_LOG(ERR, "more than %u devices open", ROCE_STATS_DEV_MAX);
+	return rc;
+}
+
+void
+roce_stats_dev_del(struct roce_dev *dev)
+{
+	unsigned int i;
+
+	roce_stats_lock();
+	for (i = 0; i < ROCE_STATS_DEV_MAX; i++)
+		if (roce_stats_devs[i] == dev)
+			roce_stats_devs[i] = NULL;
+	roce_stats_unlock();
+}
+
+struct roce_dev *
+roce_stats_dev(uint32_t id)
+{
+	return id < ROCE_STATS_DEV_MAX ? roce_stats_devs[id] : NULL;
+}
+
+unsigned int
+roce_xstats_count(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < RTE_DIM(xstat_defs); i++)
+		n += xstat_defs[i].count;
+	return n;
+}
+
+/* The definition extended statistic i belongs to; *elem is its index in it. */
+static const struct roce_xstat_def *
+xstat_def(unsigned int i, unsigned int *elem)
+{
+	unsigned int d;
+
+	for (d = 0; d < RTE_DIM(xstat_defs); d++) {
+		if (i < xstat_defs[d].count) {
+			*elem = i;
+			return &xstat_defs[d];
+		}
+		i -= xstat_defs[d].count;
+	}
+	return NULL;
+}
+
+const char *
+roce_xstat_name(unsigned int i, char *buf, size_t size)
+{
+	const struct roce_xstat_def *def = xstat_def(i, &i);
+
+	if (def->name_of == NULL)
+		return def->name;
+	snprintf(buf, size, "%s%s", def->name, def->name_of(i));
+	return buf;
+}
+
+enum roce_xstat_src
+roce_xstat_src(unsigned int i)
+{
+	return xstat_def(i, &i)->src;
+}
+
+/* A relaxed load: the progress thread may be writing it. */
+static uint64_t
+xstat_load(const void *base, const struct roce_xstat_def *def, unsigned int elem)
+{
+	return __atomic_load_n((const uint64_t *)((const char *)base + def->offset) + elem,
+			       __ATOMIC_RELAXED);
+}
+
+uint64_t
+roce_xstat_qp_value(const struct rte_roce_stats *stats, unsigned int i)
+{
+	const struct roce_xstat_def *def = xstat_def(i, &i);
+
+	return xstat_load(stats, def, i);
+}
+
+uint64_t
+roce_xstat_value(struct roce_dev *dev, const struct rte_roce_port_stats *port, unsigned int i)
+{
+	const struct roce_xstat_def *def = xstat_def(i, &i);
+	const void *base;
+
+	switch (def->src) {
+	case XS_QP:
+		base = &dev->xstats.qp;
+		break;
+	case XS_ENGINE:
+		base = &dev->xstats;
+		break;
+	case XS_DEV:
+		base = &dev->stats;
+		break;
+	default:
+		base = port;
+		break;
+	}
+	return xstat_load(base, def, i);
+}
+
+int
+rte_roce_stats_get(struct ibv_context *ctx, struct rte_roce_stats *stats)
+{
+	if (ctx == NULL || stats == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	*stats = roce_dev_of(ctx)->xstats.qp;
+	return 0;
+}
+
+int
+rte_roce_stats_reset(struct ibv_context *ctx)
+{
+	struct roce_dev *dev;
+	uint32_t slot;
+	int ret;
+
+	if (ctx == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	dev = roce_dev_of(ctx);
+	/* The counters' writers stand still meanwhile (worker mode: parked). */
+	roce_ctrl_begin(dev);
+	memset(&dev->xstats, 0, sizeof(dev->xstats));
+	memset(&dev->stats, 0, sizeof(dev->stats));
+	for (slot = 0; slot <= dev->qp_mask; slot++)
+		if (dev->qp_tbl[slot] != NULL)
+			memset(&dev->qp_tbl[slot]->stats, 0, sizeof(dev->qp_tbl[slot]->stats));
+	ret = rte_roce_port_stats_reset(dev->port);
+	roce_ctrl_end(dev);
+	return ret;
+}
+
+int
+rte_roce_qp_stats_get(struct ibv_qp *qp, struct rte_roce_stats *stats)
+{
+	if (qp == NULL || stats == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	*stats = roce_qp_of(qp)->stats;
+	return 0;
+}
+
+int
+rte_roce_xstats_names_get(struct ibv_context *ctx, struct rte_roce_xstat_name *names,
+			  unsigned int size)
+{
+	unsigned int i, n = roce_xstats_count();
+	const char *name;
+
+	if (ctx == NULL) {
+		ROCE_LOG(ERR, "NULL device");
+		return -EINVAL;
+	}
+	if (names == NULL || size < n)
+		return n;
+	for (i = 0; i < n; i++) {
+		name = roce_xstat_name(i, names[i].name, sizeof(names[i].name));
+		if (name != names[i].name)
+			snprintf(names[i].name, sizeof(names[i].name), "%s", name);
+	}
+	return n;
+}
+
+int
+rte_roce_xstats_get(struct ibv_context *ctx, struct rte_roce_xstat *xstats, unsigned int n)
+{
+	unsigned int i, count = roce_xstats_count();
+	struct rte_roce_port_stats port;
+	struct roce_dev *dev;
+
+	if (ctx == NULL) {
+		ROCE_LOG(ERR, "NULL device");
+		return -EINVAL;
+	}
+	if (xstats == NULL || n < count)
+		return count;
+	dev = roce_dev_of(ctx);
+	rte_roce_port_stats_get(dev->port, &port);
+	for (i = 0; i < count; i++) {
+		xstats[i].id = i;
+		xstats[i].value = roce_xstat_value(dev, &port, i);
+	}
+	return count;
+}
+
+int
+rte_roce_xstats_get_by_name(struct ibv_context *ctx, const char *name, uint64_t *value)
+{
+	char buf[RTE_ROCE_XSTATS_NAME_SIZE];
+	struct rte_roce_port_stats port;
+	unsigned int i, n = roce_xstats_count();
+	struct roce_dev *dev;
+
+	if (ctx == NULL || name == NULL || value == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	dev = roce_dev_of(ctx);
+	for (i = 0; i < n; i++) {
+		if (strcmp(roce_xstat_name(i, buf, sizeof(buf)), name) == 0) {
+			rte_roce_port_stats_get(dev->port, &port);
+			*value = roce_xstat_value(dev, &port, i);
+			return 0;
+		}
+	}
+	ROCE_LOG(ERR, "no counter named %s", name);
+	return -ENOENT;
+}

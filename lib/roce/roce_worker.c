@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Worker mode (doc/workers.md): the device's progress loop on pinned
+ * lcores launched with rte_eal_remote_launch(), the quiescent handshake
+ * that parks them around control calls, and the public control calls,
+ * which wrap the object code of roce_qp.c, roce_mr.c, roce_srq.c and
+ * roce_mcast.c in that handshake.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_pause.h>
+
+#include "roce_dev.h"
+#include "roce_log.h"
+#include "roce_worker.h"
+
+/* Counters are written by their worker alone and read by any thread: relaxed atomic stores. */
+static inline void
+roce_worker_count(uint64_t *counter, uint64_t n)
+{
+	__atomic_store_n(counter, *counter + n, __ATOMIC_RELAXED);
+}
+
+/* Parked for a control call: nothing of the device is touched until pause is 0. */
+static void
+roce_worker_park(struct roce_worker *w)
+{
+	__atomic_store_n(&w->parked, 1, __ATOMIC_SEQ_CST);
+	roce_worker_count(&w->stats.ctrl_pauses, 1);
+	while (__atomic_load_n(&w->pause, __ATOMIC_SEQ_CST) != 0)
+		rte_pause();
+	__atomic_store_n(&w->parked, 0, __ATOMIC_SEQ_CST);
+}
+
+static int
+roce_worker_main(void *arg)
+{
+	struct roce_worker *w = arg;
+	int work;
+
+	__atomic_store_n(&w->running, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE) == 0) {
+		if (__atomic_load_n(&w->pause, __ATOMIC_SEQ_CST) != 0) {
+			roce_worker_park(w);
+			continue;
+		}
+		work = roce_dev_progress(w->dev);
+		roce_worker_count(&w->stats.loops, 1);
+		if (work > 0) {
+			roce_worker_count(&w->stats.busy_loops, 1);
+			roce_worker_count(&w->stats.work, (uint64_t)work);
+		}
+	}
+	/* Last access to the device: pairs with the ACQUIRE in roce_workers_stop(). */
+	__atomic_store_n(&w->running, 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* An lcore that can be a worker: 0, -EINVAL or -EBUSY (logged). */
+static int
+roce_worker_lcore_check(const struct rte_roce_dev_conf *conf, unsigned int i)
+{
+	unsigned int lcore = conf->lcores[i];
+	unsigned int j;
+
+	if (lcore >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lcore)) {
+		ROCE_LOG(ERR, "worker lcore %u is not an enabled lcore", lcore);
+		return -EINVAL;
+	}
+	if (lcore == rte_get_main_lcore()) {
+		ROCE_LOG(ERR, "worker lcore %u is the main lcore", lcore);
+		return -EINVAL;
+	}
+	for (j = 0; j < i; j++) {
+		if (conf->lcores[j] == lcore) {
+			ROCE_LOG(ERR, "worker lcore %u listed twice", lcore);
+			return -EINVAL;
+		}
+	}
+	if (rte_eal_get_lcore_state(lcore) != WAIT) {
+		ROCE_LOG(ERR, "worker lcore %u is running something else", lcore);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static int
+roce_workers_check(const struct rte_roce_dev_conf *conf)
+{
+	unsigned int i;
+	int rc;
+
+	if (conf->nb_workers > RTE_ROCE_DEV_WORKERS_MAX) {
+		ROCE_LOG(ERR, "nb_workers %u above %u", conf->nb_workers, RTE_ROCE_DEV_WORKERS_MAX);
+		return -EINVAL;
+	}
+	for (i = 0; i < conf->nb_workers; i++) {
+		rc = roce_worker_lcore_check(conf, i);
+		if (rc < 0)
+			return rc;
+	}
+	/* One worker owns the port's one RX/TX queue pair (multi-queue: doc/workers.md). */
+	if (conf->nb_workers > 1) {
+		ROCE_LOG(ERR, "nb_workers %u: one worker per device for now", conf->nb_workers);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+int
+roce_workers_start(struct roce_dev *dev)
+{
+	unsigned int i;
+	int rc;
+
+	rc = roce_workers_check(&dev->conf);
+	if (rc < 0 || dev->conf.nb_workers == 0)
+		return rc;
+	dev->workers = rte_zmalloc_socket("roce_workers",
+					  dev->conf.nb_workers * sizeof(*dev->workers),
+					  RTE_CACHE_LINE_SIZE, dev->socket);
+	if (dev->workers == NULL)
+		return -ENOMEM;
+	for (i = 0; i < dev->conf.nb_workers; i++) {
+		struct roce_worker *w = &dev->workers[i];
+
+		w->dev = dev;
+		w->lcore = dev->conf.lcores[i];
+		/*
+		 * What open wrote happens before the worker's first pass: its
+		 * first ACQUIRE load of stop reads this RELEASE store (an edge
+		 * of our own, not only the EAL's launch).
+		 */
+		__atomic_store_n(&w->stop, 0, __ATOMIC_RELEASE);
+		rc = rte_eal_remote_launch(roce_worker_main, w, w->lcore);
+		if (rc < 0) {
+			ROCE_LOG(ERR, "worker lcore %u: launch failed (%d)", w->lcore, rc);
+			roce_workers_stop(dev);
+			return rc;
+		}
+		/* Counted as launched: roce_workers_stop() joins exactly these. */
+		dev->nb_workers++;
+		/*
+		 * The EAL marks the lcore RUNNING only when its thread takes
+		 * the launch: wait for that, so that a second launch on it
+		 * (another device) is refused with EBUSY.
+		 */
+		while (__atomic_load_n(&w->running, __ATOMIC_ACQUIRE) == 0)
+			rte_pause();
+	}
+	return 0;
+}
+
+void
+roce_workers_stop(struct roce_dev *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->nb_workers; i++)
+		__atomic_store_n(&dev->workers[i].stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < dev->nb_workers; i++) {
+		/* The worker's last access happens before the device is freed. */
+		while (__atomic_load_n(&dev->workers[i].running, __ATOMIC_ACQUIRE) != 0)
+			rte_pause();
+		(void)rte_eal_wait_lcore(dev->workers[i].lcore);
+	}
+	dev->nb_workers = 0;
+	rte_free(dev->workers);
+	dev->workers = NULL;
+}
+
+void
+roce_ctrl_begin(struct roce_dev *dev)
+{
+	unsigned int i;
+
+	if (dev == NULL || dev->nb_workers == 0)
+		return;
+	rte_spinlock_recursive_lock(&dev->ctrl_lock);
+	if (dev->ctrl_lock.count > 1)
+		return;		/* nested (create_qp1 modifies its QP): already parked */
+	for (i = 0; i < dev->nb_workers; i++)
+		__atomic_store_n(&dev->workers[i].pause, 1, __ATOMIC_SEQ_CST);
+	for (i = 0; i < dev->nb_workers; i++)
+		while (__atomic_load_n(&dev->workers[i].parked, __ATOMIC_SEQ_CST) == 0)
+			rte_pause();
+}
+
+void
+roce_ctrl_end(struct roce_dev *dev)
+{
+	unsigned int i;
+
+	if (dev == NULL || dev->nb_workers == 0)
+		return;
+	if (dev->ctrl_lock.count == 1) {
+		for (i = 0; i < dev->nb_workers; i++)
+			__atomic_store_n(&dev->workers[i].pause, 0, __ATOMIC_SEQ_CST);
+	}
+	rte_spinlock_recursive_unlock(&dev->ctrl_lock);
+}
+
+int
+rte_roce_dev_nb_workers(struct ibv_context *ctx)
+{
+	if (ctx == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	return roce_dev_of(ctx)->nb_workers;
+}
+
+static void
+roce_worker_stats_add(struct rte_roce_worker_stats *sum, const struct roce_worker *w)
+{
+	sum->loops += __atomic_load_n(&w->stats.loops, __ATOMIC_RELAXED);
+	sum->busy_loops += __atomic_load_n(&w->stats.busy_loops, __ATOMIC_RELAXED);
+	sum->work += __atomic_load_n(&w->stats.work, __ATOMIC_RELAXED);
+	sum->ctrl_pauses += __atomic_load_n(&w->stats.ctrl_pauses, __ATOMIC_RELAXED);
+}
+
+int
+rte_roce_worker_stats_get(struct ibv_context *ctx, int worker, struct rte_roce_worker_stats *stats)
+{
+	struct roce_dev *dev;
+	int i;
+
+	if (ctx == NULL || stats == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	dev = roce_dev_of(ctx);
+	if (dev->nb_workers == 0) {
+		ROCE_LOG(ERR, "device %s is in inline mode: no workers", dev->ibv_dev.name);
+		return -ENOTSUP;
+	}
+	if (worker < -1 || worker >= (int)dev->nb_workers) {
+		ROCE_LOG(ERR, "worker %d: the device has %u", worker, dev->nb_workers);
+		return -EINVAL;
+	}
+	memset(stats, 0, sizeof(*stats));
+	for (i = 0; i < (int)dev->nb_workers; i++) {
+		if (worker == -1 || worker == i)
+			roce_worker_stats_add(stats, &dev->workers[i]);
+	}
+	return 0;
+}
+
+/* ---- Control calls: each parks the workers around the object code ---- */
+
+static struct roce_dev *
+roce_ctrl_dev(struct ibv_context *ctx)
+{
+	return ctx != NULL ? roce_dev_of(ctx) : NULL;
+}
+
+struct ibv_qp *
+rte_roce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct roce_dev *dev = roce_ctrl_dev(pd != NULL ? pd->context : NULL);
+	struct ibv_qp *qp;
+
+	roce_ctrl_begin(dev);
+	qp = roce_ctrl_create_qp(pd, attr);
+	roce_ctrl_end(dev);
+	return qp;
+}
+
+struct ibv_qp *
+rte_roce_create_qp1(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct roce_dev *dev = roce_ctrl_dev(pd != NULL ? pd->context : NULL);
+	struct ibv_qp *qp;
+
+	roce_ctrl_begin(dev);
+	qp = roce_ctrl_create_qp1(pd, attr);
+	roce_ctrl_end(dev);
+	return qp;
+}
+
+int
+rte_roce_query_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask,
+		  struct ibv_qp_init_attr *init_attr)
+{
+	struct roce_dev *dev = roce_ctrl_dev(ibv_qp != NULL ? ibv_qp->context : NULL);
+	int rc;
+
+	roce_ctrl_begin(dev);
+	rc = roce_ctrl_query_qp(ibv_qp, attr, attr_mask, init_attr);
+	roce_ctrl_end(dev);
+	return rc;
+}
+
+int
+rte_roce_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask)
+{
+	struct roce_dev *dev = roce_ctrl_dev(ibv_qp != NULL ? ibv_qp->context : NULL);
+	int rc;
+
+	roce_ctrl_begin(dev);
+	rc = roce_ctrl_modify_qp(ibv_qp, attr, attr_mask);
+	roce_ctrl_end(dev);
+	return rc;
+}
+
+int
+rte_roce_destroy_qp(struct ibv_qp *ibv_qp)
+{
+	struct roce_dev *dev = roce_ctrl_dev(ibv_qp != NULL ? ibv_qp->context : NULL);
+	int rc;
+
+	roce_ctrl_begin(dev);
+	rc = roce_ctrl_destroy_qp(ibv_qp);
+	roce_ctrl_end(dev);
+	return rc;
+}
+
+struct ibv_mr *
+rte_roce_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
+{
+	struct roce_dev *dev = roce_ctrl_dev(pd != NULL ? pd->context : NULL);
+	struct ibv_mr *mr;
+
+	roce_ctrl_begin(dev);
+	mr = roce_ctrl_reg_mr(pd, addr, length, access);
+	roce_ctrl_end(dev);
+	return mr;
+}
+
+int
+rte_roce_dereg_mr(struct ibv_mr *ibv_mr)
+{
+	struct roce_dev *dev = roce_ctrl_dev(ibv_mr != NULL ? ibv_mr->context : NULL);
+	int rc;
+
+	roce_ctrl_begin(dev);
+	rc = roce_ctrl_dereg_mr(ibv_mr);
+	roce_ctrl_end(dev);
+	return rc;
+}
+
+struct ibv_srq *
+rte_roce_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *init_attr)
+{
+	struct roce_dev *dev = roce_ctrl_dev(pd != NULL ? pd->context : NULL);
+	struct ibv_srq *srq;
+
+	roce_ctrl_begin(dev);
+	srq = roce_ctrl_create_srq(pd, init_attr);
+	roce_ctrl_end(dev);
+	return srq;
+}
+
+int
+rte_roce_modify_srq(struct ibv_srq *ibv_srq, struct ibv_srq_attr *attr, int attr_mask)
+{
+	struct roce_dev *dev = roce_ctrl_dev(ibv_srq != NULL ? ibv_srq->context : NULL);
+	int rc;
+
+	roce_ctrl_begin(dev);
+	rc = roce_ctrl_modify_srq(ibv_srq, attr, attr_mask);
+	roce_ctrl_end(dev);
+	return rc;
+}
+
+int
+rte_roce_query_srq(struct ibv_srq *ibv_srq, struct ibv_srq_attr *attr)
+{
+	struct roce_dev *dev = roce_ctrl_dev(ibv_srq != NULL ? ibv_srq->context : NULL);
+	int rc;
+
+	roce_ctrl_begin(dev);
+	rc = roce_ctrl_query_srq(ibv_srq, attr);
+	roce_ctrl_end(dev);
+	return rc;
+}
+
+int
+rte_roce_destroy_srq(struct ibv_srq *ibv_srq)
+{
+	struct roce_dev *dev = roce_ctrl_dev(ibv_srq != NULL ? ibv_srq->context : NULL);
+	int rc;
+
+	roce_ctrl_begin(dev);
+	rc = roce_ctrl_destroy_srq(ibv_srq);
+	roce_ctrl_end(dev);
+	return rc;
+}
+
+int
+rte_roce_attach_mcast(struct ibv_qp *ibv_qp, const union ibv_gid *gid, uint16_t lid)
+{
+	struct roce_dev *dev = roce_ctrl_dev(ibv_qp != NULL ? ibv_qp->context : NULL);
+	int rc;
+
+	roce_ctrl_begin(dev);
+	rc = roce_ctrl_attach_mcast(ibv_qp, gid, lid);
+	roce_ctrl_end(dev);
+	return rc;
+}
+
+int
+rte_roce_detach_mcast(struct ibv_qp *ibv_qp, const union ibv_gid *gid, uint16_t lid)
+{
+	struct roce_dev *dev = roce_ctrl_dev(ibv_qp != NULL ? ibv_qp->context : NULL);
+	int rc;
+
+	roce_ctrl_begin(dev);
+	rc = roce_ctrl_detach_mcast(ibv_qp, gid, lid);
+	roce_ctrl_end(dev);
+	return rc;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef ROCE_WORKER_H
+#define ROCE_WORKER_H
+
+/*
+ * Worker mode (doc/workers.md): pinned lcores run a device's progress
+ * loop, and control calls park them first (a quiescent handshake).
+ *
+ * The handshake: a controller takes the device's control lock (a
+ * recursive spinlock: control path only; create_qp1 calls modify_qp),
+ * stores pause = 1 and waits for parked = 1; the worker, which loads pause
+ * before every pass of its loop, stores parked = 1 and spins until pause
+ * is 0 again. Both sides store one flag and load the other (the
+ * store-load pattern), so both use sequentially consistent atomics: either
+ * the worker sees the pause or the controller sees it running.
+ */
+
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#include "rte_roce_worker.h"
+
+struct roce_dev;
+
+struct roce_worker {
+	struct roce_dev *dev;
+	unsigned int lcore;
+	uint32_t pause;		/* controller -> worker: park */
+	uint32_t parked;	/* worker -> controller: parked */
+	uint32_t stop;		/* close -> worker: return */
+	uint32_t running;	/* worker -> open: it started */
+	struct rte_roce_worker_stats stats;	/* written by this worker only */
+} __rte_cache_aligned;
+
+/* Validate conf's workers and launch them on dev: 0 or -errno (logged). */
+int roce_workers_start(struct roce_dev *dev);
+
+/* Stop and join dev's workers (close_device, or open failing). */
+void roce_workers_stop(struct roce_dev *dev);
+
+/* Park dev's workers for a control call, and let them go (no-op in inline mode or dev NULL). */
+void roce_ctrl_begin(struct roce_dev *dev);
+void roce_ctrl_end(struct roce_dev *dev);
+
+/* The control calls (roce_qp.c, roce_mr.c, roce_srq.c, roce_mcast.c); roce_worker.c wraps them. */
+struct ibv_qp *roce_ctrl_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+struct ibv_qp *roce_ctrl_create_qp1(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+int roce_ctrl_query_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask,
+		       struct ibv_qp_init_attr *init_attr);
+int roce_ctrl_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask);
+int roce_ctrl_destroy_qp(struct ibv_qp *ibv_qp);
+struct ibv_mr *roce_ctrl_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access);
+int roce_ctrl_dereg_mr(struct ibv_mr *ibv_mr);
+struct ibv_srq *roce_ctrl_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *init_attr);
+int roce_ctrl_modify_srq(struct ibv_srq *ibv_srq, struct ibv_srq_attr *attr, int attr_mask);
+int roce_ctrl_query_srq(struct ibv_srq *ibv_srq, struct ibv_srq_attr *attr);
+int roce_ctrl_destroy_srq(struct ibv_srq *ibv_srq);
+int roce_ctrl_attach_mcast(struct ibv_qp *ibv_qp, const union ibv_gid *gid, uint16_t lid);
+int roce_ctrl_detach_mcast(struct ibv_qp *ibv_qp, const union ibv_gid *gid, uint16_t lid);
+
+#endif /* ROCE_WORKER_H */

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Scale: 16,384 RC QP pairs between two devices over net_ring, every one
+ * created, taken to RTS, used for one SEND and destroyed, in bounded time;
+ * the memory a QP costs measured on the rte_malloc heap and checked against
+ * the formula of doc/scale.md; the QP limit of a device enforced.
+ */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_mempool.h>
+
+#include <rte_roce.h>
+
+#include "roce_dev.h"
+#include "roce_qp.h"
+#include "roce_test.h"
+#include "roce_test_eal.h"
+#include "roce_test_port.h"
+#include "roce_test_scale.h"
+#include "roce_test_verbs.h"
+
+/* The goal: QPs per port. */
+#define SCALE_QPS		16384
+/* Wall-clock bound of the whole 16k-pair run (create, connect, send, destroy). */
+#define SCALE_TIME_LIMIT_MS	60000
+/* A small device for the limit test. */
+#define SCALE_SMALL_MAX_QP	8
+
+static struct ibv_qp *scale_qp[2][SCALE_QPS];
+
+static const struct scale_caps scale_caps_small = {
+	.send_wr = 4, .recv_wr = 4, .send_sge = 1, .recv_sge = 1, .inline_data = 0,
+};
+
+static const struct scale_caps scale_caps_large = {
+	.send_wr = 256, .recv_wr = 256, .send_sge = 4, .recv_sge = 4, .inline_data = 64,
+};
+
+/* Create n QPs of caps on s; the heap grows by what the formula says. */
+static int
+scale_check_memory(struct roce_test_side *s, const struct scale_caps *caps, unsigned int n)
+{
+	uint64_t before, after, predicted;
+	unsigned int i;
+
+	before = roce_test_scale_heap_bytes();
+	for (i = 0; i < n; i++)
+		ROCE_TEST_ASSERT_EQ(roce_test_scale_qp_create(s, caps, &scale_qp[0][i]), 0, "qp %u", i);
+	after = roce_test_scale_heap_bytes();
+	predicted = roce_test_scale_qp_bytes(scale_qp[0][0]);
+	printf("# caps wr %u/%u sge %u/%u inline %u: %u QPs, %" PRIu64 " bytes measured per QP, "
+	       "%" PRIu64 " predicted\n", caps->send_wr, caps->recv_wr, caps->send_sge,
+	       caps->recv_sge, caps->inline_data, n, (after - before) / n, predicted);
+	for (i = 0; i < n; i++)
+		ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(scale_qp[0][i]), 0, "destroy %u", i);
+	ROCE_TEST_ASSERT_EQ(after - before, predicted * n, "heap growth of %u QPs", n);
+	ROCE_TEST_ASSERT_EQ(roce_test_scale_heap_bytes(), before, "heap back after destroy");
+	return 0;
+}
+
+/* The measured per-QP heap cost matches the formula for small and large caps. */
+static int
+test_qp_memory(void)
+{
+	struct rte_roce_dev_conf conf = { .max_qp = SCALE_QPS + RTE_ROCE_QP1_QPN };
+	unsigned int baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
+	struct rte_roce_port *none = NULL;
+	struct roce_test_side s;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	rc = roce_test_side_open_conf(&s, roce_test_verbs_pair.a, ROCE_TEST_ADDR_A, false, &conf);
+	if (rc == 0)
+		rc = scale_check_memory(&s, &scale_caps_small, SCALE_QPS / 16);
+	if (rc == 0)
+		rc = scale_check_memory(&s, &scale_caps_large, SCALE_QPS / 64);
+	rc |= roce_test_side_close(&s, NULL, 0);
+	rc |= roce_test_pair_release(&roce_test_verbs_pair, &s.port, &none, baseline);
+	return rc;
+}
+
+/* 16,384 pairs: create, RTS, one SEND each, destroy; pool and heap at baseline. */
+static int
+test_16k_pairs(void)
+{
+	struct roce_test_scale sc = {
+		.nqps = SCALE_QPS,
+		.caps = scale_caps_small,
+		.qp = { scale_qp[0], scale_qp[1] },
+	};
+	uint64_t t0, t_open, t_create, t_connect, t_send, t_end;
+	unsigned int armed_max = 0;
+	uint64_t heap0, timeouts = 0, tx_full = 0;
+	int rc;
+
+	heap0 = roce_test_scale_heap_bytes();
+	t0 = roce_test_ms();
+	rc = roce_test_scale_open(&sc);
+	t_open = roce_test_ms();
+	if (rc == 0)
+		rc = roce_test_scale_create(&sc);
+	t_create = roce_test_ms();
+	if (rc == 0)
+		rc = roce_test_scale_connect(&sc);
+	t_connect = roce_test_ms();
+	if (rc == 0)
+		rc = roce_test_scale_send_each(&sc, &armed_max);
+	t_send = roce_test_ms();
+	if (sc.s[0].ctx != NULL) {
+		struct rte_roce_stats st;
+
+		if (rte_roce_stats_get(sc.s[0].ctx, &st) == 0)
+			timeouts = st.local_ack_timeout_err;
+		tx_full = roce_test_scale_tx_full(&sc);
+	}
+	rc |= roce_test_scale_close(&sc);
+	t_end = roce_test_ms();
+	printf("# %u pairs: open %" PRIu64 " ms, create %" PRIu64 " ms, connect %" PRIu64
+	       " ms, send+verify %" PRIu64 " ms, destroy %" PRIu64 " ms, total %" PRIu64 " ms\n",
+	       SCALE_QPS, t_open - t0, t_create - t_open, t_connect - t_create,
+	       t_send - t_connect, t_end - t_send, t_end - t0);
+	printf("# retransmit timers armed at once: %u, timeouts %" PRIu64 ", tx_full drops %" PRIu64
+	       "\n", armed_max, timeouts, tx_full);
+	ROCE_TEST_ASSERT(rc == 0, "16k pairs");
+	/* back-pressure: nothing lost at a full TX queue, so no timeout either */
+	ROCE_TEST_ASSERT_EQ(tx_full, 0, "tx_full drops");
+	ROCE_TEST_ASSERT_EQ(timeouts, 0, "local ACK timeouts");
+	ROCE_TEST_ASSERT(t_end - t0 < SCALE_TIME_LIMIT_MS, "took %" PRIu64 " ms", t_end - t0);
+	ROCE_TEST_ASSERT_EQ(roce_test_scale_heap_bytes(), heap0, "heap at baseline");
+	return 0;
+}
+
+/* A device refuses the QP after max_qp with ENOSPC, and takes one again after a destroy. */
+static int
+test_max_qp_limit(void)
+{
+	struct rte_roce_dev_conf conf = { .max_qp = SCALE_SMALL_MAX_QP };
+	unsigned int baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
+	struct rte_roce_port *none = NULL;
+	struct roce_test_side s;
+	struct ibv_qp *extra;
+	unsigned int i, n = 0;
+	bool again = true;
+	int rc, err;
+
+	memset(&s, 0, sizeof(s));
+	ROCE_TEST_ASSERT_EQ(roce_test_side_open_conf(&s, roce_test_verbs_pair.a, ROCE_TEST_ADDR_A,
+						     false, &conf), 0, "open");
+	for (i = 0; i < SCALE_SMALL_MAX_QP + 1; i++) {
+		if (roce_test_scale_qp_create(&s, &scale_caps_small, &scale_qp[0][n]) != 0)
+			break;
+		n++;
+	}
+	err = rte_errno;
+	/* a QP is taken again after a destroy */
+	if (n > 0 && rte_roce_destroy_qp(scale_qp[0][n - 1]) == 0 &&
+	    roce_test_scale_qp_create(&s, &scale_caps_small, &extra) == 0)
+		scale_qp[0][n - 1] = extra;
+	else
+		again = false;
+	rc = roce_test_side_close(&s, scale_qp[0], n);
+	rc |= roce_test_pair_release(&roce_test_verbs_pair, &s.port, &none, baseline);
+	ROCE_TEST_ASSERT_EQ(n, SCALE_SMALL_MAX_QP, "QPs created");
+	ROCE_TEST_ASSERT_EQ(err, ENOSPC, "errno of the QP past max_qp");
+	ROCE_TEST_ASSERT(again, "a QP again after a destroy");
+	return rc;
+}
+
+/* Above RTE_ROCE_DEV_MAX_QP_MAX the device is refused (EINVAL); the default admits 16,384. */
+static int
+test_max_qp_conf(void)
+{
+	struct rte_roce_dev_conf conf = { .max_qp = RTE_ROCE_DEV_MAX_QP_MAX + 1 };
+	unsigned int baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
+	struct rte_roce_port *none = NULL;
+	struct roce_test_side s;
+	struct ibv_device_attr attr;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	s.port = roce_test_port(roce_test_verbs_pair.a, NULL, NULL);
+	ROCE_TEST_ASSERT(s.port != NULL, "port");
+	ROCE_TEST_ASSERT(rte_roce_open_device(s.port, &conf) == NULL, "max_qp above the maximum");
+	ROCE_TEST_ASSERT_EQ(rte_errno, EINVAL, "errno");
+	s.ctx = rte_roce_open_device(s.port, NULL);
+	ROCE_TEST_ASSERT(s.ctx != NULL, "default device");
+	ROCE_TEST_ASSERT_EQ(rte_roce_query_device(s.ctx, &attr), 0, "query");
+	ROCE_TEST_ASSERT(attr.max_qp >= SCALE_QPS + RTE_ROCE_QP1_QPN, "default max_qp %d",
+			 attr.max_qp);
+	rc = roce_test_side_close(&s, NULL, 0);
+	rc |= roce_test_pair_release(&roce_test_verbs_pair, &s.port, &none, baseline);
+	return rc;
+}
+
+static const struct roce_test_case cases[] = {
+	{ "max_qp_conf", test_max_qp_conf },
+	{ "max_qp_limit", test_max_qp_limit },
+	{ "qp_memory", test_qp_memory },
+	{ "16k_pairs", test_16k_pairs },
+};
+
+int
+main(int argc, char **argv)
+{
+	static const char *const eal_args[] = { "-m", ROCE_TEST_SCALE_MEM_MB, NULL };
+
+	RTE_SET_USED(argc);
+	if (roce_test_eal_init(argv[0], eal_args) != 0 || roce_test_mbuf_pool() == NULL ||
+	    roce_test_pair_create(&roce_test_verbs_pair, "scale") != 0)
+		return 1;
+	return roce_test_run(cases, RTE_DIM(cases));
+}

@@ -1,0 +1,668 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Worker mode against inline mode (doc/workers.md): two devices over the
+ * net_ring pair, side a's either inline (driven by this thread) or driven
+ * by a worker on lcore 1, side b's always inline. The same RC table gives
+ * the same results in both models; application threads post and poll
+ * their own QPs and CQs at once while the worker runs; control calls from
+ * another thread park the worker without losing traffic; the errors of
+ * opening a device in worker mode and of reading worker counters.
+ *
+ * Run with -l 0,1: lcore 1 is the only worker lcore.
+ */
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_hash_crc.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_pause.h>
+
+#include <rte_roce.h>
+
+#include "roce_test.h"
+#include "roce_test_eal.h"
+#include "roce_test_port.h"
+#include "roce_test_verbs.h"
+
+#define WORKER_LCORE		1
+#define NB_THREADS		3		/* application threads posting at once */
+#define THREAD_WRS		3000		/* WRs per thread */
+#define THREAD_WINDOW		128		/* WRs in flight per thread */
+#define THREAD_MSG		64		/* bytes per WRITE */
+#define THREAD_OFF		(ROCE_TEST_MSG_MAX / 2)	/* where the threads write in b's buffer */
+#define THREAD_WAIT_MS		60000		/* ThreadSanitizer runs are slow */
+/* ACK timeout code of the threads' QPs: 4.096 us << 20, about 4 s (TSan on 2 shared cores is slow). */
+#define THREAD_ACK_TIMEOUT	20
+#define CTRL_ROUNDS		100		/* control calls made while traffic runs */
+#define CTRL_MR_LEN		4096
+#define NOT_AN_LCORE		(RTE_MAX_LCORE - 1)
+#define BP_CQE			4		/* the tiny receive CQ */
+#define BP_MSGS			64		/* SENDs into it */
+#define BP_MSG_LEN		16
+
+/* One transfer of the table; what it gave in each model. */
+struct model_case {
+	enum ibv_wr_opcode op;
+	uint32_t len;
+	unsigned int from;	/* side that posts */
+};
+
+static const struct model_case model_cases[] = {
+	{ IBV_WR_SEND, 0, 0 }, { IBV_WR_SEND, 1, 0 }, { IBV_WR_SEND, 1024, 0 },
+	{ IBV_WR_SEND, 5000, 1 }, { IBV_WR_SEND_WITH_IMM, 3000, 0 },
+	{ IBV_WR_RDMA_WRITE, 1025, 0 }, { IBV_WR_RDMA_WRITE, 64 << 10, 1 },
+	{ IBV_WR_RDMA_WRITE_WITH_IMM, 2048, 1 }, { IBV_WR_RDMA_READ, 1, 0 },
+	{ IBV_WR_RDMA_READ, 64 << 10, 0 }, { IBV_WR_RDMA_READ, 4000, 1 },
+	{ IBV_WR_SEND_WITH_INV, 100, 0 },
+};
+
+struct model_result {
+	int rc;			/* roce_test_transfer() */
+	uint32_t digest;	/* CRC of the bytes that arrived */
+};
+
+static struct rte_roce_dev_conf worker_conf = {
+	.nb_workers = 1,
+	.lcores = { WORKER_LCORE },
+};
+
+/* Open the env with side a in worker mode (or inline) and one connected RC pair, warmed up. */
+static int
+env_open(struct roce_test_env *e, bool worker, unsigned int nqps)
+{
+	struct roce_test_conf c = roce_test_default_conf;
+
+	c.dev_conf[0] = worker ? &worker_conf : NULL;
+	if (roce_test_env_open(e, &c, nqps) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(rte_roce_dev_nb_workers(e->s[0].ctx), worker ? 1 : 0, "workers");
+	return roce_test_warm_up(e);
+}
+
+static int
+run_model(bool worker, struct model_result *res)
+{
+	struct rte_roce_worker_stats st;
+	struct roce_test_env e;
+	unsigned int i;
+	int ret = 0;
+
+	if (env_open(&e, worker, 1) != 0)
+		ret = -1;
+	for (i = 0; ret == 0 && i < RTE_DIM(model_cases); i++) {
+		const struct model_case *mc = &model_cases[i];
+		bool read = mc->op == IBV_WR_RDMA_READ;
+		unsigned int to = read ? mc->from : !mc->from;
+
+		res[i].rc = roce_test_transfer(&e, mc->from, 0, mc->op, mc->len, ROCE_TEST_DATA_OFF,
+					       i + 1);
+		res[i].digest = rte_hash_crc(e.s[to].buf + ROCE_TEST_DATA_OFF, mc->len, 0);
+		if (res[i].rc != 0)
+			printf("#   %s mode: case %u (op %d, len %u) failed\n",
+			       worker ? "worker" : "inline", i, mc->op, mc->len);
+	}
+	if (ret == 0 && worker) {
+		/* The worker made the progress: polling its device does nothing. */
+		ROCE_TEST_ASSERT_EQ(rte_roce_poll(e.s[0].ctx), 0, "poll in worker mode");
+		ROCE_TEST_ASSERT_EQ(rte_roce_worker_stats_get(e.s[0].ctx, -1, &st), 0, "stats");
+		ROCE_TEST_ASSERT(st.busy_loops > 0 && st.work >= RTE_DIM(model_cases),
+				 "worker did %" PRIu64 " work in %" PRIu64 " busy loops",
+				 st.work, st.busy_loops);
+		ROCE_TEST_ASSERT(st.ctrl_pauses > 0, "control calls did not park the worker");
+	}
+	if (roce_test_env_close(&e) != 0)
+		ret = -1;
+	return ret;
+}
+
+/* The same RC table in inline and in worker mode: same results, data and completions. */
+static int
+test_models_same_results(void)
+{
+	struct model_result inl[RTE_DIM(model_cases)], wrk[RTE_DIM(model_cases)];
+	unsigned int i;
+
+	memset(inl, 0xff, sizeof(inl));
+	memset(wrk, 0, sizeof(wrk));
+	ROCE_TEST_ASSERT_EQ(run_model(false, inl), 0, "inline mode");
+	ROCE_TEST_ASSERT_EQ(run_model(true, wrk), 0, "worker mode");
+	for (i = 0; i < RTE_DIM(model_cases); i++) {
+		ROCE_TEST_ASSERT_EQ(wrk[i].rc, inl[i].rc, "case %u result", i);
+		ROCE_TEST_ASSERT_EQ(wrk[i].digest, inl[i].digest, "case %u data", i);
+	}
+	return 0;
+}
+
+/* An application thread with its own QP and CQ on side a, writing to its own QP on b. */
+struct app_thread {
+	struct roce_test_env *e;
+	unsigned int idx;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;	/* on a */
+	struct ibv_qp *peer;	/* on b */
+	uint32_t done;		/* completions seen, in order */
+	int rc;
+	uint32_t finished;	/* set (release) when the thread returns */
+};
+
+static int
+app_thread_post(struct app_thread *t, uint32_t wr_id)
+{
+	struct roce_test_side *a = &t->e->s[0], *b = &t->e->s[1];
+	uint32_t off = THREAD_OFF + t->idx * THREAD_MSG;
+
+	return roce_test_post_send(t->qp, IBV_WR_RDMA_WRITE, wr_id, a->buf + off, THREAD_MSG,
+				   a->mr->lkey, (uintptr_t)(b->buf + off), b->mr->rkey,
+				   IBV_SEND_SIGNALED);
+}
+
+/* Post THREAD_WRS WRITEs, THREAD_WINDOW at most in flight; every completion once, in order. */
+static int
+app_thread_run(struct app_thread *t)
+{
+	uint64_t end = roce_test_ms() + THREAD_WAIT_MS;
+	struct ibv_wc wc[THREAD_WINDOW];
+	uint32_t posted = 0;
+	int n, i;
+
+	while (t->done < THREAD_WRS && roce_test_ms() < end) {
+		while (posted < THREAD_WRS && posted - t->done < THREAD_WINDOW) {
+			if (app_thread_post(t, posted) != 0)
+				return -1;
+			posted++;
+		}
+		n = rte_roce_poll_cq(t->cq, THREAD_WINDOW, wc);
+		ROCE_TEST_ASSERT(n >= 0, "poll_cq: %d", n);
+		/* More threads than cores: let the worker and b's poller run. */
+		if (n == 0)
+			sched_yield();
+		for (i = 0; i < n; i++) {
+			ROCE_TEST_ASSERT_EQ(wc[i].status, IBV_WC_SUCCESS, "thread %u", t->idx);
+			ROCE_TEST_ASSERT_EQ(wc[i].wr_id, t->done, "thread %u: order", t->idx);
+			ROCE_TEST_ASSERT_EQ(wc[i].qp_num, t->qp->qp_num, "thread %u: QP", t->idx);
+			t->done++;
+		}
+	}
+	ROCE_TEST_ASSERT_EQ(t->done, THREAD_WRS, "thread %u: completions", t->idx);
+	/* Nothing more: each WR completed once. */
+	ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(t->cq, THREAD_WINDOW, wc), 0, "thread %u: extra", t->idx);
+	return 0;
+}
+
+static void *
+app_thread_main(void *arg)
+{
+	struct app_thread *t = arg;
+
+	t->rc = app_thread_run(t);
+	__atomic_store_n(&t->finished, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int
+app_thread_setup(struct roce_test_env *e, struct app_thread *t, unsigned int idx)
+{
+	struct ibv_qp_init_attr ia = {
+		.cap = { .max_send_wr = THREAD_WINDOW, .max_recv_wr = 1, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct roce_test_conf conf = roce_test_default_conf;
+	const struct roce_test_conf *c = &conf;
+
+	conf.timeout = THREAD_ACK_TIMEOUT;
+	memset(t, 0, sizeof(*t));
+	t->e = e;
+	t->idx = idx;
+	t->cq = rte_roce_create_cq(e->s[0].ctx, THREAD_WINDOW, NULL, NULL, 0);
+	ROCE_TEST_ASSERT(t->cq != NULL, "create_cq");
+	ia.send_cq = t->cq;
+	ia.recv_cq = t->cq;
+	t->qp = rte_roce_create_qp(e->s[0].pd, &ia);
+	ROCE_TEST_ASSERT(t->qp != NULL, "create_qp a");
+	if (roce_test_qp_create(&e->s[1], IBV_QPT_RC, &t->peer) != 0)
+		return -1;
+	if (roce_test_qp_connect(t->qp, &e->s[0], &e->s[1], t->peer->qp_num, c->psn_ab,
+				 c->psn_ba, c) != 0 ||
+	    roce_test_qp_connect(t->peer, &e->s[1], &e->s[0], t->qp->qp_num, c->psn_ba,
+				 c->psn_ab, c) != 0)
+		return -1;
+	return 0;
+}
+
+static int
+app_thread_teardown(struct app_thread *t)
+{
+	int ret = 0;
+
+	if (t->qp != NULL && rte_roce_destroy_qp(t->qp) != 0)
+		ret = -1;
+	if (t->peer != NULL && rte_roce_destroy_qp(t->peer) != 0)
+		ret = -1;
+	if (t->cq != NULL && rte_roce_destroy_cq(t->cq) != 0)
+		ret = -1;
+	ROCE_TEST_ASSERT_EQ(ret, 0, "thread %u teardown", t->idx);
+	return 0;
+}
+
+/* Control calls from another thread while the worker runs: QP create/modify/query/destroy, MRs. */
+struct ctrl_thread {
+	struct roce_test_env *e;
+	unsigned int rounds;
+	int rc;
+};
+
+static int
+ctrl_round(struct roce_test_env *e)
+{
+	struct ibv_qp_attr attr;
+	struct ibv_qp_init_attr init;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+
+	if (roce_test_qp_create(&e->s[0], IBV_QPT_RC, &qp) != 0)
+		return -1;
+	attr.qp_state = IBV_QPS_INIT;
+	attr.pkey_index = 0;
+	attr.port_num = 1;
+	attr.qp_access_flags = 0;
+	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+					       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0, "modify");
+	ROCE_TEST_ASSERT_EQ(rte_roce_query_qp(qp, &attr, IBV_QP_STATE, &init), 0, "query");
+	ROCE_TEST_ASSERT_EQ(attr.qp_state, IBV_QPS_INIT, "state");
+	mr = rte_roce_reg_mr(e->s[0].pd, e->s[0].buf, CTRL_MR_LEN, IBV_ACCESS_LOCAL_WRITE);
+	ROCE_TEST_ASSERT(mr != NULL, "reg_mr");
+	ROCE_TEST_ASSERT_EQ(rte_roce_dereg_mr(mr), 0, "dereg_mr");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(qp), 0, "destroy");
+	return 0;
+}
+
+static void *
+ctrl_thread_main(void *arg)
+{
+	struct ctrl_thread *c = arg;
+
+	for (c->rounds = 0; c->rounds < CTRL_ROUNDS && c->rc == 0; c->rounds++)
+		c->rc = ctrl_round(c->e);
+	return NULL;
+}
+
+/* Drive b from this thread until every application thread returned. */
+static void
+pump_b(struct roce_test_env *e, struct app_thread *t, unsigned int n)
+{
+	unsigned int i, left = n;
+
+	while (left > 0) {
+		rte_roce_poll(e->s[1].ctx);
+		for (i = 0, left = 0; i < n; i++)
+			left += __atomic_load_n(&t[i].finished, __ATOMIC_ACQUIRE) == 0;
+	}
+}
+
+static int
+run_threads(bool with_ctrl)
+{
+	struct app_thread t[NB_THREADS];
+	struct rte_roce_worker_stats before, after;
+	struct rte_roce_stats bst;
+	struct ctrl_thread ctrl = { 0 };
+	pthread_t tid[NB_THREADS], ctid;
+	struct roce_test_env e;
+	unsigned int i, started = 0;
+	bool ctrl_started = false;
+	int ret = 0;
+
+	memset(t, 0, sizeof(t));
+	if (env_open(&e, true, 1) != 0)
+		ret = -1;
+	for (i = 0; ret == 0 && i < NB_THREADS; i++)
+		ret = app_thread_setup(&e, &t[i], i);
+	if (ret == 0)
+		ret = rte_roce_worker_stats_get(e.s[0].ctx, 0, &before);
+	ctrl.e = &e;
+	for (i = 0; ret == 0 && i < NB_THREADS; i++) {
+		ret = pthread_create(&tid[i], NULL, app_thread_main, &t[i]);
+		started += ret == 0;
+	}
+	if (ret == 0 && with_ctrl) {
+		ctrl_started = pthread_create(&ctid, NULL, ctrl_thread_main, &ctrl) == 0;
+		ret = ctrl_started ? 0 : -1;
+	}
+	pump_b(&e, t, started);
+	for (i = 0; i < started; i++) {
+		pthread_join(tid[i], NULL);
+		if (t[i].rc != 0)
+			ret = -1;
+	}
+	if (ret != 0 && rte_roce_stats_get(e.s[1].ctx, &bst) == 0)
+		printf("#   b: %" PRIu64 " out of sequence, %" PRIu64 " duplicates\n",
+		       bst.out_of_seq_request, bst.duplicate_request);
+	if (ctrl_started)
+		pthread_join(ctid, NULL);
+	if (with_ctrl && ret == 0) {
+		ROCE_TEST_ASSERT_EQ(ctrl.rc, 0, "control thread, round %u", ctrl.rounds);
+		ROCE_TEST_ASSERT_EQ(ctrl.rounds, CTRL_ROUNDS, "control rounds");
+		ROCE_TEST_ASSERT_EQ(rte_roce_worker_stats_get(e.s[0].ctx, 0, &after), 0, "stats");
+		/*
+		 * The control calls parked the worker (back-to-back calls may
+		 * find it still parked from the one before: at least once).
+		 */
+		ROCE_TEST_ASSERT(after.ctrl_pauses > before.ctrl_pauses,
+				 "%" PRIu64 " pauses", after.ctrl_pauses - before.ctrl_pauses);
+	}
+	for (i = 0; i < NB_THREADS; i++)
+		if (app_thread_teardown(&t[i]) != 0)
+			ret = -1;
+	if (roce_test_env_close(&e) != 0)
+		ret = -1;
+	return ret;
+}
+
+/* NB_THREADS application threads, each with its own QP and CQ, post at once. */
+static int
+test_threads_posting(void)
+{
+	return run_threads(false);
+}
+
+/* The same while another thread makes control calls (ctrl_round()). */
+static int
+test_ctrl_while_traffic(void)
+{
+	return run_threads(true);
+}
+
+/* a's QP with a tiny receive CQ, connected to a new QP on b. */
+static int
+bp_setup(struct roce_test_env *e, struct ibv_cq **cq, struct ibv_qp **qp, struct ibv_qp **peer)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = e->s[0].scq,
+		.cap = { .max_send_wr = 1, .max_recv_wr = BP_MSGS, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	const struct roce_test_conf *c = &roce_test_default_conf;
+
+	*cq = rte_roce_create_cq(e->s[0].ctx, BP_CQE, NULL, NULL, 0);
+	ROCE_TEST_ASSERT(*cq != NULL, "create_cq");
+	ia.recv_cq = *cq;
+	*qp = rte_roce_create_qp(e->s[0].pd, &ia);
+	ROCE_TEST_ASSERT(*qp != NULL, "create_qp");
+	if (roce_test_qp_create(&e->s[1], IBV_QPT_RC, peer) != 0 ||
+	    roce_test_qp_connect(*qp, &e->s[0], &e->s[1], (*peer)->qp_num, c->psn_ab, c->psn_ba,
+				 c) != 0 ||
+	    roce_test_qp_connect(*peer, &e->s[1], &e->s[0], (*qp)->qp_num, c->psn_ba, c->psn_ab,
+				 c) != 0)
+		return -1;
+	return 0;
+}
+
+/* RNR NAKs b received (b is inline: its counters are read from this thread). */
+static uint64_t
+b_rnr_naks_in(struct roce_test_env *e)
+{
+	struct rte_roce_stats st;
+
+	return rte_roce_stats_get(e->s[1].ctx, &st) == 0 ? st.rcvd_rnr_err : 0;
+}
+
+/* Drain the tiny CQ one completion at a time while b runs: every SEND once, in order. */
+static int
+bp_drain(struct roce_test_env *e, struct ibv_cq *cq, struct ibv_qp *qp)
+{
+	uint64_t end = roce_test_ms() + THREAD_WAIT_MS;
+	struct ibv_wc wc;
+	uint32_t got = 0;
+	int n;
+
+	while (got < BP_MSGS && roce_test_ms() < end) {
+		roce_test_pump_env(e);
+		n = rte_roce_poll_cq(cq, 1, &wc);
+		ROCE_TEST_ASSERT(n >= 0, "poll_cq: %d (overrun?)", n);
+		if (n == 0)
+			continue;
+		ROCE_TEST_ASSERT_EQ(wc.status, IBV_WC_SUCCESS, "recv %u", got);
+		ROCE_TEST_ASSERT_EQ(wc.wr_id, got, "recv order");
+		ROCE_TEST_ASSERT_EQ(wc.byte_len, BP_MSG_LEN, "recv length");
+		ROCE_TEST_ASSERT_EQ(wc.qp_num, qp->qp_num, "recv QP");
+		got++;
+	}
+	ROCE_TEST_ASSERT_EQ(got, BP_MSGS, "receive completions");
+	return 0;
+}
+
+/*
+ * More SENDs than a's receive CQ holds, nobody draining it: a stops taking
+ * them (RNR NAKs: b waits) instead of overrunning the CQ; once drained,
+ * every message arrives, once and in order, and b's SENDs all succeed.
+ */
+static int
+run_backpressure(bool worker)
+{
+	struct ibv_qp *qp = NULL, *peer = NULL;
+	struct ibv_cq *cq = NULL;
+	struct ibv_wc wc[BP_MSGS];
+	struct roce_test_env e;
+	uint64_t end;
+	uint32_t i;
+	int ret = 0;
+
+	if (env_open(&e, worker, 1) != 0 || bp_setup(&e, &cq, &qp, &peer) != 0)
+		ret = -1;
+	for (i = 0; ret == 0 && i < BP_MSGS; i++)
+		ret = roce_test_post_recv(qp, i, e.s[0].buf + i * BP_MSG_LEN, BP_MSG_LEN,
+					  e.s[0].mr->lkey);
+	for (i = 0; ret == 0 && i < BP_MSGS; i++)
+		ret = roce_test_post_send(peer, IBV_WR_SEND, i, e.s[1].buf, BP_MSG_LEN,
+					  e.s[1].mr->lkey, 0, 0, IBV_SEND_SIGNALED);
+	/* Nobody drains a's CQ until b was refused (RNR NAK) at least once. */
+	end = roce_test_ms() + THREAD_WAIT_MS;
+	while (ret == 0 && b_rnr_naks_in(&e) == 0 && roce_test_ms() < end)
+		roce_test_pump_env(&e);
+	if (ret == 0) {
+		ROCE_TEST_ASSERT(b_rnr_naks_in(&e) > 0, "b was never held");
+		ret = bp_drain(&e, cq, qp);
+	}
+	if (ret == 0)
+		ret = roce_test_wait_wc(&e, e.s[1].scq, wc, BP_MSGS) == BP_MSGS ? 0 : -1;
+	for (i = 0; ret == 0 && i < BP_MSGS; i++) {
+		ROCE_TEST_ASSERT_EQ(wc[i].status, IBV_WC_SUCCESS, "send %u", i);
+		ROCE_TEST_ASSERT_EQ(wc[i].wr_id, i, "send order");
+	}
+	if ((qp != NULL && rte_roce_destroy_qp(qp) != 0) ||
+	    (peer != NULL && rte_roce_destroy_qp(peer) != 0) ||
+	    (cq != NULL && rte_roce_destroy_cq(cq) != 0))
+		ret = -1;
+	if (roce_test_env_close(&e) != 0)
+		ret = -1;
+	return ret;
+}
+
+/* Back-pressure on a full receive CQ, in both models. */
+static int
+test_cq_full_backpressure(void)
+{
+	ROCE_TEST_ASSERT_EQ(run_backpressure(false), 0, "inline mode");
+	ROCE_TEST_ASSERT_EQ(run_backpressure(true), 0, "worker mode");
+	return 0;
+}
+
+static int
+expect_open_error(struct rte_roce_port *port, const struct rte_roce_dev_conf *conf, int err,
+		  const char *what)
+{
+	struct ibv_context *ctx = rte_roce_open_device(port, conf);
+
+	if (ctx != NULL)
+		rte_roce_close_device(ctx);
+	ROCE_TEST_ASSERT(ctx == NULL, "%s: opened", what);
+	ROCE_TEST_ASSERT_EQ(rte_errno, err, "%s", what);
+	return 0;
+}
+
+static int
+lcore_busy(void *arg)
+{
+	while (__atomic_load_n((uint32_t *)arg, __ATOMIC_ACQUIRE) == 0)
+		rte_pause();
+	return 0;
+}
+
+/* Every refused worker configuration, and the counters' errors. */
+static int
+test_worker_errors(void)
+{
+	struct rte_roce_dev_conf conf = { .nb_workers = 1 };
+	struct rte_roce_worker_stats st;
+	struct rte_roce_port *port;
+	struct ibv_context *ctx, *ctx2;
+	uint32_t release = 0;
+	int ret = 0;
+
+	port = roce_test_port(roce_test_verbs_pair.a, NULL, NULL);
+	ROCE_TEST_ASSERT(port != NULL, "port");
+	conf.lcores[0] = rte_get_main_lcore();
+	ret |= expect_open_error(port, &conf, EINVAL, "main lcore");
+	conf.lcores[0] = NOT_AN_LCORE;
+	ret |= expect_open_error(port, &conf, EINVAL, "lcore not enabled");
+	conf.nb_workers = RTE_ROCE_DEV_WORKERS_MAX + 1;
+	ret |= expect_open_error(port, &conf, EINVAL, "too many workers");
+	conf.nb_workers = 2;
+	conf.lcores[0] = WORKER_LCORE;
+	conf.lcores[1] = WORKER_LCORE;
+	ret |= expect_open_error(port, &conf, EINVAL, "lcore twice");
+	conf.lcores[1] = rte_get_next_lcore(WORKER_LCORE, 1, 0);
+	if (conf.lcores[1] >= RTE_MAX_LCORE)
+		conf.lcores[1] = NOT_AN_LCORE;
+	ret |= expect_open_error(port, &conf, conf.lcores[1] == NOT_AN_LCORE ? EINVAL : ENOTSUP,
+				 "two workers");
+	/* An lcore running something else. */
+	conf.nb_workers = 1;
+	ROCE_TEST_ASSERT_EQ(rte_eal_remote_launch(lcore_busy, &release, WORKER_LCORE), 0, "launch");
+	while (rte_eal_get_lcore_state(WORKER_LCORE) != RUNNING)
+		rte_pause();
+	ret |= expect_open_error(port, &conf, EBUSY, "busy lcore");
+	__atomic_store_n(&release, 1, __ATOMIC_RELEASE);
+	ROCE_TEST_ASSERT_EQ(rte_eal_wait_lcore(WORKER_LCORE), 0, "join");
+	/* A worker device, then a second one wanting the same lcore. */
+	ctx = rte_roce_open_device(port, &conf);
+	ROCE_TEST_ASSERT(ctx != NULL, "open in worker mode");
+	ctx2 = rte_roce_open_device(port, &conf);
+	ret |= ctx2 == NULL && rte_errno == EBUSY ? 0 : -1;
+	ROCE_TEST_ASSERT_EQ(rte_roce_worker_stats_get(ctx, 1, &st), -EINVAL, "worker 1");
+	ROCE_TEST_ASSERT_EQ(rte_roce_worker_stats_get(ctx, -2, &st), -EINVAL, "worker -2");
+	ROCE_TEST_ASSERT_EQ(rte_roce_worker_stats_get(ctx, 0, NULL), -EINVAL, "NULL stats");
+	ROCE_TEST_ASSERT_EQ(rte_roce_worker_stats_get(NULL, 0, &st), -EINVAL, "NULL ctx");
+	ROCE_TEST_ASSERT_EQ(rte_roce_dev_nb_workers(NULL), -EINVAL, "NULL ctx");
+	ROCE_TEST_ASSERT_EQ(rte_roce_close_device(ctx), 0, "close");
+	/* The worker returned: its lcore can be launched again. */
+	ROCE_TEST_ASSERT_EQ(rte_eal_get_lcore_state(WORKER_LCORE), WAIT, "lcore idle after close");
+	ctx = rte_roce_open_device(port, NULL);
+	ROCE_TEST_ASSERT(ctx != NULL, "open inline");
+	ROCE_TEST_ASSERT_EQ(rte_roce_worker_stats_get(ctx, -1, &st), -ENOTSUP, "inline stats");
+	ROCE_TEST_ASSERT_EQ(rte_roce_dev_nb_workers(ctx), 0, "inline workers");
+	ROCE_TEST_ASSERT_EQ(rte_roce_close_device(ctx), 0, "close");
+	rte_roce_port_destroy(port);
+	ROCE_TEST_ASSERT_EQ(ret, 0, "an open error above");
+	return 0;
+}
+
+/*
+ * ThreadSanitizer cannot see the hand-off of frames through the net_ring
+ * pair (its rte_ring lives in the uninstrumented librte_net_ring.so): model
+ * the wire as a release when a frame is sent and an acquire when one is
+ * received, so that what a side did before sending happens before what the
+ * other does with the frame (devtools/tsan.supp).
+ */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WIRE_TSAN 1
+#endif
+#endif
+
+#ifdef WIRE_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+
+static char wire;
+
+static uint16_t
+wire_tx(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n, void *arg)
+{
+	RTE_SET_USED(port);
+	RTE_SET_USED(queue);
+	RTE_SET_USED(pkts);
+	RTE_SET_USED(arg);
+	__tsan_release(&wire);
+	return n;
+}
+
+static uint16_t
+wire_rx(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n, uint16_t max,
+	void *arg)
+{
+	RTE_SET_USED(port);
+	RTE_SET_USED(queue);
+	RTE_SET_USED(pkts);
+	RTE_SET_USED(max);
+	RTE_SET_USED(arg);
+	if (n > 0)
+		__tsan_acquire(&wire);
+	return n;
+}
+
+static int
+wire_model(void)
+{
+	uint16_t ports[] = { roce_test_verbs_pair.a, roce_test_verbs_pair.b };
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(ports); i++) {
+		if (rte_eth_add_tx_callback(ports[i], 0, wire_tx, NULL) == NULL ||
+		    rte_eth_add_rx_callback(ports[i], 0, wire_rx, NULL) == NULL)
+			return -1;
+	}
+	return 0;
+}
+#else
+static int
+wire_model(void)
+{
+	return 0;
+}
+#endif
+
+static const struct roce_test_case cases[] = {
+	{ "worker_errors", test_worker_errors },
+	{ "models_same_results", test_models_same_results },
+	{ "threads_posting", test_threads_posting },
+	{ "ctrl_while_traffic", test_ctrl_while_traffic },
+	{ "cq_full_backpressure", test_cq_full_backpressure },
+};
+
+int
+main(int argc, char **argv)
+{
+	static const char *const eal_args[] = { "-l", "0,1", NULL };
+
+	RTE_SET_USED(argc);
+	if (roce_test_eal_init(argv[0], eal_args) != 0 || roce_test_mbuf_pool() == NULL ||
+	    roce_test_pair_create(&roce_test_verbs_pair, "workers") != 0 || wire_model() != 0)
+		return 1;
+	if (rte_lcore_count() < 2 || !rte_lcore_is_enabled(WORKER_LCORE)) {
+		printf("1..0 # SKIP lcore %u is not available\n", WORKER_LCORE);
+		return 0;
+	}
+	return roce_test_run(cases, RTE_DIM(cases));
+}
