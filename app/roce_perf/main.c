@@ -45,7 +45,7 @@
 
 enum {
 	OPT_TEST = 256, OPT_MODE, OPT_CQ_MOD, OPT_WORKERS, OPT_VERIFY, OPT_JSON, OPT_BASELINE,
-	OPT_FAULT, OPT_LOOPBACK, OPT_IP,
+	OPT_FAULT, OPT_LOOPBACK, OPT_IP, OPT_CONFIG, OPT_CONFIG_PORT,
 };
 
 static const struct option perf_longopts[] = {
@@ -72,6 +72,8 @@ static const struct option perf_longopts[] = {
 	{ "fault", required_argument, NULL, OPT_FAULT },
 	{ "loopback", no_argument, NULL, OPT_LOOPBACK },
 	{ "ip", required_argument, NULL, OPT_IP },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "config-port", required_argument, NULL, OPT_CONFIG_PORT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -98,6 +100,9 @@ perf_usage(void)
 	       "  -p, --port N        TCP port of the exchange (18515)\n"
 	       "  -d, --ib-dev NAME   ethdev to use (two processes)\n"
 	       "  --ip ADDR[/LEN]     our address (two processes)\n"
+	       "  --config FILE       port settings and device limits (config/roce.conf.example);\n"
+	       "                      two processes: also the ethdev and address\n"
+	       "  --config-port NAME  the file's [port NAME] to use (default: the first)\n"
 	       "  --workers N         worker lcores (only 1 for now)\n"
 	       "  --verify            check every byte received\n"
 	       "  --json              one JSON object per size on stdout\n"
@@ -346,6 +351,12 @@ perf_parse(int argc, char **argv, struct perf_opts *o)
 		case OPT_IP:
 			o->ip = optarg;
 			break;
+		case OPT_CONFIG:
+			o->config_path = optarg;
+			break;
+		case OPT_CONFIG_PORT:
+			o->config_port = optarg;
+			break;
 		case 'h':
 			perf_usage();
 			exit(0);
@@ -362,7 +373,8 @@ perf_parse(int argc, char **argv, struct perf_opts *o)
 		return -EINVAL;
 	}
 	perf_defaults(o, size_set, iters_set, depth_set, rx_set, cq_set);
-	return perf_check(o);
+	ret = perf_config_apply(o);
+	return ret != 0 ? ret : perf_check(o);
 }
 
 /* Two ethdevs for --loopback: the first two probed, or a new net_ring pair. */

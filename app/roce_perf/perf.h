@@ -19,6 +19,7 @@
 #include <infiniband/verbs.h>
 
 #include <rte_roce_fault.h>
+#include <rte_roce_config.h>
 #include <rte_roce_port.h>
 #include <rte_roce_stats.h>
 
@@ -69,6 +70,9 @@ struct perf_opts {
 	uint16_t tcp_port;
 	const char *ip;		/* our address (two-process mode) */
 	const char *ethdev;	/* ethdev name; NULL = the first one */
+	const char *config_path;	/* --config FILE, or NULL */
+	const char *config_port;	/* --config-port NAME; NULL = the first */
+	const struct rte_roce_config_port *config;	/* its section, once read */
 };
 
 /* What the peers exchange per QP (perftest's struct pingpong_dest). */
@@ -156,6 +160,9 @@ struct perf_run {
 	uint64_t busy_cycles;
 	uint64_t loop_cycles;
 };
+
+/* perf_config.c: read --config into o (0, or a negative errno after printing why) */
+int perf_config_apply(struct perf_opts *o);
 
 /* perf_side.c */
 int perf_side_open(struct perf_side *s, const struct perf_opts *o, uint16_t eth,

@@ -75,12 +75,14 @@ int
 perf_side_open(struct perf_side *s, const struct perf_opts *o, uint16_t eth, const char *ip,
 	       uint8_t mac_last)
 {
-	struct rte_roce_port_conf conf = { .port_id = eth };
+	struct rte_roce_port_conf conf = o->config != NULL ? o->config->port :
+					 (struct rte_roce_port_conf){ 0 };
 	struct rte_roce_port_info info;
 	union rte_roce_gid addr;
 	uint8_t prefix;
 
 	s->eth = eth;
+	conf.port_id = eth;
 	if (o->ib_mtu != 0) {
 		/* The Ethernet MTU the IB MTU needs; memif carries it but does not say so. */
 		conf.mtu = o->ib_mtu + PERF_HDR_ALLOWANCE;
@@ -90,7 +92,9 @@ perf_side_open(struct perf_side *s, const struct perf_opts *o, uint16_t eth, con
 		fprintf(stderr, "roce_perf: bad address %s\n", ip);
 		return -EINVAL;
 	}
-	if (rte_eth_macaddr_get(eth, &conf.mac) == 0 && rte_is_zero_ether_addr(&conf.mac)) {
+	if (!rte_is_zero_ether_addr(&conf.mac)) {
+		/* the configuration's */
+	} else if (rte_eth_macaddr_get(eth, &conf.mac) == 0 && rte_is_zero_ether_addr(&conf.mac)) {
 		/* net_ring has no MAC: a locally administered one */
 		conf.mac.addr_bytes[0] = RTE_ETHER_LOCAL_ADMIN_ADDR;
 		conf.mac.addr_bytes[5] = mac_last;
@@ -116,7 +120,7 @@ perf_side_open(struct perf_side *s, const struct perf_opts *o, uint16_t eth, con
 	}
 	s->gid_index = rte_roce_port_gid_find(s->port, &addr);
 	memcpy(s->gid.raw, addr.raw, sizeof(s->gid.raw));
-	s->ctx = rte_roce_open_device(s->port, NULL);
+	s->ctx = rte_roce_open_device(s->port, o->config != NULL ? &o->config->dev_conf : NULL);
 	if (s->ctx == NULL || s->gid_index < 0) {
 		fprintf(stderr, "roce_perf: %s: open device: %s\n", s->name,
 			rte_strerror(rte_errno));

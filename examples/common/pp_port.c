@@ -11,6 +11,9 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 
+#include <rte_bus.h>
+#include <rte_dev.h>
+#include <rte_roce_config.h>
 #include <rte_roce_verbs.h>
 
 #include "pp_oob.h"
@@ -19,6 +22,7 @@
 #define PP_IPV4_PREFIX_MAX 32
 #define PP_IPV6_PREFIX_MAX 128
 #define PP_MS_PER_S 1000
+#define PP_CONFIG_ERR_LEN 512
 #define PP_NS_PER_MS 1000000
 #define PP_US_PER_S 1000000.
 #define PP_NS_PER_US 1000.
@@ -82,6 +86,9 @@ pp_port_usage(void)
 	       "by default)\n");
 	printf("  --eth-mtu=<mtu>        set the ethdev's MTU (default: keep it)\n");
 	printf("  --pcap=<file>          capture every frame in and out of the ethdev\n");
+	printf("  --config=<file>        port, addresses, rings, timers, device limits and workers\n"
+	       "                         from a configuration file (config/roce.conf.example)\n");
+	printf("  --config-port=<name>   its [port NAME] section to use (default: the first)\n");
 }
 
 int
@@ -101,6 +108,12 @@ pp_port_opt(struct pp_port_conf *conf, int c, const char *arg)
 	case PP_PORT_OPT_PCAP:
 		conf->pcap = arg;
 		return 1;
+	case PP_PORT_OPT_CONFIG:
+		conf->config = arg;
+		return 1;
+	case PP_PORT_OPT_CONFIG_PORT:
+		conf->config_port = arg;
+		return 1;
 	default:
 		return 0;
 	}
@@ -113,6 +126,9 @@ pp_port_conf_check(const struct pp_port_conf *conf)
 	uint8_t prefix_len;
 
 	if (conf->ip != NULL && pp_parse_ip(conf->ip, &addr, &prefix_len) == 0)
+		return 0;
+	/* The file gives the addresses; it is read and checked by pp_port_open(). */
+	if (conf->ip == NULL && conf->config != NULL)
 		return 0;
 	fprintf(stderr, "--ip ADDR[/LEN] is required: the IPv4 or IPv6 address the port owns, "
 		"prefix 1..32 or 1..128 (got '%s')\n", conf->ip != NULL ? conf->ip : "");
@@ -168,23 +184,105 @@ pp_port_progress(void *arg)
 }
 
 int
+pp_config_load(const char *path, const char *name, const struct rte_roce_config_port **sec)
+{
+	static struct rte_roce_config cfg;	/* 8 sections: not on the stack */
+	char err[PP_CONFIG_ERR_LEN];
+	int ret;
+
+	ret = rte_roce_config_load(path, &cfg, err, sizeof(err));
+	if (ret != 0) {
+		fprintf(stderr, "%s\n", err);
+		return ret;
+	}
+	*sec = name != NULL ? rte_roce_config_port_find(&cfg, name) : &cfg.ports[0];
+	if (*sec == NULL) {
+		fprintf(stderr, "%s: no [port %s]\n", path, name);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int
+pp_config_ethdev(const char *path, const struct rte_roce_config_port *sec, uint16_t *eth)
+{
+	char name[RTE_ROCE_CONFIG_DEV_LEN];
+	int ret;
+
+	/* The ethdev's name is the vdev's before its arguments. */
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(sec->dev, ","), sec->dev);
+	if (rte_eth_dev_get_port_by_name(name, eth) == 0)
+		return 0;
+	ret = rte_dev_probe(sec->dev);
+	if (ret == 0)
+		ret = rte_eth_dev_get_port_by_name(name, eth) == 0 ? 0 : -ENODEV;
+	if (ret != 0)
+		fprintf(stderr, "%s:%u: dev %s: %s\n", path, sec->line, sec->dev, strerror(-ret));
+	return ret;
+}
+
+/* The --config section and its ethdev: 0, or a negative errno after printing why. */
+static int
+pp_port_config(const struct pp_port_conf *conf, struct rte_roce_config_port *sec,
+	       uint16_t *eth)
+{
+	const struct rte_roce_config_port *p;
+	int ret;
+
+	ret = pp_config_load(conf->config, conf->config_port, &p);
+	if (ret != 0)
+		return ret;
+	if (p->nb_addrs == 0 && conf->ip == NULL) {
+		fprintf(stderr, "%s:%u: [port %s] has no addr and --ip is not given\n",
+			conf->config, p->line, p->name);
+		return -EINVAL;
+	}
+	*sec = *p;
+	return pp_config_ethdev(conf->config, p, eth);
+}
+
+/* Every address of the section (after --ip's, if given): 0 or a negative errno. */
+static int
+pp_port_config_addrs(struct pp_port *pp, const struct rte_roce_config_port *sec)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < sec->nb_addrs && ret == 0; i++)
+		ret = rte_roce_port_addr_add(pp->port, &sec->addrs[i], sec->prefix_len[i]);
+	return ret;
+}
+
+int
 pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
 {
+	struct rte_roce_config_port sec;
 	struct rte_roce_port_conf pconf;
 	int ret;
 
 	memset(pp, 0, sizeof(*pp));
+	memset(&sec, 0, sizeof(sec));
 	if (pp_port_conf_check(conf) != 0)
 		return -EINVAL;
-	pp_parse_ip(conf->ip, &pp->addr, &pp->prefix_len);
-	if (pp_find_ethdev(conf->ethdev, &pp->eth) != 0) {
+	if (conf->config != NULL) {
+		ret = pp_port_config(conf, &sec, &pp->eth);
+		if (ret != 0)
+			return ret;
+	} else if (pp_find_ethdev(conf->ethdev, &pp->eth) != 0) {
 		fprintf(stderr, "IB device %s not found (no such ethdev: give one with --vdev)\n",
 			conf->ethdev != NULL ? conf->ethdev : "(first ethdev)");
 		return -ENODEV;
 	}
-	memset(&pconf, 0, sizeof(pconf));
+	if (conf->ip != NULL) {
+		pp_parse_ip(conf->ip, &pp->addr, &pp->prefix_len);
+	} else {
+		pp->addr = sec.addrs[0];
+		pp->prefix_len = sec.prefix_len[0];
+	}
+	pconf = sec.port;
 	pconf.port_id = pp->eth;
-	pconf.mtu = conf->eth_mtu;
+	if (conf->eth_mtu != 0)
+		pconf.mtu = conf->eth_mtu;
 	pp->port = rte_roce_port_create(&pconf);
 	if (pp->port == NULL) {
 		ret = -rte_errno;
@@ -192,12 +290,13 @@ pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
 			rte_strerror(-ret));
 		return ret;
 	}
-	ret = rte_roce_port_addr_add(pp->port, &pp->addr, pp->prefix_len);
+	ret = conf->ip != NULL ? rte_roce_port_addr_add(pp->port, &pp->addr, pp->prefix_len) : 0;
+	if (ret == 0)
+		ret = pp_port_config_addrs(pp, &sec);
 	if (ret == 0)
 		ret = rte_roce_port_gid_find(pp->port, &pp->addr);
 	if (ret < 0) {
-		fprintf(stderr, "Couldn't give the port address %s: %s\n", conf->ip,
-			strerror(-ret));
+		fprintf(stderr, "Couldn't give the port its addresses: %s\n", strerror(-ret));
 		goto destroy_port;
 	}
 	pp->gid_index = ret;
@@ -209,7 +308,7 @@ pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
 		}
 		pp->capture = true;
 	}
-	pp->ctx = rte_roce_open_device(pp->port, NULL);
+	pp->ctx = rte_roce_open_device(pp->port, conf->config != NULL ? &sec.dev_conf : NULL);
 	if (pp->ctx == NULL) {
 		ret = -rte_errno;
 		fprintf(stderr, "Couldn't open a device on the port: %s\n", rte_strerror(-ret));

@@ -21,6 +21,7 @@
 #include <rte_roce_gid.h>
 #include <stdbool.h>
 
+#include <rte_roce_config.h>
 #include <rte_roce_pcap.h>
 #include <rte_roce_port.h>
 
@@ -37,6 +38,8 @@ struct pp_port_conf {
 	const char *ip;		/* "ADDR[/LEN]", IPv4 or IPv6: required */
 	uint16_t eth_mtu;	/* Ethernet MTU to set; 0 = keep the device's */
 	const char *pcap;	/* capture every frame in and out to this file; NULL = none */
+	const char *config;	/* --config FILE (rte_roce_config.h); NULL = none */
+	const char *config_port; /* --config-port NAME; NULL = the file's first port */
 };
 
 struct pp_port {
@@ -59,13 +62,17 @@ enum {
 	PP_PORT_OPT_IP = 256,	/* above every short option */
 	PP_PORT_OPT_ETH_MTU,
 	PP_PORT_OPT_PCAP,
+	PP_PORT_OPT_CONFIG,
+	PP_PORT_OPT_CONFIG_PORT,
 	PP_PORT_OPT_END,
 };
 
 #define PP_PORT_LONGOPTS \
 	{ "ip", required_argument, NULL, PP_PORT_OPT_IP }, \
 	{ "eth-mtu", required_argument, NULL, PP_PORT_OPT_ETH_MTU }, \
-	{ "pcap", required_argument, NULL, PP_PORT_OPT_PCAP }
+	{ "pcap", required_argument, NULL, PP_PORT_OPT_PCAP }, \
+	{ "config", required_argument, NULL, PP_PORT_OPT_CONFIG }, \
+	{ "config-port", required_argument, NULL, PP_PORT_OPT_CONFIG_PORT }
 
 /* Print the usage lines of PP_PORT_LONGOPTS. */
 void pp_port_usage(void);
@@ -90,6 +97,16 @@ int pp_parse_number(const char *s, unsigned long min, unsigned long max, unsigne
  * (1..32 or 1..128; default 24 or 64). 0 or -EINVAL.
  */
 int pp_parse_ip(const char *arg, union rte_roce_gid *addr, uint8_t *prefix_len);
+
+/*
+ * Read a configuration file (rte_roce_config.h) and take its [port name]
+ * section (name NULL: the first). 0, or a negative errno after printing why
+ * (FILE:LINE: key: why). The section stays valid until the next call.
+ */
+int pp_config_load(const char *path, const char *name, const struct rte_roce_config_port **sec);
+
+/* The section's ethdev, probed from its dev string if absent: 0 or a negative errno (printed). */
+int pp_config_ethdev(const char *path, const struct rte_roce_config_port *sec, uint16_t *eth);
 
 /*
  * Find the ethdev, create the port on it, give it the address, open a

@@ -13,8 +13,11 @@
  * Notes:
  *   - A slot covers ROCE_TIMER_SLOT_US microseconds; a timer fires in the
  *     first run at or after its expiry, never before.
- *   - Timers further away than one turn of the wheel stay in their slot
- *     and are skipped until their turn comes (their expiry is kept exactly).
+ *   - Timers two turns or more away wait in a coarse wheel (a slot per
+ *     turn) and are moved to the fine one once, a turn before theirs: with
+ *     16,384 retransmit timers of 67 ms armed, a run does not visit each
+ *     of them every 8 ms turn. A timer less than two turns away may be
+ *     skipped once; its expiry is kept exactly.
  *   - A callback may re-arm or cancel any timer, including its own.
  */
 
@@ -25,6 +28,10 @@
 #define ROCE_TIMER_SLOTS	1024
 /** Microseconds covered by one slot. */
 #define ROCE_TIMER_SLOT_US	8
+/** Microseconds of one turn of the fine wheel. */
+#define ROCE_TIMER_TURN_US	(ROCE_TIMER_SLOTS * ROCE_TIMER_SLOT_US)
+/** Slots of the coarse wheel, one turn of the fine wheel each (a power of two). */
+#define ROCE_TIMER_FAR_SLOTS	1024
 
 struct roce_timer;
 
@@ -45,7 +52,9 @@ struct roce_timer_wheel {
 	uint64_t tsc_origin;		/* TSC at init: wheel time 0 */
 	uint64_t now_us;		/* wheel time of the last run */
 	uint32_t armed;			/* timers armed, for a cheap idle check */
+	uint64_t skips;			/* timers a run visited before their time */
 	struct roce_timer *slot[ROCE_TIMER_SLOTS];
+	struct roce_timer *far[ROCE_TIMER_FAR_SLOTS];	/* by turn of expiry */
 };
 
 /** Initialise a wheel; its time starts now. */

@@ -34,6 +34,7 @@
 #include <rte_roce_port.h>
 #include <rte_roce_verbs.h>
 #include <rte_roce_event.h>
+#include <rte_roce_config.h>
 #include <rte_roce_stats.h>
 #include <rte_roce_worker.h>
 

@@ -79,6 +79,41 @@ def case_size(size, iters, opts=(), v6=False):
     return run
 
 
+def write_config(h, text):
+    path = os.path.join(h.tmpdir, "roce%d.conf" % h.runs)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def case_config(h, results):
+    """--config: each side's address and device limits from its [port NAME], no --ip."""
+    path = write_config(h, "[port srv]\ndev = net_memif0\naddr = %s%s\nmax_qp = 64\n"
+                           "[port cli]\ndev = net_memif0\naddr = %s%s\n" %
+                        (SERVER_IP, PREFIX, CLIENT_IP, PREFIX))
+    src, crc, srv, cli = h.pair(["-s", "64", "-n", "100"], ips=(None, None),
+                                server_opts=["--config", path, "--config-port", "srv"],
+                                client_opts=["--config", path, "--config-port", "cli"])
+    detail = "\n[server]\n%s\n[client]\n%s" % (srv.text(), cli.text() if cli else "")
+    check(src == 0 and crc == 0, "exit statuses server %s client %s%s" % (src, crc, detail))
+    s, c = parse_run(srv), parse_run(cli)
+    check(s["local"] is not None and c["local"] is not None and
+          (s["local"][3], c["local"][3]) == ("::ffff:" + SERVER_IP, "::ffff:" + CLIENT_IP),
+          "GIDs are the file's addresses%s" % detail)
+    results.append("--config: both sides from one file")
+
+
+def case_config_invalid(h, results):
+    """An invalid value in --config: refused with the file, the line and the key."""
+    path = write_config(h, "[port a]\ndev = net_memif0\nmtu = 10\n")
+    rc, secs, proc = h.single("server", None, ["--config", path])
+    check(rc not in (0, None), "exit status %s after %.1f s" % (rc, secs))
+    check(path + ":3: mtu: 10 is out of range" in proc.text(), "message:\n%s" % proc.text())
+    path = write_config(h, "[port a]\ndev = net_memif0\naddr = 10.0.0.1/24\n")
+    rc, secs, proc = h.single("server", None, ["--config", path, "--config-port", "b"])
+    check(rc not in (0, None) and "no [port b]" in proc.text(), "message:\n%s" % proc.text())
+
+
 def transport(h):
     """"rc", "uc" or "ud", from the binary's name."""
     return os.path.basename(h.binary)[:2]
@@ -197,6 +232,8 @@ def cases_for(t):
         ("memif_chk_detects_unmarked_pages", case_validate_detects),
         ("memif_wire_matches_exchange", case_wire),
         ("memif_server_absent", case_server_absent),
+        ("memif_config", case_config),
+        ("config_invalid_refused", case_config_invalid),
     ]
     if ud:
         cases += [

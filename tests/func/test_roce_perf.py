@@ -78,6 +78,27 @@ def check_json(name, j, test, mode, size):
     check(name, sane, '' if sane else json.dumps(j)[:300])
 
 
+def config_cases(perf):
+    """--config: the device limits of the file apply; an invalid value names line and key."""
+    with tempfile.TemporaryDirectory(prefix='perf_conf_') as d:
+        path = os.path.join(d, 'roce.conf')
+        for max_qp, ok in ((2, False), (8, True)):
+            with open(path, 'w') as f:
+                f.write('[port p]\ndev = net_ring0\nmax_qp = %d\n' % max_qp)
+            p = run(perf, ['--loopback', '-q', '4', '-n', '50', '--config', path])
+            check('--config max_qp %d with 4 QPs: %s' % (max_qp, 'runs' if ok else 'refused'),
+                  (p.returncode == 0) == ok, p.stderr[-300:])
+        with open(path, 'w') as f:
+            f.write('[port p]\ndev = net_ring0\n\nrx_desc = 0\n')
+        p = run(perf, ['--loopback', '--config', path])
+        check('--config invalid value refused with line and key',
+              p.returncode != 0 and path + ':4: rx_desc: 0 is out of range' in p.stderr,
+              p.stderr[-300:])
+        p = run(perf, ['--loopback', '--config', path + '.missing'])
+        check('--config missing file refused', p.returncode != 0 and 'No such file' in p.stderr,
+              p.stderr[-300:])
+
+
 def main():
     perf = sys.argv[1]
     for test in TESTS:
@@ -125,6 +146,7 @@ def main():
     check('table output: counters line per device',
           p.stdout.count(' counters (requester): sent_pkts ') == 1 and
           p.stdout.count(' counters (responder): sent_pkts ') == 1, p.stdout[-400:])
+    config_cases(perf)
     for args, msg in BAD:
         p = run(perf, args)
         check('refused: %s' % ' '.join(args), p.returncode != 0 and msg in p.stderr,

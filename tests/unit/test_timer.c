@@ -6,7 +6,9 @@
  * from the callback, timers beyond one turn of the wheel, many timers.
  */
 
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <rte_common.h>
@@ -21,6 +23,16 @@
 #define PERIOD_US	100
 #define PERIODS		5
 #define LATE_US		200000	/* a run loop this late means a broken wheel */
+/* The scale case: as many retransmit timers as QPs, several fine turns away. */
+#define SCALE_TIMERS	16384
+#define SCALE_MIN_US	(4 * ROCE_TIMER_TURN_US)
+#define SCALE_SPAN_US	(12 * ROCE_TIMER_TURN_US)
+/*
+ * Early visits a timer may cost: once a fine turn early, and again each time
+ * a due timer of its slot fires first (a run restarts the slot's list after
+ * a callback). A single-level wheel adds one per turn: 4 to 16 here.
+ */
+#define SCALE_SKIPS_PER_TIMER	4
 
 struct probe {
 	struct roce_timer t;
@@ -154,11 +166,38 @@ test_many(void)
 	return run_until(&w, p, MANY, 1);
 }
 
+/*
+ * 16,384 timers 4 to 16 turns away (33 to 131 ms): each fires once, not
+ * early, and runs visit each before its time a bounded number of times
+ * whatever its distance (the coarse wheel holds it until the turn before).
+ */
+static int
+test_scale(void)
+{
+	static struct probe p[SCALE_TIMERS];
+	struct roce_timer_wheel w;
+	unsigned int i;
+
+	srand(2);
+	roce_timer_wheel_init(&w);
+	for (i = 0; i < SCALE_TIMERS; i++)
+		probe_arm(&w, &p[i], SCALE_MIN_US + (uint64_t)rand() % SCALE_SPAN_US);
+	ROCE_TEST_ASSERT_EQ(w.armed, SCALE_TIMERS, "armed");
+	if (run_until(&w, p, SCALE_TIMERS, 1) != 0)
+		return -1;
+	printf("# %u timers: %" PRIu64 " early visits\n", SCALE_TIMERS, w.skips);
+	ROCE_TEST_ASSERT(w.skips <= (uint64_t)SCALE_SKIPS_PER_TIMER * SCALE_TIMERS,
+			 "%" PRIu64 " early visits of %u timers", w.skips, SCALE_TIMERS);
+	ROCE_TEST_ASSERT_EQ(w.armed, 0, "armed count");
+	return 0;
+}
+
 static const struct roce_test_case cases[] = {
 	{ "timer_order_and_cancel", test_order_and_cancel },
 	{ "timer_beyond_one_turn", test_beyond_one_turn },
 	{ "timer_rearm_and_cancel_from_callback", test_rearm_and_cancel_from_callback },
 	{ "timer_many", test_many },
+	{ "timer_scale", test_scale },
 };
 
 int
