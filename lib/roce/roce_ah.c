@@ -18,6 +18,7 @@
 #include "roce_ah.h"
 #include "roce_dev.h"
 #include "roce_log.h"
+#include "roce_worker.h"
 
 int
 roce_av_check(struct roce_dev *dev, const struct ibv_ah_attr *ah, bool mcast_ok,
@@ -61,7 +62,7 @@ roce_av_check(struct roce_dev *dev, const struct ibv_ah_attr *ah, bool mcast_ok,
 }
 
 struct ibv_ah *
-rte_roce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+roce_ctrl_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
 	union rte_roce_gid sgid, dgid;
 	struct roce_dev *dev;
@@ -96,7 +97,7 @@ rte_roce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 }
 
 int
-rte_roce_destroy_ah(struct ibv_ah *ibv_ah)
+roce_ctrl_destroy_ah(struct ibv_ah *ibv_ah)
 {
 	struct roce_ah *ah;
 

@@ -4,8 +4,8 @@
  * Worker mode (doc/workers.md): the device's progress loop on pinned
  * lcores launched with rte_eal_remote_launch(), the quiescent handshake
  * that parks them around control calls, and the public control calls,
- * which wrap the object code of roce_qp.c, roce_mr.c, roce_srq.c and
- * roce_mcast.c in that handshake.
+ * which wrap the object code of roce_qp.c, roce_mr.c, roce_srq.c,
+ * roce_ah.c and roce_mcast.c in that handshake.
  */
 
 #include <errno.h>
@@ -414,6 +414,31 @@ rte_roce_detach_mcast(struct ibv_qp *ibv_qp, const union ibv_gid *gid, uint16_t 
 
 	roce_ctrl_begin(dev);
 	rc = roce_ctrl_detach_mcast(ibv_qp, gid, lid);
+	roce_ctrl_end(dev);
+	return rc;
+}
+
+/* An AH resolves its neighbour: the port's cache belongs to the progress thread. */
+struct ibv_ah *
+rte_roce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct roce_dev *dev = roce_ctrl_dev(pd != NULL ? pd->context : NULL);
+	struct ibv_ah *ah;
+
+	roce_ctrl_begin(dev);
+	ah = roce_ctrl_create_ah(pd, attr);
+	roce_ctrl_end(dev);
+	return ah;
+}
+
+int
+rte_roce_destroy_ah(struct ibv_ah *ibv_ah)
+{
+	struct roce_dev *dev = roce_ctrl_dev(ibv_ah != NULL ? ibv_ah->context : NULL);
+	int rc;
+
+	roce_ctrl_begin(dev);
+	rc = roce_ctrl_destroy_ah(ibv_ah);
 	roce_ctrl_end(dev);
 	return rc;
 }

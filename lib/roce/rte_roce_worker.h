@@ -17,9 +17,9 @@
  *    never touch a NIC queue.
  *
  * Control calls (create, modify, query and destroy of QPs and SRQs,
- * registration of MRs, multicast attach and detach) may be made from any
- * application thread in both models: in worker mode each one parks the
- * workers (a quiescent handshake), runs, and lets them go.
+ * registration of MRs, address handles, multicast attach and detach) may
+ * be made from any application thread in both models: in worker mode each
+ * one parks the workers (a quiescent handshake), runs, and lets them go.
  */
 
 #include <stdint.h>

@@ -254,7 +254,7 @@ app_thread_teardown(struct app_thread *t)
 	return 0;
 }
 
-/* Control calls from another thread while the worker runs: QP create/modify/query/destroy, MRs. */
+/* Control calls from another thread while the worker runs: QPs, MRs, AHs. */
 struct ctrl_thread {
 	struct roce_test_env *e;
 	unsigned int rounds;
@@ -268,6 +268,7 @@ ctrl_round(struct roce_test_env *e)
 	struct ibv_qp_init_attr init;
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
+	struct ibv_ah *ah;
 
 	if (roce_test_qp_create(&e->s[0], IBV_QPT_RC, &qp) != 0)
 		return -1;
@@ -282,6 +283,9 @@ ctrl_round(struct roce_test_env *e)
 	mr = rte_roce_reg_mr(e->s[0].pd, e->s[0].buf, CTRL_MR_LEN, IBV_ACCESS_LOCAL_WRITE);
 	ROCE_TEST_ASSERT(mr != NULL, "reg_mr");
 	ROCE_TEST_ASSERT_EQ(rte_roce_dereg_mr(mr), 0, "dereg_mr");
+	ah = roce_test_ah_create(&e->s[0], ROCE_TEST_ADDR_B);
+	ROCE_TEST_ASSERT(ah != NULL, "create_ah");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_ah(ah), 0, "destroy_ah");
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(qp), 0, "destroy");
 	return 0;
 }
