@@ -11,21 +11,6 @@ packages=(
 	ca-certificates
 )
 
-missing=()
-for p in "${packages[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing+=("$p")
-done
-
-if [ ${#missing[@]} -eq 0 ]; then
-	exit 0
-fi
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "install-interop-deps: missing packages: ${missing[*]}; run as root" >&2
-	exit 1
-fi
-echo "install-interop-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends "${missing[@]}"
+# shellcheck source=devtools/lib-install.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib-install.sh"
+install_missing install-interop-deps "${packages[@]}"

@@ -405,20 +405,6 @@ perf_loop_eths(uint16_t eth[2])
 }
 
 static int
-perf_find_eth(const char *name, uint16_t *eth)
-{
-	uint16_t id;
-
-	if (name != NULL)
-		return rte_eth_dev_get_port_by_name(name, eth) == 0 ? 0 : -ENODEV;
-	RTE_ETH_FOREACH_DEV(id) {
-		*eth = id;
-		return 0;
-	}
-	return -ENODEV;
-}
-
-static int
 perf_sizes(const struct perf_opts *o, uint32_t *sizes)
 {
 	uint32_t s, n = 0;
@@ -464,7 +450,7 @@ perf_setup(struct perf_run *r, struct perf_side *side, uint32_t max_size)
 		ret = perf_side_connect(r->cli, o);
 		return ret == 0 ? perf_side_connect(r->srv, o) : ret;
 	}
-	if (perf_find_eth(o->ethdev, &eth[0]) != 0) {
+	if (pp_find_ethdev(o->ethdev, &eth[0]) != 0) {
 		fprintf(stderr, "roce_perf: no ethdev %s\n", o->ethdev ? o->ethdev : "at all");
 		return -ENODEV;
 	}

@@ -243,7 +243,7 @@ pp_parse_ip(const char *arg, union rte_roce_gid *addr, uint8_t *prefix_len)
 	return 0;
 }
 
-static int
+int
 pp_find_ethdev(const char *name, uint16_t *eth)
 {
 	uint16_t id;

@@ -120,6 +120,9 @@ int pp_parse_ip(const char *arg, union rte_roce_gid *addr, uint8_t *prefix_len);
  */
 int pp_config_load(const char *path, const char *name, const struct rte_roce_config_port **sec);
 
+/* The ethdev called name (NULL: the first one): 0, or -ENODEV. */
+int pp_find_ethdev(const char *name, uint16_t *eth);
+
 /* The section's ethdev, probed from its dev string if absent: 0 or a negative errno (printed). */
 int pp_config_ethdev(const char *path, const struct rte_roce_config_port *sec, uint16_t *eth);
 

@@ -69,12 +69,9 @@ roce_ctrl_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	struct roce_ah *ah;
 	int rc;
 
-	if (pd == NULL || attr == NULL) {
-		ROCE_LOG(ERR, "NULL argument");
-		rte_errno = EINVAL;
+	dev = roce_dev_of_pd(pd, attr);
+	if (dev == NULL)
 		return NULL;
-	}
-	dev = roce_dev_of(pd->context);
 	rc = roce_av_check(dev, attr, true, &sgid, &dgid);
 	if (rc < 0) {
 		rte_errno = -rc;

@@ -265,6 +265,17 @@ rte_roce_close_device(struct ibv_context *ctx)
 	return 0;
 }
 
+struct roce_dev *
+roce_dev_of_pd(struct ibv_pd *pd, const void *attr)
+{
+	if (pd == NULL || attr == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	return roce_dev_of(pd->context);
+}
+
 struct roce_qp *
 roce_dev_qp_lookup(struct roce_dev *dev, uint32_t qpn)
 {

@@ -126,6 +126,12 @@ roce_dev_of(struct ibv_context *ctx)
 	return (struct roce_dev *)ctx;
 }
 
+/*
+ * The device of pd, for the create calls that take (pd, attr): NULL with
+ * rte_errno EINVAL (logged) if either is NULL.
+ */
+struct roce_dev *roce_dev_of_pd(struct ibv_pd *pd, const void *attr);
+
 /* The QP numbered qpn, or NULL (free slot, stale generation, out of range). O(1). */
 struct roce_qp *roce_dev_qp_lookup(struct roce_dev *dev, uint32_t qpn);
 

@@ -503,12 +503,9 @@ roce_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr, uint32_t qpn)
 	struct roce_qp *qp;
 	int rc;
 
-	if (pd == NULL || attr == NULL) {
-		ROCE_LOG(ERR, "NULL argument");
-		rte_errno = EINVAL;
+	dev = roce_dev_of_pd(pd, attr);
+	if (dev == NULL)
 		return NULL;
-	}
-	dev = roce_dev_of(pd->context);
 	rc = roce_qp_check_init_attr(dev, attr);
 	if (rc == 0)
 		rc = rte_roce_port_info_get(dev->port, &info);
