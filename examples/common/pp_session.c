@@ -104,3 +104,29 @@ pp_session_run(struct pp_events *ev, struct pp_port *pp, struct ibv_cq *cq,
 	pp_port_linger(pp, PP_LINGER_QUIET_MS, PP_LINGER_MAX_MS);
 	return 0;
 }
+
+int
+pp_session_count(struct pp_counts *cnt, uint64_t wr_id, uint32_t rx_depth, uint32_t low,
+		 pp_post_recv_fn post_recv, void *arg)
+{
+	switch (wr_id) {
+	case PP_SEND_WRID:
+		cnt->scnt++;
+		break;
+	case PP_RECV_WRID:
+		/* Refill before the queue runs dry. */
+		if (--cnt->routs <= low) {
+			cnt->routs += post_recv(arg, rx_depth - cnt->routs);
+			if (cnt->routs < rx_depth) {
+				fprintf(stderr, "Couldn't post receive (%u)\n", cnt->routs);
+				return -1;
+			}
+		}
+		cnt->rcnt++;
+		break;
+	default:
+		fprintf(stderr, "Completion for unknown wr_id %d\n", (int)wr_id);
+		return -1;
+	}
+	return 0;
+}

@@ -24,6 +24,29 @@
 #define PP_LINGER_QUIET_MS 20
 #define PP_LINGER_MAX_MS 1000
 
+/* The wr_id of every receive and of every send, as the tools have them. */
+enum {
+	PP_RECV_WRID = 1,
+	PP_SEND_WRID = 2,
+};
+
+/* What a ping-pong has posted and completed. */
+struct pp_counts {
+	uint32_t routs;		/* receives posted */
+	uint32_t rcnt, scnt;	/* completions counted */
+};
+
+/* Post n receives for arg; how many were posted. */
+typedef uint32_t (*pp_post_recv_fn)(void *arg, uint32_t n);
+
+/*
+ * Count one successful completion by its wr_id. A receive refills the
+ * queue up to rx_depth by post_recv(arg, n) once low or fewer are left, as
+ * the tools do. 0, or -1 after printing why (unknown wr_id, short refill).
+ */
+int pp_session_count(struct pp_counts *cnt, uint64_t wr_id, uint32_t rx_depth, uint32_t low,
+		     pp_post_recv_fn post_recv, void *arg);
+
 /* Server only (no servername): listen on -p into *listen_fd, else -1 there. 0 or -1. */
 int pp_session_listen(const struct pp_opts_common *cmn, int *listen_fd);
 

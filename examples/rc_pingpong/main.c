@@ -88,11 +88,6 @@
 #define PP_INIT_BYTE 0x7b	/* the tool fills its buffer with this */
 #define PP_WC_BATCH 2		/* completions polled at a time */
 
-enum {
-	PP_RECV_WRID = 1,
-	PP_SEND_WRID = 2,
-};
-
 struct pp_opts {
 	struct pp_opts_common cmn; /* -p -d -i -s -m -r -n -l -g, --ip, ... */
 	bool validate;		/* -c */
@@ -113,8 +108,7 @@ struct pp_ctx {
 	uint32_t iters;		/* -n */
 	unsigned int send_flags;
 	int pending;		/* PP_*_WRID bits still awaited before the next send */
-	uint32_t routs;		/* receives posted */
-	uint32_t rcnt, scnt;	/* completions counted */
+	struct pp_counts cnt;	/* receives posted, completions counted */
 	struct pp_events ev;	/* -e: the channel and the progress thread */
 };
 
@@ -200,9 +194,10 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 
 /* ---- resources ---- */
 
-static int
-pp_post_recv(struct pp_ctx *c, uint32_t n)
+static uint32_t
+pp_post_recv(void *arg, uint32_t n)
 {
+	struct pp_ctx *c = arg;
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)c->buf,
 		.length = c->size + PP_GRH_LEN,
@@ -328,9 +323,9 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 		return -1;
 	if (pp_create_qp(c, o->cmn.ib_port) != 0)
 		return -1;
-	c->routs = pp_post_recv(c, c->rx_depth);
-	if (c->routs < c->rx_depth) {
-		fprintf(stderr, "Couldn't post receive (%u)\n", c->routs);
+	c->cnt.routs = pp_post_recv(c, c->rx_depth);
+	if (c->cnt.routs < c->rx_depth) {
+		fprintf(stderr, "Couldn't post receive (%u)\n", c->cnt.routs);
 		return -1;
 	}
 	return 0;
@@ -426,36 +421,17 @@ pp_server_exchange(struct pp_ctx *c, const struct pp_opts *o, int listen_fd, int
 static int
 pp_complete(struct pp_ctx *c, const struct ibv_wc *wc, uint32_t iters)
 {
-	uint32_t more;
-
 	if (wc->status != IBV_WC_SUCCESS) {
 		fprintf(stderr, "Failed status %s (%d) for wr_id %d\n",
 			ibv_wc_status_str(wc->status), wc->status, (int)wc->wr_id);
 		return -1;
 	}
-	switch (wc->wr_id) {
-	case PP_SEND_WRID:
-		c->scnt++;
-		break;
-	case PP_RECV_WRID:
-		/* Refill the receive queue before it runs dry, as the tool does. */
-		if (--c->routs <= 1) {
-			more = c->rx_depth - c->routs;
-			c->routs += pp_post_recv(c, more);
-			if (c->routs < c->rx_depth) {
-				fprintf(stderr, "Couldn't post receive (%u)\n", c->routs);
-				return -1;
-			}
-		}
-		c->rcnt++;
-		break;
-	default:
-		fprintf(stderr, "Completion for unknown wr_id %d\n", (int)wc->wr_id);
+	/* Refill the receive queue before it runs dry, as the tool does. */
+	if (pp_session_count(&c->cnt, wc->wr_id, c->rx_depth, 1, pp_post_recv, c) != 0)
 		return -1;
-	}
 	/* Strict ping-pong: send again only once the last send completed and a message arrived. */
 	c->pending &= ~(int)wc->wr_id;
-	if (c->scnt < iters && c->pending == 0) {
+	if (c->cnt.scnt < iters && c->pending == 0) {
 		if (pp_post_send(c) != 0) {
 			fprintf(stderr, "Couldn't post send\n");
 			return -1;
@@ -474,7 +450,7 @@ pp_run(void *arg)
 	struct ibv_wc wc[PP_WC_BATCH];
 	int ne, i;
 
-	while (c->rcnt < iters || c->scnt < iters) {
+	while (c->cnt.rcnt < iters || c->cnt.scnt < iters) {
 		ne = pp_session_poll_cq(&c->ev, &c->pp, c->cq, PP_WC_BATCH, wc);
 		if (ne < 0)
 			return -1;

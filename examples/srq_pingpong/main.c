@@ -63,11 +63,6 @@
 #define PP_PSN_MASK 0xffffff
 #define PP_QP_NAME_LEN 16		/* "QP[255]" */
 
-enum {
-	PP_RECV_WRID = 1,
-	PP_SEND_WRID = 2,
-};
-
 struct pp_opts {
 	struct pp_opts_common cmn; /* -p -d -i -s -m -r -n -l -g, --ip, ... */
 	uint32_t num_qp;	/* -q */
@@ -88,8 +83,7 @@ struct pp_ctx {
 	uint32_t iters;		/* -n */
 	unsigned int send_flags;
 	int pending[PP_MAX_QP];	/* PP_*_WRID bits each QP awaits before its next send */
-	uint32_t routs;		/* receives posted to the SRQ */
-	uint32_t rcnt, scnt;	/* completions counted, all QPs */
+	struct pp_counts cnt;	/* receives posted, completions counted */
 	struct ibv_wc *wc;	/* num_qp + rx_depth, as the tool polls */
 	struct pp_events ev;	/* -e: the channel and the progress thread (pp_event.h) */
 };
@@ -157,8 +151,9 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 /* ---- resources ---- */
 
 static uint32_t
-pp_post_recv(struct pp_ctx *c, uint32_t n)
+pp_post_recv(void *arg, uint32_t n)
 {
+	struct pp_ctx *c = arg;
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)c->buf,
 		.length = c->size,
@@ -267,9 +262,9 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 	for (i = 0; i < o->num_qp; i++)
 		if (pp_create_qp(c, i, o->cmn.ib_port) != 0)
 			return -1;
-	c->routs = pp_post_recv(c, c->rx_depth);
-	if (c->routs < c->rx_depth) {
-		fprintf(stderr, "Couldn't post receive (%u)\n", c->routs);
+	c->cnt.routs = pp_post_recv(c, c->rx_depth);
+	if (c->cnt.routs < c->rx_depth) {
+		fprintf(stderr, "Couldn't post receive (%u)\n", c->cnt.routs);
 		return -1;
 	}
 	return 0;
@@ -421,28 +416,12 @@ pp_complete(struct pp_ctx *c, const struct ibv_wc *wc, uint32_t iters)
 		fprintf(stderr, "Couldn't find QPN %06x\n", wc->qp_num);
 		return -1;
 	}
-	switch (wc->wr_id) {
-	case PP_SEND_WRID:
-		c->scnt++;
-		break;
-	case PP_RECV_WRID:
-		/* Refill the SRQ while every QP still has one, as the tool does. */
-		if (--c->routs <= c->num_qp) {
-			c->routs += pp_post_recv(c, c->rx_depth - c->routs);
-			if (c->routs < c->rx_depth) {
-				fprintf(stderr, "Couldn't post receive (%u)\n", c->routs);
-				return -1;
-			}
-		}
-		c->rcnt++;
-		break;
-	default:
-		fprintf(stderr, "Completion for unknown wr_id %d\n", (int)wc->wr_id);
+	/* Refill the SRQ while every QP still has one, as the tool does. */
+	if (pp_session_count(&c->cnt, wc->wr_id, c->rx_depth, c->num_qp, pp_post_recv, c) != 0)
 		return -1;
-	}
 	/* Per QP: send again once its last send completed and a message arrived for it. */
 	c->pending[qi] &= ~(int)wc->wr_id;
-	if (c->scnt < iters && c->pending[qi] == 0) {
+	if (c->cnt.scnt < iters && c->pending[qi] == 0) {
 		if (pp_post_send(c, qi) != 0) {
 			fprintf(stderr, "Couldn't post send\n");
 			return -1;
@@ -459,7 +438,7 @@ pp_run(void *arg)
 	uint32_t iters = c->iters;
 	int ne, i;
 
-	while (c->rcnt < iters || c->scnt < iters) {
+	while (c->cnt.rcnt < iters || c->cnt.scnt < iters) {
 		/* With -e: sleep for the event, re-arm, poll once (RC:srq_pingpong.c main). */
 		ne = pp_session_poll_cq(&c->ev, &c->pp, c->cq, c->num_qp + c->rx_depth, c->wc);
 		if (ne < 0)
