@@ -64,6 +64,7 @@
 #include "pp_event.h"
 #include "pp_oob.h"
 #include "pp_port.h"
+#include "pp_session.h"
 #include "pp_verbs.h"
 
 /* Which of the three tools this build is (default: rc_pingpong). */
@@ -86,14 +87,6 @@
 #define PP_PSN_MASK 0xffffff
 #define PP_INIT_BYTE 0x7b	/* the tool fills its buffer with this */
 #define PP_WC_BATCH 2		/* completions polled at a time */
-#define PP_OOB_TIMEOUT_MS 30000
-#define PP_LINGER_QUIET_MS 20
-#define PP_LINGER_MAX_MS 1000
-
-enum {
-	PP_RECV_WRID = 1,
-	PP_SEND_WRID = 2,
-};
 
 struct pp_opts {
 	struct pp_opts_common cmn; /* -p -d -i -s -m -r -n -l -g, --ip, ... */
@@ -112,10 +105,10 @@ struct pp_ctx {
 	uint8_t *buf;
 	uint32_t size;
 	uint32_t rx_depth;
+	uint32_t iters;		/* -n */
 	unsigned int send_flags;
 	int pending;		/* PP_*_WRID bits still awaited before the next send */
-	uint32_t routs;		/* receives posted */
-	uint32_t rcnt, scnt;	/* completions counted */
+	struct pp_counts cnt;	/* receives posted, completions counted */
 	struct pp_events ev;	/* -e: the channel and the progress thread */
 };
 
@@ -201,9 +194,10 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 
 /* ---- resources ---- */
 
-static int
-pp_post_recv(struct pp_ctx *c, uint32_t n)
+static uint32_t
+pp_post_recv(void *arg, uint32_t n)
 {
+	struct pp_ctx *c = arg;
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)c->buf,
 		.length = c->size + PP_GRH_LEN,
@@ -310,6 +304,7 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 {
 	c->size = o->cmn.size;
 	c->rx_depth = o->cmn.rx_depth;
+	c->iters = o->cmn.iters;
 	c->send_flags = IBV_SEND_SIGNALED;
 	/* At least one byte, so that a zero-size run still has an address to register. */
 	if (posix_memalign((void **)&c->buf, page_size,
@@ -328,9 +323,9 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 		return -1;
 	if (pp_create_qp(c, o->cmn.ib_port) != 0)
 		return -1;
-	c->routs = pp_post_recv(c, c->rx_depth);
-	if (c->routs < c->rx_depth) {
-		fprintf(stderr, "Couldn't post receive (%u)\n", c->routs);
+	c->cnt.routs = pp_post_recv(c, c->rx_depth);
+	if (c->cnt.routs < c->rx_depth) {
+		fprintf(stderr, "Couldn't post receive (%u)\n", c->cnt.routs);
 		return -1;
 	}
 	return 0;
@@ -376,18 +371,12 @@ pp_client_exchange(const struct pp_opts *o, const struct pp_dest *mine, struct p
 {
 	int fd, ret;
 
-	fd = pp_oob_connect(o->cmn.servername, o->cmn.tcp_port);
-	if (fd < 0) {
-		fprintf(stderr, "Couldn't connect to %s:%u: %s\n", o->cmn.servername, o->cmn.tcp_port,
-			strerror(-fd));
+	fd = pp_session_connect(&o->cmn);
+	if (fd < 0)
 		return -1;
-	}
-	ret = pp_oob_set_timeout(fd, PP_OOB_TIMEOUT_MS);
-	if (ret == 0) {
-		ret = pp_oob_send_dest(fd, mine);
-		if (ret != 0)
-			fprintf(stderr, "Couldn't send local address: %s\n", strerror(-ret));
-	}
+	ret = pp_oob_send_dest(fd, mine);
+	if (ret != 0)
+		fprintf(stderr, "Couldn't send local address: %s\n", strerror(-ret));
 	if (ret == 0) {
 		ret = pp_oob_recv_dest(fd, rem);
 		if (ret == 0)
@@ -406,17 +395,12 @@ pp_server_exchange(struct pp_ctx *c, const struct pp_opts *o, int listen_fd, int
 {
 	int fd, ret;
 
-	fd = pp_oob_accept(listen_fd);
-	if (fd < 0) {
-		fprintf(stderr, "accept() failed: %s\n", strerror(-fd));
+	fd = pp_session_accept(listen_fd);
+	if (fd < 0)
 		return -1;
-	}
-	ret = pp_oob_set_timeout(fd, PP_OOB_TIMEOUT_MS);
-	if (ret == 0) {
-		ret = pp_oob_recv_dest(fd, rem);
-		if (ret != 0)
-			fprintf(stderr, "Couldn't read remote address: %s\n", strerror(-ret));
-	}
+	ret = pp_oob_recv_dest(fd, rem);
+	if (ret != 0)
+		fprintf(stderr, "Couldn't read remote address: %s\n", strerror(-ret));
 	if (ret == 0 && pp_connect(c, o, sgid_index, mine->psn, rem) != 0) {
 		fprintf(stderr, "Couldn't connect to remote QP\n");
 		ret = -1;
@@ -437,36 +421,17 @@ pp_server_exchange(struct pp_ctx *c, const struct pp_opts *o, int listen_fd, int
 static int
 pp_complete(struct pp_ctx *c, const struct ibv_wc *wc, uint32_t iters)
 {
-	uint32_t more;
-
 	if (wc->status != IBV_WC_SUCCESS) {
 		fprintf(stderr, "Failed status %s (%d) for wr_id %d\n",
 			ibv_wc_status_str(wc->status), wc->status, (int)wc->wr_id);
 		return -1;
 	}
-	switch (wc->wr_id) {
-	case PP_SEND_WRID:
-		c->scnt++;
-		break;
-	case PP_RECV_WRID:
-		/* Refill the receive queue before it runs dry, as the tool does. */
-		if (--c->routs <= 1) {
-			more = c->rx_depth - c->routs;
-			c->routs += pp_post_recv(c, more);
-			if (c->routs < c->rx_depth) {
-				fprintf(stderr, "Couldn't post receive (%u)\n", c->routs);
-				return -1;
-			}
-		}
-		c->rcnt++;
-		break;
-	default:
-		fprintf(stderr, "Completion for unknown wr_id %d\n", (int)wc->wr_id);
+	/* Refill the receive queue before it runs dry, as the tool does. */
+	if (pp_session_count(&c->cnt, wc->wr_id, c->rx_depth, 1, pp_post_recv, c) != 0)
 		return -1;
-	}
 	/* Strict ping-pong: send again only once the last send completed and a message arrived. */
 	c->pending &= ~(int)wc->wr_id;
-	if (c->scnt < iters && c->pending == 0) {
+	if (c->cnt.scnt < iters && c->pending == 0) {
 		if (pp_post_send(c) != 0) {
 			fprintf(stderr, "Couldn't post send\n");
 			return -1;
@@ -478,24 +443,17 @@ pp_complete(struct pp_ctx *c, const struct ibv_wc *wc, uint32_t iters)
 
 /* The tool's loop: with -e, sleep for an event, re-arm, then poll the CQ once. */
 static int
-pp_run(struct pp_ctx *c, uint32_t iters)
+pp_run(void *arg)
 {
+	struct pp_ctx *c = arg;
+	uint32_t iters = c->iters;
 	struct ibv_wc wc[PP_WC_BATCH];
 	int ne, i;
 
-	while (c->rcnt < iters || c->scnt < iters) {
-		if (pp_events_wait(&c->ev, c->cq) != 0)
+	while (c->cnt.rcnt < iters || c->cnt.scnt < iters) {
+		ne = pp_session_poll_cq(&c->ev, &c->pp, c->cq, PP_WC_BATCH, wc);
+		if (ne < 0)
 			return -1;
-		do {
-			/* With -e the progress thread owns the device. */
-			if (c->ev.channel == NULL)
-				pp_port_poll(&c->pp);
-			ne = rte_roce_poll_cq(c->cq, PP_WC_BATCH, wc);
-			if (ne < 0) {
-				fprintf(stderr, "poll CQ failed %d\n", ne);
-				return -1;
-			}
-		} while (c->ev.channel == NULL && ne < 1);
 		for (i = 0; i < ne; i++) {
 			if (pp_complete(c, &wc[i], iters) != 0) {
 				fprintf(stderr, "parse WC failed %d\n", ne);
@@ -538,10 +496,8 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 {
 	struct pp_dest mine = { 0 }, rem;
 	struct ibv_port_attr portinfo;
-	struct timespec start, end;
 	int sgid_index = o->cmn.gidx >= 0 ? o->cmn.gidx : c->pp.gid_index;
-	int listen_fd = -1;
-	int ret;
+	int listen_fd;
 
 	if (rte_roce_query_port(c->pp.ctx, o->cmn.ib_port, &portinfo) != 0) {
 		fprintf(stderr, "Couldn't get port info\n");
@@ -563,14 +519,8 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 	}
 	mine.qpn = c->qp->qp_num;
 	mine.psn = lrand48() & PP_PSN_MASK;
-	if (o->cmn.servername == NULL) {
-		listen_fd = pp_oob_listen(o->cmn.tcp_port, NULL);
-		if (listen_fd < 0) {
-			fprintf(stderr, "Couldn't listen to port %u: %s\n", o->cmn.tcp_port,
-				strerror(-listen_fd));
-			return -1;
-		}
-	}
+	if (pp_session_listen(&o->cmn, &listen_fd) != 0)
+		return -1;
 	pp_dest_print("local address: ", &mine);
 	if (o->cmn.servername != NULL ? pp_client_exchange(o, &mine, &rem) :
 				    pp_server_exchange(c, o, listen_fd, sgid_index, &mine, &rem))
@@ -591,21 +541,12 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 		}
 		c->pending |= PP_SEND_WRID;
 	}
-	if (pp_events_begin(&c->ev, &c->pp, c->cq) != 0)
-		return -1;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	ret = pp_run(c, o->cmn.iters);
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	/* Back to one thread before the control calls of the teardown. */
-	pp_events_end(&c->ev);
-	if (ret != 0)
-		return -1;
-	pp_report(o->cmn.size, o->cmn.iters, &start, &end);
 	/*
-	 * Our last ACK (RC), or our last SEND (UC/UD: it completed when handed
-	 * to the port), must leave before the QP goes: the peer waits for it.
+	 * The run lingers until our last ACK (RC), or our last SEND (UC/UD: it
+	 * completed when handed to the port), has left: the peer waits for it.
 	 */
-	pp_port_linger(&c->pp, PP_LINGER_QUIET_MS, PP_LINGER_MAX_MS);
+	if (pp_session_run(&c->ev, &c->pp, c->cq, &o->cmn, pp_run, c) != 0)
+		return -1;
 	if (o->cmn.servername == NULL && o->validate && pp_check_pages(c, page_size) != 0)
 		return -1;
 	return 0;

@@ -52,6 +52,7 @@
 #include "pp_event.h"
 #include "pp_oob.h"
 #include "pp_port.h"
+#include "pp_session.h"
 #include "pp_verbs.h"
 
 /* The tool's defaults (RC:libibverbs/examples/srq_pingpong.c main). */
@@ -60,15 +61,7 @@
 /* Records exchanged each way, whatever num_qp (the tool's MAX_QP). */
 #define PP_MAX_QP 256
 #define PP_PSN_MASK 0xffffff
-#define PP_OOB_TIMEOUT_MS 30000
-#define PP_LINGER_QUIET_MS 20
-#define PP_LINGER_MAX_MS 1000
 #define PP_QP_NAME_LEN 16		/* "QP[255]" */
-
-enum {
-	PP_RECV_WRID = 1,
-	PP_SEND_WRID = 2,
-};
 
 struct pp_opts {
 	struct pp_opts_common cmn; /* -p -d -i -s -m -r -n -l -g, --ip, ... */
@@ -87,10 +80,10 @@ struct pp_ctx {
 	uint32_t size;
 	uint32_t num_qp;
 	uint32_t rx_depth;
+	uint32_t iters;		/* -n */
 	unsigned int send_flags;
 	int pending[PP_MAX_QP];	/* PP_*_WRID bits each QP awaits before its next send */
-	uint32_t routs;		/* receives posted to the SRQ */
-	uint32_t rcnt, scnt;	/* completions counted, all QPs */
+	struct pp_counts cnt;	/* receives posted, completions counted */
 	struct ibv_wc *wc;	/* num_qp + rx_depth, as the tool polls */
 	struct pp_events ev;	/* -e: the channel and the progress thread (pp_event.h) */
 };
@@ -158,8 +151,9 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 /* ---- resources ---- */
 
 static uint32_t
-pp_post_recv(struct pp_ctx *c, uint32_t n)
+pp_post_recv(void *arg, uint32_t n)
 {
+	struct pp_ctx *c = arg;
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)c->buf,
 		.length = c->size,
@@ -248,6 +242,7 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 	c->size = o->cmn.size;
 	c->num_qp = o->num_qp;
 	c->rx_depth = o->cmn.rx_depth;
+	c->iters = o->cmn.iters;
 	c->send_flags = IBV_SEND_SIGNALED;
 	c->wc = calloc(o->num_qp + o->cmn.rx_depth, sizeof(*c->wc));
 	if (posix_memalign((void **)&c->buf, page_size, o->cmn.size) != 0 || c->wc == NULL) {
@@ -267,9 +262,9 @@ pp_init(struct pp_ctx *c, const struct pp_opts *o, long page_size)
 	for (i = 0; i < o->num_qp; i++)
 		if (pp_create_qp(c, i, o->cmn.ib_port) != 0)
 			return -1;
-	c->routs = pp_post_recv(c, c->rx_depth);
-	if (c->routs < c->rx_depth) {
-		fprintf(stderr, "Couldn't post receive (%u)\n", c->routs);
+	c->cnt.routs = pp_post_recv(c, c->rx_depth);
+	if (c->cnt.routs < c->rx_depth) {
+		fprintf(stderr, "Couldn't post receive (%u)\n", c->cnt.routs);
 		return -1;
 	}
 	return 0;
@@ -352,15 +347,10 @@ pp_client_exchange(const struct pp_opts *o, const struct pp_dest *mine, struct p
 {
 	int fd, ret;
 
-	fd = pp_oob_connect(o->cmn.servername, o->cmn.tcp_port);
-	if (fd < 0) {
-		fprintf(stderr, "Couldn't connect to %s:%u: %s\n", o->cmn.servername,
-			o->cmn.tcp_port, strerror(-fd));
+	fd = pp_session_connect(&o->cmn);
+	if (fd < 0)
 		return -1;
-	}
-	ret = pp_oob_set_timeout(fd, PP_OOB_TIMEOUT_MS);
-	if (ret == 0)
-		ret = pp_send_dests(fd, mine);
+	ret = pp_send_dests(fd, mine);
 	if (ret == 0)
 		ret = pp_recv_dests(fd, o->num_qp, rem);
 	if (ret == 0) {
@@ -379,14 +369,10 @@ pp_server_exchange(struct pp_ctx *c, const struct pp_opts *o, int listen_fd, int
 {
 	int fd, ret;
 
-	fd = pp_oob_accept(listen_fd);
-	if (fd < 0) {
-		fprintf(stderr, "accept() failed: %s\n", strerror(-fd));
+	fd = pp_session_accept(listen_fd);
+	if (fd < 0)
 		return -1;
-	}
-	ret = pp_oob_set_timeout(fd, PP_OOB_TIMEOUT_MS);
-	if (ret == 0)
-		ret = pp_recv_dests(fd, o->num_qp, rem);
+	ret = pp_recv_dests(fd, o->num_qp, rem);
 	if (ret == 0 && pp_connect(c, o, sgid_index, mine, rem) != 0) {
 		fprintf(stderr, "Couldn't connect to remote QP\n");
 		ret = -1;
@@ -430,28 +416,12 @@ pp_complete(struct pp_ctx *c, const struct ibv_wc *wc, uint32_t iters)
 		fprintf(stderr, "Couldn't find QPN %06x\n", wc->qp_num);
 		return -1;
 	}
-	switch (wc->wr_id) {
-	case PP_SEND_WRID:
-		c->scnt++;
-		break;
-	case PP_RECV_WRID:
-		/* Refill the SRQ while every QP still has one, as the tool does. */
-		if (--c->routs <= c->num_qp) {
-			c->routs += pp_post_recv(c, c->rx_depth - c->routs);
-			if (c->routs < c->rx_depth) {
-				fprintf(stderr, "Couldn't post receive (%u)\n", c->routs);
-				return -1;
-			}
-		}
-		c->rcnt++;
-		break;
-	default:
-		fprintf(stderr, "Completion for unknown wr_id %d\n", (int)wc->wr_id);
+	/* Refill the SRQ while every QP still has one, as the tool does. */
+	if (pp_session_count(&c->cnt, wc->wr_id, c->rx_depth, c->num_qp, pp_post_recv, c) != 0)
 		return -1;
-	}
 	/* Per QP: send again once its last send completed and a message arrived for it. */
 	c->pending[qi] &= ~(int)wc->wr_id;
-	if (c->scnt < iters && c->pending[qi] == 0) {
+	if (c->cnt.scnt < iters && c->pending[qi] == 0) {
 		if (pp_post_send(c, qi) != 0) {
 			fprintf(stderr, "Couldn't post send\n");
 			return -1;
@@ -462,24 +432,17 @@ pp_complete(struct pp_ctx *c, const struct ibv_wc *wc, uint32_t iters)
 }
 
 static int
-pp_run(struct pp_ctx *c, uint32_t iters)
+pp_run(void *arg)
 {
+	struct pp_ctx *c = arg;
+	uint32_t iters = c->iters;
 	int ne, i;
 
-	while (c->rcnt < iters || c->scnt < iters) {
+	while (c->cnt.rcnt < iters || c->cnt.scnt < iters) {
 		/* With -e: sleep for the event, re-arm, poll once (RC:srq_pingpong.c main). */
-		if (pp_events_wait(&c->ev, c->cq) != 0)
+		ne = pp_session_poll_cq(&c->ev, &c->pp, c->cq, c->num_qp + c->rx_depth, c->wc);
+		if (ne < 0)
 			return -1;
-		do {
-			/* With -e the progress thread owns the device. */
-			if (c->ev.channel == NULL)
-				pp_port_poll(&c->pp);
-			ne = rte_roce_poll_cq(c->cq, c->num_qp + c->rx_depth, c->wc);
-			if (ne < 0) {
-				fprintf(stderr, "poll CQ failed %d\n", ne);
-				return -1;
-			}
-		} while (c->ev.channel == NULL && ne < 1);
 		for (i = 0; i < ne; i++)
 			if (pp_complete(c, &c->wc[i], iters) != 0)
 				return -1;
@@ -520,21 +483,13 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o)
 {
 	static struct pp_dest mine[PP_MAX_QP], rem[PP_MAX_QP];	/* zeros beyond num_qp */
 	int sgid_index = o->cmn.gidx >= 0 ? o->cmn.gidx : c->pp.gid_index;
-	struct timespec start, end;
-	int listen_fd = -1;
+	int listen_fd;
 	uint32_t i;
-	int ret;
 
 	if (pp_local_dests(c, o, sgid_index, mine) != 0)
 		return -1;
-	if (o->cmn.servername == NULL) {
-		listen_fd = pp_oob_listen(o->cmn.tcp_port, NULL);
-		if (listen_fd < 0) {
-			fprintf(stderr, "Couldn't listen to port %u: %s\n", o->cmn.tcp_port,
-				strerror(-listen_fd));
-			return -1;
-		}
-	}
+	if (pp_session_listen(&o->cmn, &listen_fd) != 0)
+		return -1;
 	for (i = 0; i < c->num_qp; i++)
 		pp_dest_print("local address: ", &mine[i]);
 	if (o->cmn.servername != NULL ? pp_client_exchange(o, mine, rem) :
@@ -556,19 +511,8 @@ pp_session(struct pp_ctx *c, const struct pp_opts *o)
 		}
 		c->pending[i] |= PP_SEND_WRID;
 	}
-	if (pp_events_begin(&c->ev, &c->pp, c->cq) != 0)
-		return -1;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	ret = pp_run(c, o->cmn.iters);
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	/* Back to one thread before the control calls of the teardown. */
-	pp_events_end(&c->ev);
-	if (ret != 0)
-		return -1;
-	pp_report(o->cmn.size, o->cmn.iters, &start, &end);
-	/* Our last ACKs must leave before the QPs go: the peer waits for them. */
-	pp_port_linger(&c->pp, PP_LINGER_QUIET_MS, PP_LINGER_MAX_MS);
-	return 0;
+	/* The run lingers until our last ACKs have left: the peer waits for them. */
+	return pp_session_run(&c->ev, &c->pp, c->cq, &o->cmn, pp_run, c);
 }
 
 int

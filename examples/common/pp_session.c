@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_roce_verbs.h>
+
+#include "pp_oob.h"
+#include "pp_session.h"
+
+int
+pp_session_listen(const struct pp_opts_common *cmn, int *listen_fd)
+{
+	*listen_fd = -1;
+	if (cmn->servername != NULL)
+		return 0;
+	*listen_fd = pp_oob_listen(cmn->tcp_port, NULL);
+	if (*listen_fd < 0) {
+		fprintf(stderr, "Couldn't listen to port %u: %s\n", cmn->tcp_port,
+			strerror(-*listen_fd));
+		return -1;
+	}
+	return 0;
+}
+
+/* fd with the exchange's timeout set, or -1 (fd closed). */
+static int
+pp_session_timed(int fd)
+{
+	if (pp_oob_set_timeout(fd, PP_OOB_TIMEOUT_MS) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int
+pp_session_connect(const struct pp_opts_common *cmn)
+{
+	int fd;
+
+	fd = pp_oob_connect(cmn->servername, cmn->tcp_port);
+	if (fd < 0) {
+		fprintf(stderr, "Couldn't connect to %s:%u: %s\n", cmn->servername, cmn->tcp_port,
+			strerror(-fd));
+		return -1;
+	}
+	return pp_session_timed(fd);
+}
+
+int
+pp_session_accept(int listen_fd)
+{
+	int fd;
+
+	fd = pp_oob_accept(listen_fd);
+	if (fd < 0) {
+		fprintf(stderr, "accept() failed: %s\n", strerror(-fd));
+		return -1;
+	}
+	return pp_session_timed(fd);
+}
+
+int
+pp_session_poll_cq(struct pp_events *ev, struct pp_port *pp, struct ibv_cq *cq, int n,
+		   struct ibv_wc *wc)
+{
+	int ne;
+
+	if (pp_events_wait(ev, cq) != 0)
+		return -1;
+	do {
+		/* With -e the progress thread owns the device. */
+		if (ev->channel == NULL)
+			pp_port_poll(pp);
+		ne = rte_roce_poll_cq(cq, n, wc);
+		if (ne < 0) {
+			fprintf(stderr, "poll CQ failed %d\n", ne);
+			return -1;
+		}
+	} while (ev->channel == NULL && ne < 1);
+	return ne;
+}
+
+int
+pp_session_run(struct pp_events *ev, struct pp_port *pp, struct ibv_cq *cq,
+	       const struct pp_opts_common *cmn, int (*run)(void *arg), void *arg)
+{
+	struct timespec start, end;
+	int ret;
+
+	if (pp_events_begin(ev, pp, cq) != 0)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	ret = run(arg);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	/* Back to one thread before the control calls of the teardown. */
+	pp_events_end(ev);
+	if (ret != 0)
+		return -1;
+	pp_report(cmn->size, cmn->iters, &start, &end);
+	pp_port_linger(pp, PP_LINGER_QUIET_MS, PP_LINGER_MAX_MS);
+	return 0;
+}
+
+int
+pp_session_count(struct pp_counts *cnt, uint64_t wr_id, uint32_t rx_depth, uint32_t low,
+		 pp_post_recv_fn post_recv, void *arg)
+{
+	switch (wr_id) {
+	case PP_SEND_WRID:
+		cnt->scnt++;
+		break;
+	case PP_RECV_WRID:
+		/* Refill before the queue runs dry. */
+		if (--cnt->routs <= low) {
+			cnt->routs += post_recv(arg, rx_depth - cnt->routs);
+			if (cnt->routs < rx_depth) {
+				fprintf(stderr, "Couldn't post receive (%u)\n", cnt->routs);
+				return -1;
+			}
+		}
+		cnt->rcnt++;
+		break;
+	default:
+		fprintf(stderr, "Completion for unknown wr_id %d\n", (int)wr_id);
+		return -1;
+	}
+	return 0;
+}

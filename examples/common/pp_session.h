@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef PP_SESSION_H
+#define PP_SESSION_H
+
+/*
+ * The session steps rc_pingpong (uc, ud) and srq_pingpong take the same
+ * way: opening the TCP exchange, waiting for completions and the timed
+ * ping-pong with its report. Failures print the tools' messages on stderr
+ * (RC:libibverbs/examples/rc_pingpong.c) and return -1.
+ */
+
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "pp_event.h"
+#include "pp_port.h"
+#include "pp_verbs.h"
+
+/* How long one read or write of the exchange may block. */
+#define PP_OOB_TIMEOUT_MS 30000
+/* Before teardown: until the link has been quiet this long, at most PP_LINGER_MAX_MS. */
+#define PP_LINGER_QUIET_MS 20
+#define PP_LINGER_MAX_MS 1000
+
+/* The wr_id of every receive and of every send, as the tools have them. */
+enum {
+	PP_RECV_WRID = 1,
+	PP_SEND_WRID = 2,
+};
+
+/* What a ping-pong has posted and completed. */
+struct pp_counts {
+	uint32_t routs;		/* receives posted */
+	uint32_t rcnt, scnt;	/* completions counted */
+};
+
+/* Post n receives for arg; how many were posted. */
+typedef uint32_t (*pp_post_recv_fn)(void *arg, uint32_t n);
+
+/*
+ * Count one successful completion by its wr_id. A receive refills the
+ * queue up to rx_depth by post_recv(arg, n) once low or fewer are left, as
+ * the tools do. 0, or -1 after printing why (unknown wr_id, short refill).
+ */
+int pp_session_count(struct pp_counts *cnt, uint64_t wr_id, uint32_t rx_depth, uint32_t low,
+		     pp_post_recv_fn post_recv, void *arg);
+
+/* Server only (no servername): listen on -p into *listen_fd, else -1 there. 0 or -1. */
+int pp_session_listen(const struct pp_opts_common *cmn, int *listen_fd);
+
+/* Client: connect to the server, with PP_OOB_TIMEOUT_MS. The fd or -1. */
+int pp_session_connect(const struct pp_opts_common *cmn);
+
+/* Server: accept the client, with PP_OOB_TIMEOUT_MS. The fd or -1. */
+int pp_session_accept(int listen_fd);
+
+/*
+ * The tools' wait: with -e sleep for the event and re-arm, then poll the CQ
+ * once; without, drive the port and poll until a completion comes. Up to n
+ * completions into wc; their number or -1.
+ */
+int pp_session_poll_cq(struct pp_events *ev, struct pp_port *pp, struct ibv_cq *cq, int n,
+		       struct ibv_wc *wc);
+
+/*
+ * The timed ping-pong: the progress thread of -e around run(arg), the
+ * report, then the linger, so that our last ACK (UC/UD: SEND) leaves
+ * before the QPs go: the peer waits for it. 0 or -1.
+ */
+int pp_session_run(struct pp_events *ev, struct pp_port *pp, struct ibv_cq *cq,
+		   const struct pp_opts_common *cmn, int (*run)(void *arg), void *arg);
+
+#endif /* PP_SESSION_H */
