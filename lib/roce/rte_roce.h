@@ -17,6 +17,8 @@
  * - rte_roce_port.h: ports over DPDK ethdevs, addresses, ARP/ND;
  * - rte_roce_verbs.h: the verbs-like API (devices, PDs, MRs, CQs, QPs);
  * - rte_roce_event.h: completion channels and asynchronous events;
+ * - rte_roce_config.h: the runtime configuration file;
+ * - rte_roce_stats.h: counters (rxe/mlx5 names) and extended statistics;
  * - rte_roce_worker.h: worker mode (pinned lcores drive a device's progress).
  *
  * Conventions, everywhere in the API:

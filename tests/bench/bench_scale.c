@@ -305,11 +305,6 @@ static const struct roce_test_case cases[] = {
 int
 main(int argc, char **argv)
 {
-	static const char *const eal_args[] = { "-m", ROCE_TEST_SCALE_MEM_MB, NULL };
-
 	RTE_SET_USED(argc);
-	if (roce_test_eal_init(argv[0], eal_args) != 0 || roce_test_mbuf_pool() == NULL ||
-	    roce_test_pair_create(&roce_test_verbs_pair, "scale") != 0)
-		return 1;
-	return roce_test_run(cases, RTE_DIM(cases));
+	return roce_test_scale_main(argv[0], cases, RTE_DIM(cases));
 }

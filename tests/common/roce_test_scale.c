@@ -253,3 +253,15 @@ roce_test_scale_close(struct roce_test_scale *sc)
 				      sc->baseline);
 	return ret;
 }
+
+int
+roce_test_scale_main(const char *prog, const struct roce_test_case *cases,
+		     unsigned int nb_cases)
+{
+	static const char *const eal_args[] = { "-m", ROCE_TEST_SCALE_MEM_MB, NULL };
+
+	if (roce_test_eal_init(prog, eal_args) != 0 || roce_test_mbuf_pool() == NULL ||
+	    roce_test_pair_create(&roce_test_verbs_pair, "scale") != 0)
+		return 1;
+	return roce_test_run(cases, nb_cases);
+}

@@ -71,4 +71,11 @@ uint64_t roce_test_scale_tx_full(struct roce_test_scale *sc);
 /* Destroy everything; no mbuf leaked. */
 int roce_test_scale_close(struct roce_test_scale *sc);
 
+/*
+ * The whole main() of a scale program: the EAL with ROCE_TEST_SCALE_MEM_MB,
+ * the test pool and the net_ring pair, then the cases; the exit status.
+ */
+int roce_test_scale_main(const char *prog, const struct roce_test_case *cases,
+			 unsigned int nb_cases);
+
 #endif /* ROCE_TEST_SCALE_H */
