@@ -85,7 +85,7 @@ reset_retry_counters(struct roce_qp *qp)
 static void
 update_retrans_timer(struct roce_qp *qp)
 {
-	struct roce_timer_wheel *wheel = &qp->dev->timers;
+	struct roce_timer_wheel *wheel = &qp->lane->timers;
 
 	if (qp->comp.psn == qp->req.psn || qp->comp.timeout_us == 0 || qp->comp.rnr_wait)
 		roce_timer_cancel(wheel, &qp->comp.retrans);
@@ -108,7 +108,7 @@ comp_progress(struct roce_qp *qp, uint32_t psn)
 static enum comp_state
 comp_drop(struct comp_ctx *ctx)
 {
-	ctx->qp->dev->xstats.rx_drops[ROCE_RX_DROP_RESP_STALE]++;
+	ctx->qp->lane->xstats.rx_drops[ROCE_RX_DROP_RESP_STALE]++;
 	return COMP_DONE;
 }
 
@@ -423,8 +423,8 @@ comp_rnr(struct comp_ctx *ctx)
 		qp->comp.rnr_left--;
 	roce_req_rewind(qp, pkt->psn);
 	qp->comp.rnr_wait = true;
-	roce_timer_cancel(&qp->dev->timers, &qp->comp.retrans);
-	roce_timer_arm(&qp->dev->timers, &qp->comp.rnr,
+	roce_timer_cancel(&qp->lane->timers, &qp->comp.retrans);
+	roce_timer_arm(&qp->lane->timers, &qp->comp.rnr,
 		       rte_roce_rnr_timer_usec(pkt->aeth.syndrome & RTE_ROCE_AETH_CODE_MASK));
 	return COMP_DONE;
 }
@@ -538,8 +538,8 @@ transport_state_init(struct roce_qp *qp)
 static void
 transport_timers_stop(struct roce_qp *qp)
 {
-	roce_timer_cancel(&qp->dev->timers, &qp->comp.retrans);
-	roce_timer_cancel(&qp->dev->timers, &qp->comp.rnr);
+	roce_timer_cancel(&qp->lane->timers, &qp->comp.retrans);
+	roce_timer_cancel(&qp->lane->timers, &qp->comp.rnr);
 }
 
 void

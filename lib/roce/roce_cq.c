@@ -25,13 +25,19 @@ rte_roce_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
 	struct roce_cq *cq;
 	int rc;
 
-	RTE_SET_USED(comp_vector);
 	if (ctx == NULL) {
 		ROCE_LOG(ERR, "NULL argument");
 		rte_errno = EINVAL;
 		return NULL;
 	}
 	dev = roce_dev_of(ctx);
+	/* As uverbs: a vector the device has (K:uverbs_cmd.c create_cq). */
+	if (comp_vector < 0 || comp_vector >= ctx->num_comp_vectors) {
+		ROCE_LOG(ERR, "comp_vector %d outside 0..%d (one per worker)", comp_vector,
+			 ctx->num_comp_vectors - 1);
+		rte_errno = EINVAL;
+		return NULL;
+	}
 	if (cqe < 1 || (uint32_t)cqe > dev->conf.max_cqe) {
 		ROCE_LOG(ERR, "cqe %d outside 1..%u", cqe, dev->conf.max_cqe);
 		rte_errno = EINVAL;
@@ -55,6 +61,7 @@ rte_roce_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
 		return NULL;
 	}
 	cq->dev = dev;
+	cq->lane = (uint16_t)comp_vector;
 	if (channel != NULL) {
 		rc = roce_channel_cq_attach(cq, channel);
 		if (rc < 0) {
@@ -104,7 +111,7 @@ roce_cq_overrun(struct roce_cq *cq)
 	struct ibv_async_event ev = { .event_type = IBV_EVENT_CQ_ERR };
 
 	__atomic_store_n(&cq->overflow, true, __ATOMIC_RELEASE);
-	roce_dev_cq_error(cq->dev);
+	roce_dev_cq_error(&cq->dev->lanes[cq->lane]);
 	ev.element.cq = &cq->ibv;
 	roce_dev_async_event(cq->dev, &ev);
 }

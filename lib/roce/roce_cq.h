@@ -37,6 +37,7 @@ enum roce_cq_arm {
 struct roce_cq {
 	struct ibv_cq ibv;	/* first: roce_cq_of() is a cast; ibv.channel its channel */
 	struct roce_dev *dev;
+	uint16_t lane;		/* comp_vector: the lane of its QPs, its one producer */
 	struct roce_queue ring;	/* of struct ibv_wc */
 	uint32_t nb_qps;	/* QPs using it as send or receive CQ (control path) */
 	bool overflow;		/* set by the producer (RELEASE), read by poll (ACQUIRE) */

@@ -110,7 +110,11 @@ roce_dev_conf_apply(struct rte_roce_dev_conf *out, const struct rte_roce_dev_con
 	    roce_dev_limit(&out->max_srq_sge, in->max_srq_sge, d->max_srq_sge,
 			   RTE_ROCE_DEV_MAX_SGE_MAX, "max_srq_sge") < 0)
 		return -EINVAL;
-	/* The progress model: checked by roce_workers_start(). */
+	/* The progress model: the lcores are checked by roce_workers_start(). */
+	if (in->nb_workers > RTE_ROCE_DEV_WORKERS_MAX) {
+		ROCE_LOG(ERR, "nb_workers %u above %u", in->nb_workers, RTE_ROCE_DEV_WORKERS_MAX);
+		return -EINVAL;
+	}
 	out->nb_workers = in->nb_workers;
 	memcpy(out->lcores, in->lcores, sizeof(out->lcores));
 	return 0;
@@ -140,19 +144,120 @@ roce_dev_qp_table_init(struct roce_dev *dev)
 	return 0;
 }
 
-static int
-roce_dev_sched_init(struct roce_dev *dev)
+/* An rte_ring of pointers in the device's memory; NULL with rte_errno. */
+static struct rte_ring *
+roce_dev_ring(struct roce_dev *dev, const char *name, unsigned int count, unsigned int flags)
 {
-	uint32_t count = dev->qp_mask + 1;
 	ssize_t size = rte_ring_get_memsize(count);
+	struct rte_ring *r;
 
-	if (size < 0)
-		return (int)size;
-	dev->sched = rte_zmalloc_socket("roce_sched", size, RTE_CACHE_LINE_SIZE, dev->socket);
-	if (dev->sched == NULL)
+	if (size < 0) {
+		rte_errno = (int)-size;
+		return NULL;
+	}
+	r = rte_zmalloc_socket(name, size, RTE_CACHE_LINE_SIZE, dev->socket);
+	if (r == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	if (rte_ring_init(r, name, count, flags) < 0) {
+		rte_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+/*
+ * A lane's rings: its schedule ring (a slot per QP: the enqueue of a
+ * doorbell cannot fail; posting threads enqueue, the lane dequeues) and
+ * one SPSC hand-off ring from every other lane.
+ */
+static int
+roce_dev_lane_init(struct roce_dev *dev, struct roce_lane *lane, uint16_t id)
+{
+	uint16_t from;
+
+	lane->dev = dev;
+	lane->id = id;
+	roce_timer_wheel_init(&lane->timers);
+	lane->sched = roce_dev_ring(dev, "roce_sched", dev->qp_mask + 1, RING_F_SC_DEQ);
+	if (lane->sched == NULL)
+		return -rte_errno;
+	if (dev->nb_lanes == 1)
+		return 0;
+	lane->inbox = rte_zmalloc_socket("roce_inbox", dev->nb_lanes * sizeof(*lane->inbox), 0,
+					 dev->socket);
+	if (lane->inbox == NULL)
 		return -ENOMEM;
-	/* Posting threads enqueue (MP); the progress thread dequeues (SC). */
-	return rte_ring_init(dev->sched, "roce_sched", count, RING_F_SC_DEQ);
+	for (from = 0; from < dev->nb_lanes; from++) {
+		if (from == id)
+			continue;
+		lane->inbox[from] = roce_dev_ring(dev, "roce_handoff", ROCE_LANE_HANDOFF_RING,
+						  RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (lane->inbox[from] == NULL)
+			return -rte_errno;
+	}
+	return 0;
+}
+
+/* Free frames still in a hand-off ring, then the ring. */
+static void
+roce_dev_inbox_free(struct rte_ring *r)
+{
+	void *m;
+
+	if (r == NULL)
+		return;
+	while (rte_ring_sc_dequeue(r, &m) == 0)
+		rte_pktmbuf_free(m);
+	rte_free(r);
+}
+
+static void
+roce_dev_lanes_free(struct roce_dev *dev)
+{
+	uint16_t i, j;
+
+	if (dev->lanes == NULL)
+		return;
+	for (i = 0; i < dev->nb_lanes; i++) {
+		struct roce_lane *lane = &dev->lanes[i];
+
+		rte_free(lane->sched);
+		if (lane->inbox == NULL)
+			continue;
+		for (j = 0; j < dev->nb_lanes; j++)
+			roce_dev_inbox_free(lane->inbox[j]);
+		rte_free(lane->inbox);
+	}
+	rte_free(dev->lanes);
+	dev->lanes = NULL;
+}
+
+/* One lane per worker, or one for rte_roce_poll(); each owns the port queue of its index. */
+static int
+roce_dev_lanes_init(struct roce_dev *dev)
+{
+	uint16_t nb_queues = roce_port_nb_queues(dev->port);
+	uint16_t i;
+	int rc;
+
+	dev->nb_lanes = RTE_MAX(dev->conf.nb_workers, 1);
+	if (dev->nb_lanes > nb_queues) {
+		ROCE_LOG(ERR, "%u workers need as many port queues; the port has %u "
+			 "(rte_roce_port_conf.nb_queues)", dev->nb_lanes, nb_queues);
+		return -EINVAL;
+	}
+	dev->lanes = rte_zmalloc_socket("roce_lanes", dev->nb_lanes * sizeof(*dev->lanes),
+					RTE_CACHE_LINE_SIZE, dev->socket);
+	if (dev->lanes == NULL)
+		return -ENOMEM;
+	for (i = 0; i < dev->nb_lanes; i++) {
+		rc = roce_dev_lane_init(dev, &dev->lanes[i], i);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }
 
 static void
@@ -162,7 +267,7 @@ roce_dev_free(struct roce_dev *dev)
 	roce_stats_dev_del(dev);
 	roce_async_fini(dev);
 	roce_mr_table_fini(dev);
-	rte_free(dev->sched);
+	roce_dev_lanes_free(dev);
 	rte_free(dev->qp_gen);
 	rte_free(dev->qp_free);
 	rte_free(dev->qp_tbl);
@@ -178,7 +283,8 @@ roce_dev_ibv_init(struct roce_dev *dev, const struct rte_roce_port_info *info)
 	snprintf(dev->ibv_dev.dev_name, sizeof(dev->ibv_dev.dev_name), "roce%u", info->port_id);
 	dev->ibv.device = &dev->ibv_dev;
 	dev->ibv.cmd_fd = -1;
-	dev->ibv.num_comp_vectors = 1;
+	/* A CQ's comp_vector names the lane (worker) that completes into it. */
+	dev->ibv.num_comp_vectors = dev->nb_lanes;
 }
 
 struct ibv_context *
@@ -213,7 +319,7 @@ rte_roce_open_device(struct rte_roce_port *port, const struct rte_roce_dev_conf 
 	if (rc == 0)
 		rc = roce_dev_qp_table_init(dev);
 	if (rc == 0)
-		rc = roce_dev_sched_init(dev);
+		rc = roce_dev_lanes_init(dev);
 	if (rc == 0)
 		rc = roce_mr_table_init(dev);
 	if (rc == 0)
@@ -226,7 +332,6 @@ rte_roce_open_device(struct rte_roce_port *port, const struct rte_roce_dev_conf 
 		return NULL;
 	}
 	roce_dev_ibv_init(dev, &info);
-	roce_timer_wheel_init(&dev->timers);
 	rte_spinlock_recursive_init(&dev->ctrl_lock);
 	/* Last: from here on the workers own the progress state. */
 	rc = roce_workers_start(dev);
@@ -341,61 +446,65 @@ roce_dev_qpn_free(struct roce_dev *dev, uint32_t qpn)
 void
 roce_dev_qp_schedule(struct roce_dev *dev, struct roce_qp *qp)
 {
+	RTE_SET_USED(dev);
 	/*
 	 * ACQ_REL exchange: pairs with the one in roce_dev_run_qps(), so the
-	 * progress thread that clears the flag sees what was published before
-	 * it was set. The ring has a slot per QP: the enqueue cannot fail.
+	 * lane that clears the flag sees what was published before it was
+	 * set. The ring has a slot per QP: the enqueue cannot fail.
 	 */
 	if (__atomic_exchange_n(&qp->scheduled, true, __ATOMIC_ACQ_REL))
 		return;
-	(void)rte_ring_mp_enqueue(dev->sched, (void *)(uintptr_t)qp->ibv.qp_num);
+	(void)rte_ring_mp_enqueue(qp->lane->sched, (void *)(uintptr_t)qp->ibv.qp_num);
 }
 
 void
-roce_dev_cq_error(struct roce_dev *dev)
+roce_dev_cq_error(struct roce_lane *lane)
 {
-	dev->cq_error = true;
-	dev->stats.cq_overflows++;
+	lane->cq_error = true;
+	lane->stats.cq_overflows++;
 }
 
-/* A CQ overran: every QP using an overflowed CQ goes to ERR (IBA 11.4.2.1). */
+/* A CQ overran: every QP of the lane using an overflowed CQ goes to ERR (IBA 11.4.2.1). */
 static void
-roce_dev_cq_errors(struct roce_dev *dev)
+roce_dev_cq_errors(struct roce_lane *lane)
 {
+	struct roce_dev *dev = lane->dev;
 	uint32_t slot;
 
-	dev->cq_error = false;
+	lane->cq_error = false;
 	for (slot = RTE_ROCE_QP1_QPN; slot <= dev->qp_mask; slot++) {
 		struct roce_qp *qp = dev->qp_tbl[slot];
 
-		if (qp != NULL && (roce_cq_overflowed(qp->scq) || roce_cq_overflowed(qp->rcq)))
+		if (qp != NULL && qp->lane == lane &&
+		    (roce_cq_overflowed(qp->scq) || roce_cq_overflowed(qp->rcq)))
 			roce_qp_error(qp);
 	}
 }
 
-/* Run the QPs that were scheduled before this call; returns the packets they sent. */
+/* Run the lane's QPs that were scheduled before this call; returns the packets they sent. */
 static unsigned int
-roce_dev_run_qps(struct roce_dev *dev)
+roce_dev_run_qps(struct roce_lane *lane)
 {
-	unsigned int n = rte_ring_count(dev->sched);
+	struct rte_roce_port *port = lane->dev->port;
+	unsigned int n = rte_ring_count(lane->sched);
 	unsigned int work = 0;
 	void *obj;
 
 	/*
 	 * Back-pressure: a QP runs only while the port can keep what it may
-	 * send; the rest stay scheduled for the next poll instead of being
+	 * send; the rest stay scheduled for the next pass instead of being
 	 * dropped at a full TX queue and retransmitted after a timeout.
 	 */
-	while (n-- > 0 && roce_port_tx_room(dev->port) >= ROCE_DEV_QP_TX_MAX &&
-	       rte_ring_sc_dequeue(dev->sched, &obj) == 0) {
-		struct roce_qp *qp = roce_dev_qp_lookup(dev, (uint32_t)(uintptr_t)obj);
+	while (n-- > 0 && roce_port_tx_room(port, lane->id) >= ROCE_DEV_QP_TX_MAX &&
+	       rte_ring_sc_dequeue(lane->sched, &obj) == 0) {
+		struct roce_qp *qp = roce_dev_qp_lookup(lane->dev, (uint32_t)(uintptr_t)obj);
 		enum ibv_qp_state state;
 		int sent, acks;
 
 		if (qp == NULL)
 			continue;	/* destroyed since it was scheduled */
 		(void)__atomic_exchange_n(&qp->scheduled, false, __ATOMIC_ACQ_REL);
-		dev->stats.qp_runs++;
+		lane->stats.qp_runs++;
 		state = roce_qp_state(qp);
 		if (state == IBV_QPS_ERR || state == IBV_QPS_SQE)
 			roce_qp_flush(qp);
@@ -409,33 +518,75 @@ roce_dev_run_qps(struct roce_dev *dev)
 			work += acks;
 		/* A role that used its whole budget has more: run it again next time. */
 		if (sent >= ROCE_DEV_QP_BUDGET || acks >= ROCE_DEV_QP_BUDGET)
-			roce_dev_qp_schedule(dev, qp);
+			roce_dev_qp_schedule(lane->dev, qp);
 	}
 	return work;
 }
 
-int
-roce_dev_progress(struct roce_dev *dev)
+bool
+roce_dev_handoff(struct roce_lane *from, uint16_t to, struct rte_mbuf *m, uint32_t qpn)
 {
+	/* The tag field rte_distributor uses for the same purpose: the PMD's RSS hash is spent. */
+	m->hash.usr = qpn;
+	if (rte_ring_sp_enqueue(from->dev->lanes[to].inbox[from->id], m) != 0) {
+		from->stats.handoff_drops++;
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	from->stats.handoffs_out++;
+	return true;
+}
+
+/* The frames other lanes handed to this one: each to the QP it names. */
+static unsigned int
+roce_dev_inbox_run(struct roce_lane *lane)
+{
+	struct rte_mbuf *m[ROCE_DEV_RX_BURST];
+	unsigned int n, i, total = 0;
+	uint16_t from;
+
+	for (from = 0; from < lane->dev->nb_lanes; from++) {
+		if (from == lane->id)
+			continue;
+		n = rte_ring_sc_dequeue_burst(lane->inbox[from], (void **)m, ROCE_DEV_RX_BURST,
+					      NULL);
+		for (i = 0; i < n; i++) {
+			roce_recv_handed(lane, m[i], m[i]->hash.usr);
+			rte_pktmbuf_free(m[i]);
+		}
+		total += n;
+	}
+	lane->stats.handoffs_in += total;
+	return total;
+}
+
+int
+roce_dev_progress(struct roce_lane *lane)
+{
+	struct roce_dev *dev = lane->dev;
 	uint16_t n;
 	int work;
 
-	dev->stats.polls++;
-	n = rte_roce_port_poll(dev->port, dev->rx, ROCE_DEV_RX_BURST);
+	lane->stats.polls++;
+	n = roce_port_poll_queue(dev->port, lane->id, lane->rx, ROCE_DEV_RX_BURST);
 	/* ACKs, responses and requests of this round leave in bursts */
-	roce_port_tx_batch_begin(dev->port);
+	roce_port_tx_batch_begin(dev->port, lane->id);
 	if (n > 0) {
-		dev->stats.rx_frames += n;
+		lane->stats.rx_frames += n;
 		/* the port parsed and checked them: no second parse */
 		RTE_BUILD_BUG_ON(ROCE_DEV_RX_BURST > ROCE_PORT_RX_PARSED);
-		roce_recv_burst(dev, dev->rx, roce_port_rx_parsed(dev->port, 0), n);
+		roce_recv_burst(lane, lane->rx, roce_port_rx_parsed(dev->port, lane->id, 0), n);
 	}
-	roce_timer_run(dev);
-	roce_dev_link_check(dev);
-	if (dev->cq_error)
-		roce_dev_cq_errors(dev);
-	work = n + roce_dev_run_qps(dev);
-	roce_port_tx_batch_end(dev->port);
+	if (lane->inbox != NULL)
+		n += roce_dev_inbox_run(lane);
+	roce_timer_wheel_run(&lane->timers);
+	/* Port-wide events belong to lane 0, the owner of the port's slow path. */
+	if (lane->id == 0)
+		roce_dev_link_check(dev);
+	if (lane->cq_error)
+		roce_dev_cq_errors(lane);
+	work = n + roce_dev_run_qps(lane);
+	roce_port_tx_batch_end(dev->port, lane->id);
 	return work;
 }
 
@@ -452,7 +603,7 @@ rte_roce_poll(struct ibv_context *ctx)
 	/* Worker mode: the workers make progress; one program runs in both models. */
 	if (dev->nb_workers != 0)
 		return 0;
-	return roce_dev_progress(dev);
+	return roce_dev_progress(&dev->lanes[0]);
 }
 
 static int

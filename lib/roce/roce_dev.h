@@ -7,13 +7,14 @@
  * A RoCE device: one port, its limits, the tables of QPs (by QPN) and MRs
  * (by key), the QPs with work, and the engine's timers.
  *
- * Threading (doc/architecture.md, doc/workers.md): the progress thread (the
- * one calling rte_roce_poll() in inline mode, the worker lcore in worker
- * mode) owns the device, the port, every QP's protocol state and the
- * timers; control calls park the worker first (roce_worker.h). Other
- * threads post to QPs and poll CQs (SPSC rings, roce_queue.h) and ring the
- * QP's doorbell with roce_dev_qp_schedule(), which is lock-free (an MP/SC
- * rte_ring).
+ * Threading (doc/architecture.md, doc/workers.md): a device has lanes, one
+ * per worker lcore (worker mode) or one driven by rte_roce_poll() (inline
+ * mode). Lane i owns port queue i, its QPs' protocol state, their timers and
+ * its counters; control calls park every worker first (roce_worker.h).
+ * Other threads post to QPs and poll CQs (SPSC rings, roce_queue.h) and
+ * ring the QP's doorbell with roce_dev_qp_schedule(), which is lock-free
+ * (an MP/SC rte_ring per lane). A frame received by a lane that does not
+ * own its QP goes to the owner through a per-(lane, lane) SPSC ring.
  */
 
 #include <stdbool.h>
@@ -21,6 +22,7 @@
 
 #include <infiniband/verbs.h>
 
+#include <rte_common.h>
 #include <rte_ring.h>
 #include <rte_spinlock.h>
 
@@ -60,13 +62,38 @@ roce_pd_of(struct ibv_pd *pd)
 	return (struct roce_pd *)pd;
 }
 
-/* Device counters (read with the later stats API; kept per device). */
+/* Progress-loop counters of one lane (summed over the lanes when read). */
 struct roce_dev_stats {
-	uint64_t polls;			/* rte_roce_poll() calls */
+	uint64_t polls;			/* passes of the progress loop */
 	uint64_t rx_frames;		/* RoCE frames handed to roce_recv_burst() */
 	uint64_t qp_runs;		/* QPs run by the progress loop */
 	uint64_t cq_overflows;		/* CQs that overran */
+	uint64_t handoffs_out;		/* frames handed to the lane owning their QP */
+	uint64_t handoffs_in;		/* frames another lane handed to this one */
+	uint64_t handoff_drops;		/* hand-off ring full: dropped (the transport recovers) */
 };
+
+/* Frames a hand-off ring holds, from one lane to another (a power of two). */
+#define ROCE_LANE_HANDOFF_RING	1024
+
+/*
+ * The progress state of one worker (or of the inline poller): port queue
+ * id, the QPs with work, the timers and counters of its QPs, and the
+ * frames other lanes handed to it. Written by its own thread only, except
+ * sched (any thread enqueues) and inbox[j] (lane j enqueues).
+ */
+struct roce_lane {
+	struct roce_dev *dev;
+	uint16_t id;			/* lane index = port queue */
+	bool cq_error;			/* a CQ of one of its QPs overran: move them to ERR */
+	uint32_t nb_qps;		/* QPs on this lane (control path) */
+	struct rte_ring *sched;		/* QPNs of its QPs with work; each at most once */
+	struct rte_ring **inbox;	/* [from lane]: SPSC of mbufs, QPN in hash.usr; NULL for itself */
+	struct roce_timer_wheel timers;	/* of its QPs (roce_timer.h) */
+	struct roce_dev_stats stats;
+	struct roce_transport_stats xstats;	/* the engine's (roce_transport.h) */
+	struct rte_mbuf *rx[ROCE_DEV_RX_BURST];
+} __rte_cache_aligned;
 
 /* A UD QP attached to a multicast group (roce_mcast.c). */
 struct roce_mcast_attach {
@@ -103,16 +130,12 @@ struct roce_dev {
 	uint32_t mr_free_head;
 	uint32_t mr_free_count;
 
-	/* QPNs of QPs with work (doorbells, engine wake-ups); each at most once. */
-	struct rte_ring *sched;
-	bool cq_error;			/* a CQ overran: move its QPs to ERR */
+	/* Lanes: one per worker, or one for rte_roce_poll() (roce_lane). */
+	struct roce_lane *lanes;
+	uint16_t nb_lanes;
 
 	struct roce_async async;	/* async_fd and its events (roce_event.h) */
-	struct roce_timer_wheel timers;	/* the engine's (roce_timer.h) */
-	struct roce_dev_stats stats;
-	struct roce_transport_stats xstats;	/* the engine's (roce_transport.h) */
 	struct roce_mcast_attach mcast[RTE_ROCE_DEV_MCAST_MAX];
-	struct rte_mbuf *rx[ROCE_DEV_RX_BURST];
 
 	/* Worker mode (roce_worker.h): NULL and 0 in inline mode. */
 	struct roce_worker *workers;
@@ -142,15 +165,22 @@ struct roce_qp *roce_dev_qp_lookup(struct roce_dev *dev, uint32_t qpn);
  */
 void roce_dev_qp_schedule(struct roce_dev *dev, struct roce_qp *qp);
 
-/* Called by roce_cq_push() when a CQ overruns: the next poll moves its QPs to ERR. */
-void roce_dev_cq_error(struct roce_dev *dev);
+/* Called by roce_cq_push() when a CQ of lane overruns: its next pass moves the QPs to ERR. */
+void roce_dev_cq_error(struct roce_lane *lane);
 
 /*
- * One pass of the progress loop: a burst received, the timers, the QPs
- * with work, TX flushed. Run by the progress thread only; returns the
- * packets and work requests handled.
+ * One pass of a lane's progress loop: a burst received, the frames other
+ * lanes handed over, the timers, the QPs with work, TX flushed. Run by the
+ * lane's thread only; returns the packets and work requests handled.
  */
-int roce_dev_progress(struct roce_dev *dev);
+int roce_dev_progress(struct roce_lane *lane);
+
+/*
+ * Hand frame m, for QP qpn (kept in m->hash.usr), to lane to (not the
+ * caller's lane from). The mbuf is the ring's then; a full ring frees and
+ * counts it. false if dropped.
+ */
+bool roce_dev_handoff(struct roce_lane *from, uint16_t to, struct rte_mbuf *m, uint32_t qpn);
 
 /* Bytes of a verbs path MTU enum (IBV_MTU_256 = 1 .. IBV_MTU_4096 = 5). */
 uint32_t roce_mtu_bytes(enum ibv_mtu mtu);

@@ -292,7 +292,7 @@ roce_dev_link_check(struct roce_dev *dev)
 	struct ibv_async_event ev;
 	struct rte_roce_port_info info;
 	/* The timer wheel's clock, read by this poll already: no second TSC read. */
-	uint64_t now = dev->timers.now_us;
+	uint64_t now = dev->lanes[0].timers.now_us;
 	int up;
 
 	if (now < as->link_next)

@@ -11,12 +11,15 @@
 #include <rte_mbuf.h>
 
 struct rte_roce_pkt;
-struct roce_dev;
+struct roce_lane;
 struct roce_qp;
 
-/* Deliver a UD SEND to DestQP RTE_ROCE_MCAST_QPN to each QP attached to its group. */
-void roce_mcast_recv(struct roce_dev *dev, const struct rte_roce_pkt *pkt,
-		     const struct rte_mbuf *m);
+/*
+ * Deliver a UD SEND to DestQP RTE_ROCE_MCAST_QPN, received by lane, to each
+ * QP attached to its group (those of other lanes through their hand-off ring).
+ */
+void roce_mcast_recv(struct roce_lane *lane, const struct rte_roce_pkt *pkt,
+		     struct rte_mbuf *m);
 
 /* Detach qp from every group (destroy). */
 void roce_mcast_qp_fini(struct roce_qp *qp);

@@ -409,6 +409,18 @@ roce_qp_check_init_attr(struct roce_dev *dev, const struct ibv_qp_init_attr *att
 		ROCE_LOG(ERR, "send and receive CQs must exist on the QP's device");
 		return -EINVAL;
 	}
+	/* One lane produces into a CQ and consumes an SRQ: the QP's (doc/workers.md). */
+	if (roce_cq_of(attr->send_cq)->lane != roce_cq_of(attr->recv_cq)->lane) {
+		ROCE_LOG(ERR, "send CQ on worker %u, receive CQ on worker %u: give them one comp_vector",
+			 roce_cq_of(attr->send_cq)->lane, roce_cq_of(attr->recv_cq)->lane);
+		return -EINVAL;
+	}
+	if (attr->srq != NULL && roce_srq_of(attr->srq)->users != 0 &&
+	    roce_srq_of(attr->srq)->lane != roce_cq_of(attr->send_cq)->lane) {
+		ROCE_LOG(ERR, "the SRQ serves QPs of worker %u, the CQs are on worker %u",
+			 roce_srq_of(attr->srq)->lane, roce_cq_of(attr->send_cq)->lane);
+		return -EINVAL;
+	}
 	/* The receive caps are ignored on an SRQ (ibv_create_qp(3)). */
 	if (cap->max_send_wr > lim->max_qp_wr || cap->max_send_sge > lim->max_sge ||
 	    cap->max_inline_data > lim->max_inline_data ||
@@ -547,6 +559,7 @@ roce_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr, uint32_t qpn)
 	qp->ibv.handle = qpn;
 	qp->scq = roce_cq_of(attr->send_cq);
 	qp->rcq = roce_cq_of(attr->recv_cq);
+	qp->lane = &dev->lanes[qp->scq->lane];
 	qp->sq_sig_all = attr->sq_sig_all != 0;
 	qp->src_port = roce_qp_src_port(qpn);
 	/* UD has no path MTU attribute: messages are bounded by the port's (wire-facts section 9). */
@@ -557,9 +570,10 @@ roce_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr, uint32_t qpn)
 	roce_qp_set_state(qp, IBV_QPS_RESET);
 	qp->scq->nb_qps++;
 	qp->rcq->nb_qps++;
+	qp->lane->nb_qps++;
 	roce_pd_of(pd)->users++;
 	if (qp->srq != NULL)
-		roce_srq_attach(qp->srq);
+		roce_srq_attach(qp->srq, qp->lane->id);
 	attr->cap = qp->cap;
 	roce_transport_qp_init(qp);
 	return qp;
@@ -646,6 +660,7 @@ roce_ctrl_destroy_qp(struct ibv_qp *ibv_qp)
 	roce_dev_qpn_free(dev, ibv_qp->qp_num);
 	qp->scq->nb_qps--;
 	qp->rcq->nb_qps--;
+	qp->lane->nb_qps--;
 	roce_pd_of(ibv_qp->pd)->users--;
 	if (qp->srq != NULL)
 		roce_srq_detach(qp->srq);

@@ -88,11 +88,12 @@ struct roce_ah;
 struct roce_qp {
 	struct ibv_qp ibv;	/* first: roce_qp_of() is a cast; ibv.state is the state */
 	struct roce_dev *dev;
+	struct roce_lane *lane;	/* runs its engine, for its life (its CQs' lane) */
 	struct roce_cq *scq;
 	struct roce_cq *rcq;
 	struct ibv_qp_cap cap;	/* granted */
 	bool sq_sig_all;
-	bool scheduled;		/* in dev->sched (atomic exchange) */
+	bool scheduled;		/* in lane->sched (atomic exchange) */
 
 	/* Current attributes, as rte_roce_query_qp() returns them. */
 	struct ibv_qp_attr attr;
@@ -115,12 +116,12 @@ struct roce_qp {
 };
 
 /*
- * Count one transport event of qp, in its own counters and in its device's
- * sums. Both are written only by the thread that runs the QP's engine.
+ * Count one transport event of qp, in its own counters and in its lane's
+ * (summed per device when read). Both are written only by the QP's lane.
  */
 #define ROCE_QP_STAT_INC(qp, field) do { \
 	(qp)->stats.field++; \
-	(qp)->dev->xstats.qp.field++; \
+	(qp)->lane->xstats.qp.field++; \
 } while (0)
 
 static inline struct roce_qp *

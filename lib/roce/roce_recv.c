@@ -63,13 +63,13 @@ recv_check(struct roce_qp *qp, const struct rte_roce_pkt *pkt)
 }
 
 void
-roce_recv_deliver(struct roce_dev *dev, struct roce_qp *qp, const struct rte_roce_pkt *pkt,
+roce_recv_deliver(struct roce_lane *lane, struct roce_qp *qp, const struct rte_roce_pkt *pkt,
 		  const struct rte_mbuf *m)
 {
 	enum roce_rx_drop drop = recv_check(qp, pkt);
 
 	if (drop != ROCE_RX_DROP_MAX) {
-		dev->xstats.rx_drops[drop]++;
+		lane->xstats.rx_drops[drop]++;
 		return;
 	}
 	ROCE_QP_STAT_INC(qp, rcvd_pkts);
@@ -81,20 +81,53 @@ roce_recv_deliver(struct roce_dev *dev, struct roce_qp *qp, const struct rte_roc
 		roce_comp_recv(qp, pkt, m);
 }
 
-static void
-recv_one(struct roce_dev *dev, struct rte_mbuf *m, const struct rte_roce_pkt *parsed)
+/* Parse again a frame handed over or not parsed by the port (the ICRC is not rechecked). */
+static const struct rte_roce_pkt *
+recv_parse(struct roce_lane *lane, const struct rte_mbuf *m, struct rte_roce_pkt *local)
 {
-	struct roce_transport_stats *st = &dev->xstats;
-	const struct rte_roce_pkt *pkt = parsed;
-	struct rte_roce_pkt local;
+	if (rte_roce_pkt_parse_mbuf(m, lane->dev->port->ib_mtu, local) != RTE_ROCE_DROP_NONE) {
+		lane->xstats.rx_drops[ROCE_RX_DROP_PARSE]++;
+		return NULL;
+	}
+	return local;
+}
 
-	if (pkt == NULL) {
-		if (rte_roce_pkt_parse_mbuf(m, dev->port->ib_mtu, &local) != RTE_ROCE_DROP_NONE) {
-			st->rx_drops[ROCE_RX_DROP_PARSE]++;
+void
+roce_recv_route(struct roce_lane *lane, struct roce_qp *qp, const struct rte_roce_pkt *pkt,
+	   struct rte_mbuf *m)
+{
+	struct rte_mbuf *ref;
+
+	if (qp == NULL || qp->lane == lane) {
+		roce_recv_deliver(lane, qp, pkt, m);
+		return;
+	}
+	/*
+	 * A unicast frame goes over itself (one more reference); a multicast
+	 * one may go to several lanes, each with its own QPN tag: a clone.
+	 */
+	if (pkt->dqpn != RTE_ROCE_MCAST_QPN) {
+		rte_mbuf_refcnt_update(m, 1);
+		ref = m;
+	} else {
+		ref = rte_pktmbuf_clone(m, lane->dev->port->pool);
+		if (ref == NULL) {
+			lane->stats.handoff_drops++;
 			return;
 		}
-		pkt = &local;
 	}
+	(void)roce_dev_handoff(lane, qp->lane->id, ref, qp->ibv.qp_num);
+}
+
+static void
+recv_one(struct roce_lane *lane, struct rte_mbuf *m, const struct rte_roce_pkt *parsed)
+{
+	struct roce_transport_stats *st = &lane->xstats;
+	struct rte_roce_pkt local;
+	const struct rte_roce_pkt *pkt = parsed != NULL ? parsed : recv_parse(lane, m, &local);
+
+	if (pkt == NULL)
+		return;
 	if (pkt->info->transport == RTE_ROCE_TRANSPORT_CNP) {
 		/* Congestion control comes later. */
 		st->rx_drops[ROCE_RX_DROP_TRANSPORT]++;
@@ -103,10 +136,27 @@ recv_one(struct roce_dev *dev, struct rte_mbuf *m, const struct rte_roce_pkt *pa
 	/* UD to the multicast QPN goes to every QP attached to the group. */
 	if (pkt->dqpn == RTE_ROCE_MCAST_QPN && pkt->info->transport == RTE_ROCE_TRANSPORT_UD &&
 	    rte_roce_gid_is_mcast(&pkt->dgid)) {
-		roce_mcast_recv(dev, pkt, m);
+		roce_mcast_recv(lane, pkt, m);
 		return;
 	}
-	roce_recv_deliver(dev, roce_dev_qp_lookup(dev, pkt->dqpn), pkt, m);
+	roce_recv_route(lane, roce_dev_qp_lookup(lane->dev, pkt->dqpn), pkt, m);
+}
+
+void
+roce_recv_handed(struct roce_lane *lane, const struct rte_mbuf *m, uint32_t qpn)
+{
+	struct rte_roce_pkt local;
+	const struct rte_roce_pkt *pkt = recv_parse(lane, m, &local);
+	struct roce_qp *qp = roce_dev_qp_lookup(lane->dev, qpn);
+
+	if (pkt == NULL)
+		return;
+	/* Destroyed (or, for a multicast clone, detached) since it was handed over. */
+	if (qp == NULL || qp->lane != lane) {
+		lane->xstats.rx_drops[ROCE_RX_DROP_NO_QP]++;
+		return;
+	}
+	roce_recv_deliver(lane, qp, pkt, m);
 }
 
 /*
@@ -133,15 +183,15 @@ recv_prefetch(struct roce_dev *dev, const struct rte_roce_pkt *parsed, uint16_t 
 }
 
 void
-roce_recv_burst(struct roce_dev *dev, struct rte_mbuf **pkts,
+roce_recv_burst(struct roce_lane *lane, struct rte_mbuf **pkts,
 		const struct rte_roce_pkt *parsed, uint16_t n)
 {
 	uint16_t i;
 
 	if (parsed != NULL)
-		recv_prefetch(dev, parsed, n);
+		recv_prefetch(lane->dev, parsed, n);
 	for (i = 0; i < n; i++) {
-		recv_one(dev, pkts[i], parsed != NULL ? &parsed[i] : NULL);
+		recv_one(lane, pkts[i], parsed != NULL ? &parsed[i] : NULL);
 		rte_pktmbuf_free(pkts[i]);
 	}
 }

@@ -161,7 +161,7 @@ roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *pay
 		return ret;
 	}
 	/* The peer is on-link: it is its own next hop. -ENOBUFS: TX backlog full. */
-	ret = rte_roce_port_send(port, m, &pkt->dgid);
+	ret = roce_port_send_queue(port, qp->lane->id, m, &pkt->dgid);
 	if (ret == 0)
 		ROCE_QP_STAT_INC(qp, sent_pkts);
 	return ret;
@@ -331,7 +331,7 @@ req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 	}
 	/* Any other loss is recovered by the retransmission timer (RC); UC and UD lose it. */
 	if (err != 0)
-		qp->dev->xstats.tx_errors++;
+		qp->lane->xstats.tx_errors++;
 	req->noack_pkts = pkt.ackreq ? 0 : req->noack_pkts + 1;
 
 	if (rd_atomic) {
@@ -353,7 +353,7 @@ req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 		}
 	}
 	if (qp->comp.timeout_us != 0 && !roce_timer_pending(&qp->comp.retrans))
-		roce_timer_arm(&qp->dev->timers, &qp->comp.retrans, qp->comp.timeout_us);
+		roce_timer_arm(&qp->lane->timers, &qp->comp.retrans, qp->comp.timeout_us);
 	return 1;
 }
 

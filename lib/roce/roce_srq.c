@@ -26,8 +26,9 @@
 #define ROCE_SRQ_ATTR_MASK	(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)
 
 void
-roce_srq_attach(struct roce_srq *srq)
+roce_srq_attach(struct roce_srq *srq, uint16_t lane)
 {
+	srq->lane = lane;
 	srq->users++;
 }
 

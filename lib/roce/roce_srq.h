@@ -39,6 +39,7 @@ struct roce_srq {
 	uint32_t max_sge;	/* granted */
 	uint32_t limit;		/* srq_limit armed; 0 = disarmed (progress thread) */
 	uint32_t users;		/* QPs attached */
+	uint16_t lane;		/* of the QPs attached (its one consumer), while users > 0 */
 	uint64_t limit_events;	/* IBV_EVENT_SRQ_LIMIT_REACHED raised */
 };
 
@@ -56,7 +57,7 @@ roce_srq_of(struct ibv_srq *srq)
 struct roce_recv_wqe *roce_srq_take(struct roce_qp *qp);
 
 /* Attach or detach a QP (create, destroy). */
-void roce_srq_attach(struct roce_srq *srq);
+void roce_srq_attach(struct roce_srq *srq, uint16_t lane);
 void roce_srq_detach(struct roce_srq *srq);
 
 #endif /* ROCE_SRQ_H */

@@ -100,6 +100,9 @@ static const struct roce_xstat_def xstat_defs[] = {
 	DEV("rx_frames", rx_frames),
 	DEV("qp_runs", qp_runs),
 	DEV("cq_overflows", cq_overflows),
+	DEV("handoffs_out", handoffs_out),
+	DEV("handoffs_in", handoffs_in),
+	DEV("handoff_drops", handoff_drops),
 	{ "rx_drop_", XS_ENGINE, offsetof(struct roce_transport_stats, rx_drops), ROCE_RX_DROP_MAX,
 	  rx_drop_name },
 	PORT("icrc_err", roce_drops[RTE_ROCE_DROP_ICRC]),
@@ -243,27 +246,52 @@ roce_xstat_qp_value(const struct rte_roce_stats *stats, unsigned int i)
 	return xstat_load(stats, def, i);
 }
 
+/* Where a lane keeps the counters of src. */
+static const void *
+xstat_lane_base(const struct roce_lane *lane, enum roce_xstat_src src)
+{
+	switch (src) {
+	case XS_QP:
+		return &lane->xstats.qp;
+	case XS_ENGINE:
+		return &lane->xstats;
+	default:
+		return &lane->stats;
+	}
+}
+
 uint64_t
 roce_xstat_value(struct roce_dev *dev, const struct rte_roce_port_stats *port, unsigned int i)
 {
 	const struct roce_xstat_def *def = xstat_def(i, &i);
-	const void *base;
+	uint64_t sum = 0;
+	uint16_t l;
 
-	switch (def->src) {
-	case XS_QP:
-		base = &dev->xstats.qp;
-		break;
-	case XS_ENGINE:
-		base = &dev->xstats;
-		break;
-	case XS_DEV:
-		base = &dev->stats;
-		break;
-	default:
-		base = port;
-		break;
+	if (def->src == XS_PORT)
+		return xstat_load(port, def, i);
+	/* Each lane writes its own; the device's value is their sum. */
+	for (l = 0; l < dev->nb_lanes; l++)
+		sum += xstat_load(xstat_lane_base(&dev->lanes[l], def->src), def, i);
+	return sum;
+}
+
+/* Sum the lanes' struct rte_roce_stats, a structure of uint64_t counters. */
+static void
+roce_stats_lanes_sum(const struct roce_dev *dev, struct rte_roce_stats *sum)
+{
+	const unsigned int n = sizeof(*sum) / sizeof(uint64_t);
+	uint64_t *out = (uint64_t *)sum;
+	unsigned int c;
+	uint16_t l;
+
+	RTE_BUILD_BUG_ON(sizeof(*sum) % sizeof(uint64_t) != 0);
+	memset(sum, 0, sizeof(*sum));
+	for (l = 0; l < dev->nb_lanes; l++) {
+		const uint64_t *in = (const uint64_t *)&dev->lanes[l].xstats.qp;
+
+		for (c = 0; c < n; c++)
+			out[c] += __atomic_load_n(&in[c], __ATOMIC_RELAXED);
 	}
-	return xstat_load(base, def, i);
 }
 
 int
@@ -273,7 +301,7 @@ rte_roce_stats_get(struct ibv_context *ctx, struct rte_roce_stats *stats)
 		ROCE_LOG(ERR, "NULL argument");
 		return -EINVAL;
 	}
-	*stats = roce_dev_of(ctx)->xstats.qp;
+	roce_stats_lanes_sum(roce_dev_of(ctx), stats);
 	return 0;
 }
 
@@ -282,6 +310,7 @@ rte_roce_stats_reset(struct ibv_context *ctx)
 {
 	struct roce_dev *dev;
 	uint32_t slot;
+	uint16_t l;
 	int ret;
 
 	if (ctx == NULL) {
@@ -291,8 +320,10 @@ rte_roce_stats_reset(struct ibv_context *ctx)
 	dev = roce_dev_of(ctx);
 	/* The counters' writers stand still meanwhile (worker mode: parked). */
 	roce_ctrl_begin(dev);
-	memset(&dev->xstats, 0, sizeof(dev->xstats));
-	memset(&dev->stats, 0, sizeof(dev->stats));
+	for (l = 0; l < dev->nb_lanes; l++) {
+		memset(&dev->lanes[l].xstats, 0, sizeof(dev->lanes[l].xstats));
+		memset(&dev->lanes[l].stats, 0, sizeof(dev->lanes[l].stats));
+	}
 	for (slot = 0; slot <= dev->qp_mask; slot++)
 		if (dev->qp_tbl[slot] != NULL)
 			memset(&dev->qp_tbl[slot]->stats, 0, sizeof(dev->qp_tbl[slot]->stats));

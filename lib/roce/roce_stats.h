@@ -30,9 +30,9 @@ struct roce_dev *roce_stats_dev(uint32_t id);
 
 /* Where a counter lives. */
 enum roce_xstat_src {
-	XS_QP,		/* struct rte_roce_stats: dev->xstats.qp, or a QP's */
-	XS_ENGINE,	/* struct roce_transport_stats: dev->xstats */
-	XS_DEV,		/* struct roce_dev_stats: dev->stats */
+	XS_QP,		/* struct rte_roce_stats: lane->xstats.qp, or a QP's */
+	XS_ENGINE,	/* struct roce_transport_stats: lane->xstats */
+	XS_DEV,		/* struct roce_dev_stats: lane->stats */
 	XS_PORT,	/* struct rte_roce_port_stats of the device's port */
 };
 

@@ -10,9 +10,7 @@
 
 #include <rte_cycles.h>
 
-#include "roce_dev.h"
 #include "roce_timer.h"
-#include "roce_transport.h"
 
 static inline uint32_t
 slot_of(uint64_t us)
@@ -179,10 +177,4 @@ roce_timer_wheel_run(struct roce_timer_wheel *wheel)
 	for (s = from; s <= to; s++)
 		fired += run_slot(wheel, s & (ROCE_TIMER_SLOTS - 1), now);
 	return fired;
-}
-
-void
-roce_timer_run(struct roce_dev *dev)
-{
-	roce_timer_wheel_run(&dev->timers);
 }

@@ -25,8 +25,9 @@
  *     ROCE_WQE_NEW when the QP is created (zeroed ring), the completer sets
  *     it back to NEW when it retires the WQE, and _qp_reset() clears every
  *     slot (WQEs retired by a flush keep their last state until then).
- *   - struct roce_dev embeds struct roce_timer_wheel timers and
- *     struct roce_transport_stats xstats (the engine's counters).
+ *   - each lane of the device (struct roce_lane, roce_dev.h) embeds a
+ *     struct roce_timer_wheel timers and struct roce_transport_stats
+ *     xstats (the engine's counters): a QP uses those of qp->lane.
  *   - roce_transport_qp_init() runs once at QP creation, _qp_modify() after
  *     every successful modify (with the attributes and mask applied),
  *     _qp_reset() on the transition to RESET, _qp_flush() on the
@@ -81,7 +82,7 @@ enum roce_rx_drop {
 	ROCE_RX_DROP_MAX
 };
 
-/* Counters of the engine, per device (names: roce_stats.c). */
+/* Counters of the engine, per lane, summed per device when read (names: roce_stats.c). */
 struct roce_transport_stats {
 	struct rte_roce_stats qp;	/* sums of the QPs' own (ROCE_QP_STAT_INC) */
 	uint64_t rx_drops[ROCE_RX_DROP_MAX];
@@ -186,15 +187,29 @@ roce_msg_npkts(uint32_t len, uint32_t mtu)
 
 /* Engine entry points. */
 
+struct roce_lane;
+
 /*
- * Hand a burst of frames from rte_roce_port_poll() to their QPs; takes the
- * mbufs. parsed[i] is the port's parse of pkts[i] (roce_port_rx_parsed());
- * parsed NULL: the frames are parsed here.
+ * Hand a burst of frames the port queue of lane received to their QPs;
+ * takes the mbufs. parsed[i] is the port's parse of pkts[i]
+ * (roce_port_rx_parsed()); parsed NULL: the frames are parsed here. A
+ * frame for a QP of another lane is handed to that lane (roce_dev_handoff()).
  */
-void roce_recv_burst(struct roce_dev *dev, struct rte_mbuf **pkts,
+void roce_recv_burst(struct roce_lane *lane, struct rte_mbuf **pkts,
 		     const struct rte_roce_pkt *parsed, uint16_t n);
-/* Check a frame against qp (NULL: none) and hand it to its role, or count the drop. */
-void roce_recv_deliver(struct roce_dev *dev, struct roce_qp *qp, const struct rte_roce_pkt *pkt,
+/*
+ * A frame another lane received (and checked, ICRC included) for the QP
+ * numbered qpn of lane; m is not freed.
+ */
+void roce_recv_handed(struct roce_lane *lane, const struct rte_mbuf *m, uint32_t qpn);
+/*
+ * Deliver m to qp (NULL: none) on this lane, or hand it to the lane that
+ * owns qp: the hand-off takes a reference, the caller still frees its own.
+ */
+void roce_recv_route(struct roce_lane *lane, struct roce_qp *qp, const struct rte_roce_pkt *pkt,
+		     struct rte_mbuf *m);
+/* Check a frame against qp (NULL: none) and hand it to its role, or count the drop on lane. */
+void roce_recv_deliver(struct roce_lane *lane, struct roce_qp *qp, const struct rte_roce_pkt *pkt,
 		       const struct rte_mbuf *m);
 
 /* Send up to budget request packets of qp; returns how many were sent. */
@@ -202,9 +217,6 @@ int roce_req_run(struct roce_qp *qp, unsigned int budget);
 
 /* Send pending ACK/NAKs and up to budget READ response packets; returns packets sent. */
 int roce_resp_run(struct roce_qp *qp, unsigned int budget);
-
-/* Fire the due timers of dev (retransmission, RNR). */
-void roce_timer_run(struct roce_dev *dev);
 
 /* Requester internals shared with the completer (roce_req.c). */
 struct roce_send_wqe;

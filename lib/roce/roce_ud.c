@@ -57,7 +57,7 @@ ud_grh(const struct rte_roce_pkt *pkt, const struct rte_mbuf *m, union rte_roce_
 void
 roce_ud_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const struct rte_mbuf *m)
 {
-	struct roce_transport_stats *st = &qp->dev->xstats;
+	struct roce_transport_stats *st = &qp->lane->xstats;
 	struct roce_sge_cursor cur = { 0, 0 };
 	struct roce_recv_wqe *wqe;
 	union rte_roce_grh grh;

@@ -51,7 +51,7 @@ roce_worker_main(void *arg)
 			roce_worker_park(w);
 			continue;
 		}
-		work = roce_dev_progress(w->dev);
+		work = roce_dev_progress(w->lane);
 		roce_worker_count(&w->stats.loops, 1);
 		if (work > 0) {
 			roce_worker_count(&w->stats.busy_loops, 1);
@@ -97,19 +97,11 @@ roce_workers_check(const struct rte_roce_dev_conf *conf)
 	unsigned int i;
 	int rc;
 
-	if (conf->nb_workers > RTE_ROCE_DEV_WORKERS_MAX) {
-		ROCE_LOG(ERR, "nb_workers %u above %u", conf->nb_workers, RTE_ROCE_DEV_WORKERS_MAX);
-		return -EINVAL;
-	}
+	/* nb_workers is bounded by roce_dev_conf_apply(). */
 	for (i = 0; i < conf->nb_workers; i++) {
 		rc = roce_worker_lcore_check(conf, i);
 		if (rc < 0)
 			return rc;
-	}
-	/* One worker owns the port's one RX/TX queue pair (multi-queue: doc/workers.md). */
-	if (conf->nb_workers > 1) {
-		ROCE_LOG(ERR, "nb_workers %u: one worker per device for now", conf->nb_workers);
-		return -ENOTSUP;
 	}
 	return 0;
 }
@@ -132,6 +124,7 @@ roce_workers_start(struct roce_dev *dev)
 		struct roce_worker *w = &dev->workers[i];
 
 		w->dev = dev;
+		w->lane = &dev->lanes[i];
 		w->lcore = dev->conf.lcores[i];
 		/*
 		 * What open wrote happens before the worker's first pass: its

@@ -26,6 +26,7 @@ struct roce_dev;
 
 struct roce_worker {
 	struct roce_dev *dev;
+	struct roce_lane *lane;	/* what it drives: lane i for worker i */
 	unsigned int lcore;
 	uint32_t pause;		/* controller -> worker: park */
 	uint32_t parked;	/* worker -> controller: parked */

@@ -73,8 +73,9 @@ struct rte_roce_dev_conf {
 	uint32_t max_srq_sge;	/**< SGEs per SRQ WR (default 32) */
 	/**
 	 * Progress model: 0 for inline mode (the application calls
-	 * rte_roce_poll()), else the number of worker lcores (rte_roce_worker.h;
-	 * one for now: the port has one queue pair).
+	 * rte_roce_poll()), else the number of worker lcores (rte_roce_worker.h).
+	 * Worker i owns port queue i: the port needs at least as many queues
+	 * (rte_roce_port_conf.nb_queues).
 	 */
 	uint16_t nb_workers;
 	/** The worker lcores: enabled, not the main lcore, idle, distinct. */
@@ -92,9 +93,8 @@ struct rte_roce_dev_conf {
  *   The device, or NULL with rte_errno set: EINVAL (port NULL, a limit
  *   above what the device supports: see RTE_ROCE_DEV_*_MAX; nb_workers
  *   above RTE_ROCE_DEV_WORKERS_MAX, a worker lcore that is not enabled,
- *   is the main lcore or is listed twice), EBUSY (a worker lcore is
- *   running something else), ENOTSUP (more than one worker: the port has
- *   one queue pair), ENOMEM.
+ *   is the main lcore or is listed twice, more workers than the port has
+ *   queues), EBUSY (a worker lcore is running something else), ENOMEM.
  */
 struct ibv_context *rte_roce_open_device(struct rte_roce_port *port,
 					 const struct rte_roce_dev_conf *conf);
@@ -248,10 +248,15 @@ int rte_roce_dereg_mr(struct ibv_mr *mr);
  * @param channel
  *   A completion channel of the same device (rte_roce_event.h), or NULL.
  * @param comp_vector
- *   Ignored (one vector).
+ *   0 .. ctx->num_comp_vectors - 1: the worker (lane) that completes into
+ *   this CQ. A device has one vector per worker, one in inline mode. Every
+ *   QP using the CQ runs on that worker, so a QP's send CQ, receive CQ
+ *   and SRQ must share it (rte_roce_create_qp()). Spread QPs over workers
+ *   by giving their CQs different vectors.
  * @return
  *   The CQ, or NULL with rte_errno: EINVAL (ctx NULL, cqe < 1 or above
- *   max_cqe, a channel of another device), ENOSPC (max_cq reached), ENOMEM.
+ *   max_cqe, comp_vector outside 0..num_comp_vectors-1, a channel of
+ *   another device), ENOSPC (max_cq reached), ENOMEM.
  */
 struct ibv_cq *rte_roce_create_cq(struct ibv_context *ctx, int cqe,
 				  void *cq_context,

@@ -11,10 +11,13 @@
  * A device is in one of two progress models, chosen when it is opened
  * (struct rte_roce_dev_conf, nb_workers and lcores):
  *  - inline (nb_workers 0): the application calls rte_roce_poll();
- *  - worker (nb_workers > 0): each worker lcore runs the progress loop;
+ *  - worker (nb_workers > 0): worker i runs the progress loop of port
+ *    queue i and of the QPs whose CQs have comp_vector i;
  *    rte_roce_poll() returns 0 at once. Application threads post work
  *    requests and poll CQs through the QPs' and CQs' lock-free rings and
- *    never touch a NIC queue.
+ *    never touch a NIC queue. A frame that arrives on a worker that does
+ *    not own its QP is handed to the owner through a lock-free
+ *    single-producer, single-consumer ring.
  *
  * Control calls (create, modify, query and destroy of QPs and SRQs,
  * registration of MRs, address handles, multicast attach and detach) may

@@ -180,7 +180,7 @@ static int
 scale_send_all(struct roce_test_scale *sc, unsigned int *armed_max)
 {
 	struct roce_test_side *a = &sc->s[0], *b = &sc->s[1];
-	const struct roce_timer_wheel *wheel = &roce_dev_of(a->ctx)->timers;
+	const struct roce_timer_wheel *wheel = &roce_dev_of(a->ctx)->lanes[0].timers;
 	unsigned int i, n = sc->nqps, sent = 0, recvd = 0;
 	uint64_t end;
 

@@ -42,7 +42,7 @@ roce_test_pump_env(struct roce_test_env *e)
 const struct roce_transport_stats *
 roce_test_xstats(struct roce_test_side *s)
 {
-	return &roce_dev_of(s->ctx)->xstats;
+	return &roce_dev_of(s->ctx)->lanes[0].xstats;
 }
 
 int

@@ -451,7 +451,7 @@ test_empty_rnr_then_recovery(void)
 		end = roce_test_ms() + QUIET_MS;
 		while (roce_test_ms() < end)
 			pump(&e);
-		naks = dev_b(&e)->xstats.qp.send_rnr_err;
+		naks = dev_b(&e)->lanes[0].xstats.qp.send_rnr_err;
 		ROCE_TEST_ASSERT(naks > 0, "no RNR NAK from an empty SRQ");
 		ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(e.t.s[1].rcq, 1, &wc), 0,
 				    "receive completion");
