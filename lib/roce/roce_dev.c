@@ -116,6 +116,11 @@ roce_dev_conf_apply(struct rte_roce_dev_conf *out, const struct rte_roce_dev_con
 		return -EINVAL;
 	}
 	out->nb_workers = in->nb_workers;
+	out->nb_lanes = in->nb_lanes;
+	if (in->nb_lanes > RTE_ROCE_DEV_WORKERS_MAX) {
+		ROCE_LOG(ERR, "nb_lanes %u above %u", in->nb_lanes, RTE_ROCE_DEV_WORKERS_MAX);
+		return -EINVAL;
+	}
 	memcpy(out->lcores, in->lcores, sizeof(out->lcores));
 	return 0;
 }
@@ -242,9 +247,16 @@ roce_dev_lanes_init(struct roce_dev *dev)
 	uint16_t i;
 	int rc;
 
-	dev->nb_lanes = RTE_MAX(dev->conf.nb_workers, 1);
-	if (dev->nb_lanes > nb_queues) {
-		ROCE_LOG(ERR, "%u workers need as many port queues; the port has %u "
+	dev->nb_lanes = RTE_MAX(RTE_MAX(dev->conf.nb_workers, dev->conf.nb_lanes), 1);
+	if (dev->conf.nb_workers != 0 && dev->conf.nb_lanes != 0 &&
+	    dev->conf.nb_lanes != dev->conf.nb_workers) {
+		ROCE_LOG(ERR, "nb_lanes %u with %u workers: a lane per worker",
+			 dev->conf.nb_lanes, dev->conf.nb_workers);
+		return -EINVAL;
+	}
+	/* A queue nobody polls would lose what RSS sends it. */
+	if (dev->nb_lanes != nb_queues) {
+		ROCE_LOG(ERR, "%u lanes (workers) for a port of %u queues: one per queue "
 			 "(rte_roce_port_conf.nb_queues)", dev->nb_lanes, nb_queues);
 		return -EINVAL;
 	}
@@ -594,6 +606,8 @@ int
 rte_roce_poll(struct ibv_context *ctx)
 {
 	struct roce_dev *dev;
+	uint16_t i;
+	int work = 0;
 
 	if (ctx == NULL) {
 		ROCE_LOG(ERR, "NULL argument");
@@ -603,7 +617,28 @@ rte_roce_poll(struct ibv_context *ctx)
 	/* Worker mode: the workers make progress; one program runs in both models. */
 	if (dev->nb_workers != 0)
 		return 0;
-	return roce_dev_progress(&dev->lanes[0]);
+	for (i = 0; i < dev->nb_lanes; i++)
+		work += roce_dev_progress(&dev->lanes[i]);
+	return work;
+}
+
+int
+rte_roce_poll_lane(struct ibv_context *ctx, uint16_t lane)
+{
+	struct roce_dev *dev;
+
+	if (ctx == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	dev = roce_dev_of(ctx);
+	if (lane >= dev->nb_lanes) {
+		ROCE_LOG(ERR, "lane %u: device %s has %u", lane, dev->ibv_dev.name, dev->nb_lanes);
+		return -EINVAL;
+	}
+	if (dev->nb_workers != 0)
+		return 0;
+	return roce_dev_progress(&dev->lanes[lane]);
 }
 
 static int

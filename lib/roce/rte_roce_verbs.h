@@ -80,6 +80,14 @@ struct rte_roce_dev_conf {
 	uint16_t nb_workers;
 	/** The worker lcores: enabled, not the main lcore, idle, distinct. */
 	uint16_t lcores[RTE_ROCE_DEV_WORKERS_MAX];
+	/**
+	 * Inline mode: progress lanes, lane i driving port queue i (0 = one).
+	 * rte_roce_poll() runs every lane in turn; rte_roce_poll_lane() runs
+	 * one, so that several application threads (SPDK pollers) each drive
+	 * their own lane and the QPs whose CQs have that comp_vector. Worker
+	 * mode: 0 or nb_workers (a lane per worker).
+	 */
+	uint16_t nb_lanes;
 };
 
 /**
@@ -94,7 +102,9 @@ struct rte_roce_dev_conf {
  *   above what the device supports: see RTE_ROCE_DEV_*_MAX; nb_workers
  *   above RTE_ROCE_DEV_WORKERS_MAX, a worker lcore that is not enabled,
  *   is the main lcore or is listed twice, more workers than the port has
- *   queues), EBUSY (a worker lcore is running something else), ENOMEM.
+ *   queues, lanes other than one per port queue, nb_lanes differing from
+ *   nb_workers in worker mode), EBUSY (a worker lcore is running something
+ *   else), ENOMEM.
  */
 struct ibv_context *rte_roce_open_device(struct rte_roce_port *port,
 					 const struct rte_roce_dev_conf *conf);
@@ -113,7 +123,8 @@ int rte_roce_close_device(struct ibv_context *ctx);
 /**
  * Make progress: receive a burst, run the requester, responder and
  * completer of every QP with work, fire due timers, transmit. Called by
- * the one thread that owns the device (inline mode). In worker mode the
+ * the one thread that owns the device (inline mode); with several lanes
+ * (rte_roce_dev_conf.nb_lanes) it runs each in turn. In worker mode the
  * workers make progress and this call returns 0 at once, so that one
  * program runs unchanged in both models.
  *
@@ -124,6 +135,22 @@ int rte_roce_close_device(struct ibv_context *ctx);
  *   -EINVAL (ctx NULL).
  */
 int rte_roce_poll(struct ibv_context *ctx);
+
+/**
+ * rte_roce_poll() for one lane of an inline device: its port queue, the
+ * frames other lanes handed to it, its timers and the QPs whose CQs have
+ * comp_vector lane. Each lane is driven by one thread at a time; different
+ * lanes by different threads at once, with no lock between them.
+ *
+ * @param ctx
+ *   The device.
+ * @param lane
+ *   0 .. ctx->num_comp_vectors - 1.
+ * @return
+ *   The number of packets and work requests handled (0 when idle; 0 at
+ *   once in worker mode), or -EINVAL (ctx NULL, lane out of range).
+ */
+int rte_roce_poll_lane(struct ibv_context *ctx, uint16_t lane);
 
 /**
  * Read the device's attributes, as ibv_query_device(3): the limits of
