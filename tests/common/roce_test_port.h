@@ -15,14 +15,35 @@
 
 #include <rte_roce_port.h>
 
+/* Queues of a multi-queue pair, at most. */
+#define ROCE_TEST_PAIR_QUEUES_MAX 4
+
 struct roce_test_pair {
-	struct rte_ring *ring[2];
-	uint16_t a;	/* rx ring 0, tx ring 1 */
-	uint16_t b;	/* rx ring 1, tx ring 0 */
+	/* Queue q: ring[2q] carries b's TX queue q to a, ring[2q + 1] a's TX queue q to b. */
+	struct rte_ring *ring[2 * ROCE_TEST_PAIR_QUEUES_MAX];
+	uint16_t nb_queues;	/* RX and TX queues of each port */
+	uint16_t a;	/* one queue: rx ring 0, tx ring 1 */
+	uint16_t b;	/* one queue: rx ring 1, tx ring 0 */
 };
 
 /* Create the rings and the two ethdevs; name must be unique. Returns 0 or -1 after printing why. */
 int roce_test_pair_create(struct roce_test_pair *pair, const char *name);
+
+/*
+ * The same with nb_queues queue pairs per port: what one port sends on TX
+ * queue q arrives at the other's RX queue (q + shift) % nb_queues, as if a
+ * peer's RSS had chosen it (shift 1: every frame changes queue, so a
+ * device's lanes must hand frames over to each other).
+ */
+int roce_test_pair_create_mq(struct roce_test_pair *pair, const char *name, uint16_t nb_queues,
+			     uint16_t shift);
+
+/*
+ * Under ThreadSanitizer, tell it that a frame sent on the pair happens
+ * before its receipt (ethdev callbacks on every queue); nothing otherwise.
+ * 0, or -1 if a callback cannot be added.
+ */
+int roce_test_pair_wire_model(const struct roce_test_pair *pair);
 
 /* Free every frame still in flight in either ring; returns how many. */
 unsigned int roce_test_pair_drain(struct roce_test_pair *pair);

@@ -56,12 +56,17 @@ roce_test_side_open_conf(struct roce_test_side *s, uint16_t eth, const char *add
 			 const struct rte_roce_dev_conf *conf)
 {
 	const char *addrs[] = { addr, NULL };
+	struct rte_roce_port_conf pc = { 0 };
 	char with_len[32];
 	union rte_roce_gid gid;
+	uint16_t l;
 
 	snprintf(with_len, sizeof(with_len), "%s/%u", addr, strchr(addr, ':') != NULL ? 64 : 24);
 	addrs[0] = with_len;
-	s->port = roce_test_port(eth, NULL, addrs);
+	/* A port queue per lane of the device. */
+	s->nb_lanes = conf != NULL ? RTE_MAX(RTE_MAX(conf->nb_workers, conf->nb_lanes), 1) : 1;
+	pc.nb_queues = s->nb_lanes;
+	s->port = roce_test_port(eth, &pc, addrs);
 	ROCE_TEST_ASSERT(s->port != NULL, "port");
 	s->ctx = rte_roce_open_device(s->port, conf);
 	ROCE_TEST_ASSERT(s->ctx != NULL, "open device");
@@ -69,6 +74,10 @@ roce_test_side_open_conf(struct roce_test_side *s, uint16_t eth, const char *add
 	s->scq = rte_roce_create_cq(s->ctx, ROCE_TEST_CQ_LEN, NULL, NULL, 0);
 	s->rcq = rte_roce_create_cq(s->ctx, ROCE_TEST_CQ_LEN, NULL, NULL, 0);
 	ROCE_TEST_ASSERT(s->pd != NULL && s->scq != NULL && s->rcq != NULL, "pd/cq");
+	for (l = 1; l < s->nb_lanes; l++) {
+		s->lane_cq[l] = rte_roce_create_cq(s->ctx, ROCE_TEST_CQ_LEN, NULL, NULL, l);
+		ROCE_TEST_ASSERT(s->lane_cq[l] != NULL, "CQ of lane %u", l);
+	}
 	s->rte_mem = rte_mem;
 	s->buf = rte_mem ? rte_zmalloc("rc_test", ROCE_TEST_BUF_LEN, 64) : calloc(1, ROCE_TEST_BUF_LEN);
 	ROCE_TEST_ASSERT(s->buf != NULL, "buffer");
@@ -84,9 +93,16 @@ roce_test_side_open_conf(struct roce_test_side *s, uint16_t eth, const char *add
 int
 roce_test_qp_create(struct roce_test_side *s, enum ibv_qp_type type, struct ibv_qp **qp)
 {
+	return roce_test_qp_create_lane(s, type, 0, qp);
+}
+
+int
+roce_test_qp_create_lane(struct roce_test_side *s, enum ibv_qp_type type, uint16_t lane,
+			 struct ibv_qp **qp)
+{
 	struct ibv_qp_init_attr ia = {
-		.send_cq = s->scq,
-		.recv_cq = s->rcq,
+		.send_cq = lane == 0 ? s->scq : s->lane_cq[lane],
+		.recv_cq = lane == 0 ? s->rcq : s->lane_cq[lane],
 		.cap = { .max_send_wr = 256, .max_recv_wr = 256, .max_send_sge = 4,
 			 .max_recv_sge = 4, .max_inline_data = 64 },
 		.qp_type = type,
@@ -193,21 +209,27 @@ int
 roce_test_env_open(struct roce_test_env *e, const struct roce_test_conf *c, unsigned int nqps)
 {
 	enum ibv_qp_type type = c->qp_type != 0 ? c->qp_type : IBV_QPT_RC;
+	uint16_t lanes_a, lanes_b;
 	unsigned int i;
 
 	memset(e, 0, sizeof(*e));
 	e->baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
 	e->nqps = nqps;
-	if (roce_test_side_open_conf(&e->s[0], roce_test_verbs_pair.a,
+	e->pair = c->pair != NULL ? c->pair : &roce_test_verbs_pair;
+	if (roce_test_side_open_conf(&e->s[0], e->pair->a,
 				     c->ipv6 ? ROCE_TEST_ADDR6_A : ROCE_TEST_ADDR_A, false,
 				     c->dev_conf[0]) != 0 ||
-	    roce_test_side_open_conf(&e->s[1], roce_test_verbs_pair.b,
+	    roce_test_side_open_conf(&e->s[1], e->pair->b,
 				     c->ipv6 ? ROCE_TEST_ADDR6_B : ROCE_TEST_ADDR_B, true,
 				     c->dev_conf[1]) != 0)
 		return -1;
+	/* With lanes, the pairs go through every (lane of a, lane of b) in turn. */
+	lanes_a = e->s[0].nb_lanes;
+	lanes_b = e->s[1].nb_lanes;
 	for (i = 0; i < nqps; i++) {
-		if (roce_test_qp_create(&e->s[0], type, &e->qp[0][i]) != 0 ||
-		    roce_test_qp_create(&e->s[1], type, &e->qp[1][i]) != 0)
+		if (roce_test_qp_create_lane(&e->s[0], type, i % lanes_a, &e->qp[0][i]) != 0 ||
+		    roce_test_qp_create_lane(&e->s[1], type, (i / lanes_a) % lanes_b,
+					     &e->qp[1][i]) != 0)
 			return -1;
 	}
 	for (i = 0; i < nqps; i++) {
@@ -238,6 +260,10 @@ roce_test_side_close(struct roce_test_side *s, struct ibv_qp **qps, unsigned int
 		ROCE_TEST_ASSERT_EQ(rte_roce_destroy_cq(s->scq), 0, "destroy scq");
 	if (s->rcq != NULL)
 		ROCE_TEST_ASSERT_EQ(rte_roce_destroy_cq(s->rcq), 0, "destroy rcq");
+	for (i = 1; i < s->nb_lanes; i++) {
+		if (s->lane_cq[i] != NULL)
+			ROCE_TEST_ASSERT_EQ(rte_roce_destroy_cq(s->lane_cq[i]), 0, "destroy lane CQ");
+	}
 	if (s->pd != NULL)
 		ROCE_TEST_ASSERT_EQ(rte_roce_dealloc_pd(s->pd), 0, "dealloc pd");
 	if (s->ctx != NULL)
@@ -252,7 +278,8 @@ roce_test_env_close(struct roce_test_env *e)
 
 	ret |= roce_test_side_close(&e->s[0], e->qp[0], e->nqps);
 	ret |= roce_test_side_close(&e->s[1], e->qp[1], e->nqps);
-	ret |= roce_test_pair_release(&roce_test_verbs_pair, &e->s[0].port, &e->s[1].port, e->baseline);
+	ret |= roce_test_pair_release(e->pair != NULL ? e->pair : &roce_test_verbs_pair,
+				      &e->s[0].port, &e->s[1].port, e->baseline);
 	return ret;
 }
 
@@ -469,13 +496,13 @@ roce_test_transfer(struct roce_test_env *e, unsigned int from, unsigned int i,
 	if (roce_test_post_send(sqp, op, wr_id, src->buf + off, len, src->mr->lkey,
 		      (uintptr_t)(dst->buf + off), dst->mr->rkey, IBV_SEND_SIGNALED) != 0)
 		return -1;
-	ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(e, src->scq, &wc, 1), 1, "send completion, op %d len %u", op,
-			    len);
+	ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(e, sqp->send_cq, &wc, 1), 1,
+			    "send completion, op %d len %u", op, len);
 	if (roce_test_check_wc(&wc, wr_id, IBV_WC_SUCCESS, roce_test_send_wc_opcode(op), len,
 			       sqp->qp_num) != 0)
 		return -1;
 	if (recv) {
-		ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(e, dst->rcq, &wc, 1), 1, "recv completion");
+		ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(e, dqp->recv_cq, &wc, 1), 1, "recv completion");
 		if (roce_test_check_recv_wc(&wc, op, wr_id, len, dqp, sqp) != 0)
 			return -1;
 	} else if (sqp->qp_type == IBV_QPT_UC) {

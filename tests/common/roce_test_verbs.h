@@ -51,8 +51,10 @@ struct roce_test_side {
 	struct rte_roce_port *port;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
-	struct ibv_cq *scq;
+	struct ibv_cq *scq;	/* lane 0 */
 	struct ibv_cq *rcq;
+	uint16_t nb_lanes;	/* of the device: a port queue each */
+	struct ibv_cq *lane_cq[RTE_ROCE_DEV_WORKERS_MAX];	/* lane >= 1: its one CQ */
 	uint8_t *buf;
 	bool rte_mem;		/* buf from rte_malloc, else malloc */
 	struct ibv_mr *mr;
@@ -74,6 +76,11 @@ struct roce_test_conf {
 	bool ipv6;		/* addresses of the peers */
 	enum ibv_qp_type qp_type;	/* 0: IBV_QPT_RC */
 	const struct rte_roce_dev_conf *dev_conf[2];	/* each side's device; NULL: defaults, inline */
+	/*
+	 * The wire: NULL for roce_test_verbs_pair; a pair of as many queues as
+	 * the devices have lanes otherwise (roce_test_pair_create_mq()).
+	 */
+	struct roce_test_pair *pair;
 };
 
 /* Two sides and their QP pairs: qp[0][i] on side 0 is connected to qp[1][i]. */
@@ -82,6 +89,7 @@ struct roce_test_env {
 	struct ibv_qp *qp[2][ROCE_TEST_MAX_QPS];
 	unsigned int nqps;
 	unsigned int baseline;
+	struct roce_test_pair *pair;	/* the wire between the sides */
 };
 
 /* The net_ring pair the sides use (created by the test's main()). */
@@ -109,6 +117,9 @@ int roce_test_side_open_conf(struct roce_test_side *s, uint16_t eth, const char 
 
 /* A QP of type on the side's PD and CQs: 256 WRs, 4 SGEs, 64 inline bytes. */
 int roce_test_qp_create(struct roce_test_side *s, enum ibv_qp_type type, struct ibv_qp **qp);
+/* The same on a lane of the device (its CQs' comp_vector): 0 or -1 after printing why. */
+int roce_test_qp_create_lane(struct roce_test_side *s, enum ibv_qp_type type, uint16_t lane,
+			     struct ibv_qp **qp);
 
 /* RESET -> INIT -> RTR -> RTS, as ibv_rc_pingpong (ibv_uc_pingpong for UC) does. */
 int roce_test_qp_connect(struct ibv_qp *qp, const struct roce_test_side *self,
