@@ -386,7 +386,7 @@ roce_dev_run_qps(struct roce_dev *dev)
 	 * send; the rest stay scheduled for the next poll instead of being
 	 * dropped at a full TX queue and retransmitted after a timeout.
 	 */
-	while (n-- > 0 && roce_port_tx_room(dev->port) >= ROCE_DEV_QP_TX_MAX &&
+	while (n-- > 0 && roce_port_tx_room(dev->port, 0) >= ROCE_DEV_QP_TX_MAX &&
 	       rte_ring_sc_dequeue(dev->sched, &obj) == 0) {
 		struct roce_qp *qp = roce_dev_qp_lookup(dev, (uint32_t)(uintptr_t)obj);
 		enum ibv_qp_state state;
@@ -423,19 +423,19 @@ roce_dev_progress(struct roce_dev *dev)
 	dev->stats.polls++;
 	n = rte_roce_port_poll(dev->port, dev->rx, ROCE_DEV_RX_BURST);
 	/* ACKs, responses and requests of this round leave in bursts */
-	roce_port_tx_batch_begin(dev->port);
+	roce_port_tx_batch_begin(dev->port, 0);
 	if (n > 0) {
 		dev->stats.rx_frames += n;
 		/* the port parsed and checked them: no second parse */
 		RTE_BUILD_BUG_ON(ROCE_DEV_RX_BURST > ROCE_PORT_RX_PARSED);
-		roce_recv_burst(dev, dev->rx, roce_port_rx_parsed(dev->port, 0), n);
+		roce_recv_burst(dev, dev->rx, roce_port_rx_parsed(dev->port, 0, 0), n);
 	}
 	roce_timer_run(dev);
 	roce_dev_link_check(dev);
 	if (dev->cq_error)
 		roce_dev_cq_errors(dev);
 	work = n + roce_dev_run_qps(dev);
-	roce_port_tx_batch_end(dev->port);
+	roce_port_tx_batch_end(dev->port, 0);
 	return work;
 }
 
