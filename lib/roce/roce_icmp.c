@@ -6,6 +6,8 @@
  * resolve and ping it, and the requests it sends to resolve them.
  * Received frames are read through rte_pktmbuf_read(), so any segmentation
  * is fine; replies are built in fresh single-segment mbufs.
+ * All of it runs on the port's queue 0 (the slow path: other queues hand
+ * these frames over, roce_port.c), so the counters are queue 0's.
  */
 
 #include <errno.h>
@@ -77,12 +79,12 @@ roce_ctl_alloc(struct rte_roce_port *port, uint32_t len)
 	struct rte_mbuf *m = rte_pktmbuf_alloc(port->pool);
 
 	if (m == NULL) {
-		port->stats.drops[RTE_ROCE_PORT_DROP_NO_MBUF]++;
+		roce_port_slow(port)->stats.drops[RTE_ROCE_PORT_DROP_NO_MBUF]++;
 		return NULL;
 	}
 	if (rte_pktmbuf_append(m, len) == NULL) {
 		rte_pktmbuf_free(m);
-		port->stats.drops[RTE_ROCE_PORT_DROP_NO_MBUF]++;
+		roce_port_slow(port)->stats.drops[RTE_ROCE_PORT_DROP_NO_MBUF]++;
 		return NULL;
 	}
 	return m;
@@ -185,7 +187,7 @@ roce_arp_send(struct rte_roce_port *port, uint16_t op, const struct rte_ether_ad
 	arp->arp_data.arp_sip = sip;
 	rte_ether_addr_copy(tha, &arp->arp_data.arp_tha);
 	arp->arp_data.arp_tip = tip;
-	roce_port_tx(port, m);
+	roce_port_tx(port, roce_port_slow(port), m);
 }
 
 int
@@ -202,7 +204,7 @@ roce_arp_request(struct rte_roce_port *port, const union rte_roce_gid *target)
 	memset(&bcast, 0xff, sizeof(bcast));
 	roce_arp_send(port, RTE_ARP_OP_REQUEST, &bcast, rte_roce_gid_to_ipv4(&src), &unknown,
 		      rte_roce_gid_to_ipv4(target));
-	port->stats.arp_requests_out++;
+	roce_port_slow(port)->stats.arp_requests_out++;
 	return 0;
 }
 
@@ -230,7 +232,7 @@ roce_arp_input(struct rte_roce_port *port, struct rte_mbuf *m)
 
 	if (!roce_pktmbuf_copy(m, RTE_ETHER_HDR_LEN, sizeof(arp_buf), &arp_buf) ||
 	    !roce_arp_valid(arp)) {
-		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ARP_MALFORMED);
+		roce_port_drop(roce_port_slow(port), m, RTE_ROCE_PORT_DROP_ARP_MALFORMED);
 		return;
 	}
 	rte_roce_gid_from_ipv4(&sender, arp->arp_data.arp_sip);
@@ -240,18 +242,18 @@ roce_arp_input(struct rte_roce_port *port, struct rte_mbuf *m)
 	if (arp->arp_data.arp_sip != 0)
 		roce_neigh_learn(port, &sender, &arp->arp_data.arp_sha, for_us);
 	if (arp->arp_opcode == RTE_BE16(RTE_ARP_OP_REPLY)) {
-		port->stats.arp_replies_in++;
+		roce_port_slow(port)->stats.arp_replies_in++;
 		rte_pktmbuf_free(m);
 		return;
 	}
 	if (!for_us) {
-		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ARP_NOT_FOR_US);
+		roce_port_drop(roce_port_slow(port), m, RTE_ROCE_PORT_DROP_ARP_NOT_FOR_US);
 		return;
 	}
-	port->stats.arp_requests_in++;
+	roce_port_slow(port)->stats.arp_requests_in++;
 	roce_arp_send(port, RTE_ARP_OP_REPLY, &arp->arp_data.arp_sha, arp->arp_data.arp_tip,
 		      &arp->arp_data.arp_sha, arp->arp_data.arp_sip);
-	port->stats.arp_replies_out++;
+	roce_port_slow(port)->stats.arp_replies_out++;
 	rte_pktmbuf_free(m);
 }
 
@@ -281,7 +283,7 @@ roce_nd_send(struct rte_roce_port *port, uint8_t type, uint8_t flags,
 	nd->opt_len = 1;
 	memcpy(nd->opt_mac, port->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
 	nd->cksum = roce_icmp6_cksum(ip, nd);
-	roce_port_tx(port, m);
+	roce_port_tx(port, roce_port_slow(port), m);
 }
 
 int
@@ -297,7 +299,7 @@ roce_nd_solicit(struct rte_roce_port *port, const union rte_roce_gid *target)
 	roce_solicited_node(target, &group);
 	roce_ipv6_mcast_mac(group.raw, &mac);
 	roce_nd_send(port, ROCE_ND_NEIGHBOR_SOLICIT, 0, &mac, src.raw, group.raw, target);
-	port->stats.nd_solicits_out++;
+	roce_port_slow(port)->stats.nd_solicits_out++;
 	return 0;
 }
 
@@ -403,10 +405,10 @@ roce_ns_input(struct rte_roce_port *port, struct rte_mbuf *m, struct roce_nd_rx 
 
 	if (rte_roce_gid_is_ipv4(&rx->target) || !roce_port_is_local(port, &rx->target) ||
 	    !roce_ns_dst_ok(rx, l2)) {
-		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ND_NOT_FOR_US);
+		roce_port_drop(roce_port_slow(port), m, RTE_ROCE_PORT_DROP_ND_NOT_FOR_US);
 		return;
 	}
-	port->stats.nd_solicits_in++;
+	roce_port_slow(port)->stats.nd_solicits_in++;
 	if (rte_roce_gid_equal(src, &roce_unspecified)) {
 		/* 7.2.4: answer a DAD probe to all-nodes, unsolicited. */
 		roce_ipv6_mcast_mac(roce_all_nodes.raw, &dst_mac);
@@ -424,7 +426,7 @@ roce_ns_input(struct rte_roce_port *port, struct rte_mbuf *m, struct roce_nd_rx 
 	}
 	roce_nd_send(port, ROCE_ND_NEIGHBOR_ADVERT, flags, &dst_mac, rx->target.raw, dst_ip,
 		     &rx->target);
-	port->stats.nd_adverts_out++;
+	roce_port_slow(port)->stats.nd_adverts_out++;
 	rte_pktmbuf_free(m);
 }
 
@@ -435,10 +437,10 @@ roce_na_input(struct rte_roce_port *port, struct rte_mbuf *m, const struct roce_
 	/* To one of our addresses, or to all nodes. */
 	if (l2 == ROCE_L2_UNICAST ? !roce_port_is_local(port, &rx->dst) :
 	    !rte_roce_gid_equal(&rx->dst, &roce_all_nodes)) {
-		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ND_NOT_FOR_US);
+		roce_port_drop(roce_port_slow(port), m, RTE_ROCE_PORT_DROP_ND_NOT_FOR_US);
 		return;
 	}
-	port->stats.nd_adverts_in++;
+	roce_port_slow(port)->stats.nd_adverts_in++;
 	/* 7.2.5: only an existing entry is updated; without TLLA there is nothing to learn. */
 	if (rx->has_lladdr)
 		roce_neigh_learn(port, &rx->target, &rx->lladdr, false);
@@ -481,19 +483,19 @@ roce_icmp4_input(struct rte_roce_port *port, struct rte_mbuf *req, uint32_t l4_o
 	ricmp = rte_pktmbuf_read(req, l4_off, sizeof(*ricmp), &icmp_buf);
 	if (ricmp == NULL || roce_cksum_mbuf(req, l4_off, l4_len, &cksum) != 0 ||
 	    cksum != ROCE_CKSUM_OK) {
-		roce_port_drop(port, req, RTE_ROCE_PORT_DROP_ICMP_MALFORMED);
+		roce_port_drop(roce_port_slow(port), req, RTE_ROCE_PORT_DROP_ICMP_MALFORMED);
 		return;
 	}
 	if (ricmp->icmp_type == RTE_IP_ICMP_ECHO_REPLY && ricmp->icmp_code == 0) {
-		port->stats.icmp_echo_replies_in++;
+		roce_port_slow(port)->stats.icmp_echo_replies_in++;
 		rte_pktmbuf_free(req);
 		return;
 	}
 	if (ricmp->icmp_type != RTE_IP_ICMP_ECHO_REQUEST || ricmp->icmp_code != 0) {
-		roce_port_drop(port, req, RTE_ROCE_PORT_DROP_ICMP_TYPE);
+		roce_port_drop(roce_port_slow(port), req, RTE_ROCE_PORT_DROP_ICMP_TYPE);
 		return;
 	}
-	port->stats.icmp_echo_in++;
+	roce_port_slow(port)->stats.icmp_echo_in++;
 	m = roce_ctl_alloc(port, l3_off + sizeof(*rip) + l4_len);
 	if (m == NULL) {
 		rte_pktmbuf_free(req);
@@ -510,8 +512,8 @@ roce_icmp4_input(struct rte_roce_port *port, struct rte_mbuf *req, uint32_t l4_o
 	icmp->icmp_cksum = 0;
 	icmp->icmp_cksum = ~rte_raw_cksum(icmp, l4_len);
 	rte_pktmbuf_free(req);
-	roce_port_tx(port, m);
-	port->stats.icmp_echo_out++;
+	roce_port_tx(port, roce_port_slow(port), m);
+	roce_port_slow(port)->stats.icmp_echo_out++;
 }
 
 static void
@@ -524,7 +526,7 @@ roce_echo6_input(struct rte_roce_port *port, struct rte_mbuf *req, const struct 
 	struct rte_icmp_hdr *icmp;
 	struct rte_mbuf *m;
 
-	port->stats.icmp_echo_in++;
+	roce_port_slow(port)->stats.icmp_echo_in++;
 	m = roce_ctl_alloc(port, l4_off + len);
 	if (m == NULL) {
 		rte_pktmbuf_free(req);
@@ -539,8 +541,8 @@ roce_echo6_input(struct rte_roce_port *port, struct rte_mbuf *req, const struct 
 	icmp->icmp_cksum = 0;
 	icmp->icmp_cksum = roce_icmp6_cksum(ip, icmp);
 	rte_pktmbuf_free(req);
-	roce_port_tx(port, m);
-	port->stats.icmp_echo_out++;
+	roce_port_tx(port, roce_port_slow(port), m);
+	roce_port_slow(port)->stats.icmp_echo_out++;
 }
 
 void
@@ -555,7 +557,7 @@ roce_icmp6_input(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_ds
 	rx.ip = rte_pktmbuf_read(m, RTE_ETHER_HDR_LEN, sizeof(ip_buf), &ip_buf);
 	icmp = rte_pktmbuf_read(m, l4_off, sizeof(*icmp), &icmp_buf);
 	if (icmp == NULL || rte_be_to_cpu_16(rx.ip->payload_len) < sizeof(*icmp)) {
-		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ICMP_MALFORMED);
+		roce_port_drop(roce_port_slow(port), m, RTE_ROCE_PORT_DROP_ICMP_MALFORMED);
 		return;
 	}
 	rx.type = icmp->icmp_type;
@@ -565,7 +567,7 @@ roce_icmp6_input(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_ds
 	case ROCE_ND_NEIGHBOR_SOLICIT:
 	case ROCE_ND_NEIGHBOR_ADVERT:
 		if (!roce_nd_valid(m, &rx)) {
-			roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ND_MALFORMED);
+			roce_port_drop(roce_port_slow(port), m, RTE_ROCE_PORT_DROP_ND_MALFORMED);
 			return;
 		}
 		if (rx.type == ROCE_ND_NEIGHBOR_SOLICIT)
@@ -577,23 +579,23 @@ roce_icmp6_input(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_ds
 	case ROCE_ICMP6_ECHO_REPLY:
 		if (icmp->icmp_code != 0 ||
 		    !roce_icmp6_cksum_ok(m, rx.ip, l4_off)) {
-			roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ICMP_MALFORMED);
+			roce_port_drop(roce_port_slow(port), m, RTE_ROCE_PORT_DROP_ICMP_MALFORMED);
 			return;
 		}
 		if (l2 != ROCE_L2_UNICAST ||
 		    !roce_port_is_local(port, &rx.dst)) {
-			roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
+			roce_port_drop(roce_port_slow(port), m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
 			return;
 		}
 		if (rx.type == ROCE_ICMP6_ECHO_REQUEST) {
 			roce_echo6_input(port, m, rx.ip);
 			return;
 		}
-		port->stats.icmp_echo_replies_in++;
+		roce_port_slow(port)->stats.icmp_echo_replies_in++;
 		rte_pktmbuf_free(m);
 		return;
 	default:
-		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ICMP_TYPE);
+		roce_port_drop(roce_port_slow(port), m, RTE_ROCE_PORT_DROP_ICMP_TYPE);
 		return;
 	}
 }

@@ -12,10 +12,31 @@
  *  FAILED:     sends and resolves fail with -EHOSTUNREACH for
  *              neigh_timeout_ms, so a dead peer is not asked for at line rate.
  * Timers run from rte_roce_port_poll() when the earliest deadline is due.
- * Single-threaded, like the port that owns it.
+ *
+ * Concurrency. Queue 0's owner is the only writer (or a control call while
+ * the other queues are parked). With several queues, the owners of the
+ * others read the cache lock-free (roce_neigh_lookup_lf()):
+ *  - the GID hash is an rte_hash with RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF
+ *    (readers never block, one writer);
+ *  - an entry publishes {MAC, generation, reachable} in one 64-bit word,
+ *    stored and loaded atomically; the hash maps a GID to index |
+ *    generation, so a reader that found an entry just removed and reused for
+ *    another address sees another generation and treats it as a miss;
+ *  - a deleted key's position in the hash is reused only after every reader
+ *    queue passed a quiescent state: DPDK's RCU (rte_rcu_qsbr) attached to
+ *    the hash with rte_hash_rcu_qsbr_add() in defer-queue mode, one QSBR
+ *    "thread" per queue 1..n-1. Chosen over a defer list of our own because
+ *    rte_hash then frees the positions itself, at the writer's pace, with no
+ *    blocking; the port reports each reader's quiescent state at the start of
+ *    roce_port_poll_queue() (nothing read before is used after), so no
+ *    application or worker registers anything. The entry indices themselves
+ *    need no grace period: the generation catches their reuse.
+ * A one-queue port has no concurrent reader: a plain rte_hash, no RCU, as
+ * before.
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +44,7 @@
 #include <rte_hash.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
 
 #include "roce_log.h"
 #include "roce_port_priv.h"
@@ -40,6 +62,64 @@ roce_ms_to_cycles(uint32_t ms)
 	return rte_get_timer_hz() * ms / ROCE_MS_PER_S;
 }
 
+/* With several queues: the hash readable lock-free, its deleted positions freed by RCU. */
+static int
+roce_neigh_rcu_init(struct rte_roce_port *port)
+{
+	struct roce_neigh_table *t = &port->neigh;
+	struct rte_hash_rcu_config rcu_cfg = { 0 };
+	size_t size = rte_rcu_qsbr_get_memsize(port->nb_queues);
+	uint16_t q;
+	int ret;
+
+	t->rcu = rte_zmalloc_socket("roce_neigh_rcu", size, RTE_CACHE_LINE_SIZE,
+				    rte_eth_dev_socket_id(port->port_id));
+	if (t->rcu == NULL)
+		return -ENOMEM;
+	ret = rte_rcu_qsbr_init(t->rcu, port->nb_queues);
+	/* The readers: queues 1..n-1 (queue 0 writes), online from the start. */
+	for (q = 1; ret == 0 && q < port->nb_queues; q++) {
+		ret = rte_rcu_qsbr_thread_register(t->rcu, q);
+		if (ret == 0)
+			rte_rcu_qsbr_thread_online(t->rcu, q);
+	}
+	if (ret != 0)
+		return -rte_errno;
+	rcu_cfg.v = t->rcu;
+	rcu_cfg.mode = RTE_HASH_QSBR_MODE_DQ;
+	ret = rte_hash_rcu_qsbr_add(t->hash, &rcu_cfg);
+	return ret != 0 ? -rte_errno : 0;
+}
+
+void
+roce_neigh_quiescent(struct rte_roce_port *port, struct roce_port_queue *pq)
+{
+	struct rte_rcu_qsbr *v = port->neigh.rcu;
+
+	if (v == NULL || pq->id == ROCE_PORT_SLOW_QUEUE)
+		return;
+	if (unlikely(pq->rcu_offline)) {
+		rte_rcu_qsbr_thread_online(v, pq->id);
+		pq->rcu_offline = false;
+		return;
+	}
+	rte_rcu_qsbr_quiescent(v, pq->id);
+}
+
+void
+roce_port_queue_offline(struct rte_roce_port *port, uint16_t q)
+{
+	struct roce_port_queue *pq;
+
+	if (q >= port->nb_queues || q == ROCE_PORT_SLOW_QUEUE || port->neigh.rcu == NULL)
+		return;
+	pq = &port->q[q];
+	if (!pq->rcu_offline) {
+		rte_rcu_qsbr_thread_offline(port->neigh.rcu, q);
+		pq->rcu_offline = true;
+	}
+}
+
 int
 roce_neigh_init(struct rte_roce_port *port, const struct rte_roce_port_conf *conf)
 {
@@ -51,6 +131,7 @@ roce_neigh_init(struct rte_roce_port *port, const struct rte_roce_port_conf *con
 		.socket_id = rte_eth_dev_socket_id(port->port_id),
 	};
 	uint32_t i;
+	int ret;
 
 	t->nb_entries = conf->neigh_entries ? conf->neigh_entries :
 			RTE_ROCE_PORT_NEIGH_ENTRIES_DEFAULT;
@@ -65,6 +146,8 @@ roce_neigh_init(struct rte_roce_port *port, const struct rte_roce_port_conf *con
 
 	snprintf(name, sizeof(name), "roce_neigh%u", port->port_id);
 	hp.entries = RTE_MAX(t->nb_entries * ROCE_NEIGH_HASH_OVERSIZE, ROCE_NEIGH_HASH_MIN);
+	if (port->nb_queues > 1)
+		hp.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF;
 	t->hash = rte_hash_create(&hp);
 	t->entries = rte_calloc("roce_neigh", t->nb_entries, sizeof(*t->entries), 0);
 	t->queue_slots = rte_calloc("roce_neigh_q", (size_t)t->nb_entries * t->queue_len,
@@ -82,6 +165,14 @@ roce_neigh_init(struct rte_roce_port *port, const struct rte_roce_port_conf *con
 		t->free_idx[i] = t->nb_entries - 1 - i;
 	}
 	t->nb_free = t->nb_entries;
+	if (port->nb_queues > 1) {
+		ret = roce_neigh_rcu_init(port);
+		if (ret != 0) {
+			ROCE_PORT_LOG(ERR, "port %u: no RCU for the neighbour cache: %s",
+				      port->port_id, rte_strerror(-ret));
+			return ret;
+		}
+	}
 	return 0;
 }
 
@@ -92,7 +183,7 @@ roce_neigh_queue_free(struct rte_roce_port *port, struct roce_neigh *n)
 
 	for (i = 0; i < n->nb_queued; i++)
 		rte_pktmbuf_free(n->queue[i]);
-	port->stats.neigh_queue_drops += n->nb_queued;
+	roce_port_slow(port)->stats.neigh_queue_drops += n->nb_queued;
 	n->nb_queued = 0;
 }
 
@@ -101,15 +192,41 @@ roce_neigh_fini(struct rte_roce_port *port)
 {
 	struct roce_neigh_table *t = &port->neigh;
 	uint32_t i;
+	uint16_t q;
 
 	if (t->entries != NULL)
 		for (i = 0; i < t->nb_entries; i++)
 			roce_neigh_queue_free(port, &t->entries[i]);
+	/*
+	 * No queue runs any more: take the readers offline so that freeing the
+	 * hash reclaims every deferred position (a reader that never passed a
+	 * quiescent state would leave the defer queue behind). The hash first:
+	 * it uses the RCU variable until freed.
+	 */
+	if (t->rcu != NULL)
+		for (q = 1; q < port->nb_queues; q++)
+			rte_rcu_qsbr_thread_offline(t->rcu, q);
 	rte_hash_free(t->hash);
+	rte_free(t->rcu);
 	rte_free(t->entries);
 	rte_free(t->queue_slots);
 	rte_free(t->free_idx);
 	memset(t, 0, sizeof(*t));
+}
+
+/* Publish what readers may use of n (writer only). */
+static void
+roce_neigh_publish(struct roce_neigh *n)
+{
+	uint64_t w = (uint64_t)(n->gen & ROCE_NEIGH_PUB_GEN_MASK) << ROCE_NEIGH_PUB_GEN_SHIFT;
+	unsigned int i;
+
+	if (n->state == ROCE_NEIGH_REACHABLE) {
+		w |= ROCE_NEIGH_PUB_REACHABLE;
+		for (i = 0; i < RTE_ETHER_ADDR_LEN; i++)
+			w |= (uint64_t)n->mac.addr_bytes[i] << (CHAR_BIT * i);
+	}
+	__atomic_store_n(&n->pub, w, __ATOMIC_RELEASE);
 }
 
 static struct roce_neigh *
@@ -119,7 +236,29 @@ roce_neigh_lookup(struct rte_roce_port *port, const union rte_roce_gid *ip)
 
 	if (rte_hash_lookup_data(port->neigh.hash, ip, &data) < 0)
 		return NULL;
-	return &port->neigh.entries[(uintptr_t)data];
+	return &port->neigh.entries[(uint32_t)(uintptr_t)data];
+}
+
+bool
+roce_neigh_lookup_lf(const struct rte_roce_port *port, const union rte_roce_gid *ip,
+		     struct rte_ether_addr *mac)
+{
+	const struct roce_neigh_table *t = &port->neigh;
+	uint64_t data, w;
+	void *p;
+	unsigned int i;
+
+	if (rte_hash_lookup_data(t->hash, ip, &p) < 0)
+		return false;
+	data = (uintptr_t)p;
+	w = __atomic_load_n(&t->entries[(uint32_t)data].pub, __ATOMIC_ACQUIRE);
+	if ((w & ROCE_NEIGH_PUB_REACHABLE) == 0 ||
+	    ((w >> ROCE_NEIGH_PUB_GEN_SHIFT) & ROCE_NEIGH_PUB_GEN_MASK) !=
+	    (data >> ROCE_NEIGH_DATA_GEN_SHIFT))
+		return false;	/* not resolved, or the entry was reused for another address */
+	for (i = 0; i < RTE_ETHER_ADDR_LEN; i++)
+		mac->addr_bytes[i] = (uint8_t)(w >> (CHAR_BIT * i));
+	return true;
 }
 
 static void
@@ -128,15 +267,17 @@ roce_neigh_remove(struct rte_roce_port *port, struct roce_neigh *n)
 	struct roce_neigh_table *t = &port->neigh;
 
 	roce_neigh_queue_free(port, n);
-	rte_hash_del_key(t->hash, &n->ip);
 	n->state = ROCE_NEIGH_FREE;
+	roce_neigh_publish(n);
+	/* With readers, the hash frees the key's position after their grace period (RCU). */
+	rte_hash_del_key(t->hash, &n->ip);
 	t->free_idx[t->nb_free++] = n - t->entries;
 }
 
 static void
 roce_neigh_arm(struct rte_roce_port *port, struct roce_neigh *n, uint64_t delay)
 {
-	n->deadline = port->now + delay;
+	n->deadline = roce_port_slow(port)->now + delay;
 	if (n->deadline < port->neigh.next_timer)
 		port->neigh.next_timer = n->deadline;
 }
@@ -173,10 +314,17 @@ roce_neigh_add(struct rte_roce_port *port, const union rte_roce_gid *ip)
 	if (t->nb_free == 0 && !roce_neigh_evict(port))
 		return NULL;
 	idx = t->free_idx[t->nb_free - 1];
-	if (rte_hash_add_key_data(t->hash, ip, (void *)(uintptr_t)idx) != 0)
-		return NULL;
-	t->nb_free--;
 	n = &t->entries[idx];
+	/* A new generation, unreachable, before the key can be found. */
+	n->gen = (n->gen + 1) & ROCE_NEIGH_PUB_GEN_MASK;
+	n->state = ROCE_NEIGH_INCOMPLETE;
+	roce_neigh_publish(n);
+	if (rte_hash_add_key_data(t->hash, ip, (void *)(uintptr_t)(idx |
+				  (uint64_t)n->gen << ROCE_NEIGH_DATA_GEN_SHIFT)) != 0) {
+		n->state = ROCE_NEIGH_FREE;
+		return NULL;
+	}
+	t->nb_free--;
 	n->ip = *ip;
 	n->nb_queued = 0;
 	n->retries_left = 0;
@@ -196,7 +344,7 @@ roce_neigh_flush(struct rte_roce_port *port, struct roce_neigh *n)
 
 	for (i = 0; i < n->nb_queued; i++) {
 		roce_port_l2_fill(port, n->queue[i], &n->mac, ether_type);
-		roce_port_tx(port, n->queue[i]);
+		roce_port_tx(port, roce_port_slow(port), n->queue[i]);
 	}
 	n->nb_queued = 0;
 }
@@ -216,8 +364,9 @@ roce_neigh_learn(struct rte_roce_port *port, const union rte_roce_gid *ip,
 	}
 	rte_ether_addr_copy(mac, &n->mac);
 	n->state = ROCE_NEIGH_REACHABLE;
+	roce_neigh_publish(n);
 	roce_neigh_arm(port, n, port->neigh.timeout_cycles);
-	port->stats.neigh_resolved++;
+	roce_port_slow(port)->stats.neigh_resolved++;
 	roce_neigh_flush(port, n);
 }
 
@@ -234,7 +383,8 @@ roce_neigh_fail(struct rte_roce_port *port, struct roce_neigh *n)
 {
 	roce_neigh_queue_free(port, n);
 	n->state = ROCE_NEIGH_FAILED;
-	port->stats.neigh_failed++;
+	roce_neigh_publish(n);
+	roce_port_slow(port)->stats.neigh_failed++;
 	roce_neigh_arm(port, n, port->neigh.timeout_cycles);
 }
 
@@ -250,7 +400,7 @@ roce_neigh_timers(struct rte_roce_port *port)
 
 		if (n->state == ROCE_NEIGH_FREE)
 			continue;
-		if (port->now < n->deadline) {
+		if (roce_port_slow(port)->now < n->deadline) {
 			t->next_timer = RTE_MIN(t->next_timer, n->deadline);
 			continue;
 		}
@@ -265,7 +415,7 @@ roce_neigh_timers(struct rte_roce_port *port)
 			roce_neigh_arm(port, n, t->retry_cycles);
 			break;
 		case ROCE_NEIGH_REACHABLE:
-			port->stats.neigh_expired++;
+			roce_port_slow(port)->stats.neigh_expired++;
 			roce_neigh_remove(port, n);
 			break;
 		default:
@@ -299,13 +449,13 @@ roce_neigh_get(struct rte_roce_port *port, const union rte_roce_gid *ip, struct 
 
 	if (!roce_neigh_addr_ok(ip))
 		return -EINVAL;
-	port->now = rte_get_timer_cycles();
+	roce_port_slow(port)->now = rte_get_timer_cycles();
 	n = roce_neigh_lookup(port, ip);
 	if (n != NULL && n->state == ROCE_NEIGH_REACHABLE) {
 		*np = n;
 		return 0;
 	}
-	port->stats.neigh_misses++;
+	roce_port_slow(port)->stats.neigh_misses++;
 	if (n != NULL) {
 		*np = n;
 		return n->state == ROCE_NEIGH_FAILED ? -EHOSTUNREACH : 0;
@@ -356,15 +506,40 @@ roce_frame_ether_type(const struct rte_mbuf *m)
 }
 
 int
-rte_roce_port_send(struct rte_roce_port *port, struct rte_mbuf *m,
-		   const union rte_roce_gid *next_hop)
+roce_neigh_send(struct rte_roce_port *port, struct rte_mbuf *m, const union rte_roce_gid *next_hop)
 {
-	struct rte_ether_addr mac;
+	struct roce_port_queue *q0 = roce_port_slow(port);
 	struct roce_neigh *n;
-	uint16_t ether_type;
 	int ret;
 
-	if (port == NULL || m == NULL || next_hop == NULL) {
+	ret = roce_neigh_get(port, next_hop, &n);
+	if (ret != 0) {
+		q0->stats.neigh_queue_drops++;
+		rte_pktmbuf_free(m);
+		return ret;
+	}
+	if (n->state == ROCE_NEIGH_REACHABLE) {
+		roce_port_l2_fill(port, m, &n->mac, roce_ether_type(next_hop));
+		return roce_port_tx(port, q0, m);
+	}
+	if (n->nb_queued == port->neigh.queue_len) {
+		q0->stats.neigh_queue_drops++;
+		rte_pktmbuf_free(m);
+		return -ENOBUFS;
+	}
+	n->queue[n->nb_queued++] = m;
+	return 0;
+}
+
+int
+roce_port_send_queue(struct rte_roce_port *port, uint16_t q, struct rte_mbuf *m,
+		     const union rte_roce_gid *next_hop)
+{
+	struct rte_ether_addr mac;
+	struct roce_port_queue *pq;
+	uint16_t ether_type;
+
+	if (port == NULL || m == NULL || next_hop == NULL || q >= port->nb_queues) {
 		rte_pktmbuf_free(m);
 		return -EINVAL;
 	}
@@ -373,27 +548,25 @@ rte_roce_port_send(struct rte_roce_port *port, struct rte_mbuf *m,
 		rte_pktmbuf_free(m);
 		return -EINVAL;
 	}
+	pq = &port->q[q];
 	if (rte_roce_gid_is_mcast(next_hop)) {
 		/* A group: its MAC is derived, nothing to resolve (RFC 1112 6.4, RFC 2464 7). */
 		roce_port_mcast_mac(next_hop, &mac);
 		roce_port_l2_fill(port, m, &mac, ether_type);
-		return roce_port_tx(port, m);
+		return roce_port_tx(port, pq, m);
 	}
-	ret = roce_neigh_get(port, next_hop, &n);
-	if (ret != 0) {
-		port->stats.neigh_queue_drops++;
-		rte_pktmbuf_free(m);
-		return ret;
-	}
-	if (n->state == ROCE_NEIGH_REACHABLE) {
-		roce_port_l2_fill(port, m, &n->mac, ether_type);
-		return roce_port_tx(port, m);
-	}
-	if (n->nb_queued == port->neigh.queue_len) {
-		port->stats.neigh_queue_drops++;
-		rte_pktmbuf_free(m);
-		return -ENOBUFS;
-	}
-	n->queue[n->nb_queued++] = m;
-	return 0;
+	if (q == ROCE_PORT_SLOW_QUEUE)
+		return roce_neigh_send(port, m, next_hop);
+	/* Another queue: the published word, else queue 0 resolves (and counts). */
+	if (!roce_neigh_lookup_lf(port, next_hop, &mac))
+		return roce_port_handoff_tx(port, pq, m, next_hop);
+	roce_port_l2_fill(port, m, &mac, ether_type);
+	return roce_port_tx(port, pq, m);
+}
+
+int
+rte_roce_port_send(struct rte_roce_port *port, struct rte_mbuf *m,
+		   const union rte_roce_gid *next_hop)
+{
+	return roce_port_send_queue(port, ROCE_PORT_SLOW_QUEUE, m, next_hop);
 }

@@ -3,12 +3,19 @@
 /*
  * Ports: bring-up over an ethdev, the GID table, RX classification and TX.
  *
- * Threading model. A port and its queues are owned by ONE thread: the one
- * that calls rte_roce_port_poll(). It also calls send, resolve, the address
- * calls and the stats calls of that port; nothing here takes a lock, and no
- * other thread may call into the port concurrently. Timers (neighbour
- * ageing, resolution retries) run inside poll from rte_get_timer_cycles():
- * no thread, no signal, no syscall on the packet path.
+ * Threading model. Each RX/TX queue pair q of a port is owned by ONE thread
+ * (struct roce_port_queue: backlog, parses, counters), and different
+ * queues run at the same time. Queue 0 (rte_roce_port_poll/send) owns the
+ * slow path: ARP, ND, ICMP and the neighbour cache's writes and timers.
+ * Another queue hands what it receives of those to queue 0, and what it
+ * sends to a next hop it cannot read as REACHABLE, through two SPSC
+ * rte_rings of its own (q -> 0); queue 0 drains them at each poll. So no
+ * queue waits for another, and nothing on the packet path takes a lock.
+ * The other calls of a port (addresses, resolve, multicast, capture,
+ * stats) run while no queue is driven by another thread. Timers
+ * (neighbour ageing, resolution retries) run inside queue 0's poll from
+ * rte_get_timer_cycles(): no thread, no signal, no syscall on the packet
+ * path.
  *
  * RX: poll() receives a burst and sorts each frame. ARP, Neighbour
  * Discovery and ICMP echo are answered here (roce_icmp.c) and learnt into
@@ -47,6 +54,8 @@
 #define ROCE_PORT_POOL_SLACK 1024
 #define ROCE_PORT_POOL_CACHE 64
 #define ROCE_PORT_DESC_ASSUMED 1024	/* ring size assumed when the PMD picks it */
+/* The UDP hash types RSS is asked for: RoCEv2's UDP source port varies by QP. */
+#define ROCE_PORT_RSS_UDP (RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_NONFRAG_IPV6_UDP)
 
 #define ROCE_IPV4_VERSION 4
 #define ROCE_IPV6_VERSION 6
@@ -98,14 +107,17 @@ rte_roce_port_ib_mtu(uint32_t mtu)
 /* ---- bring-up ---- */
 
 static struct rte_mempool *
-roce_port_pool_create(uint16_t port_id, uint16_t mtu, uint32_t nb_desc, int socket)
+roce_port_pool_create(uint16_t port_id, uint16_t mtu, uint32_t nb_desc, uint16_t nb_queues,
+		      int socket)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
 	uint32_t room = RTE_PKTMBUF_HEADROOM + mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN +
 			RTE_ETHER_CRC_LEN;
+	/* every queue: its rings, its backlog and (q != 0) its hand-off rings */
+	uint32_t per_queue = nb_desc + ROCE_PORT_TX_BACKLOG + 2 * ROCE_PORT_HANDOFF_RING;
 
 	snprintf(name, sizeof(name), "roce_port%u", port_id);
-	return rte_pktmbuf_pool_create(name, nb_desc + ROCE_PORT_TX_BACKLOG + ROCE_PORT_POOL_SLACK,
+	return rte_pktmbuf_pool_create(name, per_queue * nb_queues + ROCE_PORT_POOL_SLACK,
 				       ROCE_PORT_POOL_CACHE, 0,
 				       RTE_MAX(room, (uint32_t)RTE_MBUF_DEFAULT_BUF_SIZE), socket);
 }
@@ -129,21 +141,72 @@ roce_port_conf_check(const struct rte_roce_port_conf *conf)
 		ROCE_PORT_LOG(ERR, "mtu_unchecked needs an MTU of at least %u", RTE_ETHER_MIN_MTU);
 		return -EINVAL;
 	}
+	if (conf->nb_queues > RTE_ROCE_PORT_QUEUES_MAX) {
+		ROCE_PORT_LOG(ERR, "%u queues asked, at most %u", conf->nb_queues,
+			      RTE_ROCE_PORT_QUEUES_MAX);
+		return -EINVAL;
+	}
 	return 0;
 }
 
+/* The queue pairs the ethdev can give: -EINVAL (logged) if fewer than nb_queues. */
 static int
-roce_port_dev_setup(struct rte_roce_port *port, const struct rte_roce_port_conf *conf)
+roce_port_queues_check(uint16_t port_id, uint16_t nb_queues, struct rte_eth_dev_info *info)
+{
+	int ret;
+
+	ret = rte_eth_dev_info_get(port_id, info);
+	if (ret != 0) {
+		ROCE_PORT_LOG(ERR, "port %u: no device info: %s", port_id, rte_strerror(-ret));
+		return ret;
+	}
+	if (nb_queues > info->max_rx_queues || nb_queues > info->max_tx_queues) {
+		ROCE_PORT_LOG(ERR, "port %u: %u queues asked, the device has %u RX and %u TX",
+			      port_id, nb_queues, info->max_rx_queues, info->max_tx_queues);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * RSS on UDP when several queues share RX and the PMD hashes UDP; else the
+ * frames land where the device puts them (net_ring, memif: the peer's TX
+ * queue i is our RX queue i). No key: the PMD's default
+ * (rte_eth_rss_conf::rss_key NULL).
+ */
+static void
+roce_port_rss_setup(struct rte_roce_port *port, const struct rte_eth_dev_info *info,
+		    struct rte_eth_conf *dev_conf)
+{
+	uint64_t hf = info->flow_type_rss_offloads & ROCE_PORT_RSS_UDP;
+
+	if (port->nb_queues <= 1)
+		return;
+	if (hf != 0) {
+		dev_conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		dev_conf->rx_adv_conf.rss_conf.rss_key = NULL;
+		dev_conf->rx_adv_conf.rss_conf.rss_hf = hf;
+		port->rss = true;
+	}
+	ROCE_PORT_LOG(INFO, "port %u: %u queues, %s", port->port_id, port->nb_queues,
+		      port->rss ? "RSS on UDP" : "no RSS (frames stay on the queue they arrive on)");
+}
+
+static int
+roce_port_dev_setup(struct rte_roce_port *port, const struct rte_roce_port_conf *conf,
+		    const struct rte_eth_dev_info *info)
 {
 	struct rte_eth_conf dev_conf;
 	uint16_t id = port->port_id;
 	int socket = rte_eth_dev_socket_id(id);
+	uint16_t q;
 	int ret;
 
 	memset(&dev_conf, 0, sizeof(dev_conf));
 	/* Keep the device's MTU through configure: 0 would mean 1500 to ethdev. */
 	dev_conf.rxmode.mtu = port->mtu;
-	ret = rte_eth_dev_configure(id, 1, 1, &dev_conf);
+	roce_port_rss_setup(port, info, &dev_conf);
+	ret = rte_eth_dev_configure(id, port->nb_queues, port->nb_queues, &dev_conf);
 	if (ret != 0) {
 		ROCE_PORT_LOG(ERR, "port %u: configure failed: %s", id, rte_strerror(-ret));
 		return ret;
@@ -159,15 +222,19 @@ roce_port_dev_setup(struct rte_roce_port *port, const struct rte_roce_port_conf 
 		}
 		port->mtu = conf->mtu;
 	}
-	ret = rte_eth_rx_queue_setup(id, 0, conf->nb_rx_desc, socket, NULL, port->pool);
-	if (ret != 0) {
-		ROCE_PORT_LOG(ERR, "port %u: RX queue setup failed: %s", id, rte_strerror(-ret));
-		return ret;
-	}
-	ret = rte_eth_tx_queue_setup(id, 0, conf->nb_tx_desc, socket, NULL);
-	if (ret != 0) {
-		ROCE_PORT_LOG(ERR, "port %u: TX queue setup failed: %s", id, rte_strerror(-ret));
-		return ret;
+	for (q = 0; q < port->nb_queues; q++) {
+		ret = rte_eth_rx_queue_setup(id, q, conf->nb_rx_desc, socket, NULL, port->pool);
+		if (ret != 0) {
+			ROCE_PORT_LOG(ERR, "port %u: RX queue %u setup failed: %s", id, q,
+				      rte_strerror(-ret));
+			return ret;
+		}
+		ret = rte_eth_tx_queue_setup(id, q, conf->nb_tx_desc, socket, NULL);
+		if (ret != 0) {
+			ROCE_PORT_LOG(ERR, "port %u: TX queue %u setup failed: %s", id, q,
+				      rte_strerror(-ret));
+			return ret;
+		}
 	}
 	ret = rte_eth_dev_start(id);
 	if (ret != 0) {
@@ -214,11 +281,34 @@ roce_port_mac_setup(struct rte_roce_port *port, const struct rte_roce_port_conf 
 	return 0;
 }
 
+/* The two hand-off rings of queue q != 0 (to queue 0, one producer, one consumer). */
 static int
-roce_port_init(struct rte_roce_port *port, const struct rte_roce_port_conf *conf)
+roce_port_handoff_init(struct rte_roce_port *port, struct roce_port_queue *pq)
+{
+	char name[RTE_RING_NAMESIZE];
+	int socket = rte_eth_dev_socket_id(port->port_id);
+
+	snprintf(name, sizeof(name), "roce_slow%u_%u", port->port_id, pq->id);
+	pq->slow_rx = rte_ring_create(name, ROCE_PORT_HANDOFF_RING, socket,
+				      RING_F_SP_ENQ | RING_F_SC_DEQ);
+	snprintf(name, sizeof(name), "roce_slowtx%u_%u", port->port_id, pq->id);
+	pq->slow_tx = rte_ring_create_elem(name, sizeof(struct roce_port_handoff),
+					   ROCE_PORT_HANDOFF_RING, socket,
+					   RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (pq->slow_rx == NULL || pq->slow_tx == NULL) {
+		ROCE_PORT_LOG(ERR, "port %u: no hand-off ring for queue %u: %s", port->port_id,
+			      pq->id, rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	return 0;
+}
+
+static int
+roce_port_init(struct rte_roce_port *port, const struct rte_roce_port_conf *conf,
+	       const struct rte_eth_dev_info *info)
 {
 	uint32_t nb_desc;
-	uint16_t mtu;
+	uint16_t mtu, q;
 	int ret;
 
 	ret = rte_eth_dev_get_mtu(port->port_id, &port->mtu);
@@ -234,7 +324,7 @@ roce_port_init(struct rte_roce_port *port, const struct rte_roce_port_conf *conf
 	if (port->pool == NULL) {
 		nb_desc = (conf->nb_rx_desc != 0 ? conf->nb_rx_desc : ROCE_PORT_DESC_ASSUMED) +
 			  (conf->nb_tx_desc != 0 ? conf->nb_tx_desc : ROCE_PORT_DESC_ASSUMED);
-		port->pool = roce_port_pool_create(port->port_id, mtu, nb_desc,
+		port->pool = roce_port_pool_create(port->port_id, mtu, nb_desc, port->nb_queues,
 						   rte_eth_dev_socket_id(port->port_id));
 		if (port->pool == NULL) {
 			ROCE_PORT_LOG(ERR, "port %u: cannot create mbuf pool: %s", port->port_id,
@@ -243,10 +333,15 @@ roce_port_init(struct rte_roce_port *port, const struct rte_roce_port_conf *conf
 		}
 		port->own_pool = true;
 	}
+	for (q = 1; q < port->nb_queues; q++) {
+		ret = roce_port_handoff_init(port, &port->q[q]);
+		if (ret != 0)
+			return ret;
+	}
 	ret = roce_neigh_init(port, conf);
 	if (ret != 0)
 		return ret;
-	ret = roce_port_dev_setup(port, conf);
+	ret = roce_port_dev_setup(port, conf, info);
 	if (ret != 0)
 		return ret;
 	ret = roce_port_mac_setup(port, conf);
@@ -262,13 +357,33 @@ roce_port_init(struct rte_roce_port *port, const struct rte_roce_port_conf *conf
 }
 
 static void
+roce_port_queue_free(struct roce_port_queue *pq)
+{
+	struct roce_port_handoff h;
+	struct rte_mbuf *m;
+
+	while (pq->tx_count != 0) {
+		rte_pktmbuf_free(pq->tx_backlog[pq->tx_head]);
+		pq->tx_head = (pq->tx_head + 1) & (ROCE_PORT_TX_BACKLOG - 1);
+		pq->tx_count--;
+	}
+	if (pq->slow_rx != NULL)
+		while (rte_ring_sc_dequeue(pq->slow_rx, (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+	if (pq->slow_tx != NULL)
+		while (rte_ring_sc_dequeue_elem(pq->slow_tx, &h, sizeof(h)) == 0)
+			rte_pktmbuf_free(h.m);
+	rte_ring_free(pq->slow_rx);
+	rte_ring_free(pq->slow_tx);
+}
+
+static void
 roce_port_free(struct rte_roce_port *port)
 {
-	while (port->tx_count != 0) {
-		rte_pktmbuf_free(port->tx_backlog[port->tx_head]);
-		port->tx_head = (port->tx_head + 1) & (ROCE_PORT_TX_BACKLOG - 1);
-		port->tx_count--;
-	}
+	uint16_t q;
+
+	for (q = 0; q < port->nb_queues; q++)
+		roce_port_queue_free(&port->q[q]);
 	roce_neigh_fini(port);
 	/*
 	 * PMDs give back their RX ring's mbufs in dev_stop (or hold none, as the
@@ -282,23 +397,32 @@ roce_port_free(struct rte_roce_port *port)
 struct rte_roce_port *
 rte_roce_port_create(const struct rte_roce_port_conf *conf)
 {
+	struct rte_eth_dev_info info;
 	struct rte_roce_port *port;
+	uint16_t nb_queues = 1, q;
 	int ret;
 
 	ret = roce_port_conf_check(conf);
+	if (ret == 0) {
+		nb_queues = RTE_MAX(conf->nb_queues, 1);
+		ret = roce_port_queues_check(conf->port_id, nb_queues, &info);
+	}
 	if (ret != 0) {
 		rte_errno = -ret;
 		return NULL;
 	}
-	port = rte_zmalloc_socket("roce_port", sizeof(*port), RTE_CACHE_LINE_SIZE,
-				  rte_eth_dev_socket_id(conf->port_id));
+	port = rte_zmalloc_socket("roce_port", sizeof(*port) + nb_queues * sizeof(port->q[0]),
+				  RTE_CACHE_LINE_SIZE, rte_eth_dev_socket_id(conf->port_id));
 	if (port == NULL) {
 		ROCE_PORT_LOG(ERR, "port %u: out of memory", conf->port_id);
 		rte_errno = ENOMEM;
 		return NULL;
 	}
 	port->port_id = conf->port_id;
-	ret = roce_port_init(port, conf);
+	port->nb_queues = nb_queues;
+	for (q = 0; q < nb_queues; q++)
+		port->q[q].id = q;
+	ret = roce_port_init(port, conf, &info);
 	if (ret != 0) {
 		roce_port_free(port);
 		rte_errno = -ret;
@@ -344,6 +468,8 @@ rte_roce_port_info_get(struct rte_roce_port *port, struct rte_roce_port_info *in
 	info->link_up = link.link_status == RTE_ETH_LINK_UP;
 	info->link_speed = link.link_speed;
 	info->pool = port->pool;
+	info->nb_queues = port->nb_queues;
+	info->rss = port->rss;
 	return 0;
 }
 
@@ -523,86 +649,157 @@ roce_port_l2_fill(struct rte_roce_port *port, struct rte_mbuf *m,
 }
 
 static void
-roce_port_tx_flush(struct rte_roce_port *port)
+roce_port_tx_flush(struct rte_roce_port *port, struct roce_port_queue *pq)
 {
 	uint16_t burst, sent, i;
 
-	while (port->tx_count != 0) {
+	while (pq->tx_count != 0) {
 		/* The backlog wraps: send its first contiguous run. */
-		burst = RTE_MIN(port->tx_count, ROCE_PORT_TX_BACKLOG - port->tx_head);
-		sent = rte_eth_tx_burst(port->port_id, 0, &port->tx_backlog[port->tx_head], burst);
+		burst = RTE_MIN(pq->tx_count, ROCE_PORT_TX_BACKLOG - pq->tx_head);
+		sent = rte_eth_tx_burst(port->port_id, pq->id, &pq->tx_backlog[pq->tx_head], burst);
 		for (i = 0; i < sent; i++)
-			port->stats.tx_bytes += port->tx_backlog[port->tx_head + i]->pkt_len;
-		port->stats.tx_packets += sent;
-		port->tx_head = (port->tx_head + sent) & (ROCE_PORT_TX_BACKLOG - 1);
-		port->tx_count -= sent;
+			pq->stats.tx_bytes += pq->tx_backlog[pq->tx_head + i]->pkt_len;
+		pq->stats.tx_packets += sent;
+		pq->tx_head = (pq->tx_head + sent) & (ROCE_PORT_TX_BACKLOG - 1);
+		pq->tx_count -= sent;
 		if (sent < burst) {
 			/* gathered frames the queue refused are backlogged now */
-			port->stats.tx_backlogged += RTE_MIN(port->tx_batched, port->tx_count);
-			port->tx_batched = 0;
+			pq->stats.tx_backlogged += RTE_MIN(pq->tx_batched, pq->tx_count);
+			pq->tx_batched = 0;
 			return;
 		}
 	}
-	port->tx_batched = 0;
+	pq->tx_batched = 0;
 }
 
 void
-roce_port_tx_batch_begin(struct rte_roce_port *port)
+roce_port_tx_batch_begin(struct rte_roce_port *port, uint16_t q)
 {
-	port->tx_batch = true;
+	port->q[q].tx_batch = true;
 }
 
 void
-roce_port_tx_batch_end(struct rte_roce_port *port)
+roce_port_tx_batch_end(struct rte_roce_port *port, uint16_t q)
 {
-	port->tx_batch = false;
-	roce_port_tx_flush(port);
+	port->q[q].tx_batch = false;
+	roce_port_tx_flush(port, &port->q[q]);
 }
 
 /*
- * Transmit a frame whose L2 header is complete; the port takes m.
- * Returns 0 (sent or kept in the backlog) or -ENOBUFS (dropped and counted).
+ * Transmit a frame whose L2 header is complete on pq's TX queue; the port
+ * takes m. Returns 0 (sent or kept in the backlog) or -ENOBUFS (dropped and
+ * counted).
  */
 int
-roce_port_tx(struct rte_roce_port *port, struct rte_mbuf *m)
+roce_port_tx(struct rte_roce_port *port, struct roce_port_queue *pq, struct rte_mbuf *m)
 {
 	uint32_t len = m->pkt_len;
 
-	if (port->tx_batch && port->tx_count < ROCE_PORT_TX_BACKLOG) {
-		port->tx_backlog[(port->tx_head + port->tx_count) & (ROCE_PORT_TX_BACKLOG - 1)] = m;
-		port->tx_count++;
-		port->tx_batched++;
-		if (port->tx_batched >= ROCE_PORT_TX_BURST)
-			roce_port_tx_flush(port);
+	if (pq->tx_batch && pq->tx_count < ROCE_PORT_TX_BACKLOG) {
+		pq->tx_backlog[(pq->tx_head + pq->tx_count) & (ROCE_PORT_TX_BACKLOG - 1)] = m;
+		pq->tx_count++;
+		pq->tx_batched++;
+		if (pq->tx_batched >= ROCE_PORT_TX_BURST)
+			roce_port_tx_flush(port, pq);
 		return 0;
 	}
-	roce_port_tx_flush(port);
-	if (port->tx_count == 0 && rte_eth_tx_burst(port->port_id, 0, &m, 1) == 1) {
-		port->stats.tx_packets++;
-		port->stats.tx_bytes += len;
+	roce_port_tx_flush(port, pq);
+	if (pq->tx_count == 0 && rte_eth_tx_burst(port->port_id, pq->id, &m, 1) == 1) {
+		pq->stats.tx_packets++;
+		pq->stats.tx_bytes += len;
 		return 0;
 	}
-	if (port->tx_count == ROCE_PORT_TX_BACKLOG) {
-		roce_port_drop(port, m, RTE_ROCE_PORT_DROP_TX_FULL);
+	if (pq->tx_count == ROCE_PORT_TX_BACKLOG) {
+		roce_port_drop(pq, m, RTE_ROCE_PORT_DROP_TX_FULL);
 		return -ENOBUFS;
 	}
-	port->tx_backlog[(port->tx_head + port->tx_count) & (ROCE_PORT_TX_BACKLOG - 1)] = m;
-	port->tx_count++;
-	port->stats.tx_backlogged++;
+	pq->tx_backlog[(pq->tx_head + pq->tx_count) & (ROCE_PORT_TX_BACKLOG - 1)] = m;
+	pq->tx_count++;
+	pq->stats.tx_backlogged++;
 	return 0;
+}
+
+/* ---- hand-offs to queue 0 ---- */
+
+/*
+ * Queue pq (not 0) received a frame of the slow path: queue 0 handles it at
+ * its next poll. A full ring drops it (counted): ARP, ND and echo are
+ * retried by their senders.
+ */
+static void
+roce_port_handoff_rx(struct roce_port_queue *pq, struct rte_mbuf *m)
+{
+	ROCE_PORT_HANDOFF_RELEASE(pq->slow_rx);
+	if (rte_ring_sp_enqueue(pq->slow_rx, m) != 0) {
+		pq->stats.slow_handoff_drops++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	pq->stats.slow_handoffs++;
+}
+
+/* Queue pq (not 0) cannot read next_hop as REACHABLE: queue 0 resolves and sends m. */
+int
+roce_port_handoff_tx(struct rte_roce_port *port, struct roce_port_queue *pq, struct rte_mbuf *m,
+		     const union rte_roce_gid *next_hop)
+{
+	struct roce_port_handoff h = { .m = m, .next_hop = *next_hop };
+
+	RTE_SET_USED(port);
+	ROCE_PORT_HANDOFF_RELEASE(pq->slow_tx);
+	if (rte_ring_sp_enqueue_elem(pq->slow_tx, &h, sizeof(h)) != 0) {
+		pq->stats.tx_handoff_drops++;
+		rte_pktmbuf_free(m);
+		return -ENOBUFS;
+	}
+	pq->stats.tx_handoffs++;
+	return 0;
+}
+
+static bool roce_port_rx_one(struct rte_roce_port *port, struct roce_port_queue *pq,
+			     struct rte_mbuf *m);
+
+/* Queue 0: what the other queues handed over since the last poll, a burst of each. */
+static void
+roce_port_handoff_drain(struct rte_roce_port *port)
+{
+	struct roce_port_handoff h[ROCE_PORT_HANDOFF_BURST];
+	struct rte_mbuf *m[ROCE_PORT_HANDOFF_BURST];
+	struct roce_port_queue *q0 = roce_port_slow(port);
+	unsigned int n, i;
+	uint16_t q;
+
+	for (q = 1; q < port->nb_queues; q++) {
+		struct roce_port_queue *pq = &port->q[q];
+
+		n = rte_ring_sc_dequeue_burst(pq->slow_rx, (void **)m, RTE_DIM(m), NULL);
+		if (n != 0)
+			ROCE_PORT_HANDOFF_ACQUIRE(pq->slow_rx);
+		for (i = 0; i < n; i++) {
+			/* Only ARP, ND and ICMP are handed over: they never reach the caller. */
+			q0->rx_next = ROCE_PORT_RX_PARSED;
+			if (roce_port_rx_one(port, q0, m[i]))
+				roce_port_drop(q0, m[i], RTE_ROCE_PORT_DROP_NOT_FOR_US);
+		}
+		n = rte_ring_sc_dequeue_burst_elem(pq->slow_tx, h, sizeof(h[0]), RTE_DIM(h), NULL);
+		if (n != 0)
+			ROCE_PORT_HANDOFF_ACQUIRE(pq->slow_tx);
+		for (i = 0; i < n; i++)
+			roce_neigh_send(port, h[i].m, &h[i].next_hop);
+	}
 }
 
 /* ---- RX ---- */
 
 /* The strict RoCEv2 checks: the wire parser at the port's IB MTU, then the ICRC. */
 static bool
-roce_port_rx_roce(struct rte_roce_port *port, struct rte_mbuf *m)
+roce_port_rx_roce(struct rte_roce_port *port, struct roce_port_queue *pq, struct rte_mbuf *m)
 {
 	enum rte_roce_drop_reason reason;
 	struct rte_roce_pkt local;
 	/* kept for the engine if the frame is returned (roce_port_rx_parsed()) */
-	struct rte_roce_pkt *pkt = port->rx_next < ROCE_PORT_RX_PARSED ?
-				   &port->rx_parsed[port->rx_next] : &local;
+	struct rte_roce_pkt *pkt = pq->rx_next < ROCE_PORT_RX_PARSED ?
+				   &pq->rx_parsed[pq->rx_next] : &local;
 
 	reason = rte_roce_pkt_parse_mbuf(m, port->ib_mtu, pkt);
 	if (reason == RTE_ROCE_DROP_NONE &&
@@ -610,24 +807,25 @@ roce_port_rx_roce(struct rte_roce_port *port, struct rte_mbuf *m)
 		reason = RTE_ROCE_DROP_ICRC;
 	if (reason == RTE_ROCE_DROP_NONE)
 		return true;
-	port->stats.roce_drops[reason]++;
+	pq->stats.roce_drops[reason]++;
 	return false;
 }
 
 static bool
-roce_port_rx_udp(struct rte_roce_port *port, struct rte_mbuf *m, uint32_t l4_off)
+roce_port_rx_udp(struct rte_roce_port *port, struct roce_port_queue *pq, struct rte_mbuf *m,
+		 uint32_t l4_off)
 {
 	struct rte_udp_hdr udp_buf;
 	const struct rte_udp_hdr *udp;
 
 	udp = rte_pktmbuf_read(m, l4_off, sizeof(*udp), &udp_buf);
 	if (udp == NULL)
-		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_MALFORMED);
+		return roce_port_drop(pq, m, RTE_ROCE_PORT_DROP_IP_MALFORMED);
 	if (udp->dst_port != RTE_BE16(RTE_ROCE_UDP_PORT))
-		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_UDP_PORT);
-	if (!roce_port_rx_roce(port, m))
-		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ROCE);
-	port->stats.rx_roce_packets++;
+		return roce_port_drop(pq, m, RTE_ROCE_PORT_DROP_UDP_PORT);
+	if (!roce_port_rx_roce(port, pq, m))
+		return roce_port_drop(pq, m, RTE_ROCE_PORT_DROP_ROCE);
+	pq->stats.rx_roce_packets++;
 	return true;
 }
 
@@ -650,7 +848,8 @@ roce_port_trim(struct rte_mbuf *m, uint32_t frame_len)
 }
 
 static bool
-roce_port_rx_ipv4(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_dst l2)
+roce_port_rx_ipv4(struct rte_roce_port *port, struct roce_port_queue *pq, struct rte_mbuf *m,
+		  enum roce_l2_dst l2)
 {
 	const uint32_t l3_off = RTE_ETHER_HDR_LEN;
 	struct rte_ipv4_hdr ip_buf;
@@ -669,26 +868,30 @@ roce_port_rx_ipv4(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_d
 	    roce_cksum_mbuf(m, l3_off, hlen, &cksum) != 0 || cksum != ROCE_CKSUM_OK)
 		goto malformed;
 	if ((ip->fragment_offset & RTE_BE16(ROCE_IPV4_FRAG_MASK)) != 0)
-		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_FRAGMENT);
+		return roce_port_drop(pq, m, RTE_ROCE_PORT_DROP_IP_FRAGMENT);
 	rte_roce_gid_from_ipv4(&dst, ip->dst_addr);
 	if (!roce_port_rx_dst_ok(port, &dst, l2))
-		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
+		return roce_port_drop(pq, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
 	roce_port_trim(m, l3_off + tot_len);
 	switch (ip->next_proto_id) {
 	case IPPROTO_UDP:
-		return roce_port_rx_udp(port, m, l3_off + hlen);
+		return roce_port_rx_udp(port, pq, m, l3_off + hlen);
 	case IPPROTO_ICMP:
-		roce_icmp4_input(port, m, l3_off + hlen, tot_len - hlen);
+		if (pq->id != ROCE_PORT_SLOW_QUEUE)
+			roce_port_handoff_rx(pq, m);
+		else
+			roce_icmp4_input(port, m, l3_off + hlen, tot_len - hlen);
 		return false;
 	default:
-		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_PROTO);
+		return roce_port_drop(pq, m, RTE_ROCE_PORT_DROP_IP_PROTO);
 	}
 malformed:
-	return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_MALFORMED);
+	return roce_port_drop(pq, m, RTE_ROCE_PORT_DROP_IP_MALFORMED);
 }
 
 static bool
-roce_port_rx_ipv6(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_dst l2)
+roce_port_rx_ipv6(struct rte_roce_port *port, struct roce_port_queue *pq, struct rte_mbuf *m,
+		  enum roce_l2_dst l2)
 {
 	const uint32_t l3_off = RTE_ETHER_HDR_LEN;
 	struct rte_ipv6_hdr ip_buf;
@@ -699,7 +902,7 @@ roce_port_rx_ipv6(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_d
 	ip = rte_pktmbuf_read(m, l3_off, sizeof(*ip), &ip_buf);
 	if (ip == NULL || (rte_be_to_cpu_32(ip->vtc_flow) >> 28) != ROCE_IPV6_VERSION ||
 	    l3_off + sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len) > m->pkt_len)
-		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_MALFORMED);
+		return roce_port_drop(pq, m, RTE_ROCE_PORT_DROP_IP_MALFORMED);
 	plen = rte_be_to_cpu_16(ip->payload_len);
 	roce_port_trim(m, l3_off + sizeof(*ip) + plen);
 	switch (ip->proto) {
@@ -707,29 +910,34 @@ roce_port_rx_ipv6(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_d
 		/* Copied: the address in the frame is not 4-byte aligned as a GID is. */
 		memcpy(dst.raw, ip->dst_addr, sizeof(dst.raw));
 		if (!roce_port_rx_dst_ok(port, &dst, l2))
-			return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
-		return roce_port_rx_udp(port, m, l3_off + sizeof(*ip));
+			return roce_port_drop(pq, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
+		return roce_port_rx_udp(port, pq, m, l3_off + sizeof(*ip));
 	case IPPROTO_ICMPV6:
 		/* ND is addressed to multicast groups too: roce_icmp6_input sorts it out. */
-		roce_icmp6_input(port, m, l2);
+		if (pq->id != ROCE_PORT_SLOW_QUEUE)
+			roce_port_handoff_rx(pq, m);
+		else
+			roce_icmp6_input(port, m, l2);
 		return false;
 	default:
-		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_IP_PROTO);
+		return roce_port_drop(pq, m, RTE_ROCE_PORT_DROP_IP_PROTO);
 	}
 }
 
-/* Sort one frame; true if it is a RoCEv2 frame for the caller. */
+/*
+ * Sort one frame received on pq (or handed to queue 0 by another queue);
+ * true if it is a RoCEv2 frame for the caller. The slow path's frames go to
+ * queue 0 when pq is another queue.
+ */
 static bool
-roce_port_rx_one(struct rte_roce_port *port, struct rte_mbuf *m)
+roce_port_rx_one(struct rte_roce_port *port, struct roce_port_queue *pq, struct rte_mbuf *m)
 {
 	struct rte_ether_hdr eth_buf;
 	const struct rte_ether_hdr *eth = &eth_buf;
 	enum roce_l2_dst l2;
 
-	port->stats.rx_packets++;
-	port->stats.rx_bytes += m->pkt_len;
 	if (!roce_pktmbuf_copy(m, 0, sizeof(eth_buf), &eth_buf))
-		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ETHERTYPE);
+		return roce_port_drop(pq, m, RTE_ROCE_PORT_DROP_ETHERTYPE);
 	if (rte_is_same_ether_addr(&eth->dst_addr, &port->mac))
 		l2 = ROCE_L2_UNICAST;
 	else if (rte_is_broadcast_ether_addr(&eth->dst_addr))
@@ -737,57 +945,109 @@ roce_port_rx_one(struct rte_roce_port *port, struct rte_mbuf *m)
 	else if (rte_is_multicast_ether_addr(&eth->dst_addr))
 		l2 = ROCE_L2_MULTICAST;
 	else
-		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
+		return roce_port_drop(pq, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
 	switch (rte_be_to_cpu_16(eth->ether_type)) {
 	case RTE_ETHER_TYPE_ARP:
 		if (l2 == ROCE_L2_MULTICAST)
 			break;
-		roce_arp_input(port, m);
+		if (pq->id != ROCE_PORT_SLOW_QUEUE)
+			roce_port_handoff_rx(pq, m);
+		else
+			roce_arp_input(port, m);
 		return false;
 	case RTE_ETHER_TYPE_IPV4:
-		return roce_port_rx_ipv4(port, m, l2);
+		return roce_port_rx_ipv4(port, pq, m, l2);
 	case RTE_ETHER_TYPE_IPV6:
-		return roce_port_rx_ipv6(port, m, l2);
+		return roce_port_rx_ipv6(port, pq, m, l2);
 	default:
-		return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_ETHERTYPE);
+		return roce_port_drop(pq, m, RTE_ROCE_PORT_DROP_ETHERTYPE);
 	}
-	return roce_port_drop(port, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
+	return roce_port_drop(pq, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
+}
+
+uint16_t
+roce_port_poll_queue(struct rte_roce_port *port, uint16_t q, struct rte_mbuf **pkts,
+		     uint16_t nb_pkts)
+{
+	struct roce_port_queue *pq;
+	uint16_t nb_rx, nb_ret = 0, i;
+
+	if (unlikely(q >= port->nb_queues))
+		return 0;
+	pq = &port->q[q];
+	/* Nothing read of the neighbour cache before this poll is still used. */
+	roce_neigh_quiescent(port, pq);
+	pq->now = rte_get_timer_cycles();
+	nb_rx = nb_pkts != 0 ? rte_eth_rx_burst(port->port_id, q, pkts, nb_pkts) : 0;
+	for (i = 0; i < nb_rx; i++) {
+		pq->stats.rx_packets++;
+		pq->stats.rx_bytes += pkts[i]->pkt_len;
+		pq->rx_next = nb_ret;
+		if (roce_port_rx_one(port, pq, pkts[i]))
+			pkts[nb_ret++] = pkts[i];
+	}
+	if (q == ROCE_PORT_SLOW_QUEUE) {
+		if (port->nb_queues > 1)
+			roce_port_handoff_drain(port);
+		if (pq->now >= port->neigh.next_timer)
+			roce_neigh_timers(port);
+	}
+	roce_port_tx_flush(port, pq);
+	return nb_ret;
 }
 
 uint16_t
 rte_roce_port_poll(struct rte_roce_port *port, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
-	uint16_t nb_rx, nb_ret = 0, i;
-
-	port->now = rte_get_timer_cycles();
-	nb_rx = nb_pkts != 0 ? rte_eth_rx_burst(port->port_id, 0, pkts, nb_pkts) : 0;
-	for (i = 0; i < nb_rx; i++) {
-		port->rx_next = nb_ret;
-		if (roce_port_rx_one(port, pkts[i]))
-			pkts[nb_ret++] = pkts[i];
-	}
-	if (port->now >= port->neigh.next_timer)
-		roce_neigh_timers(port);
-	roce_port_tx_flush(port);
-	return nb_ret;
+	return roce_port_poll_queue(port, ROCE_PORT_SLOW_QUEUE, pkts, nb_pkts);
 }
 
 /* ---- counters ---- */
 
+/* The counters are all uint64_t: summed as an array. */
+static void
+roce_port_stats_add(struct rte_roce_port_stats *sum, const struct rte_roce_port_stats *s)
+{
+	uint64_t *d = (uint64_t *)sum;
+	const uint64_t *a = (const uint64_t *)s;
+	size_t i;
+
+	RTE_BUILD_BUG_ON(sizeof(*s) % sizeof(uint64_t) != 0);
+	for (i = 0; i < sizeof(*s) / sizeof(uint64_t); i++)
+		d[i] += a[i];
+}
+
 int
 rte_roce_port_stats_get(struct rte_roce_port *port, struct rte_roce_port_stats *stats)
 {
+	uint16_t q;
+
 	if (port == NULL || stats == NULL)
 		return -EINVAL;
-	*stats = port->stats;
+	memset(stats, 0, sizeof(*stats));
+	for (q = 0; q < port->nb_queues; q++)
+		roce_port_stats_add(stats, &port->q[q].stats);
+	return 0;
+}
+
+int
+rte_roce_port_queue_stats_get(struct rte_roce_port *port, uint16_t queue,
+			      struct rte_roce_port_stats *stats)
+{
+	if (port == NULL || stats == NULL || queue >= port->nb_queues)
+		return -EINVAL;
+	*stats = port->q[queue].stats;
 	return 0;
 }
 
 int
 rte_roce_port_stats_reset(struct rte_roce_port *port)
 {
+	uint16_t q;
+
 	if (port == NULL)
 		return -EINVAL;
-	memset(&port->stats, 0, sizeof(port->stats));
+	for (q = 0; q < port->nb_queues; q++)
+		memset(&port->q[q].stats, 0, sizeof(port->q[q].stats));
 	return 0;
 }

@@ -6,15 +6,21 @@
 /*
  * Internals of a port, shared by roce_port.c (bring-up, RX dispatch, TX),
  * roce_neigh.c (neighbour cache) and roce_icmp.c (ARP, ND, ICMP echo).
- * One thread owns a port (see roce_port.c): nothing here is locked.
+ * One thread owns each queue of a port (see roce_port.c): a queue's state
+ * (struct roce_port_queue) is touched by its owner only; queue 0's owner
+ * also owns the slow path (ARP, ND, ICMP, the neighbour cache's writes and
+ * timers). What other queues read of the shared state is published with
+ * atomics (the neighbour word) or written only while they are parked.
  */
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
+#include <rte_common.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
+#include <rte_ring.h>
 
 #include "rte_roce_port.h"
 
@@ -24,6 +30,12 @@
 #define ROCE_PORT_RX_PARSED 32
 /* In a TX batch, frames gathered before one rte_eth_tx_burst(). */
 #define ROCE_PORT_TX_BURST 32
+/* The queue that owns the slow path: ARP, ND, ICMP, neighbour writes and timers. */
+#define ROCE_PORT_SLOW_QUEUE 0
+/* Frames each hand-off ring (queue q -> queue 0) holds (power of 2). */
+#define ROCE_PORT_HANDOFF_RING 512
+/* Frames queue 0 takes from each hand-off ring per poll. */
+#define ROCE_PORT_HANDOFF_BURST 64
 
 /* IPv6 hop limit of ND messages: receivers require 255 (RFC 4861 7.1). */
 #define ROCE_ND_HOP_LIMIT 255
@@ -43,9 +55,26 @@ enum roce_neigh_state {
 	ROCE_NEIGH_FAILED,	/* retries exhausted; sends fail until the deadline */
 };
 
+/*
+ * What the lock-free readers (queues other than 0) see of an entry: one
+ * 64-bit word, written by queue 0 with one atomic store and read with one
+ * atomic load, so a reader never sees a MAC of one state with the
+ * reachability of another. Bits 0-47: the MAC (addr_bytes[i] at bit 8 i);
+ * 48-62: the generation of the entry, bumped each time the slot is reused;
+ * 63: reachable.
+ */
+#define ROCE_NEIGH_PUB_MAC_MASK ((UINT64_C(1) << 48) - 1)
+#define ROCE_NEIGH_PUB_GEN_SHIFT 48
+#define ROCE_NEIGH_PUB_GEN_MASK 0x7fffu
+#define ROCE_NEIGH_PUB_REACHABLE (UINT64_C(1) << 63)
+/* Hash data of a key: entry index | generation << 32 (a reused entry is seen as such). */
+#define ROCE_NEIGH_DATA_GEN_SHIFT 32
+
 struct roce_neigh {
 	union rte_roce_gid ip;
 	struct rte_ether_addr mac;
+	uint64_t pub;			/* the published word, atomic (see above) */
+	uint16_t gen;			/* generation, of ROCE_NEIGH_PUB_GEN_MASK */
 	enum roce_neigh_state state;
 	uint16_t retries_left;
 	uint16_t nb_queued;
@@ -54,7 +83,10 @@ struct roce_neigh {
 };
 
 struct roce_neigh_table {
-	struct rte_hash *hash;		/* GID -> index in entries */
+	/* GID -> index | generation; lock-free readers with several queues */
+	struct rte_hash *hash;
+	/* Quiescent states of the reader queues 1..n-1; NULL with one queue. */
+	struct rte_rcu_qsbr *rcu;
 	struct roce_neigh *entries;
 	struct rte_mbuf **queue_slots;
 	uint32_t *free_idx;		/* stack of free entry indices */
@@ -73,6 +105,32 @@ struct roce_port_mcast {
 	uint32_t refs;			/* joins not yet left; 0 = free slot */
 };
 
+/* A frame queue q hands to queue 0 for resolution, with its next hop. */
+struct roce_port_handoff {
+	struct rte_mbuf *m;
+	union rte_roce_gid next_hop;
+};
+
+/* The state of one RX/TX queue pair, touched by its owner thread only. */
+struct roce_port_queue {
+	uint16_t id;
+	uint16_t tx_head;		/* oldest frame of the TX backlog */
+	uint16_t tx_count;
+	uint16_t tx_batched;		/* of tx_count: gathered by a batch, not refused */
+	bool tx_batch;			/* between roce_port_tx_batch_begin() and _end() */
+	bool rcu_offline;		/* roce_port_queue_offline() called, not polled since */
+	uint16_t rx_next;		/* index the frame being sorted gets if returned */
+	uint64_t now;			/* timer cycles, read once per call */
+	/* q != 0: to queue 0, SPSC. Non-RoCE frames received here (mbufs). */
+	struct rte_ring *slow_rx;
+	/* q != 0: to queue 0, SPSC. Frames to send to an unresolved next hop (handoff). */
+	struct rte_ring *slow_tx;
+	struct rte_roce_port_stats stats;
+	struct rte_mbuf *tx_backlog[ROCE_PORT_TX_BACKLOG];
+	/* The parse of each RoCE frame the last poll returned: the engine needs no second one. */
+	struct rte_roce_pkt rx_parsed[ROCE_PORT_RX_PARSED];
+} __rte_cache_aligned;
+
 struct rte_roce_port {
 	uint16_t port_id;
 	uint16_t mtu;
@@ -80,21 +138,21 @@ struct rte_roce_port {
 	struct rte_ether_addr mac;
 	struct rte_mempool *pool;
 	bool own_pool;
-	uint64_t now;			/* timer cycles, read once per call */
+	bool rss;			/* RX spread by RSS on UDP */
+	uint16_t nb_queues;
 	struct roce_gid_entry gids[RTE_ROCE_PORT_GID_TBL_LEN];
 	struct roce_neigh_table neigh;
-	uint16_t tx_head;		/* oldest frame of the TX backlog */
-	uint16_t tx_count;
-	uint16_t tx_batched;		/* of tx_count: gathered by a batch, not refused */
-	bool tx_batch;			/* between roce_port_tx_batch_begin() and _end() */
-	struct rte_mbuf *tx_backlog[ROCE_PORT_TX_BACKLOG];
-	struct rte_roce_port_stats stats;
 	struct roce_capture *capture;	/* rte_roce_port_capture_start(), or NULL */
 	struct roce_port_mcast mcast[RTE_ROCE_PORT_MCAST_MAX];
-	uint16_t rx_next;		/* index the frame being sorted gets if returned */
-	/* The parse of each RoCE frame the last poll returned: the engine needs no second one. */
-	struct rte_roce_pkt rx_parsed[ROCE_PORT_RX_PARSED];
+	struct roce_port_queue q[];	/* nb_queues */
 };
+
+/* The slow-path queue's state. */
+static inline struct roce_port_queue *
+roce_port_slow(struct rte_roce_port *port)
+{
+	return &port->q[ROCE_PORT_SLOW_QUEUE];
+}
 
 /* Where a frame was addressed at layer 2. */
 enum roce_l2_dst {
@@ -105,9 +163,9 @@ enum roce_l2_dst {
 
 /* Count and free a frame; false, so that an RX path can return it ("not for the caller"). */
 static inline bool
-roce_port_drop(struct rte_roce_port *port, struct rte_mbuf *m, enum rte_roce_port_drop reason)
+roce_port_drop(struct roce_port_queue *pq, struct rte_mbuf *m, enum rte_roce_port_drop reason)
 {
-	port->stats.drops[reason]++;
+	pq->stats.drops[reason]++;
 	rte_pktmbuf_free(m);
 	return false;
 }
@@ -131,34 +189,98 @@ roce_pktmbuf_copy(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *bu
 }
 
 /*
+ * ThreadSanitizer cannot see the ordering DPDK's rte_ring gives on x86 (the
+ * generic model: compiler barriers, no C11 atomics; devtools/tsan.supp):
+ * the hand-off rings say it with a release before the enqueue and an
+ * acquire after the dequeue, so what the sending queue did to a frame
+ * happens before what queue 0 does with it.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define ROCE_PORT_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define ROCE_PORT_TSAN 1
+#endif
+#endif
+#ifdef ROCE_PORT_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define ROCE_PORT_HANDOFF_RELEASE(r) __tsan_release(r)
+#define ROCE_PORT_HANDOFF_ACQUIRE(r) __tsan_acquire(r)
+#else
+#define ROCE_PORT_HANDOFF_RELEASE(r) RTE_SET_USED(r)
+#define ROCE_PORT_HANDOFF_ACQUIRE(r) RTE_SET_USED(r)
+#endif
+
+/* Number of RX/TX queue pairs (rte_roce_port_conf::nb_queues, at least 1). */
+static inline uint16_t
+roce_port_nb_queues(const struct rte_roce_port *port)
+{
+	return port->nb_queues;
+}
+
+/*
  * The parse (rte_roce_pkt_parse_mbuf() at the port's IB MTU, ICRC checked)
- * of frame i of what the last rte_roce_port_poll() returned, valid until
- * the next poll; NULL for i >= ROCE_PORT_RX_PARSED.
+ * of frame i of what the last poll of queue q returned, valid until the
+ * next poll of q; NULL for i >= ROCE_PORT_RX_PARSED. Owner of q only.
  */
 static inline const struct rte_roce_pkt *
-roce_port_rx_parsed(const struct rte_roce_port *port, uint16_t i)
+roce_port_rx_parsed(const struct rte_roce_port *port, uint16_t q, uint16_t i)
 {
-	return i < ROCE_PORT_RX_PARSED ? &port->rx_parsed[i] : NULL;
+	return i < ROCE_PORT_RX_PARSED ? &port->q[q].rx_parsed[i] : NULL;
 }
+
+/*
+ * The per-queue calls below are made by the owner thread of queue q only;
+ * q < roce_port_nb_queues(). rte_roce_port_poll() and rte_roce_port_send()
+ * are these on queue 0.
+ *
+ * roce_port_poll_queue(): RX burst of queue q, parsed and ICRC-checked as by
+ * rte_roce_port_poll(); reports q's quiescent state to the neighbour cache
+ * (roce_neigh.c) first. On q == 0 it also handles what the other queues
+ * handed over and runs the neighbour timers; on q != 0, ARP, ND and ICMP
+ * frames go to queue 0 (slow_handoffs). Returns 0 for q out of range.
+ */
+uint16_t roce_port_poll_queue(struct rte_roce_port *port, uint16_t q, struct rte_mbuf **pkts,
+			      uint16_t nb_pkts);
+/*
+ * rte_roce_port_send() on queue q. q != 0 reads the neighbour cache
+ * lock-free; a next hop that is not REACHABLE (or absent) makes the frame go
+ * to queue 0 (tx_handoffs), which resolves, queues and sends it at its next
+ * poll: 0 is returned then, and what queue 0 drops is counted there.
+ * -EINVAL as rte_roce_port_send(), and for q out of range; -ENOBUFS when
+ * the hand-off ring or the TX backlog is full.
+ */
+int roce_port_send_queue(struct rte_roce_port *port, uint16_t q, struct rte_mbuf *m,
+			 const union rte_roce_gid *next_hop);
+/*
+ * Queue q's owner stops polling for a while (a parked worker): its
+ * quiescent state no longer holds back the reuse of deleted neighbour
+ * cache positions. The next roce_port_poll_queue(q) takes it back online.
+ */
+void roce_port_queue_offline(struct rte_roce_port *port, uint16_t q);
 
 /* roce_port.c */
-int roce_port_tx(struct rte_roce_port *port, struct rte_mbuf *m);
+/* Transmit a frame whose L2 header is complete on pq's TX queue; takes m. */
+int roce_port_tx(struct rte_roce_port *port, struct roce_port_queue *pq, struct rte_mbuf *m);
 /*
- * Between these two calls roce_port_tx() gathers frames and hands them to
- * the ethdev ROCE_PORT_TX_BURST at a time (and the rest at _end()), instead
- * of one rte_eth_tx_burst() per frame: a burst call costs about as much as
- * a frame on memif (shared ring indexes). rte_roce_poll() brackets its work
- * with them.
+ * Between these two calls roce_port_tx() gathers the frames of queue q and
+ * hands them to the ethdev ROCE_PORT_TX_BURST at a time (and the rest at
+ * _end()), instead of one rte_eth_tx_burst() per frame: a burst call costs
+ * about as much as a frame on memif (shared ring indexes). A device's
+ * progress brackets its work with them.
  */
-void roce_port_tx_batch_begin(struct rte_roce_port *port);
-/* Frames roce_port_tx() can still keep in the backlog when the queue refuses them. */
+void roce_port_tx_batch_begin(struct rte_roce_port *port, uint16_t q);
+/* Frames roce_port_tx() can still keep in queue q's backlog when the queue refuses them. */
 static inline uint16_t
-roce_port_tx_room(const struct rte_roce_port *port)
+roce_port_tx_room(const struct rte_roce_port *port, uint16_t q)
 {
-	return ROCE_PORT_TX_BACKLOG - port->tx_count;
+	return ROCE_PORT_TX_BACKLOG - port->q[q].tx_count;
 }
 
-void roce_port_tx_batch_end(struct rte_roce_port *port);
+void roce_port_tx_batch_end(struct rte_roce_port *port, uint16_t q);
+int roce_port_handoff_tx(struct rte_roce_port *port, struct roce_port_queue *pq,
+			 struct rte_mbuf *m, const union rte_roce_gid *next_hop);
 void roce_port_l2_fill(struct rte_roce_port *port, struct rte_mbuf *m,
 		       const struct rte_ether_addr *dst, uint16_t ether_type);
 bool roce_port_is_local(const struct rte_roce_port *port, const union rte_roce_gid *gid);
@@ -175,6 +297,13 @@ void roce_neigh_fini(struct rte_roce_port *port);
 void roce_neigh_learn(struct rte_roce_port *port, const union rte_roce_gid *ip,
 		      const struct rte_ether_addr *mac, bool create);
 void roce_neigh_timers(struct rte_roce_port *port);
+/* Queue 0's send of a checked unicast frame: resolve, queue or send it. */
+int roce_neigh_send(struct rte_roce_port *port, struct rte_mbuf *m,
+		    const union rte_roce_gid *next_hop);
+/* The reader side, any queue: true and *mac if next_hop is REACHABLE. */
+bool roce_neigh_lookup_lf(const struct rte_roce_port *port, const union rte_roce_gid *ip,
+			  struct rte_ether_addr *mac);
+void roce_neigh_quiescent(struct rte_roce_port *port, struct roce_port_queue *pq);
 
 /* roce_icmp.c */
 void roce_arp_input(struct rte_roce_port *port, struct rte_mbuf *m);

@@ -19,6 +19,7 @@
 
 #include "roce_dev.h"
 #include "roce_log.h"
+#include "roce_port_priv.h"
 #include "roce_worker.h"
 
 /* Counters are written by their worker alone and read by any thread: relaxed atomic stores. */
@@ -32,6 +33,8 @@ roce_worker_count(uint64_t *counter, uint64_t n)
 static void
 roce_worker_park(struct roce_worker *w)
 {
+	/* A parked lane reports no quiescent state: let neighbour-cache reclamation go on without it. */
+	roce_port_queue_offline(w->dev->port, w->lane->id);
 	__atomic_store_n(&w->parked, 1, __ATOMIC_SEQ_CST);
 	roce_worker_count(&w->stats.ctrl_pauses, 1);
 	while (__atomic_load_n(&w->pause, __ATOMIC_SEQ_CST) != 0)

@@ -9,23 +9,35 @@
  * ARP / IPv6 Neighbour Discovery / ICMP echo, and the neighbour cache.
  *
  * A port wraps one already-probed ethdev (net_ring, net_memif,
- * net_af_packet, net_tap or a NIC) with one RX and one TX queue.
+ * net_af_packet, net_tap or a NIC) with one RX and one TX queue, or
+ * rte_roce_port_conf::nb_queues pairs of them (see "Threading").
  * rte_roce_port_poll() receives a burst, answers ARP, ND and echo requests
  * itself, learns neighbours, runs the neighbour timers, and hands back only
  * the RoCEv2 frames addressed to the port that pass the strict parser and
  * the ICRC check. rte_roce_port_send() fills in the Ethernet header of a
  * frame from the neighbour cache, resolving the next hop first if needed.
  *
- * Threading: a port and its queues are owned by ONE thread, the one that
- * calls rte_roce_port_poll(). No function of this file takes a lock; none
- * may be called for a port while another thread calls any of them for the
- * same port. Different ports may be driven by different threads, but
- * rte_roce_port_create() and rte_roce_port_destroy() must not run
- * concurrently (they share the table of ports by ethdev).
+ * Threading: each RX/TX queue pair of a port is owned by ONE thread at a
+ * time; different queues may be driven by different threads at the same
+ * time. rte_roce_port_poll() and rte_roce_port_send() drive queue 0, which
+ * also owns the slow path: ARP, ND, ICMP echo, the neighbour cache's writes
+ * and its timers. The other queues are driven by the RoCE device's workers
+ * (rte_roce_worker.h) through private calls: what they receive that is not
+ * RoCE, and what they send to a neighbour not yet resolved, is handed to
+ * queue 0 through a per-queue single-producer single-consumer ring and
+ * handled at queue 0's next poll (slow_handoffs, tx_handoffs); they read
+ * the neighbour cache lock-free. So a port with several queues needs queue
+ * 0 polled. Every other rte_roce_port_* call (create, destroy, addresses,
+ * resolve, multicast, capture, stats) stays single-threaded: it must not
+ * run while any queue of the port is being driven by another thread (the
+ * device parks its workers around such calls). No function of this file
+ * takes a lock, except the capture's writer lock while capturing. Different
+ * ports may be driven by different threads, but rte_roce_port_create() and
+ * rte_roce_port_destroy() must not run concurrently (they share the table
+ * of ports by ethdev).
  *
  * Limits of this version: untagged Ethernet only (802.1Q frames count as
- * RTE_ROCE_PORT_DROP_ETHERTYPE); RoCEv2 unicast only; one RX and one TX
- * queue.
+ * RTE_ROCE_PORT_DROP_ETHERTYPE); RoCEv2 unicast only.
  *
  * Every drop is counted by reason (rte_roce_port_stats_get()); nothing on
  * the packet path logs.
@@ -58,6 +70,8 @@ extern "C" {
 #define RTE_ROCE_PORT_NEIGH_RETRY_MS_DEFAULT 1000
 /** Frames queued per unresolved neighbour when neigh_queue_len is 0. */
 #define RTE_ROCE_PORT_NEIGH_QUEUE_LEN_DEFAULT 16
+/** Most RX/TX queue pairs of a port (rte_roce_port_conf::nb_queues). */
+#define RTE_ROCE_PORT_QUEUES_MAX 16
 
 /** Configuration of a port; zero fields take the documented defaults. */
 struct rte_roce_port_conf {
@@ -83,6 +97,14 @@ struct rte_roce_port_conf {
 	uint32_t neigh_retry_ms;   /**< interval between ARP requests / solicitations */
 	uint16_t neigh_retries;    /**< requests sent before resolution fails */
 	uint16_t neigh_queue_len;  /**< frames queued per unresolved neighbour */
+	/**
+	 * RX/TX queue pairs; 0 = 1; at most RTE_ROCE_PORT_QUEUES_MAX and what
+	 * the ethdev offers. With more than one, RX is spread by RSS on the
+	 * UDP ports when the PMD hashes UDP (rte_roce_port_info::rss); without
+	 * RSS, frames arrive where the peer puts them (net_ring, net_memif: the
+	 * peer's TX queue i is RX queue i).
+	 */
+	uint16_t nb_queues;
 };
 
 /** What a port is, as read by rte_roce_port_info_get(). */
@@ -94,6 +116,8 @@ struct rte_roce_port_info {
 	bool link_up;              /**< link status, read now */
 	uint32_t link_speed;       /**< in Mbit/s, as RTE_ETH_SPEED_NUM_* */
 	struct rte_mempool *pool;  /**< the pool the port allocates from */
+	uint16_t nb_queues;        /**< RX/TX queue pairs */
+	bool rss;                  /**< RSS on UDP spreads RX over the queues */
 };
 
 /**
@@ -144,6 +168,12 @@ struct rte_roce_port_stats {
 	uint64_t neigh_expired;      /**< reachable entries aged out */
 	uint64_t neigh_queue_drops;  /**< frames lost for want of a neighbour: queue full, resolution
 				      *   failed (queued or sent after), no source address, cache full */
+	/** ARP / ND / ICMP frames a queue other than 0 received and handed to queue 0 */
+	uint64_t slow_handoffs;
+	uint64_t slow_handoff_drops; /**< of those: dropped, the hand-off ring was full */
+	/** frames sent on a queue other than 0 to an unresolved next hop, handed to queue 0 */
+	uint64_t tx_handoffs;
+	uint64_t tx_handoff_drops;   /**< of those: dropped, the hand-off ring was full */
 	uint64_t drops[RTE_ROCE_PORT_DROP_MAX]; /**< dropped frames, by reason */
 	/**
 	 * RoCEv2 frames for us that failed rte_roce_pkt_parse_mbuf() or the
@@ -172,15 +202,18 @@ struct rte_roce_port_stats {
 int rte_roce_eal_init(int argc, char **argv);
 
 /**
- * Create a port over an ethdev: configure one RX and one TX queue, set the
- * MTU if asked, start the device, and fill the GID table's index 0 with the
- * link-local GID of the MAC.
+ * Create a port over an ethdev: configure nb_queues RX and TX queues (RSS
+ * on UDP when there are several and the PMD has it), set the MTU if asked,
+ * start the device, and fill the GID table's index 0 with the link-local
+ * GID of the MAC.
  *
  * @param conf
  *   The configuration.
  * @return
  *   The port, or NULL with rte_errno set: EINVAL (conf NULL or a value out of
- *   range, mtu_unchecked with an MTU below 68, or no MAC address at all), ENODEV (no such ethdev), EBUSY (a port
+ *   range, mtu_unchecked with an MTU below 68, no MAC address at all,
+ *   nb_queues above RTE_ROCE_PORT_QUEUES_MAX or above the ethdev's
+ *   max_rx_queues / max_tx_queues), ENODEV (no such ethdev), EBUSY (a port
  *   already runs on it), ENOTSUP (the PMD refuses to change the MTU, or both
  *   the MAC and promiscuous mode), ENOMEM, or the errno of the
  *   failing ethdev call. Failures are logged.
@@ -283,8 +316,10 @@ int rte_roce_port_gid_query(struct rte_roce_port *port, uint32_t index, union rt
 int rte_roce_port_gid_find(struct rte_roce_port *port, const union rte_roce_gid *gid);
 
 /**
- * Receive: one RX burst, ARP / ND / echo handled internally, neighbour
- * timers and the TX backlog serviced. Returns the RoCEv2 frames addressed
+ * Receive on queue 0: one RX burst, ARP / ND / echo handled internally
+ * (including what the other queues handed over), frames the other queues
+ * could not resolve sent, neighbour timers and queue 0's TX backlog
+ * serviced. Returns the RoCEv2 frames addressed
  * to the port (unicast to its MAC and one of its GIDs, UDP port 4791) that
  * passed rte_roce_pkt_parse_mbuf() at the port's IB MTU and
  * rte_roce_icrc_check_mbuf(). Everything else is consumed and counted.
@@ -301,7 +336,7 @@ int rte_roce_port_gid_find(struct rte_roce_port *port, const union rte_roce_gid 
 uint16_t rte_roce_port_poll(struct rte_roce_port *port, struct rte_mbuf **pkts, uint16_t nb_pkts);
 
 /**
- * Send a frame to a next hop. m holds a whole Ethernet frame whose first
+ * Send a frame to a next hop, on queue 0. m holds a whole Ethernet frame whose first
  * RTE_ETHER_HDR_LEN bytes are overwritten here: destination MAC from the
  * neighbour cache (or the group's MAC when next_hop is a multicast group,
  * sent without resolution), the port's MAC, and the EtherType of the IP version found
@@ -413,7 +448,8 @@ int rte_roce_port_mcast_join(struct rte_roce_port *port, const union rte_roce_gi
 int rte_roce_port_mcast_leave(struct rte_roce_port *port, const union rte_roce_gid *group);
 
 /**
- * Read the port's counters.
+ * Read the port's counters: the sum of its queues' (each queue counts what
+ * its owner did; the slow path's counters are queue 0's).
  *
  * @param port
  *   The port.
@@ -425,7 +461,22 @@ int rte_roce_port_mcast_leave(struct rte_roce_port *port, const union rte_roce_g
 int rte_roce_port_stats_get(struct rte_roce_port *port, struct rte_roce_port_stats *stats);
 
 /**
- * Zero the port's counters.
+ * Read the counters of one queue of the port.
+ *
+ * @param port
+ *   The port.
+ * @param queue
+ *   The queue, below rte_roce_port_info::nb_queues.
+ * @param stats
+ *   Where to write them.
+ * @return
+ *   0; -EINVAL if an argument is NULL or queue is out of range.
+ */
+int rte_roce_port_queue_stats_get(struct rte_roce_port *port, uint16_t queue,
+				  struct rte_roce_port_stats *stats);
+
+/**
+ * Zero the port's counters, of every queue.
  *
  * @param port
  *   The port.
