@@ -9,7 +9,8 @@
  * port sends on queue q arrives on the other's queue 1 - q (as a peer's
  * RSS might choose), so a pair of QPs on the same lane number on both
  * sides sees every frame handed over, and a pair on different lanes none.
- * Runs with `-l 0-2`: lcores 1 and 2 are the workers.
+ * Runs with `--lcores (0-2)@(0-1)`: lcores 1 and 2 are the workers, even
+ * on a machine of two CPUs.
  */
 
 #include <inttypes.h>
@@ -132,7 +133,7 @@ test_inline_lanes(void)
 	return ret;
 }
 
-/* rte_roce_poll_lane() drives one lane: a QP of the other lane does not move. */
+/* rte_roce_poll_lane() drives one lane: a QP of another lane does not move until its lane runs. */
 static int
 test_poll_lane(void)
 {
@@ -154,9 +155,11 @@ test_poll_lane(void)
 	}
 	ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(e.qp[0][1]->send_cq, 1, &wc), 0,
 			    "a completion without lane 1 polled");
+	/* Lane 0 still runs: it owns the slow path (ARP for lane 1's first frame). */
 	end = roce_test_ms() + ROCE_TEST_WAIT_MS;
 	while (ret == 0 && n == 0 && roce_test_ms() < end) {
 		ROCE_TEST_ASSERT(rte_roce_poll_lane(e.s[0].ctx, 1) >= 0, "poll lane 1");
+		ROCE_TEST_ASSERT(rte_roce_poll_lane(e.s[0].ctx, 0) >= 0, "poll lane 0");
 		rte_roce_poll(e.s[1].ctx);
 		n = rte_roce_poll_cq(e.qp[0][1]->send_cq, 1, &wc);
 	}
@@ -387,7 +390,8 @@ static const struct roce_test_case cases[] = {
 int
 main(int argc, char **argv)
 {
-	static const char *const eal_args[] = { "-l", "0-2", NULL };
+	/* Three lcores floating over the machine's CPUs (two here): main and two workers. */
+	static const char *const eal_args[] = { "--lcores", "(0-2)@(0-1)", NULL };
 
 	RTE_SET_USED(argc);
 	if (roce_test_eal_init(argv[0], eal_args) != 0 || roce_test_mbuf_pool() == NULL ||
