@@ -108,7 +108,7 @@ comp_progress(struct roce_qp *qp, uint32_t psn)
 static enum comp_state
 comp_drop(struct comp_ctx *ctx)
 {
-	ctx->qp->lane->xstats.rx_drops[ROCE_RX_DROP_RESP_STALE]++;
+	ROCE_COUNT(ctx->qp->lane->xstats.rx_drops[ROCE_RX_DROP_RESP_STALE]);
 	return COMP_DONE;
 }
 

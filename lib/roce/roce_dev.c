@@ -473,7 +473,7 @@ void
 roce_dev_cq_error(struct roce_lane *lane)
 {
 	lane->cq_error = true;
-	lane->stats.cq_overflows++;
+	ROCE_COUNT(lane->stats.cq_overflows);
 }
 
 /* A CQ overran: every QP of the lane using an overflowed CQ goes to ERR (IBA 11.4.2.1). */
@@ -516,7 +516,7 @@ roce_dev_run_qps(struct roce_lane *lane)
 		if (qp == NULL)
 			continue;	/* destroyed since it was scheduled */
 		(void)__atomic_exchange_n(&qp->scheduled, false, __ATOMIC_ACQ_REL);
-		lane->stats.qp_runs++;
+		ROCE_COUNT(lane->stats.qp_runs);
 		state = roce_qp_state(qp);
 		if (state == IBV_QPS_ERR || state == IBV_QPS_SQE)
 			roce_qp_flush(qp);
@@ -538,14 +538,17 @@ roce_dev_run_qps(struct roce_lane *lane)
 bool
 roce_dev_handoff(struct roce_lane *from, uint16_t to, struct rte_mbuf *m, uint32_t qpn)
 {
+	struct rte_ring *r = from->dev->lanes[to].inbox[from->id];
+
 	/* The tag field rte_distributor uses for the same purpose: the PMD's RSS hash is spent. */
 	m->hash.usr = qpn;
-	if (rte_ring_sp_enqueue(from->dev->lanes[to].inbox[from->id], m) != 0) {
-		from->stats.handoff_drops++;
+	ROCE_PORT_HANDOFF_RELEASE(r);
+	if (rte_ring_sp_enqueue(r, m) != 0) {
+		ROCE_COUNT(from->stats.handoff_drops);
 		rte_pktmbuf_free(m);
 		return false;
 	}
-	from->stats.handoffs_out++;
+	ROCE_COUNT(from->stats.handoffs_out);
 	return true;
 }
 
@@ -562,13 +565,15 @@ roce_dev_inbox_run(struct roce_lane *lane)
 			continue;
 		n = rte_ring_sc_dequeue_burst(lane->inbox[from], (void **)m, ROCE_DEV_RX_BURST,
 					      NULL);
+		if (n > 0)
+			ROCE_PORT_HANDOFF_ACQUIRE(lane->inbox[from]);
 		for (i = 0; i < n; i++) {
 			roce_recv_handed(lane, m[i], m[i]->hash.usr);
 			rte_pktmbuf_free(m[i]);
 		}
 		total += n;
 	}
-	lane->stats.handoffs_in += total;
+	ROCE_COUNT_ADD(lane->stats.handoffs_in, total);
 	return total;
 }
 
@@ -579,12 +584,12 @@ roce_dev_progress(struct roce_lane *lane)
 	uint16_t n;
 	int work;
 
-	lane->stats.polls++;
+	ROCE_COUNT(lane->stats.polls);
 	n = roce_port_poll_queue(dev->port, lane->id, lane->rx, ROCE_DEV_RX_BURST);
 	/* ACKs, responses and requests of this round leave in bursts */
 	roce_port_tx_batch_begin(dev->port, lane->id);
 	if (n > 0) {
-		lane->stats.rx_frames += n;
+		ROCE_COUNT_ADD(lane->stats.rx_frames, n);
 		/* the port parsed and checked them: no second parse */
 		RTE_BUILD_BUG_ON(ROCE_DEV_RX_BURST > ROCE_PORT_RX_PARSED);
 		roce_recv_burst(lane, lane->rx, roce_port_rx_parsed(dev->port, lane->id, 0), n);

@@ -130,5 +130,5 @@ roce_mcast_recv(struct roce_lane *lane, const struct rte_roce_pkt *pkt, struct r
 		}
 	}
 	if (n == 0)
-		lane->xstats.rx_drops[ROCE_RX_DROP_MCAST]++;
+		ROCE_COUNT(lane->xstats.rx_drops[ROCE_RX_DROP_MCAST]);
 }

@@ -120,8 +120,8 @@ struct roce_qp {
  * (summed per device when read). Both are written only by the QP's lane.
  */
 #define ROCE_QP_STAT_INC(qp, field) do { \
-	(qp)->stats.field++; \
-	(qp)->lane->xstats.qp.field++; \
+	ROCE_COUNT((qp)->stats.field); \
+	ROCE_COUNT((qp)->lane->xstats.qp.field); \
 } while (0)
 
 static inline struct roce_qp *

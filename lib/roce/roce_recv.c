@@ -69,7 +69,7 @@ roce_recv_deliver(struct roce_lane *lane, struct roce_qp *qp, const struct rte_r
 	enum roce_rx_drop drop = recv_check(qp, pkt);
 
 	if (drop != ROCE_RX_DROP_MAX) {
-		lane->xstats.rx_drops[drop]++;
+		ROCE_COUNT(lane->xstats.rx_drops[drop]);
 		return;
 	}
 	ROCE_QP_STAT_INC(qp, rcvd_pkts);
@@ -86,7 +86,7 @@ static const struct rte_roce_pkt *
 recv_parse(struct roce_lane *lane, const struct rte_mbuf *m, struct rte_roce_pkt *local)
 {
 	if (rte_roce_pkt_parse_mbuf(m, lane->dev->port->ib_mtu, local) != RTE_ROCE_DROP_NONE) {
-		lane->xstats.rx_drops[ROCE_RX_DROP_PARSE]++;
+		ROCE_COUNT(lane->xstats.rx_drops[ROCE_RX_DROP_PARSE]);
 		return NULL;
 	}
 	return local;
@@ -112,7 +112,7 @@ roce_recv_route(struct roce_lane *lane, struct roce_qp *qp, const struct rte_roc
 	} else {
 		ref = rte_pktmbuf_clone(m, lane->dev->port->pool);
 		if (ref == NULL) {
-			lane->stats.handoff_drops++;
+			ROCE_COUNT(lane->stats.handoff_drops);
 			return;
 		}
 	}
@@ -130,7 +130,7 @@ recv_one(struct roce_lane *lane, struct rte_mbuf *m, const struct rte_roce_pkt *
 		return;
 	if (pkt->info->transport == RTE_ROCE_TRANSPORT_CNP) {
 		/* Congestion control comes later. */
-		st->rx_drops[ROCE_RX_DROP_TRANSPORT]++;
+		ROCE_COUNT(st->rx_drops[ROCE_RX_DROP_TRANSPORT]);
 		return;
 	}
 	/* UD to the multicast QPN goes to every QP attached to the group. */
@@ -153,7 +153,7 @@ roce_recv_handed(struct roce_lane *lane, const struct rte_mbuf *m, uint32_t qpn)
 		return;
 	/* Destroyed (or, for a multicast clone, detached) since it was handed over. */
 	if (qp == NULL || qp->lane != lane) {
-		lane->xstats.rx_drops[ROCE_RX_DROP_NO_QP]++;
+		ROCE_COUNT(lane->xstats.rx_drops[ROCE_RX_DROP_NO_QP]);
 		return;
 	}
 	roce_recv_deliver(lane, qp, pkt, m);

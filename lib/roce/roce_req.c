@@ -331,7 +331,7 @@ req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 	}
 	/* Any other loss is recovered by the retransmission timer (RC); UC and UD lose it. */
 	if (err != 0)
-		qp->lane->xstats.tx_errors++;
+		ROCE_COUNT(qp->lane->xstats.tx_errors);
 	req->noack_pkts = pkt.ackreq ? 0 : req->noack_pkts + 1;
 
 	if (rd_atomic) {

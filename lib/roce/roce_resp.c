@@ -109,7 +109,7 @@ resp_send_ack(struct roce_qp *qp, uint8_t syndrome, uint32_t psn)
 	if (ret == -ENOBUFS)
 		return false;
 	if (ret != 0)
-		qp->lane->xstats.tx_errors++;
+		ROCE_COUNT(qp->lane->xstats.tx_errors);
 	return true;
 }
 
@@ -124,7 +124,7 @@ resp_uc_drop(struct resp_ctx *ctx)
 	struct roce_qp *qp = ctx->qp;
 
 	qp->resp.drop_msg = true;
-	qp->lane->xstats.rx_drops[ROCE_RX_DROP_UC_MSG]++;
+	ROCE_COUNT(qp->lane->xstats.rx_drops[ROCE_RX_DROP_UC_MSG]);
 	return RESP_DONE;
 }
 
@@ -173,7 +173,7 @@ resp_check_op_seq(struct resp_ctx *ctx)
 	if (ctx->qp->ibv.qp_type == IBV_QPT_UC) {
 		if (!pkt_start(ctx->pkt))
 			return resp_uc_drop(ctx);
-		ctx->qp->lane->xstats.rx_drops[ROCE_RX_DROP_UC_MSG]++;
+		ROCE_COUNT(ctx->qp->lane->xstats.rx_drops[ROCE_RX_DROP_UC_MSG]);
 		return RESP_CHECK_OP_VALID;
 	}
 	return RESP_ERR_INV_REQ;
@@ -221,7 +221,7 @@ resp_check_resource(struct resp_ctx *ctx)
 		 */
 		if ((!pkt_has(pkt, RTE_ROCE_OPF_SEND) || pkt_start(pkt)) &&
 		    roce_queue_free(&ctx->qp->rcq->ring) == 0) {
-			ctx->qp->lane->xstats.cq_full_rnr++;
+			ROCE_COUNT(ctx->qp->lane->xstats.cq_full_rnr);
 			return RESP_RNR;
 		}
 	}
@@ -567,7 +567,7 @@ answered:
 	roce_dev_qp_schedule(qp->dev, qp);
 	return RESP_DONE;
 drop:
-	qp->lane->xstats.rx_drops[ROCE_RX_DROP_REQ_DUP]++;
+	ROCE_COUNT(qp->lane->xstats.rx_drops[ROCE_RX_DROP_REQ_DUP]);
 	return RESP_DONE;
 }
 
@@ -580,14 +580,14 @@ resp_nak_psn(struct resp_ctx *ctx)
 	ROCE_QP_STAT_INC(qp, out_of_seq_request);
 	/* One sequence NAK, then silence until ePSN arrives (K:rxe_resp.c, class B). */
 	if (resp->nak_sent) {
-		qp->lane->xstats.rx_drops[ROCE_RX_DROP_REQ_AHEAD]++;
+		ROCE_COUNT(qp->lane->xstats.rx_drops[ROCE_RX_DROP_REQ_AHEAD]);
 		return RESP_DONE;
 	}
 	resp->nak_sent = true;
 	resp->nak_pending = true;
 	resp->nak_syndrome = RTE_ROCE_AETH_NAK_PSN_SEQ;
 	resp->nak_psn = resp->psn;
-	qp->lane->xstats.seq_naks_out++;
+	ROCE_COUNT(qp->lane->xstats.seq_naks_out);
 	roce_dev_qp_schedule(qp->dev, qp);
 	return RESP_DONE;
 }
@@ -600,7 +600,7 @@ resp_rnr(struct resp_ctx *ctx)
 
 	/* UC has no RNR NAK: the message is dropped (K:rxe_resp.c, RESPST_ERR_RNR). */
 	if (qp->ibv.qp_type == IBV_QPT_UC) {
-		qp->lane->xstats.rx_drops[ROCE_RX_DROP_NO_RECV_WQE]++;
+		ROCE_COUNT(qp->lane->xstats.rx_drops[ROCE_RX_DROP_NO_RECV_WQE]);
 		return resp_uc_drop(ctx);
 	}
 
@@ -757,7 +757,7 @@ resp_send_res(struct roce_qp *qp, struct roce_resp_res *res)
 	if (ret == -ENOBUFS)
 		return false;
 	if (ret != 0)
-		qp->lane->xstats.tx_errors++;
+		ROCE_COUNT(qp->lane->xstats.tx_errors);
 	if (last)
 		resp_res_pending(&qp->resp, res, false);
 	else

@@ -275,23 +275,29 @@ roce_xstat_value(struct roce_dev *dev, const struct rte_roce_port_stats *port, u
 	return sum;
 }
 
-/* Sum the lanes' struct rte_roce_stats, a structure of uint64_t counters. */
+/* Add the counters of src (a structure of uint64_t a lane is writing) to sum. */
+static void
+roce_stats_add(struct rte_roce_stats *sum, const struct rte_roce_stats *src)
+{
+	const unsigned int n = sizeof(*sum) / sizeof(uint64_t);
+	const uint64_t *in = (const uint64_t *)src;
+	uint64_t *out = (uint64_t *)sum;
+	unsigned int c;
+
+	RTE_BUILD_BUG_ON(sizeof(*sum) % sizeof(uint64_t) != 0);
+	for (c = 0; c < n; c++)
+		out[c] += __atomic_load_n(&in[c], __ATOMIC_RELAXED);
+}
+
+/* Sum the lanes' struct rte_roce_stats. */
 static void
 roce_stats_lanes_sum(const struct roce_dev *dev, struct rte_roce_stats *sum)
 {
-	const unsigned int n = sizeof(*sum) / sizeof(uint64_t);
-	uint64_t *out = (uint64_t *)sum;
-	unsigned int c;
 	uint16_t l;
 
-	RTE_BUILD_BUG_ON(sizeof(*sum) % sizeof(uint64_t) != 0);
 	memset(sum, 0, sizeof(*sum));
-	for (l = 0; l < dev->nb_lanes; l++) {
-		const uint64_t *in = (const uint64_t *)&dev->lanes[l].xstats.qp;
-
-		for (c = 0; c < n; c++)
-			out[c] += __atomic_load_n(&in[c], __ATOMIC_RELAXED);
-	}
+	for (l = 0; l < dev->nb_lanes; l++)
+		roce_stats_add(sum, &dev->lanes[l].xstats.qp);
 }
 
 int
@@ -339,7 +345,8 @@ rte_roce_qp_stats_get(struct ibv_qp *qp, struct rte_roce_stats *stats)
 		ROCE_LOG(ERR, "NULL argument");
 		return -EINVAL;
 	}
-	*stats = roce_qp_of(qp)->stats;
+	memset(stats, 0, sizeof(*stats));
+	roce_stats_add(stats, &roce_qp_of(qp)->stats);
 	return 0;
 }
 

@@ -64,6 +64,15 @@ struct roce_qp;
 /* Local ACK timeout unit: 4.096 us x 2^timeout (wire-facts section 7). */
 #define ROCE_ACK_TIMEOUT_NS_UNIT 4096
 
+/*
+ * Add to a counter that one thread (a lane) writes and any thread may
+ * read: a relaxed load-add-store, no shared read-modify-write; readers use
+ * relaxed loads (roce_stats.c).
+ */
+#define ROCE_COUNT_ADD(counter, n) \
+	__atomic_store_n(&(counter), (counter) + (n), __ATOMIC_RELAXED)
+#define ROCE_COUNT(counter) ROCE_COUNT_ADD(counter, 1)
+
 /* Why roce_recv.c or an engine role dropped a received frame. */
 enum roce_rx_drop {
 	ROCE_RX_DROP_PARSE,		/* reparse failed (cannot happen after the port's) */

@@ -66,13 +66,13 @@ roce_ud_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const struct rt
 
 	/* The Q_Key must be the QP's (wire-facts section 9; K:rxe_recv.c check_keys). */
 	if (pkt->deth.qkey != qp->attr.qkey) {
-		st->rx_drops[ROCE_RX_DROP_QKEY]++;
+		ROCE_COUNT(st->rx_drops[ROCE_RX_DROP_QKEY]);
 		return;
 	}
 	/* No receive WQE: UD drops silently (no RNR on UD, as rxe). */
 	wqe = roce_rq_peek(qp);
 	if (wqe == NULL) {
-		st->rx_drops[ROCE_RX_DROP_NO_RECV_WQE]++;
+		ROCE_COUNT(st->rx_drops[ROCE_RX_DROP_NO_RECV_WQE]);
 		return;
 	}
 	ud_grh(pkt, m, &grh);
