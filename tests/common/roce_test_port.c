@@ -6,6 +6,7 @@
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 #include <rte_eth_ring.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
@@ -24,43 +25,66 @@
 #define ROCE_TEST_PAYLOAD_MAX 4096
 #define ROCE_TEST_UDP_SPORT 0xc000	/* rxe's range starts here (wire-facts 1.2) */
 
-int
-roce_test_pair_create(struct roce_test_pair *pair, const char *name)
+/* A wire ring "<name>_<what><i>": one producer, one consumer. NULL after printing why. */
+static struct rte_ring *
+roce_test_wire_ring(const char *name, const char *what, unsigned int i)
 {
 	char buf[RTE_RING_NAMESIZE];
-	int a, b, i;
+	struct rte_ring *r;
 
-	for (i = 0; i < 2; i++) {
-		snprintf(buf, sizeof(buf), "%s_r%d", name, i);
-		pair->ring[i] = rte_ring_create(buf, ROCE_TEST_RING_SIZE, rte_socket_id(),
-						RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (pair->ring[i] == NULL) {
-			printf("# ring %s: %s\n", buf, rte_strerror(rte_errno));
-			return -1;
-		}
-	}
+	snprintf(buf, sizeof(buf), "%s_%s%u", name, what, i);
+	r = rte_ring_create(buf, ROCE_TEST_RING_SIZE, rte_socket_id(),
+			    RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (r == NULL)
+		printf("# ring %s: %s\n", buf, rte_strerror(rte_errno));
+	return r;
+}
+
+/* Ethdevs "<name>_a" and "<name>_b" over n RX and n TX rings each. */
+static int
+roce_test_wire_ports(const char *name, struct rte_ring *const *a_rx, struct rte_ring *const *a_tx,
+		     struct rte_ring *const *b_rx, struct rte_ring *const *b_tx, unsigned int n,
+		     uint16_t *a, uint16_t *b)
+{
+	char buf[RTE_RING_NAMESIZE];
+	int ea, eb;
+
 	snprintf(buf, sizeof(buf), "%s_a", name);
-	a = rte_eth_from_rings(buf, &pair->ring[0], 1, &pair->ring[1], 1, rte_socket_id());
+	ea = rte_eth_from_rings(buf, a_rx, n, a_tx, n, rte_socket_id());
 	snprintf(buf, sizeof(buf), "%s_b", name);
-	b = rte_eth_from_rings(buf, &pair->ring[1], 1, &pair->ring[0], 1, rte_socket_id());
-	if (a < 0 || b < 0) {
+	eb = rte_eth_from_rings(buf, b_rx, n, b_tx, n, rte_socket_id());
+	if (ea < 0 || eb < 0) {
 		printf("# rte_eth_from_rings %s: %s\n", name, rte_strerror(rte_errno));
 		return -1;
 	}
-	pair->a = a;
-	pair->b = b;
+	*a = ea;
+	*b = eb;
 	return 0;
 }
 
-unsigned int
-roce_test_pair_drain(struct roce_test_pair *pair)
+int
+roce_test_pair_create(struct roce_test_pair *pair, const char *name)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		pair->ring[i] = roce_test_wire_ring(name, "r", i);
+		if (pair->ring[i] == NULL)
+			return -1;
+	}
+	return roce_test_wire_ports(name, &pair->ring[0], &pair->ring[1], &pair->ring[1],
+				    &pair->ring[0], 1, &pair->a, &pair->b);
+}
+
+/* Free the frames in rings[0..n-1]; returns how many. */
+static unsigned int
+roce_test_rings_drain(struct rte_ring *const *rings, unsigned int nb_rings)
 {
 	struct rte_mbuf *pkts[ROCE_TEST_DRAIN_BURST];
-	unsigned int n, total = 0;
-	int r;
+	unsigned int n, total = 0, r;
 
-	for (r = 0; r < 2; r++) {
-		while ((n = rte_ring_dequeue_burst(pair->ring[r], (void **)pkts, RTE_DIM(pkts),
+	for (r = 0; r < nb_rings; r++) {
+		while ((n = rte_ring_dequeue_burst(rings[r], (void **)pkts, RTE_DIM(pkts),
 						   NULL)) != 0) {
 			rte_pktmbuf_free_bulk(pkts, n);
 			total += n;
@@ -68,6 +92,103 @@ roce_test_pair_drain(struct roce_test_pair *pair)
 	}
 	return total;
 }
+
+unsigned int
+roce_test_pair_drain(struct roce_test_pair *pair)
+{
+	return roce_test_rings_drain(pair->ring, RTE_DIM(pair->ring));
+}
+
+int
+roce_test_mq_pair_create(struct roce_test_mq_pair *pair, const char *name, uint16_t nb_queues,
+			 uint16_t shift)
+{
+	struct rte_ring *a_rx[ROCE_TEST_MQ_MAX], *b_rx[ROCE_TEST_MQ_MAX];
+	uint16_t i;
+
+	if (nb_queues == 0 || nb_queues > ROCE_TEST_MQ_MAX) {
+		printf("# %u queues: 1..%u\n", nb_queues, ROCE_TEST_MQ_MAX);
+		return -1;
+	}
+	memset(pair, 0, sizeof(*pair));
+	pair->nb_queues = nb_queues;
+	for (i = 0; i < nb_queues; i++) {
+		pair->ab[i] = roce_test_wire_ring(name, "ab", i);
+		pair->ba[i] = roce_test_wire_ring(name, "ba", i);
+		if (pair->ab[i] == NULL || pair->ba[i] == NULL)
+			return -1;
+		b_rx[(i + shift) % nb_queues] = pair->ab[i];
+		a_rx[(i + shift) % nb_queues] = pair->ba[i];
+	}
+	return roce_test_wire_ports(name, a_rx, pair->ab, b_rx, pair->ba, nb_queues, &pair->a,
+				    &pair->b);
+}
+
+unsigned int
+roce_test_mq_pair_drain(struct roce_test_mq_pair *pair)
+{
+	return roce_test_rings_drain(pair->ab, pair->nb_queues) +
+	       roce_test_rings_drain(pair->ba, pair->nb_queues);
+}
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define ROCE_TEST_TSAN 1
+#endif
+#endif
+
+#ifdef ROCE_TEST_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+
+/* One synchronisation object for every wire of the process. */
+static char roce_test_wire;
+
+static uint16_t
+roce_test_wire_tx(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n, void *arg)
+{
+	RTE_SET_USED(port);
+	RTE_SET_USED(queue);
+	RTE_SET_USED(pkts);
+	RTE_SET_USED(arg);
+	__tsan_release(&roce_test_wire);
+	return n;
+}
+
+static uint16_t
+roce_test_wire_rx(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n,
+		  uint16_t max, void *arg)
+{
+	RTE_SET_USED(port);
+	RTE_SET_USED(queue);
+	RTE_SET_USED(pkts);
+	RTE_SET_USED(max);
+	RTE_SET_USED(arg);
+	if (n > 0)
+		__tsan_acquire(&roce_test_wire);
+	return n;
+}
+
+int
+roce_test_wire_model(uint16_t eth, uint16_t nb_queues)
+{
+	uint16_t q;
+
+	for (q = 0; q < nb_queues; q++)
+		if (rte_eth_add_tx_callback(eth, q, roce_test_wire_tx, NULL) == NULL ||
+		    rte_eth_add_rx_callback(eth, q, roce_test_wire_rx, NULL) == NULL)
+			return -1;
+	return 0;
+}
+#else
+int
+roce_test_wire_model(uint16_t eth, uint16_t nb_queues)
+{
+	RTE_SET_USED(eth);
+	RTE_SET_USED(nb_queues);
+	return 0;
+}
+#endif
 
 int
 roce_test_pair_release(struct roce_test_pair *pair, struct rte_roce_port **a,

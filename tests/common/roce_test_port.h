@@ -24,6 +24,39 @@ struct roce_test_pair {
 /* Create the rings and the two ethdevs; name must be unique. Returns 0 or -1 after printing why. */
 int roce_test_pair_create(struct roce_test_pair *pair, const char *name);
 
+/* Most queue pairs of a roce_test_mq_pair. */
+#define ROCE_TEST_MQ_MAX 4
+
+/*
+ * Two ethdevs of nb_queues RX and TX queues each over net_ring, wired so
+ * that what one sends on TX queue i arrives on the other's RX queue
+ * (i + shift) % nb_queues: a shift of 1 makes the slow path's frames (sent
+ * on queue 0) arrive on queue 1, so the hand-offs to queue 0 are
+ * deterministic. Every ring has one producer and one consumer.
+ */
+struct roce_test_mq_pair {
+	struct rte_ring *ab[ROCE_TEST_MQ_MAX];	/* a's TX queue i */
+	struct rte_ring *ba[ROCE_TEST_MQ_MAX];	/* b's TX queue i */
+	uint16_t nb_queues;
+	uint16_t a;
+	uint16_t b;
+};
+
+/* Create it; name must be unique. Returns 0, or -1 after printing why. */
+int roce_test_mq_pair_create(struct roce_test_mq_pair *pair, const char *name,
+			     uint16_t nb_queues, uint16_t shift);
+
+/* Free every frame still in flight in its rings; returns how many. */
+unsigned int roce_test_mq_pair_drain(struct roce_test_mq_pair *pair);
+
+/*
+ * ThreadSanitizer cannot see frames cross the net_ring wire (its rte_ring is
+ * in the uninstrumented librte_net_ring.so): model it as a release on every
+ * TX queue and an acquire on every RX queue of ethdev eth (nb_queues of each).
+ * No-op without TSan. Returns 0, or -1 if a callback cannot be added.
+ */
+int roce_test_wire_model(uint16_t eth, uint16_t nb_queues);
+
 /* Free every frame still in flight in either ring; returns how many. */
 unsigned int roce_test_pair_drain(struct roce_test_pair *pair);
 

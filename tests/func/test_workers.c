@@ -583,69 +583,17 @@ test_worker_errors(void)
 }
 
 /*
- * ThreadSanitizer cannot see the hand-off of frames through the net_ring
- * pair (its rte_ring lives in the uninstrumented librte_net_ring.so): model
- * the wire as a release when a frame is sent and an acquire when one is
- * received, so that what a side did before sending happens before what the
- * other does with the frame (devtools/tsan.supp).
+ * The net_ring "wire" as TSan must see it: a release when a frame is sent,
+ * an acquire when one is received (roce_test_wire_model(), devtools/tsan.supp).
  */
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define WIRE_TSAN 1
-#endif
-#endif
-
-#ifdef WIRE_TSAN
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-
-static char wire;
-
-static uint16_t
-wire_tx(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n, void *arg)
-{
-	RTE_SET_USED(port);
-	RTE_SET_USED(queue);
-	RTE_SET_USED(pkts);
-	RTE_SET_USED(arg);
-	__tsan_release(&wire);
-	return n;
-}
-
-static uint16_t
-wire_rx(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n, uint16_t max,
-	void *arg)
-{
-	RTE_SET_USED(port);
-	RTE_SET_USED(queue);
-	RTE_SET_USED(pkts);
-	RTE_SET_USED(max);
-	RTE_SET_USED(arg);
-	if (n > 0)
-		__tsan_acquire(&wire);
-	return n;
-}
-
 static int
 wire_model(void)
 {
-	uint16_t ports[] = { roce_test_verbs_pair.a, roce_test_verbs_pair.b };
-	unsigned int i;
-
-	for (i = 0; i < RTE_DIM(ports); i++) {
-		if (rte_eth_add_tx_callback(ports[i], 0, wire_tx, NULL) == NULL ||
-		    rte_eth_add_rx_callback(ports[i], 0, wire_rx, NULL) == NULL)
-			return -1;
-	}
+	if (roce_test_wire_model(roce_test_verbs_pair.a, 1) != 0 ||
+	    roce_test_wire_model(roce_test_verbs_pair.b, 1) != 0)
+		return -1;
 	return 0;
 }
-#else
-static int
-wire_model(void)
-{
-	return 0;
-}
-#endif
 
 static const struct roce_test_case cases[] = {
 	{ "worker_errors", test_worker_errors },
