@@ -294,9 +294,9 @@ test_slow_path_on_queue1(void)
 	return teardown();
 }
 
-/* An ARP request from a for b's address, injected on b's RX queue q. */
+/* An ARP request for b's address from a's MAC and 198.18.0.<sender>. */
 static struct rte_mbuf *
-arp_request(void)
+arp_request(uint8_t sender)
 {
 	uint8_t buf[RTE_ETHER_HDR_LEN + sizeof(struct rte_arp_hdr)];
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)buf;
@@ -305,7 +305,8 @@ arp_request(void)
 	union rte_roce_gid s, d;
 
 	rte_roce_port_info_get(a, &ia);
-	rte_roce_gid_parse("198.18.0.1", &s);
+	rte_roce_gid_parse("198.18.0.0", &s);
+	s.raw[RTE_ROCE_GID_IPV4_OFF + 3] = sender;
 	rte_roce_gid_parse("198.18.0.2", &d);
 	memset(buf, 0, sizeof(buf));
 	memset(&eth->dst_addr, 0xff, sizeof(eth->dst_addr));
@@ -332,7 +333,7 @@ test_slow_handoff_ring_full(void)
 
 	ROCE_TEST_ASSERT_EQ(setup(0, NULL), 0, "setup");
 	for (i = 0; i < OVERFLOW_FRAMES; i++) {
-		m = arp_request();
+		m = arp_request(1);
 		ROCE_TEST_ASSERT(m != NULL && rte_ring_enqueue(pair.ab[1], m) == 0, "inject %u", i);
 	}
 	for (i = 0; i < OVERFLOW_FRAMES / BURST + 1; i++)
@@ -347,6 +348,62 @@ test_slow_handoff_ring_full(void)
 		poll_q(b, 0, NULL);
 	b0 = qstats(b, 0);
 	ROCE_TEST_ASSERT_EQ(b0.arp_requests_in, b1.slow_handoffs, "queue 0 answered each");
+	return teardown();
+}
+
+/*
+ * Learn ARP senders 198.18.0.<first>.. on b's queue 0, polling queue 1 as
+ * well if poll_q1; returns how many b learnt.
+ */
+static uint64_t
+learn_senders(uint8_t first, unsigned int n, bool poll_q1)
+{
+	uint64_t before = qstats(b, 0).neigh_resolved;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (rte_ring_enqueue(pair.ab[0], arp_request((uint8_t)(first + i))) != 0)
+			return 0;
+		poll_q(b, 0, NULL);
+		if (poll_q1)
+			poll_q(b, 1, NULL);
+	}
+	return qstats(b, 0).neigh_resolved - before;
+}
+
+/*
+ * A cache of 2 entries (hash of 8 positions) churned by 3 x CHURN senders:
+ * each learn evicts an entry, whose hash position is reused only once every
+ * reader queue passed a quiescent state. A queue never driven, or taken
+ * offline, holds nothing back; a queue that read and then stopped polling
+ * does, and the cache then stops learning.
+ */
+#define CHURN 24
+static int
+test_rcu_idle_queue(void)
+{
+	struct rte_roce_port_conf conf = {
+		.nb_queues = NB_QUEUES,
+		.neigh_entries = 2,
+		.neigh_retry_ms = NEIGH_RETRY_MS,
+		.neigh_timeout_ms = NEIGH_TIMEOUT_MS,
+	};
+	union rte_roce_gid nh;
+
+	ROCE_TEST_ASSERT_EQ(setup(0, &conf), 0, "setup");
+	ROCE_TEST_ASSERT_EQ(learn_senders(10, CHURN, false), CHURN, "queue 1 never driven: all learnt");
+	/* queue 1 reads (a send), then stops polling: it is in a read-side section */
+	rte_roce_gid_parse("198.18.0.1", &nh);
+	ROCE_TEST_ASSERT_EQ(roce_port_send_queue(b, 1, roce_frame("198.18.0.1", 1), &nh), 0,
+			    "send on queue 1");
+	ROCE_TEST_ASSERT(learn_senders(10 + CHURN, CHURN, false) < CHURN,
+			 "a stalled reader holds the deleted positions back");
+	roce_port_queue_offline(b, 1);
+	poll_q(b, 0, NULL);	/* reclaim at the next delete */
+	ROCE_TEST_ASSERT_EQ(learn_senders(10 + 2 * CHURN, CHURN, false), CHURN,
+			    "offline: all learnt again");
+	ROCE_TEST_ASSERT_EQ(learn_senders(10, CHURN, true), CHURN,
+			    "a reader polling meanwhile holds nothing back");
 	return teardown();
 }
 
@@ -514,10 +571,10 @@ test_two_threads(void)
 	printf("# sent %" PRIu64 " delivered %" PRIu64 " (b q0 %" PRIu64 ", q1 %" PRIu64
 	       "), counted drops %" PRIu64 " (hand-off %" PRIu64 ", neighbour %" PRIu64
 	       ", tx full %" PRIu64 "); queue 1: %" PRIu64 " direct, %" PRIu64
-	       " handed; expired %" PRIu64 "\n",
+	       " handed; neighbour expired %" PRIu64 ", failed %" PRIu64 "\n",
 	       r.sent, b_rx[0] + b_rx[1], b_rx[0], b_rx[1], counted, sa.tx_handoff_drops,
 	       sa.neigh_queue_drops, sa.drops[RTE_ROCE_PORT_DROP_TX_FULL], a1.tx_packets,
-	       a1.tx_handoffs, sa.neigh_expired);
+	       a1.tx_handoffs, sa.neigh_expired, sa.neigh_failed);
 	ROCE_TEST_ASSERT_EQ(r.other_errors, 0, "no send error but -ENOBUFS");
 	ROCE_TEST_ASSERT(r.sent > 1000, "thousands sent (%" PRIu64 ")", r.sent);
 	ROCE_TEST_ASSERT(a1.tx_packets > 0, "queue 1 sent directly");
@@ -533,6 +590,7 @@ static const struct roce_test_case cases[] = {
 	{ "config_errors", test_config_errors },
 	{ "slow_path_on_queue1", test_slow_path_on_queue1 },
 	{ "slow_handoff_ring_full", test_slow_handoff_ring_full },
+	{ "rcu_idle_queue", test_rcu_idle_queue },
 	{ "tx_handoff_then_direct", test_tx_handoff_then_direct },
 	{ "tx_handoff_unreachable", test_tx_handoff_unreachable },
 	{ "two_threads", test_two_threads },
