@@ -18,7 +18,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 # A data race fails the test; only the hand-offs TSan cannot see are suppressed.
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/devtools/tsan.supp"
 # Test programs with more than one thread (worker lcores, application threads).
-THREADED_TESTS=(workers lanes event verbs)
+THREADED_TESTS=(workers lanes event verbs port_mq)
 
 status=0
 setup() {	# setup DIR [meson options...]

@@ -77,11 +77,13 @@ roce_neigh_rcu_init(struct rte_roce_port *port)
 	if (t->rcu == NULL)
 		return -ENOMEM;
 	ret = rte_rcu_qsbr_init(t->rcu, port->nb_queues);
-	/* The readers: queues 1..n-1 (queue 0 writes), online from the start. */
+	/*
+	 * The readers: queues 1..n-1 (queue 0 writes). Offline until their first
+	 * poll or send, so that a queue nobody drives holds nothing back.
+	 */
 	for (q = 1; ret == 0 && q < port->nb_queues; q++) {
 		ret = rte_rcu_qsbr_thread_register(t->rcu, q);
-		if (ret == 0)
-			rte_rcu_qsbr_thread_online(t->rcu, q);
+		port->q[q].rcu_offline = true;
 	}
 	if (ret != 0)
 		return -rte_errno;
@@ -89,6 +91,16 @@ roce_neigh_rcu_init(struct rte_roce_port *port)
 	rcu_cfg.mode = RTE_HASH_QSBR_MODE_DQ;
 	ret = rte_hash_rcu_qsbr_add(t->hash, &rcu_cfg);
 	return ret != 0 ? -rte_errno : 0;
+}
+
+/* A reader queue about to read the hash: online first if it was not. */
+static inline void
+roce_neigh_reader_online(struct rte_roce_port *port, struct roce_port_queue *pq)
+{
+	if (unlikely(pq->rcu_offline)) {
+		rte_rcu_qsbr_thread_online(port->neigh.rcu, pq->id);
+		pq->rcu_offline = false;
+	}
 }
 
 void
@@ -99,8 +111,7 @@ roce_neigh_quiescent(struct rte_roce_port *port, struct roce_port_queue *pq)
 	if (v == NULL || pq->id == ROCE_PORT_SLOW_QUEUE)
 		return;
 	if (unlikely(pq->rcu_offline)) {
-		rte_rcu_qsbr_thread_online(v, pq->id);
-		pq->rcu_offline = false;
+		roce_neigh_reader_online(port, pq);
 		return;
 	}
 	rte_rcu_qsbr_quiescent(v, pq->id);
@@ -558,6 +569,7 @@ roce_port_send_queue(struct rte_roce_port *port, uint16_t q, struct rte_mbuf *m,
 	if (q == ROCE_PORT_SLOW_QUEUE)
 		return roce_neigh_send(port, m, next_hop);
 	/* Another queue: the published word, else queue 0 resolves (and counts). */
+	roce_neigh_reader_online(port, pq);
 	if (!roce_neigh_lookup_lf(port, next_hop, &mac))
 		return roce_port_handoff_tx(port, pq, m, next_hop);
 	roce_port_l2_fill(port, m, &mac, ether_type);

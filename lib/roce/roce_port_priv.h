@@ -118,7 +118,8 @@ struct roce_port_queue {
 	uint16_t tx_count;
 	uint16_t tx_batched;		/* of tx_count: gathered by a batch, not refused */
 	bool tx_batch;			/* between roce_port_tx_batch_begin() and _end() */
-	bool rcu_offline;		/* roce_port_queue_offline() called, not polled since */
+	/* q != 0: not an online RCU reader (never driven yet, or roce_port_queue_offline()) */
+	bool rcu_offline;
 	uint16_t rx_next;		/* index the frame being sorted gets if returned */
 	uint64_t now;			/* timer cycles, read once per call */
 	/* q != 0: to queue 0, SPSC. Non-RoCE frames received here (mbufs). */
@@ -254,9 +255,12 @@ uint16_t roce_port_poll_queue(struct rte_roce_port *port, uint16_t q, struct rte
 int roce_port_send_queue(struct rte_roce_port *port, uint16_t q, struct rte_mbuf *m,
 			 const union rte_roce_gid *next_hop);
 /*
- * Queue q's owner stops polling for a while (a parked worker): its
- * quiescent state no longer holds back the reuse of deleted neighbour
- * cache positions. The next roce_port_poll_queue(q) takes it back online.
+ * Queue q's owner stops polling for a while (a parked or stopping worker):
+ * from now on it does not hold back the reuse of deleted neighbour cache
+ * positions (an online reader that stops polling does: the cache would stop
+ * learning once they are used up). Its next roce_port_poll_queue(q) or
+ * roce_port_send_queue(q) takes it back online. A queue is offline until
+ * first driven. No-op for queue 0, or q out of range.
  */
 void roce_port_queue_offline(struct rte_roce_port *port, uint16_t q);
 

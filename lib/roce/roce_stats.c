@@ -130,6 +130,10 @@ static const struct roce_xstat_def xstat_defs[] = {
 	PORT("port_neigh_failed", neigh_failed),
 	PORT("port_neigh_expired", neigh_expired),
 	PORT("port_neigh_queue_drops", neigh_queue_drops),
+	PORT("port_slow_handoffs", slow_handoffs),
+	PORT("port_slow_handoff_drops", slow_handoff_drops),
+	PORT("port_tx_handoffs", tx_handoffs),
+	PORT("port_tx_handoff_drops", tx_handoff_drops),
 	{ "port_drop_", XS_PORT, offsetof(struct rte_roce_port_stats, drops), RTE_ROCE_PORT_DROP_MAX,
 	  port_drop_name },
 };

@@ -600,7 +600,8 @@ main(int argc, char **argv)
 
 	RTE_SET_USED(argc);
 	if (roce_test_eal_init(argv[0], eal_args) != 0 || roce_test_mbuf_pool() == NULL ||
-	    roce_test_pair_create(&roce_test_verbs_pair, "workers") != 0 || roce_test_pair_wire_model(&roce_test_verbs_pair) != 0)
+	    roce_test_pair_create(&roce_test_verbs_pair, "workers") != 0 ||
+	    roce_test_pair_wire_model(&roce_test_verbs_pair) != 0)
 		return 1;
 	if (rte_lcore_count() < 2 || !rte_lcore_is_enabled(WORKER_LCORE)) {
 		printf("1..0 # SKIP lcore %u is not available\n", WORKER_LCORE);
