@@ -320,10 +320,34 @@ comp_ack(struct comp_ctx *ctx)
 									      COMP_DONE;
 }
 
+/* rxe's rdma_sends: SEND WRs completed, whatever the status (K:rxe_comp.c do_complete). */
+static void
+comp_count_send(struct roce_qp *qp, const struct roce_send_wqe *wqe)
+{
+	if (wqe->opcode == IBV_WR_SEND || wqe->opcode == IBV_WR_SEND_WITH_IMM ||
+	    wqe->opcode == IBV_WR_SEND_WITH_INV)
+		ROCE_QP_STAT_INC(qp, rdma_sends);
+}
+
+/*
+ * The send CQ slot a WQE reserved when it started is given back: its
+ * completion is pushed now (into the slot kept for it), or there is none.
+ */
+static void
+comp_release_slot(struct roce_qp *qp, struct roce_send_wqe *wqe)
+{
+	if (!wqe->tx.cq_slot)
+		return;
+	wqe->tx.cq_slot = 0;
+	roce_cq_unreserve(qp->scq);
+}
+
 /*
  * Retire the oldest WQE and post its completion (if due). false on CQ
- * overrun. Retired first: an application on another thread that polls the
- * completion may post again at once and must find the slot free.
+ * overrun (which the reservation made when the WQE started rules out,
+ * unless the CQ already overran for another reason). Retired first: an
+ * application on another thread that polls the completion may post again
+ * at once and must find the slot free.
  */
 static bool
 comp_post(struct roce_qp *qp, struct roce_send_wqe *wqe, enum ibv_wc_status status)
@@ -351,8 +375,46 @@ comp_post(struct roce_qp *qp, struct roce_send_wqe *wqe, enum ibv_wc_status stat
 	}
 	/* The slot's next WQE starts afresh (the posting path never writes tx). */
 	wqe->tx.state = ROCE_WQE_NEW;
+	comp_release_slot(qp, wqe);
+	comp_count_send(qp, wqe);
 	roce_sq_retire(qp);
 	return !post || roce_cq_push(qp->scq, &wc) == 0;
+}
+
+bool
+roce_comp_flush_wqe(struct roce_qp *qp)
+{
+	struct roce_send_wqe *wqe = roce_sq_wqe(qp, roce_sq_consumer(qp));
+	struct ibv_wc wc = {
+		.wr_id = wqe->wr_id,
+		.status = IBV_WC_WR_FLUSH_ERR,
+		.opcode = roce_wr_wc_opcode(wqe->opcode),
+		.qp_num = qp->ibv.qp_num,
+	};
+
+	/*
+	 * A WQE the requester started has its slot; one never started needs
+	 * a free one. None: held until the application polls, the QP runs
+	 * again at the next pass to look (the same wake-up as the
+	 * requester's, roce_req.c req_start_wqe()). An overrun CQ takes
+	 * nothing any more: the push below reports it, nothing waits.
+	 */
+	if (!wqe->tx.cq_slot && roce_cq_room(qp->scq) == 0 && !roce_cq_overflowed(qp->scq)) {
+		ROCE_QP_STAT_INC(qp, send_cq_full_stalls);
+		roce_dev_qp_schedule(qp->dev, qp);
+		return false;
+	}
+	comp_release_slot(qp, wqe);
+	comp_count_send(qp, wqe);
+	/*
+	 * Every WQE, signaled or not: verbs reports each flushed WR
+	 * (K:rxe_comp.c flush_send_wqe() posts one CQE per WQE). Retired
+	 * before its completion shows: the slot is free for a poster. A CQ
+	 * overrun is the CQ's error, already recorded by the push.
+	 */
+	roce_sq_retire(qp);
+	(void)roce_cq_push(qp->scq, &wc);
+	return true;
 }
 
 /* UC/UD have no responses: a WQE completes once its last packet was handed to the port. */
@@ -565,6 +627,20 @@ roce_transport_qp_modify(struct roce_qp *qp, const struct ibv_qp_attr *attr, int
 		qp->comp.rnr_left = attr->rnr_retry;
 }
 
+/*
+ * WQEs dropped without a completion (RESET, destroy) give their send CQ
+ * slots back, so that a CQ shared with other QPs does not lose them. A
+ * control call: the CQ's producer is parked (or is this thread).
+ */
+static void
+transport_release_slots(struct roce_qp *qp)
+{
+	uint32_t i;
+
+	for (i = 0; i < roce_queue_size(&qp->sq); i++)
+		comp_release_slot(qp, roce_sq_wqe(qp, i));
+}
+
 void
 roce_transport_qp_reset(struct roce_qp *qp)
 {
@@ -572,6 +648,7 @@ roce_transport_qp_reset(struct roce_qp *qp)
 
 	transport_timers_stop(qp);
 	transport_state_init(qp);
+	transport_release_slots(qp);
 	/* Slots retired by a flush keep their last state: every WQE starts afresh. */
 	for (i = 0; i < roce_queue_size(&qp->sq); i++)
 		roce_sq_wqe(qp, i)->tx.state = ROCE_WQE_NEW;
@@ -595,4 +672,5 @@ void
 roce_transport_qp_fini(struct roce_qp *qp)
 {
 	transport_timers_stop(qp);
+	transport_release_slots(qp);
 }

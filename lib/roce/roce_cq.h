@@ -40,6 +40,13 @@ struct roce_cq {
 	uint16_t lane;		/* comp_vector: the lane of its QPs, its one producer */
 	struct roce_queue ring;	/* of struct ibv_wc */
 	uint32_t nb_qps;	/* QPs using it as send or receive CQ (control path) */
+	/*
+	 * Slots promised to send WQEs started and not yet completed (the
+	 * send-side credit, doc/workers.md "Back-pressure instead of loss").
+	 * Written by the producer only (the CQ's progress thread), or by a
+	 * control call while it is parked.
+	 */
+	uint32_t reserved;
 	bool overflow;		/* set by the producer (RELEASE), read by poll (ACQUIRE) */
 	/*
 	 * Completion events (roce_channel.c). armed: set by the application,
@@ -82,6 +89,37 @@ roce_cq_push(struct roce_cq *cq, const struct ibv_wc *wc)
  * and queue one event on the channel (one eventfd write).
  */
 void roce_cq_notify(struct roce_cq *cq, bool solicited);
+
+/*
+ * Producer side: slots neither filled nor promised, what a completion that
+ * holds no reservation may take. The ACQUIRE load of the consumer's index
+ * (roce_queue_free()) pairs with the RELEASE store of rte_roce_poll_cq():
+ * a slot seen free here was read by the application before it is reused.
+ */
+static inline uint32_t
+roce_cq_room(const struct roce_cq *cq)
+{
+	uint32_t free_slots = roce_queue_free(&cq->ring);
+
+	return free_slots > cq->reserved ? free_slots - cq->reserved : 0;
+}
+
+/* Producer side: promise one slot to a completion to come; false if none is left. */
+static inline bool
+roce_cq_reserve(struct roce_cq *cq)
+{
+	if (roce_cq_room(cq) == 0)
+		return false;
+	cq->reserved++;
+	return true;
+}
+
+/* Producer side: give a promised slot back (its completion is pushed now, or will never be). */
+static inline void
+roce_cq_unreserve(struct roce_cq *cq)
+{
+	cq->reserved--;
+}
 
 /* True once the CQ has overrun (read on the producer side). */
 static inline bool

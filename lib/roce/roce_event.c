@@ -305,6 +305,9 @@ roce_dev_link_check(struct roce_dev *dev)
 		return;
 	/* The first read only records the state: the device opened with it. */
 	if (as->link_up >= 0) {
+		/* rxe counts link_downed with the PORT_ERR it raises (K:rxe_net.c rxe_port_down). */
+		if (!up)
+			ROCE_COUNT(dev->lanes[0].xstats.link_downed);
 		memset(&ev, 0, sizeof(ev));
 		ev.event_type = up ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR;
 		ev.element.port_num = 1;

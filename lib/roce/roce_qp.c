@@ -275,25 +275,10 @@ static void
 roce_qp_flush_send(struct roce_qp *qp)
 {
 	uint32_t prod = roce_sq_producer(qp);
-	struct ibv_wc wc = {
-		.status = IBV_WC_WR_FLUSH_ERR,
-		.qp_num = qp->ibv.qp_num,
-	};
 
-	while (qp->sq.cons != prod) {
-		struct roce_send_wqe *wqe = roce_sq_wqe(qp, qp->sq.cons);
-
-		/*
-		 * Every WQE, signaled or not: verbs reports each flushed WR
-		 * (K:rxe_comp.c flush_send_wqe() posts one CQE per WQE). A CQ
-		 * overrun is the CQ's error, already recorded by the push.
-		 */
-		wc.wr_id = wqe->wr_id;
-		wc.opcode = roce_wr_wc_opcode(wqe->opcode);
-		/* Retired before its completion shows: the slot is free for a poster. */
-		roce_sq_retire(qp);
-		roce_cq_push(qp->scq, &wc);
-	}
+	/* Stops while the send CQ is full; resumed at a later pass (roce_comp.c). */
+	while (qp->sq.cons != prod && roce_comp_flush_wqe(qp))
+		;
 }
 
 static void
@@ -307,6 +292,11 @@ roce_qp_flush_recv(struct roce_qp *qp)
 	};
 
 	while ((wqe = roce_rq_owned(qp)) != NULL) {
+		/* A full CQ holds the flush until the application polls (never dropped). */
+		if (roce_cq_room(qp->rcq) == 0 && !roce_cq_overflowed(qp->rcq)) {
+			roce_dev_qp_schedule(qp->dev, qp);
+			return;
+		}
 		wc.wr_id = wqe->wr_id;
 		roce_rq_consume(qp);
 		roce_cq_push(qp->rcq, &wc);

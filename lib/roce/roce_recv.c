@@ -156,6 +156,9 @@ roce_recv_handed(struct roce_lane *lane, const struct rte_mbuf *m, uint32_t qpn)
 		ROCE_COUNT(lane->xstats.rx_drops[ROCE_RX_DROP_NO_QP]);
 		return;
 	}
+	/* A response that waited for its completer: rxe's ack_deferred (K:rxe_comp.c rxe_comp_queue_pkt). */
+	if (pkt->info->flags & RTE_ROCE_OPF_RESP)
+		ROCE_QP_STAT_INC(qp, ack_deferred);
 	roce_recv_deliver(lane, qp, pkt, m);
 }
 

@@ -258,6 +258,27 @@ req_start_wqe(struct roce_qp *qp, struct roce_send_wqe *wqe)
 	/* At most max_rd_atomic READ/atomics outstanding (wire-facts section 6). */
 	if (rd_atomic && req->rd_atomic >= qp->attr.max_rd_atomic)
 		return false;
+	/*
+	 * Send-side credit: a WQE starts only with a send CQ slot kept for
+	 * its completion. Every WQE, signaled or not: an unsignaled one
+	 * completes in error (IBA 10.7.3.1) or flushes with a completion.
+	 * A WQE moved back by a retry keeps the slot it has. No slot: the QP
+	 * is held and runs again at the next progress pass to look, until
+	 * the application's poll frees one. Polling (rather than a wake-up
+	 * from rte_roce_poll_cq()) cannot lose a wake-up: the only shared
+	 * datum is the CQ's consumer index, read with ACQUIRE against the
+	 * RELEASE of the poll (roce_cq_room()); the poll path stays one load
+	 * and one store, and the CQ needs no list of held QPs, which a CQ
+	 * shared by several QPs would need.
+	 */
+	if (!wqe->tx.cq_slot) {
+		if (!roce_cq_reserve(qp->scq)) {
+			ROCE_QP_STAT_INC(qp, send_cq_full_stalls);
+			roce_dev_qp_schedule(qp->dev, qp);
+			return false;
+		}
+		wqe->tx.cq_slot = 1;
+	}
 	wqe->tx.first_psn = req->psn;
 	wqe->tx.npkts = wqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
 			wqe->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ? 1 : roce_msg_npkts(wqe->length, qp->mtu);

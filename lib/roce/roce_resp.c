@@ -207,20 +207,26 @@ static enum resp_state
 resp_check_resource(struct resp_ctx *ctx)
 {
 	const struct rte_roce_pkt *pkt = ctx->pkt;
+	struct roce_qp *qp = ctx->qp;
 
 	/* A SEND, and the last packet of WRITE_WITH_IMM, consume a receive WQE. */
 	if (pkt_has(pkt, RTE_ROCE_OPF_SEND) ||
 	    (pkt_has(pkt, RTE_ROCE_OPF_IMM) && pkt_end(pkt))) {
 		ctx->wqe = roce_rq_peek(ctx->qp);
-		if (ctx->wqe == NULL)
+		if (ctx->wqe == NULL) {
+			/* mlx5 out_of_buffer: RC answers with an RNR NAK, UC drops. */
+			ROCE_QP_STAT_INC(qp, out_of_buffer);
 			return RESP_RNR;
+		}
 		/*
 		 * Back-pressure instead of a CQ overrun (doc/workers.md): where
 		 * a missing WQE would be refused, a full receive CQ is refused
-		 * the same way, so the requester waits and retries.
+		 * the same way, so the requester waits and retries. Slots kept
+		 * for send completions (a CQ shared with send queues) are not
+		 * room.
 		 */
 		if ((!pkt_has(pkt, RTE_ROCE_OPF_SEND) || pkt_start(pkt)) &&
-		    roce_queue_free(&ctx->qp->rcq->ring) == 0) {
+		    roce_cq_room(ctx->qp->rcq) == 0) {
 			ROCE_COUNT(ctx->qp->lane->xstats.cq_full_rnr);
 			return RESP_RNR;
 		}
@@ -472,6 +478,9 @@ resp_post_recv(struct resp_ctx *ctx)
 	roce_rq_consume(qp);
 	/* The message's last packet: its SE bit wakes a solicited-only arming (IBA 11.4.2.2). */
 	ret = roce_cq_push_se(qp->rcq, &wc, pkt->se);
+	/* rxe's rdma_recvs: receive completions in success (K:rxe_resp.c do_complete). */
+	if (ret == 0)
+		ROCE_QP_STAT_INC(qp, rdma_recvs);
 	return ret == 0;
 }
 

@@ -84,7 +84,11 @@ static const struct roce_xstat_def xstat_defs[] = {
 	QP("retry_exceeded_err", retry_exceeded_err),
 	QP("retry_rnr_exceeded_err", retry_rnr_exceeded_err),
 	QP("completer_retry_err", completer_retry_err),
+	QP("ack_deferred", ack_deferred),
 	ENGINE("send_err", tx_errors),
+	ENGINE("link_downed", link_downed),
+	QP("rdma_sends", rdma_sends),
+	QP("rdma_recvs", rdma_recvs),
 	/* mlx5's names for the same events (K:mlx5/counters.c). */
 	QP("out_of_sequence", out_of_seq_request),
 	QP("packet_seq_err", rcvd_seq_err),
@@ -93,9 +97,11 @@ static const struct roce_xstat_def xstat_defs[] = {
 	QP("implied_nak_seq_err", implied_nak_seq_err),
 	QP("req_transport_retries_exceeded", retry_exceeded_err),
 	QP("req_rnr_retries_exceeded", retry_rnr_exceeded_err),
+	QP("out_of_buffer", out_of_buffer),
 	/* Our own. */
 	ENGINE("seq_naks_sent", seq_naks_out),
 	ENGINE("cq_full_rnr_sent", cq_full_rnr),
+	QP("send_cq_full_stalls", send_cq_full_stalls),
 	DEV("polls", polls),
 	DEV("rx_frames", rx_frames),
 	DEV("qp_runs", qp_runs),

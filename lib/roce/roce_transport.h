@@ -98,6 +98,7 @@ struct roce_transport_stats {
 	uint64_t tx_errors;		/* frames the builder or the port refused */
 	uint64_t seq_naks_out;		/* PSN sequence NAKs sent */
 	uint64_t cq_full_rnr;		/* RNR NAKs sent because the receive CQ was full (back-pressure) */
+	uint64_t link_downed;		/* port link went down (rxe link_downed; roce_dev_link_check()) */
 };
 
 /* Progress of one send WQE through requester and completer. */
@@ -115,6 +116,7 @@ struct roce_wqe_tx {
 	uint32_t npkts;		/* packets (READ: response packets) */
 	uint8_t state;		/* enum roce_wqe_state */
 	uint8_t status;		/* enum ibv_wc_status when FAILED */
+	uint8_t cq_slot;	/* holds a slot reserved in the send CQ (roce_cq_reserve()) */
 };
 
 /* Requester (roce_req.c). */
@@ -239,6 +241,14 @@ void roce_resp_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const st
 
 /* Complete, from the oldest, the send WQEs that need no response (local errors). */
 void roce_comp_drain(struct roce_qp *qp);
+
+/*
+ * Flush the oldest send WQE (QP in ERR or SQE): IBV_WC_WR_FLUSH_ERR,
+ * signaled or not. false, with the QP scheduled again, when the send CQ has
+ * no room for it: the flush resumes at a later pass, once the application
+ * polled (a flush completion is never dropped, IBA 10.8.3).
+ */
+bool roce_comp_flush_wqe(struct roce_qp *qp);
 
 /* Packet helpers shared by requester and responder (roce_req.c). */
 void roce_qp_pkt_init(struct roce_qp *qp, struct rte_roce_pkt *pkt, uint8_t opcode, uint32_t psn);

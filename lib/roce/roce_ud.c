@@ -73,6 +73,7 @@ roce_ud_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const struct rt
 	wqe = roce_rq_peek(qp);
 	if (wqe == NULL) {
 		ROCE_COUNT(st->rx_drops[ROCE_RX_DROP_NO_RECV_WQE]);
+		ROCE_QP_STAT_INC(qp, out_of_buffer);
 		return;
 	}
 	ud_grh(pkt, m, &grh);
@@ -104,4 +105,6 @@ roce_ud_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const struct rt
 	/* SE wakes a solicited-only arming (IBA 11.4.2.2); a UD message is one packet. */
 	if (roce_cq_push_se(qp->rcq, &wc, pkt->se) != 0)
 		roce_qp_error(qp);
+	else if (wc.status == IBV_WC_SUCCESS)
+		ROCE_QP_STAT_INC(qp, rdma_recvs);	/* rxe rdma_recvs (K:rxe_resp.c do_complete) */
 }

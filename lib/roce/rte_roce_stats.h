@@ -52,6 +52,30 @@ struct rte_roce_stats {
 	uint64_t retry_rnr_exceeded_err; /**< WQEs completed with IBV_WC_RNR_RETRY_EXC_ERR */
 	uint64_t local_ack_timeout_err;  /**< local ACK timer expiries that retried (mlx5 name) */
 	uint64_t implied_nak_seq_err;    /**< responses implying a lost READ/atomic response (mlx5 name) */
+	/**
+	 * Responses (ACK, READ response, atomic ACK) the completer could not
+	 * take at once on receipt and found queued, as rxe's ack_deferred
+	 * (RXE_CNT_COMPLETER_SCHED: a response queued behind another for the
+	 * completer task). Here: responses handed from the lane that
+	 * received them to the QP's lane; 0 with one lane.
+	 */
+	uint64_t ack_deferred;
+	/**
+	 * Messages that found no receive WQE (mlx5 out_of_buffer): RC, each
+	 * RNR NAK sent for lack of a WQE (not those for a full receive CQ);
+	 * UC and UD, each message dropped for lack of a WQE.
+	 */
+	uint64_t out_of_buffer;
+	/** SEND WRs (with immediate, with invalidate) completed, any status, flushes included (rxe rdma_sends) */
+	uint64_t rdma_sends;
+	/** Receive completions in success: SEND and RDMA WRITE with immediate received (rxe rdma_recvs) */
+	uint64_t rdma_recvs;
+	/**
+	 * Progress passes that found the QP held for want of room in its send
+	 * CQ: a WQE not started, or a flush completion not pushed (our own
+	 * name; back-pressure instead of a CQ overrun).
+	 */
+	uint64_t send_cq_full_stalls;
 };
 
 /** Name of one extended statistic; its index is its id. */

@@ -349,6 +349,19 @@ notify_solicited(struct env *e)
 	return 0;
 }
 
+/* One UD QP per side, in RTS with UD_QKEY, and an AH from a to b. */
+static int
+ud_pair(struct env *e, struct ibv_qp *ud[2], struct ibv_ah **ah)
+{
+	if (roce_test_qp_create(&e->s[0], IBV_QPT_UD, &ud[0]) != 0 ||
+	    roce_test_qp_create(&e->s[1], IBV_QPT_UD, &ud[1]) != 0 ||
+	    roce_test_ud_qp_ready(ud[0], UD_QKEY) != 0 || roce_test_ud_qp_ready(ud[1], UD_QKEY) != 0)
+		return -1;
+	*ah = roce_test_ah_create(&e->s[0], ADDR_B);
+	ROCE_TEST_ASSERT(*ah != NULL, "AH");
+	return 0;
+}
+
 /* UD: a SEND with SE wakes a solicited-only arming, one without does not. */
 static int
 ud_send(struct env *e, struct ibv_qp *const ud[2], struct ibv_ah *ah, uint64_t wr_id, int flags)
@@ -382,12 +395,8 @@ notify_solicited_ud(struct env *e)
 	struct ibv_ah *ah;
 	int ret = 0;
 
-	if (roce_test_qp_create(&e->s[0], IBV_QPT_UD, &ud[0]) != 0 ||
-	    roce_test_qp_create(&e->s[1], IBV_QPT_UD, &ud[1]) != 0 ||
-	    roce_test_ud_qp_ready(ud[0], UD_QKEY) != 0 || roce_test_ud_qp_ready(ud[1], UD_QKEY) != 0)
+	if (ud_pair(e, ud, &ah) != 0)
 		return -1;
-	ah = roce_test_ah_create(&e->s[0], ADDR_B);
-	ROCE_TEST_ASSERT(ah != NULL, "AH");
 	ROCE_TEST_ASSERT_EQ(rte_roce_req_notify_cq(e->s[1].rcq, 1), 0, "arm solicited");
 	ret = ud_send(e, ud, ah, 1, 0);
 	if (ret == 0)
@@ -721,28 +730,88 @@ async_forgotten(struct env *e)
 	return 0;
 }
 
-/* A receive CQ of SMALL_CQ entries never polled overruns: CQ_ERR, then its QP is fatal. */
+/*
+ * More flushed receives than the receive CQ holds: the flush waits for room
+ * instead of overrunning (doc/workers.md), every one arrives once, in order.
+ */
 static int
-async_cq_overrun(struct env *e)
+flush_held(struct env *e)
 {
 	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
 	struct ibv_cq *rcq = e->s[1].rcq;
-	struct ibv_async_event ev;
-	unsigned int i;
+	unsigned int i, got = 0, n = (unsigned int)rcq->cqe + 1;
+	uint64_t end;
+	struct ibv_wc wc;
+	int ret;
 
-	/*
-	 * More flushed receives than the CQ holds: a full receive CQ holds RC
-	 * SENDs back with RNR NAKs (doc/workers.md), but a flush cannot wait.
-	 */
-	for (i = 0; i <= (unsigned int)rcq->cqe; i++) {
+	for (i = 0; i < n; i++) {
 		if (post_recv(e, 1, i) != 0)
 			return -1;
 	}
 	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(e->qp[1], &attr, IBV_QP_STATE), 0, "to ERR");
+	for (i = 0; i < 10; i++)
+		pump(e);
+	ROCE_TEST_ASSERT(!fd_readable(e->s[1].ctx->async_fd), "no CQ_ERR for a held flush");
+	end = roce_test_ms() + WAIT_MS;
+	while (got < n && roce_test_ms() < end) {
+		pump(e);
+		ret = rte_roce_poll_cq(rcq, 1, &wc);
+		ROCE_TEST_ASSERT(ret >= 0, "poll_cq: %d", ret);
+		if (ret == 0)
+			continue;
+		ROCE_TEST_ASSERT_EQ(wc.wr_id, got, "flush order");
+		ROCE_TEST_ASSERT_EQ(wc.status, IBV_WC_WR_FLUSH_ERR, "flush status");
+		got++;
+	}
+	ROCE_TEST_ASSERT_EQ(got, n, "every flushed receive");
+	return 0;
+}
+
+/*
+ * A receive CQ of SMALL_CQ entries never polled overruns with UD receives
+ * (UD has no RNR): CQ_ERR, then its QP is fatal. Before: the RC QP's held
+ * flush (flush_held()).
+ */
+static int
+async_cq_overrun(struct env *e)
+{
+	struct ibv_cq *rcq = e->s[1].rcq;
+	struct ibv_qp *ud[2] = { NULL, NULL };
+	struct ibv_sge sge = { .addr = (uintptr_t)e->s[0].buf, .length = UD_MSG_LEN,
+			       .lkey = e->s[0].mr->lkey };
+	struct ibv_sge rsge = { .addr = (uintptr_t)e->s[1].buf, .length = MSG_LEN,
+				.lkey = e->s[1].mr->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 };
+	struct ibv_async_event ev;
+	struct ibv_send_wr *bad;
+	struct ibv_recv_wr *rbad;
+	struct ibv_ah *ah;
+	unsigned int i;
+
+	if (flush_held(e) != 0)
+		return -1;
+	if (ud_pair(e, ud, &ah) != 0)
+		return -1;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = ud[1]->qp_num;
+	wr.wr.ud.remote_qkey = UD_QKEY;
+	for (i = 0; i <= (unsigned int)rcq->cqe; i++) {
+		rwr.wr_id = i;
+		wr.wr_id = i;
+		ROCE_TEST_ASSERT_EQ(rte_roce_post_recv(ud[1], &rwr, &rbad), 0, "UD post_recv");
+		ROCE_TEST_ASSERT_EQ(rte_roce_post_send(ud[0], &wr, &bad), 0, "UD post_send");
+		if (expect_wc(e, e->s[0].scq, i, IBV_WC_SUCCESS) != 0)
+			return -1;
+	}
 	if (expect_async(e, 1, IBV_EVENT_CQ_ERR, &ev) != 0)
 		return -1;
 	ROCE_TEST_ASSERT(ev.element.cq == rcq, "CQ_ERR of the CQ");
-	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(e->qp[1]), 0, "destroy QP, its event not got");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_ah(ah), 0, "destroy AH");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(ud[0]), 0, "destroy UD QP a");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(ud[1]), 0, "destroy UD QP b, its event not got");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(e->qp[1]), 0, "destroy RC QP b");
 	e->qp[1] = NULL;
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_cq(rcq), -EBUSY, "CQ_ERR not acked");
 	ROCE_TEST_ASSERT_EQ(rte_roce_ack_async_event(&ev), 0, "ack");

@@ -114,6 +114,11 @@ run_table(struct roce_test_env *e)
 		ROCE_TEST_ASSERT_EQ(in, out, "side %d: handed over vs taken", s);
 		ROCE_TEST_ASSERT_EQ(xstat(e->s[s].ctx, "handoff_drops"), 0, "side %d drops", s);
 		ROCE_TEST_ASSERT_EQ(xstat(e->s[s].ctx, "rx_drop_no_qp"), 0, "side %d no QP", s);
+		/* Responses handed over waited for their completer: rxe's ack_deferred. */
+		ROCE_TEST_ASSERT(xstat(e->s[s].ctx, "ack_deferred") > 0 &&
+				 xstat(e->s[s].ctx, "ack_deferred") < in,
+				 "side %d: ack_deferred %" PRIu64 " of %" PRIu64 " handed over", s,
+				 xstat(e->s[s].ctx, "ack_deferred"), in);
 	}
 	return 0;
 }

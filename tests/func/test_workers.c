@@ -48,6 +48,10 @@
 #define BP_CQE			4		/* the tiny receive CQ */
 #define BP_MSGS			64		/* SENDs into it */
 #define BP_MSG_LEN		16
+#define SBP_QPS_MAX		2		/* QPs sharing the tiny send CQ */
+#define SBP_FLUSH_WRS		16		/* SENDs posted before the move to ERR */
+#define SBP_HOLD_MS		100		/* worker mode: time to fill the CQ and be held */
+#define SBP_WRID(q, i)		((uint64_t)(q) << 32 | (i))
 
 /* One transfer of the table; what it gave in each model. */
 struct model_case {
@@ -496,6 +500,210 @@ run_backpressure(bool worker)
 	return ret;
 }
 
+/* Send-side back-pressure: nqps QPs on a sharing a send CQ of BP_CQE entries, peers on b. */
+struct sbp {
+	struct roce_test_env e;
+	struct ibv_cq *scq;
+	unsigned int nqps;
+	struct ibv_qp *qp[SBP_QPS_MAX];
+	struct ibv_qp *peer[SBP_QPS_MAX];
+};
+
+static int
+sbp_open(struct sbp *b, bool worker, unsigned int nqps)
+{
+	const struct roce_test_conf *c = &roce_test_default_conf;
+	struct ibv_qp_init_attr ia = {
+		.cap = { .max_send_wr = BP_MSGS, .max_recv_wr = 1, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	unsigned int q, i;
+
+	memset(b, 0, sizeof(*b));
+	b->nqps = nqps;
+	if (env_open(&b->e, worker, 1) != 0)
+		return -1;
+	b->scq = rte_roce_create_cq(b->e.s[0].ctx, BP_CQE, NULL, NULL, 0);
+	ROCE_TEST_ASSERT(b->scq != NULL, "create_cq");
+	ia.send_cq = b->scq;
+	ia.recv_cq = b->e.s[0].rcq;
+	for (q = 0; q < nqps; q++) {
+		b->qp[q] = rte_roce_create_qp(b->e.s[0].pd, &ia);
+		ROCE_TEST_ASSERT(b->qp[q] != NULL, "create_qp");
+		if (roce_test_qp_create(&b->e.s[1], IBV_QPT_RC, &b->peer[q]) != 0 ||
+		    roce_test_qp_connect(b->qp[q], &b->e.s[0], &b->e.s[1], b->peer[q]->qp_num,
+					 c->psn_ab, c->psn_ba, c) != 0 ||
+		    roce_test_qp_connect(b->peer[q], &b->e.s[1], &b->e.s[0], b->qp[q]->qp_num,
+					 c->psn_ba, c->psn_ab, c) != 0)
+			return -1;
+		for (i = 0; i < BP_MSGS; i++)
+			if (roce_test_post_recv(b->peer[q], i, b->e.s[1].buf, BP_MSG_LEN,
+						b->e.s[1].mr->lkey) != 0)
+				return -1;
+	}
+	return 0;
+}
+
+static int
+sbp_close(struct sbp *b)
+{
+	unsigned int q;
+	int ret = 0;
+
+	for (q = 0; q < b->nqps; q++) {
+		if (b->qp[q] != NULL && rte_roce_destroy_qp(b->qp[q]) != 0)
+			ret = -1;
+		if (b->peer[q] != NULL && rte_roce_destroy_qp(b->peer[q]) != 0)
+			ret = -1;
+	}
+	if (b->scq != NULL && rte_roce_destroy_cq(b->scq) != 0)
+		ret = -1;
+	return roce_test_env_close(&b->e) | ret;
+}
+
+/* Held passes of a's QPs (relaxed reads of the worker's counters in worker mode). */
+static uint64_t
+sbp_stalls(struct sbp *b)
+{
+	struct rte_roce_stats st;
+	uint64_t n = 0;
+	unsigned int q;
+
+	for (q = 0; q < b->nqps; q++)
+		if (rte_roce_qp_stats_get(b->qp[q], &st) == 0)
+			n += st.send_cq_full_stalls;
+	return n;
+}
+
+/*
+ * Post n signaled SENDs on each QP and let the CQ fill, nobody polling.
+ * Inline: until the requester was held at least once (this thread runs the
+ * engine). Worker: SBP_HOLD_MS, without reading the worker's plain
+ * counters while it runs (a data race for ThreadSanitizer); they are read
+ * once the completions were polled, which orders them (sbp_drain()).
+ */
+static int
+sbp_post_until_held(struct sbp *b, uint32_t n)
+{
+	bool worker = rte_roce_dev_nb_workers(b->e.s[0].ctx) > 0;
+	uint64_t end = roce_test_ms() + (worker ? SBP_HOLD_MS : THREAD_WAIT_MS);
+	unsigned int q;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		for (q = 0; q < b->nqps; q++)
+			if (roce_test_post_send(b->qp[q], IBV_WR_SEND, SBP_WRID(q, i), b->e.s[0].buf,
+						BP_MSG_LEN, b->e.s[0].mr->lkey, 0, 0,
+						IBV_SEND_SIGNALED) != 0)
+				return -1;
+	while ((worker || sbp_stalls(b) == 0) && roce_test_ms() < end)
+		roce_test_pump_env(&b->e);
+	return 0;
+}
+
+/*
+ * Drain the tiny send CQ one completion at a time: n per QP, each QP's in
+ * posting order, never -EOVERFLOW. flush: successes (at most BP_CQE: those
+ * the CQ held) then flushes; else successes only.
+ */
+static int
+sbp_drain(struct sbp *b, uint32_t n, bool flush)
+{
+	uint64_t end = roce_test_ms() + THREAD_WAIT_MS;
+	uint32_t got[SBP_QPS_MAX] = { 0 };
+	uint32_t ok[SBP_QPS_MAX] = { 0 };
+	uint32_t total = 0, q, i;
+	struct ibv_wc wc;
+	int r;
+
+	while (total < n * b->nqps && roce_test_ms() < end) {
+		roce_test_pump_env(&b->e);
+		r = rte_roce_poll_cq(b->scq, 1, &wc);
+		ROCE_TEST_ASSERT(r >= 0, "poll_cq: %d (overrun?)", r);
+		if (r == 0)
+			continue;
+		q = wc.wr_id >> 32;
+		ROCE_TEST_ASSERT(q < b->nqps && wc.qp_num == b->qp[q]->qp_num, "completion's QP");
+		i = got[q]++;
+		ROCE_TEST_ASSERT_EQ(wc.wr_id, SBP_WRID(q, i), "send order");
+		if (wc.status == IBV_WC_SUCCESS && ok[q] == i)
+			ok[q]++;
+		else
+			ROCE_TEST_ASSERT(flush && wc.status == IBV_WC_WR_FLUSH_ERR,
+					 "send %u status %d", i, wc.status);
+		total++;
+	}
+	ROCE_TEST_ASSERT_EQ(total, n * b->nqps, "send completions");
+	ROCE_TEST_ASSERT(sbp_stalls(b) > 0, "the requester was never held");
+	for (q = 0; q < b->nqps; q++)
+		ROCE_TEST_ASSERT(flush ? ok[q] <= BP_CQE : ok[q] == n, "QP %u: %u successes", q, ok[q]);
+	return 0;
+}
+
+/*
+ * BP_MSGS signaled SENDs (over nqps QPs sharing it) into a send CQ of BP_CQE
+ * drained slowly: the requester holds (send_cq_full_stalls) instead of
+ * overrunning the CQ, every SEND completes once and in order and arrives.
+ */
+static int
+run_send_backpressure(bool worker, unsigned int nqps)
+{
+	uint32_t per_qp = BP_MSGS / nqps;
+	struct ibv_wc wc[BP_MSGS];
+	struct sbp b;
+	int ret;
+
+	ret = sbp_open(&b, worker, nqps);
+	if (ret == 0)
+		ret = sbp_post_until_held(&b, per_qp);
+	if (ret == 0)
+		ret = sbp_drain(&b, per_qp, false);
+	if (ret == 0)
+		ret = roce_test_wait_wc(&b.e, b.e.s[1].rcq, wc, BP_MSGS) == BP_MSGS ? 0 : -1;
+	if (ret == 0)
+		ROCE_TEST_ASSERT_EQ(roce_test_expect_quiet(&b.e, b.scq), 0, "no extra completion");
+	return sbp_close(&b) | ret;
+}
+
+/*
+ * The move to ERR while the send CQ is full and SENDs wait: the flush
+ * completions are held too, and arrive as the CQ is drained (never dropped,
+ * no overrun): at most BP_CQE successes, then flushes (more than the CQ
+ * holds), in posting order.
+ */
+static int
+run_send_flush(bool worker)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+	struct sbp b;
+	int ret;
+
+	ret = sbp_open(&b, worker, 1);
+	if (ret == 0)
+		ret = sbp_post_until_held(&b, SBP_FLUSH_WRS);
+	if (ret == 0)
+		ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(b.qp[0], &attr, IBV_QP_STATE), 0, "to ERR");
+	if (ret == 0)
+		ret = sbp_drain(&b, SBP_FLUSH_WRS, true);
+	return sbp_close(&b) | ret;
+}
+
+/* Back-pressure on a full send CQ, alone or shared, and during a flush, in both models. */
+static int
+test_send_cq_backpressure(void)
+{
+	unsigned int w;
+
+	for (w = 0; w < 2; w++) {
+		ROCE_TEST_ASSERT_EQ(run_send_backpressure(w, 1), 0, "one QP, %s", w ? "worker" : "inline");
+		ROCE_TEST_ASSERT_EQ(run_send_backpressure(w, SBP_QPS_MAX), 0, "shared CQ, %s",
+				    w ? "worker" : "inline");
+		ROCE_TEST_ASSERT_EQ(run_send_flush(w), 0, "flush, %s", w ? "worker" : "inline");
+	}
+	return 0;
+}
+
 /* Back-pressure on a full receive CQ, in both models. */
 static int
 test_cq_full_backpressure(void)
@@ -591,6 +799,7 @@ static const struct roce_test_case cases[] = {
 	{ "threads_posting", test_threads_posting },
 	{ "ctrl_while_traffic", test_ctrl_while_traffic },
 	{ "cq_full_backpressure", test_cq_full_backpressure },
+	{ "send_cq_backpressure", test_send_cq_backpressure },
 };
 
 int
