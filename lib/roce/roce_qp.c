@@ -560,7 +560,7 @@ roce_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr, uint32_t qpn)
 	roce_qp_set_state(qp, IBV_QPS_RESET);
 	qp->scq->nb_qps++;
 	qp->rcq->nb_qps++;
-	qp->lane->nb_qps++;
+	ROCE_COUNT(qp->lane->nb_qps);
 	roce_pd_of(pd)->users++;
 	if (qp->srq != NULL)
 		roce_srq_attach(qp->srq, qp->lane->id);
@@ -650,7 +650,7 @@ roce_ctrl_destroy_qp(struct ibv_qp *ibv_qp)
 	roce_dev_qpn_free(dev, ibv_qp->qp_num);
 	qp->scq->nb_qps--;
 	qp->rcq->nb_qps--;
-	qp->lane->nb_qps--;
+	ROCE_COUNT_ADD(qp->lane->nb_qps, -1);
 	roce_pd_of(ibv_qp->pd)->users--;
 	if (qp->srq != NULL)
 		roce_srq_detach(qp->srq);

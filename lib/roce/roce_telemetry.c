@@ -203,6 +203,11 @@ tel_worker_dict(const struct rte_roce_worker_stats *w)
 	rte_tel_data_add_dict_u64(d, "busy_loops", w->busy_loops);
 	rte_tel_data_add_dict_u64(d, "work", w->work);
 	rte_tel_data_add_dict_u64(d, "ctrl_pauses", w->ctrl_pauses);
+	rte_tel_data_add_dict_u64(d, "qps", w->qps);
+	rte_tel_data_add_dict_u64(d, "rx_frames", w->rx_frames);
+	rte_tel_data_add_dict_u64(d, "handoffs_out", w->handoffs_out);
+	rte_tel_data_add_dict_u64(d, "handoffs_in", w->handoffs_in);
+	rte_tel_data_add_dict_u64(d, "handoff_drops", w->handoff_drops);
 	return d;
 }
 

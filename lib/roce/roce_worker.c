@@ -220,6 +220,12 @@ roce_worker_stats_add(struct rte_roce_worker_stats *sum, const struct roce_worke
 	sum->busy_loops += __atomic_load_n(&w->stats.busy_loops, __ATOMIC_RELAXED);
 	sum->work += __atomic_load_n(&w->stats.work, __ATOMIC_RELAXED);
 	sum->ctrl_pauses += __atomic_load_n(&w->stats.ctrl_pauses, __ATOMIC_RELAXED);
+	/* The lane's own counters; its QP count changes only in control calls. */
+	sum->qps += __atomic_load_n(&w->lane->nb_qps, __ATOMIC_RELAXED);
+	sum->rx_frames += __atomic_load_n(&w->lane->stats.rx_frames, __ATOMIC_RELAXED);
+	sum->handoffs_out += __atomic_load_n(&w->lane->stats.handoffs_out, __ATOMIC_RELAXED);
+	sum->handoffs_in += __atomic_load_n(&w->lane->stats.handoffs_in, __ATOMIC_RELAXED);
+	sum->handoff_drops += __atomic_load_n(&w->lane->stats.handoff_drops, __ATOMIC_RELAXED);
 }
 
 int

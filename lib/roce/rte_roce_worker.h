@@ -43,6 +43,11 @@ struct rte_roce_worker_stats {
 	uint64_t work;		/**< packets and work requests handled */
 	/** Times the worker parked for control calls (back-to-back calls may share one). */
 	uint64_t ctrl_pauses;
+	uint64_t qps;		/**< QPs it runs now (their CQs' comp_vector is its index) */
+	uint64_t rx_frames;	/**< RoCE frames its port queue received */
+	uint64_t handoffs_out;	/**< of those, handed to the worker owning their QP */
+	uint64_t handoffs_in;	/**< frames other workers handed to it */
+	uint64_t handoff_drops;	/**< hand-offs dropped: the owner's ring was full */
 };
 
 /**

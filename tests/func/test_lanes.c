@@ -281,6 +281,13 @@ test_two_workers(void)
 	for (w = 0; ret == 0 && w < NB_LANES; w++) {
 		ROCE_TEST_ASSERT_EQ(rte_roce_worker_stats_get(e.s[0].ctx, w, &st[w]), 0, "stats");
 		ROCE_TEST_ASSERT(st[w].work > 0, "worker %u did nothing", w);
+		/* Two of the four pairs on each; pairs 0 and 3 cross lanes in both directions. */
+		ROCE_TEST_ASSERT_EQ(st[w].qps, NB_PAIRS / NB_LANES, "worker %u QPs", w);
+		ROCE_TEST_ASSERT(st[w].handoffs_in > 0 && st[w].handoffs_out > 0 &&
+				 st[w].handoff_drops == 0 && st[w].rx_frames >= st[w].handoffs_out,
+				 "worker %u: %" PRIu64 " in, %" PRIu64 " out, %" PRIu64 " drops, %"
+				 PRIu64 " received", w, st[w].handoffs_in, st[w].handoffs_out,
+				 st[w].handoff_drops, st[w].rx_frames);
 	}
 	if (roce_test_env_close(&e) != 0)
 		ret = -1;
