@@ -623,7 +623,7 @@ rte_roce_poll(struct ibv_context *ctx)
 	if (dev->nb_workers != 0)
 		return 0;
 	for (i = 0; i < dev->nb_lanes; i++)
-		work += roce_dev_progress(&dev->lanes[i]);
+		work += roce_dev_poll_inline(&dev->lanes[i]);
 	return work;
 }
 
@@ -643,7 +643,7 @@ rte_roce_poll_lane(struct ibv_context *ctx, uint16_t lane)
 	}
 	if (dev->nb_workers != 0)
 		return 0;
-	return roce_dev_progress(&dev->lanes[lane]);
+	return roce_dev_poll_inline(&dev->lanes[lane]);
 }
 
 static int

@@ -86,6 +86,9 @@ struct roce_lane {
 	struct roce_dev *dev;
 	uint16_t id;			/* lane index = port queue */
 	bool cq_error;			/* a CQ of one of its QPs overran: move them to ERR */
+	/* Inline mode: the control handshake with its pollers (roce_worker.c). */
+	uint32_t pause;			/* controller -> pollers: do not run it */
+	uint32_t busy;			/* a poller is running it */
 	uint32_t nb_qps;		/* QPs on this lane (control path) */
 	struct rte_ring *sched;		/* QPNs of its QPs with work; each at most once */
 	struct rte_ring **inbox;	/* [from lane]: SPSC of mbufs, QPN in hash.usr; NULL for itself */
@@ -181,6 +184,13 @@ int roce_dev_progress(struct roce_lane *lane);
  * counts it. false if dropped.
  */
 bool roce_dev_handoff(struct roce_lane *from, uint16_t to, struct rte_mbuf *m, uint32_t qpn);
+
+/*
+ * Inline mode: one pass of lane for the application's poller, unless a
+ * control call holds the lane (then 0 at once). The inline half of the
+ * quiescent handshake of roce_worker.c.
+ */
+int roce_dev_poll_inline(struct roce_lane *lane);
 
 /* Bytes of a verbs path MTU enum (IBV_MTU_256 = 1 .. IBV_MTU_4096 = 5). */
 uint32_t roce_mtu_bytes(enum ibv_mtu mtu);

@@ -172,34 +172,66 @@ roce_workers_stop(struct roce_dev *dev)
 	dev->workers = NULL;
 }
 
+/*
+ * Inline mode, the same handshake with the application's pollers: a poll
+ * stores busy then loads pause, the controller stores pause then loads
+ * busy (SEQ_CST both, as with the workers): either the poll sees the
+ * pause and returns without running, or the controller waits for it.
+ */
+int
+roce_dev_poll_inline(struct roce_lane *lane)
+{
+	int work = 0;
+
+	__atomic_store_n(&lane->busy, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&lane->pause, __ATOMIC_SEQ_CST) == 0)
+		work = roce_dev_progress(lane);
+	/* What the pass did happens before the controller's call. */
+	__atomic_store_n(&lane->busy, 0, __ATOMIC_RELEASE);
+	return work;
+}
+
+/* Hold (pause 1) or release (pause 0) every worker or inline lane of dev. */
+static void
+roce_ctrl_pause(struct roce_dev *dev, uint32_t pause)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->nb_workers; i++)
+		__atomic_store_n(&dev->workers[i].pause, pause, __ATOMIC_SEQ_CST);
+	if (dev->nb_workers == 0) {
+		for (i = 0; i < dev->nb_lanes; i++)
+			__atomic_store_n(&dev->lanes[i].pause, pause, __ATOMIC_SEQ_CST);
+	}
+}
+
 void
 roce_ctrl_begin(struct roce_dev *dev)
 {
 	unsigned int i;
 
-	if (dev == NULL || dev->nb_workers == 0)
+	if (dev == NULL)
 		return;
 	rte_spinlock_recursive_lock(&dev->ctrl_lock);
 	if (dev->ctrl_lock.count > 1)
-		return;		/* nested (create_qp1 modifies its QP): already parked */
-	for (i = 0; i < dev->nb_workers; i++)
-		__atomic_store_n(&dev->workers[i].pause, 1, __ATOMIC_SEQ_CST);
+		return;		/* nested (create_qp1 modifies its QP): already held */
+	roce_ctrl_pause(dev, 1);
 	for (i = 0; i < dev->nb_workers; i++)
 		while (__atomic_load_n(&dev->workers[i].parked, __ATOMIC_SEQ_CST) == 0)
+			rte_pause();
+	/* Inline: a poller of another thread finishes its pass (the caller's own is not running). */
+	for (i = 0; dev->nb_workers == 0 && i < dev->nb_lanes; i++)
+		while (__atomic_load_n(&dev->lanes[i].busy, __ATOMIC_SEQ_CST) != 0)
 			rte_pause();
 }
 
 void
 roce_ctrl_end(struct roce_dev *dev)
 {
-	unsigned int i;
-
-	if (dev == NULL || dev->nb_workers == 0)
+	if (dev == NULL)
 		return;
-	if (dev->ctrl_lock.count == 1) {
-		for (i = 0; i < dev->nb_workers; i++)
-			__atomic_store_n(&dev->workers[i].pause, 0, __ATOMIC_SEQ_CST);
-	}
+	if (dev->ctrl_lock.count == 1)
+		roce_ctrl_pause(dev, 0);
 	rte_spinlock_recursive_unlock(&dev->ctrl_lock);
 }
 
