@@ -35,8 +35,10 @@ const struct roce_test_conf roce_test_default_conf = {
 void
 roce_test_pump_env(struct roce_test_env *e)
 {
-	rte_roce_poll(e->s[0].ctx);
-	rte_roce_poll(e->s[1].ctx);
+	if (!e->external[0])
+		rte_roce_poll(e->s[0].ctx);
+	if (!e->external[1])
+		rte_roce_poll(e->s[1].ctx);
 }
 
 const struct roce_transport_stats *
@@ -287,7 +289,8 @@ roce_test_env_close(struct roce_test_env *e)
 int
 roce_test_wait_wc(struct roce_test_env *e, struct ibv_cq *cq, struct ibv_wc *wc, int n)
 {
-	return roce_test_wait_wc_ctx(e->s[0].ctx, e->s[1].ctx, cq, wc, n, ROCE_TEST_WAIT_MS);
+	return roce_test_wait_wc_ctx(e->external[0] ? NULL : e->s[0].ctx,
+				     e->external[1] ? NULL : e->s[1].ctx, cq, wc, n, ROCE_TEST_WAIT_MS);
 }
 
 int
@@ -298,8 +301,10 @@ roce_test_wait_wc_ctx(struct ibv_context *a, struct ibv_context *b, struct ibv_c
 	int got = 0, r;
 
 	while (got < n && roce_test_ms() < end) {
-		rte_roce_poll(a);
-		rte_roce_poll(b);
+		if (a != NULL)
+			rte_roce_poll(a);
+		if (b != NULL)
+			rte_roce_poll(b);
 		r = rte_roce_poll_cq(cq, n - got, wc + got);
 		if (r < 0)
 			return r;

@@ -90,6 +90,7 @@ struct roce_test_env {
 	unsigned int nqps;
 	unsigned int baseline;
 	struct roce_test_pair *pair;	/* the wire between the sides */
+	bool external[2];	/* a side driven by other threads: the helpers do not poll it */
 };
 
 /* The net_ring pair the sides use (created by the test's main()). */
@@ -154,7 +155,8 @@ int roce_test_wait_wc(struct roce_test_env *e, struct ibv_cq *cq, struct ibv_wc 
 
 /*
  * The same for tests with their own objects: poll devices a and b until cq
- * gave n completions or timeout_ms passed; how many it gave, or
+ * gave n completions or timeout_ms passed (a NULL device is not polled:
+ * other threads drive it); how many it gave, or
  * rte_roce_poll_cq()'s error.
  */
 int roce_test_wait_wc_ctx(struct ibv_context *a, struct ibv_context *b, struct ibv_cq *cq,

@@ -391,12 +391,95 @@ test_threads_per_worker(void)
 	return ret;
 }
 
+/* A poller thread of one inline lane of side a. */
+struct lane_poller {
+	struct ibv_context *ctx;
+	uint16_t lane;
+	uint32_t stop;
+	uint64_t passes;
+};
+
+static void *
+lane_poller_main(void *arg)
+{
+	struct lane_poller *p = arg;
+
+	while (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE) == 0) {
+		if (rte_roce_poll_lane(p->ctx, p->lane) == 0)
+			sched_yield();	/* more threads than cores */
+		p->passes++;
+	}
+	return NULL;
+}
+
+/* One control round on side a: a QP created, moved to INIT, destroyed; an MR. */
+static int
+ctrl_round(struct roce_test_env *e, uint16_t lane)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+
+	if (roce_test_qp_create_lane(&e->s[0], IBV_QPT_RC, lane, &qp) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+					       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0, "modify");
+	mr = rte_roce_reg_mr(e->s[0].pd, e->s[0].buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	ROCE_TEST_ASSERT(mr != NULL, "reg_mr");
+	ROCE_TEST_ASSERT_EQ(rte_roce_dereg_mr(mr), 0, "dereg_mr");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(qp), 0, "destroy");
+	return 0;
+}
+
+/*
+ * Side a inline with a poller thread per lane, while this thread makes
+ * control calls on a between transfers (and drives b): the control calls
+ * hold the pollers, the transfers complete (run under ThreadSanitizer).
+ */
+static int
+test_inline_pollers_ctrl(void)
+{
+	struct lane_poller p[NB_LANES];
+	pthread_t tid[NB_LANES];
+	struct roce_test_env e;
+	unsigned int i, started = 0, round;
+	int ret;
+
+	ret = lanes_open(&e, &inline_conf);
+	/* a's progress is its pollers': the helpers drive b only. */
+	e.external[0] = true;
+	memset(p, 0, sizeof(p));
+	for (i = 0; ret == 0 && i < NB_LANES; i++) {
+		p[i].ctx = e.s[0].ctx;
+		p[i].lane = i;
+		if (pthread_create(&tid[i], NULL, lane_poller_main, &p[i]) != 0)
+			ret = -1;
+		else
+			started++;
+	}
+	for (round = 0; ret == 0 && round < NB_PAIRS * 4; round++) {
+		ret = ctrl_round(&e, round % NB_LANES);
+		if (ret == 0)
+			ret = roce_test_transfer(&e, 0, round % NB_PAIRS, IBV_WR_RDMA_WRITE,
+						 1024 + round, ROCE_TEST_DATA_OFF, round + 1);
+	}
+	for (i = 0; i < started; i++) {
+		__atomic_store_n(&p[i].stop, 1, __ATOMIC_RELEASE);
+		pthread_join(tid[i], NULL);
+		ROCE_TEST_ASSERT(p[i].passes > 0, "poller %u never ran", i);
+	}
+	if (roce_test_env_close(&e) != 0)
+		ret = -1;
+	return ret;
+}
+
 static const struct roce_test_case cases[] = {
 	{ "lane_errors", test_lane_errors },
 	{ "inline_lanes", test_inline_lanes },
 	{ "poll_lane", test_poll_lane },
 	{ "two_workers", test_two_workers },
 	{ "threads_per_worker", test_threads_per_worker },
+	{ "inline_pollers_ctrl", test_inline_pollers_ctrl },
 };
 
 int
