@@ -23,6 +23,7 @@
 #include <rte_ethdev.h>
 #include <rte_ring.h>
 
+#include <rte_roce_pdump.h>
 #include <rte_roce_port.h>
 #include <rte_roce_verbs.h>
 
@@ -45,7 +46,7 @@
 
 enum {
 	OPT_TEST = 256, OPT_MODE, OPT_CQ_MOD, OPT_WORKERS, OPT_VERIFY, OPT_JSON, OPT_BASELINE,
-	OPT_FAULT, OPT_LOOPBACK, OPT_IP, OPT_CONFIG, OPT_CONFIG_PORT,
+	OPT_FAULT, OPT_LOOPBACK, OPT_IP, OPT_CONFIG, OPT_CONFIG_PORT, OPT_NO_PDUMP,
 };
 
 static const struct option perf_longopts[] = {
@@ -74,6 +75,7 @@ static const struct option perf_longopts[] = {
 	{ "ip", required_argument, NULL, OPT_IP },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "config-port", required_argument, NULL, OPT_CONFIG_PORT },
+	{ "no-pdump", no_argument, NULL, OPT_NO_PDUMP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -108,7 +110,9 @@ perf_usage(void)
 	       "  --json              one JSON object per size on stdout\n"
 	       "  --baseline          also measure raw packet I/O on the same PMD and frame size\n"
 	       "  --fault SPEC        drop=P,dup=P,reorder=P,corrupt=P,seed=N on every RX queue\n"
-	       "  --loopback          both ends in this process (net_ring pair)\n", PERF_QPS_MAX);
+	       "  --loopback          both ends in this process (net_ring pair)\n"
+	       "  --no-pdump          do not let dpdk-dumpcap capture (it can by default when the\n"
+	       "                      EAL runs with multi-process and hugepages)\n", PERF_QPS_MAX);
 }
 
 static int
@@ -357,6 +361,9 @@ perf_parse(int argc, char **argv, struct perf_opts *o)
 		case OPT_CONFIG_PORT:
 			o->config_port = optarg;
 			break;
+		case OPT_NO_PDUMP:
+			o->no_pdump = true;
+			break;
 		case 'h':
 			perf_usage();
 			exit(0);
@@ -537,6 +544,7 @@ int
 main(int argc, char **argv)
 {
 	struct perf_opts o;
+	bool pdump = false;
 	int ret;
 
 	ret = rte_eal_init(argc, argv);
@@ -547,10 +555,20 @@ main(int argc, char **argv)
 	argc -= ret;
 	argv += ret;
 	ret = perf_parse(argc, argv, &o);
+	/*
+	 * dpdk-dumpcap can capture our ethdevs when the EAL runs with
+	 * multi-process and hugepages; otherwise we run on without it
+	 * (rte_roce_pdump_enable() logs why at INFO). Undone once the ports
+	 * are stopped, before the EAL goes.
+	 */
+	if (ret == 0 && !o.no_pdump)
+		pdump = rte_roce_pdump_enable() == 0;
 	if (ret == 0) {
 		srand48(rte_rdtsc());
 		ret = perf_main(&o);
 	}
+	if (pdump)
+		rte_roce_pdump_disable();
 	rte_eal_cleanup();
 	return ret == 0 ? 0 : 1;
 }

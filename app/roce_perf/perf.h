@@ -64,6 +64,7 @@ struct perf_opts {
 	bool json;
 	bool baseline;
 	bool loopback;
+	bool no_pdump;		/* --no-pdump: no rte_roce_pdump_enable() */
 	bool fault;
 	struct rte_roce_fault_conf fault_conf;
 	const char *server;	/* host to connect to; NULL = be the server */
