@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """DPDK's packet capture (pdump) on librte_roce programs, with dpdk-dumpcap.
 
-usage: test_pdump.py ROCE_PERF ROCE_DUMP PDUMP_PEER DPDK_DUMPCAP
+usage: test_pdump.py ROCE_PERF ROCE_DUMP PDUMP_PEER DPDK_DUMPCAP RC_PINGPONG
 
 A secondary process (dpdk-dumpcap) attaches to a primary only through
 shared hugepage memory, so the test reserves hugepages and mounts a
@@ -14,6 +14,9 @@ impossible on this machine. Then:
    its net_ring port in classic pcap (-P) and in pcapng while it runs; the
    pcap goes through roce_dump --json: RoCEv2 frames, every one well formed
    with a good ICRC, both directions (requests and ACKs);
+ - examples/rc_pingpong (pdump through examples/common) over net_memif:
+   dumpcap attaches to the server while it waits for its client, then the
+   client starts; the capture holds RoCEv2 SENDs and ACKs, clean;
  - rte_roce_pdump_enable() in a secondary of that primary: -EPERM;
  - roce_perf --no-pdump: dumpcap's request is refused, roce_perf unharmed;
  - roce_perf with --in-memory and with --no-huge: pdump stays off, logged at
@@ -29,6 +32,7 @@ added. Python 3 standard library only.
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -49,6 +53,12 @@ ETHDEV = 'net_ring_perf_a'  # roce_perf --loopback's client port (rte_eth_from_r
 OP_ACK = '0x11'             # RC ACKNOWLEDGE: what port a receives
 OPS_WRITE = ('0x06', '0x07', '0x08', '0x0a')  # RDMA WRITE first/middle/last/only: what it sends
 LOG = ['--log-level=lib.eal:warning', '--log-level=lib.roce:info']
+PP_ITERS = 2000             # rc_pingpong -n: dumpcap is attached before it starts
+# Frames to capture: the ARP exchange comes first, and under ASan a burst of
+# ~100 ARP frames was seen before the first SEND; 4 frames per iteration follow.
+PP_FRAMES = 400
+PP_SERVER_IP, PP_CLIENT_IP = '198.18.2.2/24', '198.18.2.1/24'
+OP_SEND_ONLY = '0x04'
 # A secondary maps the primary's memory at the primary's addresses. Under
 # AddressSanitizer the primary's EAL finds DPDK's default base (4 GiB) inside
 # ASan's shadow and picks an address that dumpcap (not instrumented) already
@@ -166,7 +176,7 @@ class Run:
 
 class Test:
     def __init__(self, args):
-        self.perf, self.dump, self.peer_bin, self.dumpcap_bin = args
+        self.perf, self.dump, self.peer_bin, self.dumpcap_bin, self.pp = args
         self.tmp = tempfile.mkdtemp(prefix='roce_pdump_')
         self.huge = Hugepages()
         self.runs = []
@@ -183,10 +193,10 @@ class Test:
         self.runs.append(r)
         return r
 
-    def eal(self, prefix, extra=()):
+    def eal(self, prefix, extra=(), lcore='0'):
         with open(self.perf, 'rb') as f:
             asan = b'__asan_init' in f.read()
-        return ['-l', '0', '--no-pci', '--no-telemetry', '--huge-dir', self.huge.dir,
+        return ['-l', lcore, '--no-pci', '--no-telemetry', '--huge-dir', self.huge.dir,
                 '--file-prefix', prefix] + (ASAN_BASE if asan else []) + list(extra) + LOG
 
     def close(self):
@@ -244,14 +254,15 @@ class Test:
                 magic = f.read(4)
         roce_tap.check('dumpcap pcapng capture', status == 0 and magic == PCAPNG_MAGIC,
                        'status %s magic %r: %s' % (status, magic, dc.err()[-2000:]))
-        self.check_pcap(pcap)
+        self.check_pcap(pcap, 'roce_perf', CAPTURE_FRAMES, OPS_WRITE)
         status = perf.wait(PRIMARY_S + READY_TIMEOUT_S)
         roce_tap.check('roce_perf survives the captures and exits 0', status == 0,
                        'status %s\n%s\n%s' % (status, perf.out()[-2000:], perf.err()[-2000:]))
 
-    def check_pcap(self, pcap):
+    def check_pcap(self, pcap, what, frames, requests):
+        """roce_dump --json on a dumpcap capture: enough frames, RoCEv2, clean, both ways."""
         if not os.path.exists(pcap):
-            roce_tap.check('roce_dump reads the capture', False, 'no ' + pcap)
+            roce_tap.check('%s: roce_dump reads the capture' % what, False, 'no ' + pcap)
             return
         r = subprocess.run([self.dump, '--json', pcap], capture_output=True, text=True,
                            timeout=DUMPCAP_TIMEOUT_S, check=False)
@@ -259,19 +270,60 @@ class Test:
             j = json.loads(r.stdout.splitlines()[0])
         except (ValueError, IndexError):
             j = {}
-        roce_tap.check('roce_dump reads the capture, exit 0', r.returncode == 0 and 'frames' in j,
+        roce_tap.check('%s: roce_dump reads the capture, exit 0' % what,
+                       r.returncode == 0 and 'frames' in j,
                        'exit %d: %s %s' % (r.returncode, r.stdout, r.stderr))
         if 'frames' not in j:
             return
-        roce_tap.check('every captured frame is there', j['frames'] >= CAPTURE_FRAMES, r.stdout)
-        roce_tap.check('RoCEv2 frames captured', j['roce'] > 0, r.stdout)
-        roce_tap.check('every RoCEv2 frame parses with a good ICRC',
+        roce_tap.check('%s: every captured frame is there' % what, j['frames'] >= frames,
+                       r.stdout)
+        roce_tap.check('%s: RoCEv2 frames captured' % what, j['roce'] > 0, r.stdout)
+        roce_tap.check('%s: every RoCEv2 frame parses with a good ICRC' % what,
                        j['icrc_ok'] == j['roce'] and j['icrc_bad'] == 0 and j['malformed'] == 0
                        and j['snapped'] == 0, r.stdout)
         ops = j.get('opcodes', {})
-        roce_tap.check('TX captured (RDMA WRITE requests)', any(o in ops for o in OPS_WRITE),
+        roce_tap.check('%s: requests captured' % what, any(o in ops for o in requests),
                        r.stdout)
-        roce_tap.check('RX captured (ACKs)', OP_ACK in ops, r.stdout)
+        roce_tap.check('%s: ACKs captured' % what, OP_ACK in ops, r.stdout)
+
+    def example(self):
+        """rc_pingpong: pdump through examples/common; dumpcap attached before the client."""
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.bind(('127.0.0.1', 0))
+            tcp = str(s.getsockname()[1])
+        sock = os.path.join(self.tmp, 'pp.sock')
+        opts = ['-p', tcp, '-n', str(PP_ITERS), '-s', '1024']
+        prefix = self.prefix('pps')
+        memif = ['--log-level=pmd.net.memif:error', '--vdev']
+        srv = self.start('pp_server', [self.pp] + self.eal(
+            prefix, memif + ['net_memif0,role=server,socket=' + sock]) +
+            ['--', '--ip', PP_SERVER_IP] + opts)
+        ready = srv.wait_err('pdump: on', READY_TIMEOUT_S)
+        roce_tap.check('rc_pingpong server turns pdump on', ready, srv.err()[-2000:])
+        if not ready:
+            return
+        pcap = os.path.join(self.tmp, 'pp.pcap')
+        dc = self.start('dumpcap_pp', [self.dumpcap_bin, '--file-prefix', prefix,
+                                       '-i', 'net_memif0', '-P', '-c', str(PP_FRAMES),
+                                       '-w', pcap])
+        # dumpcap writes "Packets captured:" to stderr once rte_pdump_enable_bpf()
+        # has returned ("Capturing on" goes to stdout, buffered in a file).
+        attached = dc.wait_err('Packets captured:', DUMPCAP_TIMEOUT_S)
+        roce_tap.check('dumpcap attaches to the waiting rc_pingpong server', attached,
+                       dc.err()[-2000:])
+        if not attached:
+            return
+        cli = self.start('pp_client', [self.pp] + self.eal(
+            self.prefix('ppc'), memif + ['net_memif0,role=client,socket=' + sock], lcore='1') +
+            ['--', '--ip', PP_CLIENT_IP] + opts + ['127.0.0.1'])
+        status = dc.wait(DUMPCAP_TIMEOUT_S)
+        roce_tap.check('dumpcap captures %d frames of rc_pingpong' % PP_FRAMES, status == 0,
+                       'status %s: %s' % (status, dc.err()[-2000:]))
+        cst, sst = cli.wait(READY_TIMEOUT_S), srv.wait(READY_TIMEOUT_S)
+        roce_tap.check('rc_pingpong server and client exit 0', cst == 0 and sst == 0,
+                       'client %s server %s\n%s\n%s' % (cst, sst, cli.err()[-1000:],
+                                                        srv.err()[-1000:]))
+        self.check_pcap(pcap, 'rc_pingpong', PP_FRAMES, [OP_SEND_ONLY])
 
     def no_pdump(self):
         """--no-pdump: the primary does not answer pdump; dumpcap fails, roce_perf does not."""
@@ -307,6 +359,8 @@ class Test:
             return roce_tap.skip_all(why)
         self.capture()
         self.huge.wipe()
+        self.example()
+        self.huge.wipe()
         self.no_pdump()
         self.huge.wipe()
         self.peer('primary', self.eal(self.prefix('api')), 'primary')
@@ -322,8 +376,9 @@ class Test:
 
 
 def main():
-    if len(sys.argv) != 5:
-        print('usage: test_pdump.py ROCE_PERF ROCE_DUMP PDUMP_PEER DPDK_DUMPCAP', file=sys.stderr)
+    if len(sys.argv) != 6:
+        print('usage: test_pdump.py ROCE_PERF ROCE_DUMP PDUMP_PEER DPDK_DUMPCAP RC_PINGPONG',
+              file=sys.stderr)
         return 2
     t = Test(sys.argv[1:])
     try:
