@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(
 	gcc g++ pkg-config meson ninja-build python3 git
-	libdpdk-dev dpdk-dev libnuma-dev libibverbs-dev libisal-dev
+	libdpdk-dev libnuma-dev libibverbs-dev libisal-dev
+	dpdk-dev	# func suite: dpdk-telemetry.py (telemetry), dpdk-dumpcap (pdump)
 	clang libclang-rt-14-dev
 	valgrind	# bench suite: callgrind instruction counts (roce_perf)
 )

@@ -23,6 +23,7 @@
 #include <rte_ethdev.h>
 #include <rte_ring.h>
 
+#include <rte_roce_pdump.h>
 #include <rte_roce_port.h>
 #include <rte_roce_verbs.h>
 
@@ -45,7 +46,8 @@
 
 enum {
 	OPT_TEST = 256, OPT_MODE, OPT_CQ_MOD, OPT_WORKERS, OPT_VERIFY, OPT_JSON, OPT_BASELINE,
-	OPT_FAULT, OPT_LOOPBACK, OPT_IP, OPT_CONFIG, OPT_CONFIG_PORT,
+	OPT_FAULT, OPT_LOOPBACK, OPT_IP, OPT_CONFIG, OPT_CONFIG_PORT, OPT_NO_PDUMP,
+	OPT_PCAP,
 };
 
 static const struct option perf_longopts[] = {
@@ -74,6 +76,8 @@ static const struct option perf_longopts[] = {
 	{ "ip", required_argument, NULL, OPT_IP },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "config-port", required_argument, NULL, OPT_CONFIG_PORT },
+	{ "no-pdump", no_argument, NULL, OPT_NO_PDUMP },
+	{ "pcap", required_argument, NULL, OPT_PCAP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -108,7 +112,11 @@ perf_usage(void)
 	       "  --json              one JSON object per size on stdout\n"
 	       "  --baseline          also measure raw packet I/O on the same PMD and frame size\n"
 	       "  --fault SPEC        drop=P,dup=P,reorder=P,corrupt=P,seed=N on every RX queue\n"
-	       "  --loopback          both ends in this process (net_ring pair)\n", PERF_QPS_MAX);
+	       "  --loopback          both ends in this process (net_ring pair)\n"
+	       "  --pcap FILE         capture every frame of our port (--loopback: the client's, so\n"
+	       "                      both directions of the link) to FILE, any EAL mode\n"
+	       "  --no-pdump          do not let dpdk-dumpcap capture (it can by default when the\n"
+	       "                      EAL runs with multi-process and hugepages)\n", PERF_QPS_MAX);
 }
 
 static int
@@ -357,6 +365,12 @@ perf_parse(int argc, char **argv, struct perf_opts *o)
 		case OPT_CONFIG_PORT:
 			o->config_port = optarg;
 			break;
+		case OPT_NO_PDUMP:
+			o->no_pdump = true;
+			break;
+		case OPT_PCAP:
+			o->pcap = optarg;
+			break;
 		case 'h':
 			perf_usage();
 			exit(0);
@@ -418,6 +432,25 @@ perf_sizes(const struct perf_opts *o, uint32_t *sizes)
 	return n;
 }
 
+/*
+ * --pcap: the library's capture of side s's port (doc/observability.md),
+ * which works in every EAL mode, --in-memory included, where dpdk-dumpcap
+ * cannot attach.
+ */
+static int
+perf_capture_start(const struct perf_opts *o, struct perf_side *s)
+{
+	int ret;
+
+	if (o->pcap == NULL)
+		return 0;
+	ret = rte_roce_port_capture_start(s->port, o->pcap);
+	if (ret != 0)
+		fprintf(stderr, "roce_perf: --pcap %s: %s\n", o->pcap, strerror(-ret));
+	s->capture = ret == 0;
+	return ret;
+}
+
 /* Set up: sides, QPs, exchange, connect. */
 static int
 perf_setup(struct perf_run *r, struct perf_side *side, uint32_t max_size)
@@ -435,6 +468,8 @@ perf_setup(struct perf_run *r, struct perf_side *side, uint32_t max_size)
 		side[0].name = "client";
 		side[1].name = "server";
 		ret = perf_side_open(&side[0], o, eth[0], PERF_LOOP_IP_CLI, 1);
+		if (ret == 0)
+			ret = perf_capture_start(o, &side[0]);
 		if (ret == 0)
 			ret = perf_side_open(&side[1], o, eth[1], PERF_LOOP_IP_SRV, 2);
 		if (ret == 0)
@@ -456,6 +491,8 @@ perf_setup(struct perf_run *r, struct perf_side *side, uint32_t max_size)
 	}
 	side[0].name = o->server != NULL ? "client" : "server";
 	ret = perf_side_open(&side[0], o, eth[0], o->ip, 1);
+	if (ret == 0)
+		ret = perf_capture_start(o, &side[0]);
 	if (ret == 0)
 		ret = perf_side_qps(&side[0], o, max_size);
 	if (ret != 0)
@@ -504,7 +541,7 @@ perf_main(const struct perf_opts *o)
 	struct perf_run r = { .o = o, .oob = -1 };
 	uint32_t sizes[32];
 	struct perf_result res;
-	int n, i, ret;
+	int n, i, ret, stop;
 
 	n = perf_sizes(o, sizes);
 	ret = perf_setup(&r, side, sizes[n - 1]);
@@ -528,6 +565,14 @@ perf_main(const struct perf_opts *o)
 		printf("%s\n", PERF_LINE);
 	if (r.oob >= 0)
 		perf_oob_close(r.oob, r.cli != NULL, perf_sync_close(o));
+	/* Stopped here to learn whether the file was written; destroy would stop it silently. */
+	if (side[0].capture) {
+		stop = rte_roce_port_capture_stop(side[0].port);
+		if (stop != 0) {
+			fprintf(stderr, "roce_perf: --pcap %s: %s\n", o->pcap, strerror(-stop));
+			ret = ret != 0 ? ret : stop;
+		}
+	}
 	perf_side_close(&side[0]);
 	perf_side_close(&side[1]);
 	return ret;
@@ -537,6 +582,7 @@ int
 main(int argc, char **argv)
 {
 	struct perf_opts o;
+	bool pdump = false;
 	int ret;
 
 	ret = rte_eal_init(argc, argv);
@@ -547,10 +593,20 @@ main(int argc, char **argv)
 	argc -= ret;
 	argv += ret;
 	ret = perf_parse(argc, argv, &o);
+	/*
+	 * dpdk-dumpcap can capture our ethdevs when the EAL runs with
+	 * multi-process and hugepages; otherwise we run on without it
+	 * (rte_roce_pdump_enable() logs why at INFO). Undone once the ports
+	 * are stopped, before the EAL goes.
+	 */
+	if (ret == 0 && !o.no_pdump)
+		pdump = rte_roce_pdump_enable() == 0;
 	if (ret == 0) {
 		srand48(rte_rdtsc());
 		ret = perf_main(&o);
 	}
+	if (pdump)
+		rte_roce_pdump_disable();
 	rte_eal_cleanup();
 	return ret == 0 ? 0 : 1;
 }

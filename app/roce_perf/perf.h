@@ -64,6 +64,8 @@ struct perf_opts {
 	bool json;
 	bool baseline;
 	bool loopback;
+	bool no_pdump;		/* --no-pdump: no rte_roce_pdump_enable() */
+	const char *pcap;	/* --pcap FILE: the built-in capture of our (first) port */
 	bool fault;
 	struct rte_roce_fault_conf fault_conf;
 	const char *server;	/* host to connect to; NULL = be the server */
@@ -95,6 +97,7 @@ struct perf_side {
 	const char *name;
 	uint16_t eth;
 	struct rte_roce_port *port;
+	bool capture;			/* --pcap runs on this port */
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_cq *scq, *rcq;

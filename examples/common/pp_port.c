@@ -15,6 +15,7 @@
 #include <rte_bus.h>
 #include <rte_dev.h>
 #include <rte_roce_config.h>
+#include <rte_roce_pdump.h>
 #include <rte_roce_verbs.h>
 
 #include "pp_oob.h"
@@ -110,6 +111,8 @@ pp_port_usage(void)
 	printf("  --config=<file>        port, addresses, rings, timers, device limits and workers\n"
 	       "                         from a configuration file (config/roce.conf.example)\n");
 	printf("  --config-port=<name>   its [port NAME] section to use (default: the first)\n");
+	printf("  --no-pdump             do not let dpdk-dumpcap capture (it can by default when\n"
+	       "                         the EAL runs with multi-process and hugepages)\n");
 }
 
 /* --fault's spec into the RX and TX injectors' configurations. */
@@ -191,6 +194,9 @@ pp_port_opt(struct pp_port_conf *conf, int c, const char *arg)
 		return 1;
 	case PP_PORT_OPT_CONFIG_PORT:
 		conf->config_port = arg;
+		return 1;
+	case PP_PORT_OPT_NO_PDUMP:
+		conf->no_pdump = true;
 		return 1;
 	default:
 		return 0;
@@ -454,6 +460,13 @@ pp_port_open(struct pp_port *pp, const struct pp_port_conf *conf)
 		fprintf(stderr, "Couldn't open a device on the port: %s\n", rte_strerror(-ret));
 		goto destroy_port;
 	}
+	/*
+	 * DPDK's capture framework, for dpdk-dumpcap, when the EAL allows it
+	 * (doc/observability.md); where it does not (--in-memory, --no-huge,
+	 * secondary) the example runs on without it: --pcap is the way there.
+	 */
+	if (!conf->no_pdump)
+		pp->pdump = rte_roce_pdump_enable() == 0;
 	/* While the TCP exchange waits, the peer may resolve us: keep answering. */
 	pp_oob_set_progress(pp_port_progress, pp);
 	return 0;
@@ -533,5 +546,9 @@ pp_port_close(struct pp_port *pp)
 	/* After the ethdev: its queues took their mbufs from it. */
 	rte_mempool_free(pp->pool);
 	pp->pool = NULL;
+	/* After the ethdev: a capture running until then counted into pdump's memzone. */
+	if (pp->pdump)
+		rte_roce_pdump_disable();
+	pp->pdump = false;
 	return ret;
 }

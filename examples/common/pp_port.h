@@ -44,6 +44,7 @@ struct pp_port_conf {
 	struct rte_roce_fault_conf fault_tx;	/* on what we send: corruption (all TX can do) */
 	const char *config;	/* --config FILE (rte_roce_config.h); NULL = none */
 	const char *config_port; /* --config-port NAME; NULL = the file's first port */
+	bool no_pdump;		/* --no-pdump: leave DPDK's packet capture off */
 };
 
 struct pp_port {
@@ -55,6 +56,7 @@ struct pp_port {
 	uint8_t prefix_len;
 	int gid_index;			/* index of addr in the GID table */
 	bool capture;			/* --pcap: rte_roce_port_capture_start() ran */
+	bool pdump;			/* rte_roce_pdump_enable() ran: undo at close */
 	struct rte_roce_fault *fault_rx, *fault_tx;	/* --fault injectors, or NULL */
 };
 
@@ -73,6 +75,7 @@ enum {
 	PP_PORT_OPT_FAULT,
 	PP_PORT_OPT_CONFIG,
 	PP_PORT_OPT_CONFIG_PORT,
+	PP_PORT_OPT_NO_PDUMP,
 	PP_PORT_OPT_END,
 };
 
@@ -84,7 +87,8 @@ enum {
 	{ "mbuf-size", required_argument, NULL, PP_PORT_OPT_MBUF_SIZE }, \
 	{ "fault", required_argument, NULL, PP_PORT_OPT_FAULT }, \
 	{ "config", required_argument, NULL, PP_PORT_OPT_CONFIG }, \
-	{ "config-port", required_argument, NULL, PP_PORT_OPT_CONFIG_PORT }
+	{ "config-port", required_argument, NULL, PP_PORT_OPT_CONFIG_PORT }, \
+	{ "no-pdump", no_argument, NULL, PP_PORT_OPT_NO_PDUMP }
 
 /* Print the usage lines of PP_PORT_LONGOPTS. */
 void pp_port_usage(void);

@@ -14,6 +14,7 @@
  * - rte_roce_pkt.h: the strict frame parser and the frame builder;
  * - rte_roce_icrc.h: the invariant CRC (IBTA Annex A17);
  * - rte_roce_pcap.h: pcap files, read and written;
+ * - rte_roce_pdump.h: DPDK packet capture (dpdk-dumpcap) for this process;
  * - rte_roce_port.h: ports over DPDK ethdevs, addresses, ARP/ND;
  * - rte_roce_verbs.h: the verbs-like API (devices, PDs, MRs, CQs, QPs);
  * - rte_roce_event.h: completion channels and asynchronous events;
@@ -32,6 +33,7 @@
 #include <rte_roce_icrc.h>
 #include <rte_roce_opcode.h>
 #include <rte_roce_pcap.h>
+#include <rte_roce_pdump.h>
 #include <rte_roce_pkt.h>
 #include <rte_roce_port.h>
 #include <rte_roce_verbs.h>

@@ -17,3 +17,9 @@ def report():
         if not ok and why:
             print('# ' + why.replace('\n', '\n# '))
     return 0 if all(ok for _, ok, _ in results) else 1
+
+
+def skip_all(why):
+    """The whole program cannot run on this machine: TAP's skip plan; exit status 0."""
+    print('1..0 # SKIP ' + why)
+    return 0

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Functional tests of app/roce_perf (TAP output).
 
-usage: test_roce_perf.py ROCE_PERF
+usage: test_roce_perf.py ROCE_PERF ROCE_DUMP
 
 Every test type in both modes runs a short --loopback --verify --json run;
 the JSON is parsed and its required keys and values checked. Bad options
@@ -40,6 +40,7 @@ BAD = [
     (['-s', '64'], 'needs --ip'),
     (['--loopback', '--test', 'write_lat', '-q', '2'], 'one QP'),
     (['--loopback', 'host'], 'no server host'),
+    (['--loopback', '-n', '5', '--pcap', '/nonexistent/x.pcap'], 'No such file'),
 ]
 
 
@@ -100,6 +101,27 @@ def config_cases(perf):
               p.stderr[-300:])
 
 
+def pcap_case(perf, dump):
+    """--pcap in a --no-shconf run (no dumpcap there): the client port's every frame, clean."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'perf.pcap')
+        p = run(perf, ['--loopback', '-n', '50', '-s', '3000', '--json', '--pcap', path])
+        j = parse(p.stdout)
+        check('--pcap: run succeeds', p.returncode == 0 and j is not None, p.stderr[-300:])
+        d = subprocess.run([dump, '--json', path], capture_output=True, text=True, timeout=60)
+        try:
+            c = json.loads(d.stdout.splitlines()[0])
+        except (ValueError, IndexError):
+            c = {}
+        port = j['port'][0] if j is not None else {}
+        ok = (d.returncode == 0 and c.get('roce', 0) > 0 and c.get('icrc_ok') == c.get('roce') and
+              # the JSON counts from the test's start; the capture also has the ARP before it
+              c.get('frames', 0) >= port.get('tx_packets', 1 << 40) + port.get('rx_packets', 0) and
+              '0x11' in c.get('opcodes', {}))
+        check('--pcap: roce_dump finds every frame of the port, both ways, every ICRC good', ok,
+              'exit %d %s port %s' % (d.returncode, d.stdout[:400], json.dumps(port)))
+
+
 def main():
     perf = sys.argv[1]
     for test in TESTS:
@@ -154,6 +176,7 @@ def main():
           p.stdout.count(' counters (requester): sent_pkts ') == 1 and
           p.stdout.count(' counters (responder): sent_pkts ') == 1, p.stdout[-400:])
     config_cases(perf)
+    pcap_case(perf, sys.argv[2])
     for args, msg in BAD:
         p = run(perf, args)
         check('refused: %s' % ' '.join(args), p.returncode != 0 and msg in p.stderr,
