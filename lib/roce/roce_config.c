@@ -78,6 +78,8 @@ static const struct config_key config_keys[] = {
 	DEV_KEY("max_srq_sge", max_srq_sge, 1, RTE_ROCE_DEV_MAX_SGE_MAX),
 	{ "workers", CFG_LCORES, offsetof(struct rte_roce_config_port, dev_conf), 0, 0,
 	  RTE_MAX_LCORE - 1 },
+	{ "lanes", CFG_U16, offsetof(struct rte_roce_config_port, dev_conf.nb_lanes), 0, 1,
+	  RTE_ROCE_DEV_WORKERS_MAX },
 };
 
 /* The reading of one file. */
@@ -282,6 +284,11 @@ config_port_end(struct config_reader *r)
 		ret = config_error(r, "dev", "missing in [port %s]", p->name);
 	else if (p->port.mtu_unchecked && p->port.mtu == 0)
 		ret = config_error(r, "mtu_unchecked", "needs mtu in [port %s]", p->name);
+	else if (p->dev_conf.nb_workers != 0 && p->dev_conf.nb_lanes != 0)
+		ret = config_error(r, "lanes", "inline lanes or workers, not both, in [port %s]",
+				   p->name);
+	/* A port queue per lane (worker): what rte_roce_open_device() wants. */
+	p->port.nb_queues = RTE_MAX(RTE_MAX(p->dev_conf.nb_workers, p->dev_conf.nb_lanes), 1);
 	r->line = line;
 	return ret;
 }

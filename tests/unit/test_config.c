@@ -84,6 +84,9 @@ static const struct bad_case bad_cases[] = {
 	{ PORT "workers = a\n", 3, "workers: 'a' is not a decimal number" },
 	{ PORT "workers = ,\n", 3, "workers: no lcore" },
 	{ PORT "workers = 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\n", 3, "workers: more than 16 workers" },
+	{ PORT "lanes = 0\n", 3, "lanes: 0 is out of range [1, 16]" },
+	{ PORT "lanes = 17\n", 3, "lanes: 17 is out of range [1, 16]" },
+	{ PORT "workers = 1\nlanes = 2\n", 1, "lanes: inline lanes or workers, not both" },
 	{ "[port aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]\n", 1, "port name longer than 31" },
 };
 
@@ -159,6 +162,9 @@ test_config_example(void)
 			 a->dev_conf.nb_workers == 1 && a->dev_conf.lcores[0] == 1, "device conf");
 	ROCE_TEST_ASSERT(b->nb_addrs == 1 && b->port.mtu == 0 && b->dev_conf.nb_workers == 0,
 			 "defaults left zero");
+	/* A port queue per worker (lane): what the device wants. */
+	ROCE_TEST_ASSERT(a->port.nb_queues == 1 && b->port.nb_queues == 1, "queues %u, %u",
+			 a->port.nb_queues, b->port.nb_queues);
 	return 0;
 }
 
@@ -178,8 +184,33 @@ test_config_misuse(void)
 	return 0;
 }
 
+/* Inline lanes and workers each give the port a queue per lane. */
+static int
+test_config_queues(void)
+{
+	static const char *const texts[] = {
+		PORT "lanes = 3\n", PORT "workers = 2,4\n",
+	};
+	static const uint16_t queues[] = { 3, 2 };
+	struct rte_roce_config cfg;
+	char path[64], err[ERR_LEN];
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < RTE_DIM(texts); i++) {
+		ROCE_TEST_ASSERT_EQ(write_file(path, texts[i]), 0, "temporary file");
+		ret = rte_roce_config_load(path, &cfg, err, sizeof(err));
+		unlink(path);
+		ROCE_TEST_ASSERT_EQ(ret, 0, "case %u: %s", i, err);
+		ROCE_TEST_ASSERT_EQ(cfg.ports[0].port.nb_queues, queues[i], "case %u queues", i);
+	}
+	ROCE_TEST_ASSERT_EQ(cfg.ports[0].dev_conf.nb_workers, 2, "workers");
+	return 0;
+}
+
 static const struct roce_test_case cases[] = {
 	{ "config_example", test_config_example },
+	{ "config_queues", test_config_queues },
 	{ "config_invalid", test_config_invalid },
 	{ "config_misuse", test_config_misuse },
 };
