@@ -33,7 +33,8 @@ BAD = [
     (['--loopback', '-s', '0'], 'not a number'),
     (['--loopback', '-q', '65'], 'not a number'),
     (['--loopback', '-t', '4', '-l', '8'], '-l must not exceed -t'),
-    (['--loopback', '--workers', '2'], 'only 1 for now'),
+    (['--loopback', '--workers', '2'], 'needs N worker lcores besides the main one'),
+    (['--loopback', '--workers', '17'], 'at most 16'),
     (['--loopback', '-m', '1000'], '-m must be'),
     (['--loopback', '--fault', 'drop=2'], '--fault wants'),
     (['--loopback', '--mode', 'fast'], '--mode is bw or lat'),
@@ -44,8 +45,8 @@ BAD = [
 
 
 
-def run(perf, args, lcore='0', prefix=None, vdev=None, timeout=60):
-    cmd = [perf] + EAL + ['-l', lcore]
+def run(perf, args, lcore='0', prefix=None, vdev=None, timeout=60, lcores=None):
+    cmd = [perf] + EAL + (['--lcores', lcores] if lcores else ['-l', lcore])
     if prefix:
         cmd += ['--file-prefix', prefix]
     if vdev:
@@ -154,12 +155,47 @@ def main():
           p.stdout.count(' counters (requester): sent_pkts ') == 1 and
           p.stdout.count(' counters (responder): sent_pkts ') == 1, p.stdout[-400:])
     config_cases(perf)
+    workers_case(perf)
     for args, msg in BAD:
         p = run(perf, args)
         check('refused: %s' % ' '.join(args), p.returncode != 0 and msg in p.stderr,
               'exit %d, stderr %s' % (p.returncode, p.stderr[-200:]))
     two_process(perf)
     return report()
+
+
+def workers_case(perf):
+    """--workers 2 in loopback: the client's device on two worker lcores, 4 QPs over both."""
+    cpus = sorted(os.sched_getaffinity(0))
+    # three lcores (main and two workers) floating over the CPUs we have
+    lcores = '(0-2)@(%s)' % ','.join(str(c) for c in cpus)
+    p = run(perf, ['--loopback', '--workers', '2', '-q', '4', '-s', '4096', '-n', '300',
+                   '--verify', '--json'], lcores=lcores, timeout=120)
+    j = parse(p.stdout)
+    lanes = j.get('lanes', []) if j is not None else []
+    ok = (p.returncode == 0 and j is not None and j['workers'] == 2 and j['qps'] == 4 and
+          j['iters'] == 4 * 300 and j['verified_bytes'] == 4 * 4096 and len(lanes) == 2 and
+          lanes[0]['nb_lanes'] == 2 and len(lanes[0]['workers']) == 2 and
+          all(w['work'] > 0 and w['loops'] >= w['busy_loops'] > 0 for w in lanes[0]['workers']) and
+          lanes[1]['nb_lanes'] == 2 and lanes[1]['workers'] == [] and
+          all(k in lanes[0] for k in ('handoffs_out', 'handoffs_in', 'handoff_drops')) and
+          lanes[0]['handoff_drops'] == 0 and lanes[1]['handoff_drops'] == 0 and
+          j['counters'][0]['handoff_drops'] == 0)
+    check('loopback --workers 2: both workers worked, lanes and hand-offs in the JSON', ok,
+          p.stderr[-300:] + json.dumps(lanes)[:400])
+    p = run(perf, ['--loopback', '--workers', '2', '-q', '4', '-n', '100'], lcores=lcores,
+            timeout=120)
+    check('loopback --workers 2: lanes and worker lines in the table',
+          p.returncode == 0 and p.stdout.count(' lanes (requester): 2, workers; handoffs out ') == 1
+          and p.stdout.count(' lanes (responder): 2, inline; ') == 1 and
+          re.search(r' worker 1 \(requester, lcore \d+\): loops \d+ busy \d+', p.stdout) is not None,
+          p.stdout[-500:] + p.stderr[-300:])
+    p = run(perf, ['--loopback', '-n', '100', '--json'])
+    j = parse(p.stdout)
+    check('loopback default: inline (workers 0), one lane, no worker',
+          p.returncode == 0 and j is not None and j['workers'] == 0 and
+          j['lanes'][0] == {'nb_lanes': 1, 'handoffs_out': 0, 'handoffs_in': 0,
+                            'handoff_drops': 0, 'workers': []}, p.stdout[-300:])
 
 
 # Every RC operation between two processes over memif, data verified byte for
