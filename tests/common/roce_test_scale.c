@@ -12,6 +12,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mempool.h>
+#include <rte_ring.h>
 
 #include <rte_roce.h>
 
@@ -69,6 +70,20 @@ roce_test_scale_qp_bytes(struct ibv_qp *ibqp)
 	return scale_elem_bytes(sizeof(struct roce_qp)) +
 	       scale_elem_bytes(cap->max_send_wr * send_stride) +
 	       scale_elem_bytes(cap->max_recv_wr * recv_stride);
+}
+
+uint64_t
+roce_test_scale_lanes_bytes(uint16_t nb_lanes, uint32_t slots)
+{
+	/* roce_dev.c roce_dev_lanes_init(), roce_dev_lane_init() */
+	uint64_t sum = scale_elem_bytes(nb_lanes * sizeof(struct roce_lane)) +
+		       nb_lanes * scale_elem_bytes((uint64_t)rte_ring_get_memsize(slots));
+
+	if (nb_lanes > 1)
+		sum += nb_lanes * (scale_elem_bytes(nb_lanes * sizeof(struct rte_ring *)) +
+				   (nb_lanes - 1u) *
+				   scale_elem_bytes((uint64_t)rte_ring_get_memsize(ROCE_LANE_HANDOFF_RING)));
+	return sum;
 }
 
 int

@@ -52,6 +52,13 @@ uint64_t roce_test_scale_heap_bytes(void);
 /* The heap bytes qp holds by doc/scale.md's formula (from sizeof and its granted caps). */
 uint64_t roce_test_scale_qp_bytes(struct ibv_qp *qp);
 
+/*
+ * The heap bytes of a device's lanes by doc/scale.md's formula: the lane
+ * array, a schedule ring of slots entries per lane and, with more than one
+ * lane, each lane's inbox table and its nb_lanes - 1 hand-off rings.
+ */
+uint64_t roce_test_scale_lanes_bytes(uint16_t nb_lanes, uint32_t slots);
+
 /* A QP of caps on the side's PD and CQs: 0, or -1 with rte_errno. */
 int roce_test_scale_qp_create(struct roce_test_side *s, const struct scale_caps *caps,
 			      struct ibv_qp **qp);
