@@ -166,9 +166,7 @@ def main():
 
 def workers_case(perf):
     """--workers 2 in loopback: the client's device on two worker lcores, 4 QPs over both."""
-    cpus = sorted(os.sched_getaffinity(0))
-    # three lcores (main and two workers) floating over the CPUs we have
-    lcores = '(0-2)@(%s)' % ','.join(str(c) for c in cpus)
+    lcores = floating_lcores()
     p = run(perf, ['--loopback', '--workers', '2', '-q', '4', '-s', '4096', '-n', '300',
                    '--verify', '--json'], lcores=lcores, timeout=120)
     j = parse(p.stdout)
@@ -215,23 +213,33 @@ TWO_PROCESS = [
 ]
 
 
+def floating_lcores():
+    """Three lcores (main and two workers) floating over the CPUs we have."""
+    return '(0-2)@(%s)' % ','.join(str(c) for c in sorted(os.sched_getaffinity(0)))
+
+
 def two_process(perf):
     for n, (test, size, iters, extra) in enumerate(TWO_PROCESS):
         with tempfile.TemporaryDirectory() as d:
             two_process_case(perf, os.path.join(d, 'perf.sock'), n, test, size, iters, extra)
+    # Both ends on two workers: memif gives each end two queue pairs (queue q to queue q).
+    with tempfile.TemporaryDirectory() as d:
+        two_process_case(perf, os.path.join(d, 'perf.sock'), len(TWO_PROCESS), 'write_bw', 4096,
+                         100, ['-q', '4', '--workers', '2'], lcores=floating_lcores())
 
 
-def two_process_case(perf, sock, n, test, size, iters, extra):
-    port = str(20000 + (os.getpid() * len(TWO_PROCESS) + n) % 20000)
+def two_process_case(perf, sock, n, test, size, iters, extra, lcores=None):
+    port = str(20000 + (os.getpid() * (len(TWO_PROCESS) + 1) + n) % 20000)
     args = ['--test', test, '-m', '4096', '-s', str(size), '-n', str(iters), '--json',
             '-p', port, '--verify'] + extra
-    srv = subprocess.Popen([perf] + EAL + ['-l', '0', '--file-prefix', 'tps%s' % port,
+    srv = subprocess.Popen([perf] + EAL + (['--lcores', lcores] if lcores else ['-l', '0']) +
+                           ['--file-prefix', 'tps%s' % port,
                             '--vdev', 'net_memif0,role=server,socket=%s,bsize=4096' % sock,
                             '--', '--ip', '198.18.1.2/24'] + args,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(1)
     cli = run(perf, ['--ip', '198.18.1.1/24'] + args + ['127.0.0.1'], lcore='1',
-              prefix='tpc%s' % port,
+              prefix='tpc%s' % port, lcores=lcores,
               vdev='net_memif0,role=client,socket=%s,bsize=4096' % sock)
     try:
         sout, serr = srv.communicate(timeout=60)
@@ -241,11 +249,19 @@ def two_process_case(perf, sock, n, test, size, iters, extra):
     j = parse(cli.stdout)
     what = 'two processes over memif, IB MTU 4096: %s %d B x %d --verify%s' % (
         test, size, iters, ' ' + ' '.join(extra) if extra else '')
+    qps = int(extra[extra.index('-q') + 1]) if '-q' in extra else 1
     ok = (cli.returncode == 0 and srv.returncode == 0 and j is not None and
-          j['topology'] == 'two_process' and j['iters'] == iters and j['size'] == size)
+          j['topology'] == 'two_process' and j['iters'] == iters * qps and j['size'] == size)
+    if ok and '--workers' in extra:
+        lanes = j['lanes'][0]
+        ok = (lanes['nb_lanes'] == 2 and len(lanes['workers']) == 2 and
+              all(w['work'] > 0 for w in lanes['workers']) and lanes['handoff_drops'] == 0)
     if ok and '--baseline' in extra:
         ok = j['port'][0]['tx_bytes'] > iters * size and j['baseline']['bw_gbps'] > 0
-    check(what, ok, cli.stderr[-300:] + serr[-300:])
+    check(what, ok, 'exit client %d server %d; %s; %s%s' % (
+        cli.returncode, srv.returncode,
+        'no JSON' if j is None else 'iters %s size %s' % (j.get('iters'), j.get('size')),
+        cli.stderr[-300:], serr[-300:]))
     if test.endswith('_bw') and '--baseline' in extra:
         sj = parse(sout)
         check('two processes: the server prints the client\'s report',
