@@ -432,6 +432,26 @@ bench_print(const char *mode)
 }
 
 /*
+ * Each worker over the whole sweep: how many of its loops found work and
+ * how much per such loop (whether it waited for the main lcore or was busy).
+ */
+static void
+bench_print_workers(const char *mode)
+{
+	struct rte_roce_worker_stats st;
+	uint16_t w;
+
+	for (w = 0; w < bench_sc.workers0; w++) {
+		if (rte_roce_worker_stats_get(bench_sc.s[0].ctx, w, &st) != 0 || st.loops == 0)
+			continue;
+		printf("# %s %u: worker %u: %" PRIu64 " loops, %" PRIu64 " with work (%.3f%%), "
+		       "%.1f work per such loop\n", mode, bench_sc.workers0, w, st.loops,
+		       st.busy_loops, 100.0 * (double)st.busy_loops / (double)st.loops,
+		       st.busy_loops != 0 ? (double)st.work / (double)st.busy_loops : 0);
+	}
+}
+
+/*
  * BENCH_ROUNDS sweeps of active QPs with side 0 driven by workers (0:
  * inline) over pair (NULL: roce_test_verbs_pair); prints each step's
  * medians.
@@ -458,8 +478,10 @@ bench_sweep(uint16_t workers, struct roce_test_pair *pair, bool crossed)
 	}
 	if (rc == 0)
 		rc = bench_check_handoffs(crossed);
-	if (rc == 0)
+	if (rc == 0) {
 		bench_print(mode);
+		bench_print_workers(mode);
+	}
 	rc |= roce_test_scale_close(&bench_sc);
 	ROCE_TEST_ASSERT(rc == 0, "scale sweep");
 	printf("# %s %u: %" PRIu64 " ms in all\n", mode, workers, roce_test_ms() - t0);
