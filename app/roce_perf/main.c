@@ -225,6 +225,10 @@ perf_check(const struct perf_opts *o)
 		why = "-l must not exceed -t";
 	else if (o->workers > RTE_ROCE_DEV_WORKERS_MAX)
 		why = "--workers: at most 16 (RTE_ROCE_DEV_WORKERS_MAX)";
+	else if (o->workers > 0 && o->baseline)
+		why = "--baseline drives the port's queues itself: not with --workers (their lanes poll them)";
+	else if (o->workers > 1 && o->fault)
+		why = "--fault acts on RX queue 0 only: not with --workers above 1";
 	else if (o->workers > rte_lcore_count() - 1)
 		why = "--workers N needs N worker lcores besides the main one: give the EAL "
 		      "-l 0-N (or --lcores '(0-N)@(0-M)' to float them over CPUs 0-M)";

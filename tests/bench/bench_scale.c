@@ -213,7 +213,7 @@ bench_drain(struct bench_step *st)
 
 /* Workers that have active QPs in a step of active QPs. */
 static uint16_t
-bench_busy_workers(unsigned int active)
+bench_active_workers(unsigned int active)
 {
 	return (uint16_t)RTE_MIN((unsigned int)bench_sc.workers0, active);
 }
@@ -233,7 +233,7 @@ bench_delta(const struct bench_counters *c0, const struct bench_counters *c1, ui
 	for (w = 0; w < bench_sc.workers0; w++) {
 		m->share[w] = total != 0 ? (double)(c1->w[w].work - c0->w[w].work) / (double)total : 0;
 		/* a worker with QPs of the step must have run them */
-		if (w < bench_busy_workers(active))
+		if (w < bench_active_workers(active))
 			ROCE_TEST_ASSERT(c1->w[w].work > c0->w[w].work,
 					 "worker %u did nothing with %u active QPs", w, active);
 	}
@@ -368,7 +368,7 @@ bench_med_field(unsigned int idx, size_t off, double scale)
 	return bench_median(v);
 }
 
-/* Each round's ratio of step idx to its own 1-QP step, per busy worker; the median. */
+/* Each round's ratio of step idx to its own 1-QP step, per worker with active QPs; the median. */
 static double
 bench_med_ratio(unsigned int idx, bool per_worker, bool frames)
 {
@@ -376,7 +376,7 @@ bench_med_ratio(unsigned int idx, bool per_worker, bool frames)
 	unsigned int r;
 
 	if (per_worker && bench_sc.workers0 > 1)
-		div = bench_busy_workers(bench_active[idx]);
+		div = bench_active_workers(bench_active[idx]);
 	for (r = 0; r < BENCH_ROUNDS; r++) {
 		const struct bench_meas *m = &bench_m[idx][r], *m1 = &bench_m[0][r];
 
@@ -419,7 +419,7 @@ bench_print(const char *mode)
 		bench_share_text(idx, share, sizeof(share));
 		printf("# | %s | %u | %u | %.3f | %.2f | %.3f | %.2f | %.2f | %.2f | %.2f | %s |\n",
 		       mode, workers, bench_active[idx], rate, bench_med_ratio(idx, false, false),
-		       workers > 1 ? rate / bench_busy_workers(bench_active[idx]) : rate,
+		       workers > 1 ? rate / bench_active_workers(bench_active[idx]) : rate,
 		       bench_med_ratio(idx, true, false),
 		       bench_med_field(idx, offsetof(struct bench_meas, frames), 1),
 		       bench_med_field(idx, offsetof(struct bench_meas, handoffs), 1),

@@ -35,6 +35,8 @@ BAD = [
     (['--loopback', '-t', '4', '-l', '8'], '-l must not exceed -t'),
     (['--loopback', '--workers', '2'], 'needs N worker lcores besides the main one'),
     (['--loopback', '--workers', '17'], 'at most 16'),
+    (['--loopback', '--workers', '1', '--baseline'], 'not with --workers'),
+    (['--loopback', '--workers', '2', '--fault', 'drop=0.1'], 'not with --workers above 1'),
     (['--loopback', '-m', '1000'], '-m must be'),
     (['--loopback', '--fault', 'drop=2'], '--fault wants'),
     (['--loopback', '--mode', 'fast'], '--mode is bw or lat'),
@@ -213,6 +215,9 @@ TWO_PROCESS = [
 ]
 
 
+CONNECT_TRIES = 5
+
+
 def floating_lcores():
     """Three lcores (main and two workers) floating over the CPUs we have."""
     return '(0-2)@(%s)' % ','.join(str(c) for c in sorted(os.sched_getaffinity(0)))
@@ -237,10 +242,15 @@ def two_process_case(perf, sock, n, test, size, iters, extra, lcores=None):
                             '--vdev', 'net_memif0,role=server,socket=%s,bsize=4096' % sock,
                             '--', '--ip', '198.18.1.2/24'] + args,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1)
-    cli = run(perf, ['--ip', '198.18.1.1/24'] + args + ['127.0.0.1'], lcore='1',
-              prefix='tpc%s' % port, lcores=lcores,
-              vdev='net_memif0,role=client,socket=%s,bsize=4096' % sock)
+    # The server listens once its EAL and device are up: under load that may
+    # take longer than the first second, so a refused connection is retried.
+    for attempt in range(CONNECT_TRIES):
+        time.sleep(1)
+        cli = run(perf, ['--ip', '198.18.1.1/24'] + args + ['127.0.0.1'], lcore='1',
+                  prefix='tpc%s' % port, lcores=lcores,
+                  vdev='net_memif0,role=client,socket=%s,bsize=4096' % sock)
+        if 'Connection refused' not in cli.stderr:
+            break
     try:
         sout, serr = srv.communicate(timeout=60)
     except subprocess.TimeoutExpired:
