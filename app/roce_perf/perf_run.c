@@ -329,7 +329,7 @@ perf_counter(const struct perf_result *res, unsigned int i, const char *name)
 	return 0;
 }
 
-/* The device's lanes, its workers' counters and hand-offs since perf_stats_snap(): res->lanes[i]. */
+/* The device's lanes, workers' counters and hand-offs since perf_stats_snap(): res->lanes[i]. */
 static void
 perf_lanes_delta(const struct perf_side *s, struct perf_result *res, unsigned int i)
 {

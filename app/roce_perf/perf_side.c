@@ -307,7 +307,7 @@ fail:
 	return -EIO;
 }
 
-/* Completions of the lanes' CQs cqs[0 .. nb-1], up to n in all: their number or a negative errno. */
+/* Completions of the lanes' CQs cqs[0 .. nb-1], up to n in all: their number or -errno. */
 int
 perf_poll_cqs(struct ibv_cq *const *cqs, uint16_t nb, int n, struct ibv_wc *wc)
 {

@@ -95,7 +95,7 @@ static const uint16_t scale_lanes[] = { 1, 2, ROCE_TEST_PAIR_QUEUES_MAX };
 /* A net_ring pair of as many queues, made by the first lane_memory run. */
 static struct roce_test_pair scale_mq_pair;
 
-/* What a device of nb_lanes inline lanes takes from the heap at open, over a port of as many queues. */
+/* Heap bytes of opening a device of nb_lanes inline lanes (over a port of as many queues). */
 static int
 scale_open_bytes(uint16_t nb_lanes, uint64_t *bytes, uint32_t *slots)
 {
