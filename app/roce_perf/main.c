@@ -107,7 +107,10 @@ perf_usage(void)
 	       "  --config FILE       port settings and device limits (config/roce.conf.example);\n"
 	       "                      two processes: also the ethdev and address\n"
 	       "  --config-port NAME  the file's [port NAME] to use (default: the first)\n"
-	       "  --workers N         worker lcores (only 1 for now)\n"
+	       "  --workers N         the device on N worker lcores (the EAL's first N after\n"
+	       "                      main), N port queues, QP q on lane q %% N; 0 = inline\n"
+	       "                      in this thread (default). --loopback: the server stays\n"
+	       "                      inline with N lanes\n"
 	       "  --verify            check every byte received\n"
 	       "  --json              one JSON object per size on stdout\n"
 	       "  --baseline          also measure raw packet I/O on the same PMD and frame size\n"
@@ -228,8 +231,15 @@ perf_check(const struct perf_opts *o)
 
 	if (o->post_list > o->tx_depth)
 		why = "-l must not exceed -t";
-	else if (o->workers != 1)
-		why = "--workers: only 1 for now (worker lcores come with the workers issue)";
+	else if (o->workers > RTE_ROCE_DEV_WORKERS_MAX)
+		why = "--workers: at most 16 (RTE_ROCE_DEV_WORKERS_MAX)";
+	else if (o->workers > 0 && o->baseline)
+		why = "--baseline drives the port's queues itself: not with --workers (their lanes poll them)";
+	else if (o->workers > 1 && o->fault)
+		why = "--fault acts on RX queue 0 only: not with --workers above 1";
+	else if (o->workers > rte_lcore_count() - 1)
+		why = "--workers N needs N worker lcores besides the main one: give the EAL "
+		      "-l 0-N (or --lcores '(0-N)@(0-M)' to float them over CPUs 0-M)";
 	else if (o->mode == PERF_MODE_LAT && (o->qps != 1 || o->duration_s > 0))
 		why = "latency tests run one QP for -n iterations";
 	else if (o->mode == PERF_MODE_LAT && o->iters > PERF_LAT_SAMPLES_MAX)
@@ -256,7 +266,7 @@ perf_parse(int argc, char **argv, struct perf_opts *o)
 	unsigned long v;
 	int c, ret = 0;
 
-	*o = (struct perf_opts){ .qps = 1, .post_list = 1, .workers = 1,
+	*o = (struct perf_opts){ .qps = 1, .post_list = 1, .workers = 0,
 				 .tcp_port = PERF_TCP_PORT };
 	while (ret == 0 && (c = getopt_long(argc, argv, "A:s:an:D:q:t:r:l:I:m:p:d:h",
 					    perf_longopts, NULL)) != -1) {
@@ -337,7 +347,7 @@ perf_parse(int argc, char **argv, struct perf_opts *o)
 			o->ethdev = optarg;
 			break;
 		case OPT_WORKERS:
-			ret = perf_num("--workers", optarg, 1, RTE_MAX_LCORE, &v);
+			ret = perf_num("--workers", optarg, 0, RTE_MAX_LCORE, &v);
 			o->workers = v;
 			break;
 		case OPT_VERIFY:
@@ -391,12 +401,18 @@ perf_parse(int argc, char **argv, struct perf_opts *o)
 	return ret != 0 ? ret : perf_check(o);
 }
 
-/* Two ethdevs for --loopback: the first two probed, or a new net_ring pair. */
+/*
+ * Two ethdevs for --loopback: the first two probed, or a new net_ring pair
+ * of nq queues each way (queue q of one port's TX arrives on queue q of the
+ * other's RX: a frame lands on the lane of its QP when both sides put QP q
+ * on lane q % nq, as perf_side_qps() does).
+ */
 static int
-perf_loop_eths(uint16_t eth[2])
+perf_loop_eths(uint16_t eth[2], uint16_t nq)
 {
-	struct rte_ring *ring[2];
-	uint16_t id, n = 0;
+	struct rte_ring *ab[RTE_ROCE_DEV_WORKERS_MAX], *ba[RTE_ROCE_DEV_WORKERS_MAX];
+	char name[RTE_RING_NAMESIZE];
+	uint16_t id, n = 0, q;
 	int a, b;
 
 	RTE_ETH_FOREACH_DEV(id) {
@@ -405,12 +421,18 @@ perf_loop_eths(uint16_t eth[2])
 	}
 	if (n == 2)
 		return 0;
-	ring[0] = rte_ring_create("perf_r0", PERF_RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	ring[1] = rte_ring_create("perf_r1", PERF_RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (ring[0] == NULL || ring[1] == NULL)
-		return -ENOMEM;
-	a = rte_eth_from_rings("perf_a", &ring[0], 1, &ring[1], 1, SOCKET_ID_ANY);
-	b = rte_eth_from_rings("perf_b", &ring[1], 1, &ring[0], 1, SOCKET_ID_ANY);
+	for (q = 0; q < nq; q++) {
+		snprintf(name, sizeof(name), "perf_ab%u", q);
+		ab[q] = rte_ring_create(name, PERF_RING_SIZE, SOCKET_ID_ANY,
+					RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "perf_ba%u", q);
+		ba[q] = rte_ring_create(name, PERF_RING_SIZE, SOCKET_ID_ANY,
+					RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (ab[q] == NULL || ba[q] == NULL)
+			return -ENOMEM;
+	}
+	a = rte_eth_from_rings("perf_a", ba, nq, ab, nq, SOCKET_ID_ANY);
+	b = rte_eth_from_rings("perf_b", ab, nq, ba, nq, SOCKET_ID_ANY);
 	if (a < 0 || b < 0)
 		return -ENODEV;
 	eth[0] = a;
@@ -460,18 +482,19 @@ perf_setup(struct perf_run *r, struct perf_side *side, uint32_t max_size)
 	int ret;
 
 	if (o->loopback) {
-		ret = perf_loop_eths(eth);
+		ret = perf_loop_eths(eth, (uint16_t)RTE_MAX(o->workers, 1u));
 		if (ret != 0) {
 			fprintf(stderr, "roce_perf: --loopback: no net_ring pair: %s\n", strerror(-ret));
 			return ret;
 		}
 		side[0].name = "client";
 		side[1].name = "server";
-		ret = perf_side_open(&side[0], o, eth[0], PERF_LOOP_IP_CLI, 1);
+		/* the client's device on the workers, the server inline with as many lanes */
+		ret = perf_side_open(&side[0], o, eth[0], PERF_LOOP_IP_CLI, 1, true);
 		if (ret == 0)
 			ret = perf_capture_start(o, &side[0]);
 		if (ret == 0)
-			ret = perf_side_open(&side[1], o, eth[1], PERF_LOOP_IP_SRV, 2);
+			ret = perf_side_open(&side[1], o, eth[1], PERF_LOOP_IP_SRV, 2, false);
 		if (ret == 0)
 			ret = perf_side_qps(&side[0], o, max_size);
 		if (ret == 0)
@@ -490,7 +513,7 @@ perf_setup(struct perf_run *r, struct perf_side *side, uint32_t max_size)
 		return -ENODEV;
 	}
 	side[0].name = o->server != NULL ? "client" : "server";
-	ret = perf_side_open(&side[0], o, eth[0], o->ip, 1);
+	ret = perf_side_open(&side[0], o, eth[0], o->ip, 1, true);
 	if (ret == 0)
 		ret = perf_capture_start(o, &side[0]);
 	if (ret == 0)

@@ -10,7 +10,10 @@
  * One thread drives everything with rte_roce_poll(): in --loopback both
  * devices (client and server) live in this process; otherwise the process
  * is the client (a host given) or the server, and the two meet over TCP
- * (perf_oob.c: perftest's exchange, wire-facts.md 11b).
+ * (perf_oob.c: perftest's exchange, wire-facts.md 11b). With --workers N
+ * the device (the client's in --loopback, whose server stays inline with N
+ * lanes) runs on N worker lcores instead, its port has N queues and QP q
+ * is on lane q % N (its CQs' comp_vector); this thread posts and polls.
  */
 
 #include <stdbool.h>
@@ -22,6 +25,7 @@
 #include <rte_roce_config.h>
 #include <rte_roce_port.h>
 #include <rte_roce_stats.h>
+#include <rte_roce_worker.h>
 
 #define PERF_QPS_MAX 64
 #define PERF_SIZE_MAX (1u << 20)
@@ -59,7 +63,7 @@ struct perf_opts {
 	uint32_t inline_size;
 	uint32_t cq_mod;	/* signal one WR in cq_mod */
 	uint32_t ib_mtu;	/* bytes; 0 = what the port gives */
-	uint32_t workers;
+	uint32_t workers;	/* worker lcores of the device; 0 = inline (rte_roce_poll()) */
 	bool verify;
 	bool json;
 	bool baseline;
@@ -100,7 +104,11 @@ struct perf_side {
 	bool capture;			/* --pcap runs on this port */
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
-	struct ibv_cq *scq, *rcq;
+	uint16_t nb_lanes;	/* of the device: port queues, CQs of each kind */
+	uint16_t nb_workers;	/* 0: inline */
+	uint16_t lcores[RTE_ROCE_DEV_WORKERS_MAX];	/* of the workers */
+	struct ibv_cq *scq[RTE_ROCE_DEV_WORKERS_MAX];	/* [lane]: comp_vector = lane */
+	struct ibv_cq *rcq[RTE_ROCE_DEV_WORKERS_MAX];
 	uint8_t *buf;
 	size_t buf_len;
 	size_t slot;		/* bytes of one message slot, cache-line aligned */
@@ -120,6 +128,17 @@ struct perf_side {
 	struct rte_roce_port_stats stats0;
 	/* the device's counters (rte_roce_xstats_get()) when the test started */
 	struct rte_roce_xstat xstats0[PERF_XSTATS_MAX];
+	/* each worker's counters when the test started */
+	struct rte_roce_worker_stats wstats0[RTE_ROCE_DEV_WORKERS_MAX];
+};
+
+/* A device's lanes and workers over a run. */
+struct perf_lanes {
+	uint16_t nb_lanes;
+	uint16_t nb_workers;	/* 0: inline */
+	uint16_t lcores[RTE_ROCE_DEV_WORKERS_MAX];
+	struct rte_roce_worker_stats w[RTE_ROCE_DEV_WORKERS_MAX];	/* over the run */
+	uint64_t handoffs_out, handoffs_in, handoff_drops;	/* xstats, over the run */
 };
 
 struct perf_lat {
@@ -151,6 +170,7 @@ struct perf_result {
 	unsigned int nb_counters;
 	struct rte_roce_fault_stats fault;
 	uint64_t verified;	/* bytes checked by --verify */
+	struct perf_lanes lanes[2];	/* per device, as port[] */
 	struct perf_baseline base;
 };
 
@@ -171,7 +191,8 @@ int perf_config_apply(struct perf_opts *o);
 
 /* perf_side.c */
 int perf_side_open(struct perf_side *s, const struct perf_opts *o, uint16_t eth,
-		   const char *ip, uint8_t mac_last);
+		   const char *ip, uint8_t mac_last, bool workers);
+int perf_poll_cqs(struct ibv_cq *const *cqs, uint16_t nb, int n, struct ibv_wc *wc);
 int perf_side_qps(struct perf_side *s, const struct perf_opts *o, uint32_t max_size);
 int perf_side_connect(struct perf_side *s, const struct perf_opts *o);
 void perf_side_close(struct perf_side *s);

@@ -63,6 +63,35 @@ perf_print_counters(const struct perf_result *r)
 	}
 }
 
+/*
+ * One line per device with several lanes or workers: each worker's loops,
+ * busy loops, work and control pauses over the run, and the hand-offs
+ * between lanes (doc/workers.md).
+ */
+static void
+perf_print_lanes(const struct perf_result *r)
+{
+	static const char *const side[] = { "requester", "responder" };
+	const struct perf_lanes *l;
+	unsigned int i;
+	uint16_t w;
+
+	for (i = 0; i < r->nb_ports; i++) {
+		l = &r->lanes[i];
+		if (l->nb_lanes <= 1 && l->nb_workers == 0)
+			continue;
+		printf(" lanes (%s): %u, %s; handoffs out %" PRIu64 " in %" PRIu64 " drops %" PRIu64
+		       "\n", side[i], l->nb_lanes, l->nb_workers != 0 ? "workers" : "inline",
+		       l->handoffs_out, l->handoffs_in, l->handoff_drops);
+		for (w = 0; w < l->nb_workers; w++)
+			printf(" worker %u (%s, lcore %u): loops %" PRIu64 " busy %" PRIu64 " (%.1f%%)"
+			       " work %" PRIu64 " ctrl_pauses %" PRIu64 "\n", w, side[i], l->lcores[w],
+			       l->w[w].loops, l->w[w].busy_loops,
+			       l->w[w].loops != 0 ? 100.0 * l->w[w].busy_loops / l->w[w].loops : 0,
+			       l->w[w].work, l->w[w].ctrl_pauses);
+	}
+}
+
 void
 perf_print_row(const struct perf_opts *o, const struct perf_result *r)
 {
@@ -81,6 +110,7 @@ perf_print_row(const struct perf_opts *o, const struct perf_result *r)
 		       r->size, r->msgs, l->min * k, l->max * k, l->p50 * k, l->avg * k,
 		       l->stdev * k, l->p99 * k, l->p999 * k);
 	perf_print_counters(r);
+	perf_print_lanes(r);
 	if (r->base.done)
 		printf(" raw %u B frames: %.3f Mpps, %.2f Gb/s, RTT p50 %.2f us p99 %.2f us"
 		       " -> ratio bw %.2f, msg rate %.2f\n",
@@ -107,6 +137,30 @@ perf_json_port(const struct rte_roce_port_stats *s)
 	printf("{\"rx_packets\":%" PRIu64 ",\"rx_bytes\":%" PRIu64 ",\"tx_packets\":%" PRIu64
 	       ",\"tx_bytes\":%" PRIu64 ",\"tx_backlogged\":%" PRIu64 ",\"drops\":%" PRIu64 "}",
 	       s->rx_packets, s->rx_bytes, s->tx_packets, s->tx_bytes, s->tx_backlogged, drops);
+}
+
+/* "lanes":[{per device}]: lanes, workers with their counters, hand-offs. */
+static void
+perf_json_lanes(const struct perf_result *r)
+{
+	const struct perf_lanes *l;
+	unsigned int i;
+	uint16_t w;
+
+	printf(",\"lanes\":[");
+	for (i = 0; i < r->nb_ports; i++) {
+		l = &r->lanes[i];
+		printf("%s{\"nb_lanes\":%u,\"handoffs_out\":%" PRIu64 ",\"handoffs_in\":%" PRIu64
+		       ",\"handoff_drops\":%" PRIu64 ",\"workers\":[", i > 0 ? "," : "",
+		       l->nb_lanes, l->handoffs_out, l->handoffs_in, l->handoff_drops);
+		for (w = 0; w < l->nb_workers; w++)
+			printf("%s{\"lcore\":%u,\"loops\":%" PRIu64 ",\"busy_loops\":%" PRIu64
+			       ",\"work\":%" PRIu64 ",\"ctrl_pauses\":%" PRIu64 "}", w > 0 ? "," : "",
+			       l->lcores[w], l->w[w].loops, l->w[w].busy_loops, l->w[w].work,
+			       l->w[w].ctrl_pauses);
+		printf("]}");
+	}
+	printf("]");
 }
 
 void
@@ -142,6 +196,7 @@ perf_print_json(const struct perf_opts *o, const struct perf_result *r)
 		printf("}");
 	}
 	printf("]");
+	perf_json_lanes(r);
 	if (o->fault)
 		printf(",\"fault\":{\"seen\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"duplicated\":%"
 		       PRIu64 ",\"corrupted\":%" PRIu64 ",\"reordered\":%" PRIu64 "}",

@@ -150,7 +150,7 @@ perf_srv_recv(struct perf_run *r, uint32_t size, uint64_t *verified, uint32_t *e
 	struct ibv_wc wc[PERF_WC_BURST];
 	int n, i;
 
-	n = rte_roce_poll_cq(s->rcq, PERF_WC_BURST, wc);
+	n = perf_poll_cqs(s->rcq, s->nb_lanes, PERF_WC_BURST, wc);
 	for (i = 0; i < n; i++) {
 		uint32_t q = wc[i].wr_id >> PERF_QP_SHIFT;
 		uint32_t slot = wc[i].wr_id & PERF_SEQ_MASK;
@@ -178,7 +178,7 @@ perf_drain_scq(struct perf_side *s)
 	struct ibv_wc wc[PERF_WC_BURST];
 	int n, i;
 
-	n = rte_roce_poll_cq(s->scq, PERF_WC_BURST, wc);
+	n = perf_poll_cqs(s->scq, s->nb_lanes, PERF_WC_BURST, wc);
 	for (i = 0; i < n; i++) {
 		if (perf_wc_check(&wc[i], s->name) != 0)
 			return -EIO;
@@ -306,10 +306,51 @@ static struct rte_roce_xstat_name perf_xstat_names[PERF_XSTATS_MAX];
 static void
 perf_stats_snap(struct perf_side *s)
 {
+	uint16_t w;
+
 	if (s == NULL)
 		return;
 	rte_roce_port_stats_get(s->port, &s->stats0);
 	rte_roce_xstats_get(s->ctx, s->xstats0, PERF_XSTATS_MAX);
+	for (w = 0; w < s->nb_workers; w++)
+		rte_roce_worker_stats_get(s->ctx, w, &s->wstats0[w]);
+}
+
+/* The counter called name among res's counters of device i (0 if none). */
+static uint64_t
+perf_counter(const struct perf_result *res, unsigned int i, const char *name)
+{
+	unsigned int k;
+
+	for (k = 0; k < res->nb_counters; k++) {
+		if (strcmp(res->counter_names[k].name, name) == 0)
+			return res->counters[i][k];
+	}
+	return 0;
+}
+
+/* The device's lanes, workers' counters and hand-offs since perf_stats_snap(): res->lanes[i]. */
+static void
+perf_lanes_delta(const struct perf_side *s, struct perf_result *res, unsigned int i)
+{
+	struct perf_lanes *l = &res->lanes[i];
+	struct rte_roce_worker_stats now;
+	uint16_t w;
+
+	l->nb_lanes = s->nb_lanes;
+	l->nb_workers = s->nb_workers;
+	for (w = 0; w < s->nb_workers; w++) {
+		l->lcores[w] = s->lcores[w];
+		if (rte_roce_worker_stats_get(s->ctx, w, &now) != 0)
+			continue;
+		l->w[w].loops = now.loops - s->wstats0[w].loops;
+		l->w[w].busy_loops = now.busy_loops - s->wstats0[w].busy_loops;
+		l->w[w].work = now.work - s->wstats0[w].work;
+		l->w[w].ctrl_pauses = now.ctrl_pauses - s->wstats0[w].ctrl_pauses;
+	}
+	l->handoffs_out = perf_counter(res, i, "handoffs_out");
+	l->handoffs_in = perf_counter(res, i, "handoffs_in");
+	l->handoff_drops = perf_counter(res, i, "handoff_drops");
 }
 
 /* The device's counters since perf_stats_snap(), into res->counters[i]. */
@@ -416,7 +457,7 @@ perf_bw_poll(struct perf_run *r, struct perf_bw *bw)
 	struct ibv_wc wc[PERF_WC_BURST];
 	int n, i;
 
-	n = rte_roce_poll_cq(r->cli->scq, PERF_WC_BURST, wc);
+	n = perf_poll_cqs(r->cli->scq, r->cli->nb_lanes, PERF_WC_BURST, wc);
 	for (i = 0; i < n; i++) {
 		uint32_t q = wc[i].wr_id >> PERF_QP_SHIFT;
 
@@ -635,16 +676,16 @@ perf_lat(struct perf_run *r, uint32_t size, struct perf_result *res)
 		if (ret != 0)
 			break;
 		if (o->test == PERF_TEST_SEND) {
-			ret = perf_wait_wc(r, r->cli->rcq, &wc, size, &res->verified);
+			ret = perf_wait_wc(r, r->cli->rcq[0], &wc, size, &res->verified);
 			if (ret == 0)
 				ret = perf_post_recv(r->cli, 0, wc.wr_id & PERF_SEQ_MASK,
 						     r->cli->slot);
 		} else {
-			ret = perf_wait_wc(r, r->cli->scq, &wc, size, &res->verified);
+			ret = perf_wait_wc(r, r->cli->scq[0], &wc, size, &res->verified);
 		}
 		samples[i] = rte_rdtsc() - t0;
 		if (ret == 0 && o->test == PERF_TEST_SEND)
-			ret = perf_wait_wc(r, r->cli->scq, &wc, size, &res->verified);
+			ret = perf_wait_wc(r, r->cli->scq[0], &wc, size, &res->verified);
 	}
 	r->loop_cycles += rte_rdtsc() - start;
 	res->secs = (double)(rte_rdtsc() - start) / rte_get_tsc_hz();
@@ -779,9 +820,11 @@ perf_run_size(struct perf_run *r, uint32_t size, bool first, struct perf_result 
 		return ret;
 	perf_stats_delta(r->cli, &res->port[0]);
 	perf_counters_delta(r->cli, res, 0);
+	perf_lanes_delta(r->cli, res, 0);
 	res->nb_ports = 1;
 	if (r->srv != NULL) {
 		perf_counters_delta(r->srv, res, res->nb_ports);
+		perf_lanes_delta(r->srv, res, res->nb_ports);
 		perf_stats_delta(r->srv, &res->port[res->nb_ports++]);
 	}
 	if (r->cli->fault != NULL)

@@ -10,6 +10,7 @@
 #include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_ether.h>
+#include <rte_lcore.h>
 
 #include <rte_roce_verbs.h>
 
@@ -71,18 +72,56 @@ perf_rx_slot(const struct perf_side *s, uint32_t q, uint32_t i)
 	return s->buf + q * s->region + (2 + i) * s->slot;
 }
 
+/*
+ * The device's configuration: --config's, and with --workers N, N lanes
+ * (a port queue each) run by the first N worker lcores of the EAL
+ * (workers) or by this thread (inline lanes: the loopback server).
+ */
+static void
+perf_side_lanes(struct perf_side *s, const struct perf_opts *o, bool workers,
+		struct rte_roce_port_conf *pc, struct rte_roce_dev_conf *dc)
+{
+	unsigned int lcore;
+	uint16_t w = 0;
+
+	*dc = o->config != NULL ? o->config->dev_conf : (struct rte_roce_dev_conf){ 0 };
+	if (o->workers == 0) {
+		s->nb_lanes = RTE_MAX(RTE_MAX(dc->nb_workers, dc->nb_lanes), 1);
+		s->nb_workers = dc->nb_workers;
+		memcpy(s->lcores, dc->lcores, sizeof(s->lcores));
+		return;
+	}
+	s->nb_lanes = (uint16_t)o->workers;
+	pc->nb_queues = s->nb_lanes;
+	dc->nb_workers = 0;
+	dc->nb_lanes = s->nb_lanes;
+	if (!workers)
+		return;
+	/* perf_check() made sure there are that many */
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		if (w < o->workers)
+			dc->lcores[w++] = (uint16_t)lcore;
+	}
+	dc->nb_workers = w;
+	dc->nb_lanes = 0;
+	s->nb_workers = w;
+	memcpy(s->lcores, dc->lcores, sizeof(s->lcores));
+}
+
 int
 perf_side_open(struct perf_side *s, const struct perf_opts *o, uint16_t eth, const char *ip,
-	       uint8_t mac_last)
+	       uint8_t mac_last, bool workers)
 {
 	struct rte_roce_port_conf conf = o->config != NULL ? o->config->port :
 					 (struct rte_roce_port_conf){ 0 };
 	struct rte_roce_port_info info;
+	struct rte_roce_dev_conf dc;
 	union rte_roce_gid addr;
 	uint8_t prefix;
 
 	s->eth = eth;
 	conf.port_id = eth;
+	perf_side_lanes(s, o, workers, &conf, &dc);
 	if (o->ib_mtu != 0) {
 		/* The Ethernet MTU the IB MTU needs; memif carries it but does not say so. */
 		conf.mtu = o->ib_mtu + PERF_HDR_ALLOWANCE;
@@ -120,7 +159,7 @@ perf_side_open(struct perf_side *s, const struct perf_opts *o, uint16_t eth, con
 	}
 	s->gid_index = rte_roce_port_gid_find(s->port, &addr);
 	memcpy(s->gid.raw, addr.raw, sizeof(s->gid.raw));
-	s->ctx = rte_roce_open_device(s->port, o->config != NULL ? &o->config->dev_conf : NULL);
+	s->ctx = rte_roce_open_device(s->port, &dc);
 	if (s->ctx == NULL || s->gid_index < 0) {
 		fprintf(stderr, "roce_perf: %s: open device: %s\n", s->name,
 			rte_strerror(rte_errno));
@@ -144,7 +183,8 @@ int
 perf_side_qps(struct perf_side *s, const struct perf_opts *o, uint32_t max_size)
 {
 	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_RC };
-	uint32_t q;
+	uint32_t q, per_lane;
+	uint16_t l;
 
 	s->slot = RTE_ALIGN_CEIL(RTE_MAX(max_size, o->test == PERF_TEST_SEND ?
 					 (uint32_t)PERF_ATOMIC_SIZE : (uint32_t)PERF_CYCLE_BUFFER),
@@ -162,20 +202,30 @@ perf_side_qps(struct perf_side *s, const struct perf_opts *o, uint32_t max_size)
 		return -ENOMEM;
 	memset(s->buf, 0, s->buf_len);
 	s->mr = rte_roce_reg_mr(s->pd, s->buf, s->buf_len, perf_access);
-	s->scq = rte_roce_create_cq(s->ctx, o->qps * o->tx_depth + 1, NULL, NULL, 0);
-	s->rcq = rte_roce_create_cq(s->ctx, o->qps * RTE_MAX(o->rx_depth, 1u) + 1, NULL, NULL, 0);
-	if (s->mr == NULL || s->scq == NULL || s->rcq == NULL) {
-		fprintf(stderr, "roce_perf: %s: MR/CQ: %s\n", s->name, rte_strerror(rte_errno));
+	if (s->mr == NULL) {
+		fprintf(stderr, "roce_perf: %s: MR: %s\n", s->name, rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
-	ia.send_cq = s->scq;
-	ia.recv_cq = s->rcq;
+	/* A send and a receive CQ per lane, for the QPs of that lane (q % nb_lanes). */
+	per_lane = (o->qps + s->nb_lanes - 1) / s->nb_lanes;
+	for (l = 0; l < s->nb_lanes; l++) {
+		s->scq[l] = rte_roce_create_cq(s->ctx, per_lane * o->tx_depth + 1, NULL, NULL, l);
+		s->rcq[l] = rte_roce_create_cq(s->ctx, per_lane * RTE_MAX(o->rx_depth, 1u) + 1,
+					       NULL, NULL, l);
+		if (s->scq[l] == NULL || s->rcq[l] == NULL) {
+			fprintf(stderr, "roce_perf: %s: CQs of lane %u: %s\n", s->name, l,
+				rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+	}
 	ia.cap.max_send_wr = o->tx_depth;
 	ia.cap.max_recv_wr = RTE_MAX(o->rx_depth, 1u);
 	ia.cap.max_send_sge = 1;
 	ia.cap.max_recv_sge = 1;
 	ia.cap.max_inline_data = o->inline_size;
 	for (q = 0; q < o->qps; q++) {
+		ia.send_cq = s->scq[q % s->nb_lanes];
+		ia.recv_cq = s->rcq[q % s->nb_lanes];
 		s->qp[q] = rte_roce_create_qp(s->pd, &ia);
 		if (s->qp[q] == NULL) {
 			fprintf(stderr, "roce_perf: %s: create QP: %s\n", s->name,
@@ -257,10 +307,27 @@ fail:
 	return -EIO;
 }
 
+/* Completions of the lanes' CQs cqs[0 .. nb-1], up to n in all: their number or -errno. */
+int
+perf_poll_cqs(struct ibv_cq *const *cqs, uint16_t nb, int n, struct ibv_wc *wc)
+{
+	int got = 0, k;
+	uint16_t l;
+
+	for (l = 0; l < nb && got < n; l++) {
+		k = rte_roce_poll_cq(cqs[l], n - got, wc + got);
+		if (k < 0)
+			return k;
+		got += k;
+	}
+	return got;
+}
+
 void
 perf_side_close(struct perf_side *s)
 {
 	uint32_t q;
+	uint16_t l;
 
 	for (q = 0; q < PERF_QPS_MAX; q++) {
 		if (s->qp[q] != NULL)
@@ -268,10 +335,12 @@ perf_side_close(struct perf_side *s)
 	}
 	if (s->mr != NULL)
 		rte_roce_dereg_mr(s->mr);
-	if (s->scq != NULL)
-		rte_roce_destroy_cq(s->scq);
-	if (s->rcq != NULL)
-		rte_roce_destroy_cq(s->rcq);
+	for (l = 0; l < RTE_ROCE_DEV_WORKERS_MAX; l++) {
+		if (s->scq[l] != NULL)
+			rte_roce_destroy_cq(s->scq[l]);
+		if (s->rcq[l] != NULL)
+			rte_roce_destroy_cq(s->rcq[l]);
+	}
 	if (s->pd != NULL)
 		rte_roce_dealloc_pd(s->pd);
 	if (s->ctx != NULL)

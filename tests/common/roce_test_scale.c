@@ -12,6 +12,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mempool.h>
+#include <rte_ring.h>
 
 #include <rte_roce.h>
 
@@ -71,13 +72,34 @@ roce_test_scale_qp_bytes(struct ibv_qp *ibqp)
 	       scale_elem_bytes(cap->max_recv_wr * recv_stride);
 }
 
+uint64_t
+roce_test_scale_lanes_bytes(uint16_t nb_lanes, uint32_t slots)
+{
+	/* roce_dev.c roce_dev_lanes_init(), roce_dev_lane_init() */
+	uint64_t sum = scale_elem_bytes(nb_lanes * sizeof(struct roce_lane)) +
+		       nb_lanes * scale_elem_bytes((uint64_t)rte_ring_get_memsize(slots));
+
+	if (nb_lanes > 1)
+		sum += nb_lanes * (scale_elem_bytes(nb_lanes * sizeof(struct rte_ring *)) +
+				   (nb_lanes - 1u) *
+				   scale_elem_bytes((uint64_t)rte_ring_get_memsize(ROCE_LANE_HANDOFF_RING)));
+	return sum;
+}
+
 int
 roce_test_scale_qp_create(struct roce_test_side *s, const struct scale_caps *caps,
 			  struct ibv_qp **qp)
 {
+	return roce_test_scale_qp_create_lane(s, caps, 0, qp);
+}
+
+int
+roce_test_scale_qp_create_lane(struct roce_test_side *s, const struct scale_caps *caps,
+			       uint16_t lane, struct ibv_qp **qp)
+{
 	struct ibv_qp_init_attr ia = {
-		.send_cq = s->scq,
-		.recv_cq = s->rcq,
+		.send_cq = lane == 0 ? s->scq : s->lane_cq[lane],
+		.recv_cq = lane == 0 ? s->rcq : s->lane_cq[lane],
 		.cap = { .max_send_wr = caps->send_wr, .max_recv_wr = caps->recv_wr,
 			 .max_send_sge = caps->send_sge, .max_recv_sge = caps->recv_sge,
 			 .max_inline_data = caps->inline_data },
@@ -95,9 +117,15 @@ roce_test_scale_open(struct roce_test_scale *sc)
 	struct rte_roce_dev_conf conf = { .max_qp = sc->nqps + RTE_ROCE_QP1_QPN };
 	struct rte_roce_dev_conf conf0 = conf;
 	unsigned int lcore = rte_get_next_lcore(-1, 1, 0);
+	struct roce_test_pair *pair = sc->pair != NULL ? sc->pair : &roce_test_verbs_pair;
 	uint16_t w;
 
 	memset(sc->s, 0, sizeof(sc->s));
+	/* The peer runs inline with a lane per queue: the pair gives both ports as many. */
+	ROCE_TEST_ASSERT(RTE_MAX(sc->workers0, 1) == RTE_MAX(pair->nb_queues, 1),
+			 "%u workers on a pair of %u queues", sc->workers0, pair->nb_queues);
+	if (sc->workers0 > 1)
+		conf.nb_lanes = sc->workers0;
 	sc->baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
 	ROCE_TEST_ASSERT(sc->workers0 <= RTE_ROCE_DEV_WORKERS_MAX, "workers");
 	conf0.nb_workers = sc->workers0;
@@ -106,9 +134,8 @@ roce_test_scale_open(struct roce_test_scale *sc)
 		conf0.lcores[w] = (uint16_t)lcore;
 		lcore = rte_get_next_lcore(lcore, 1, 0);
 	}
-	if (roce_test_side_open_conf(&sc->s[0], roce_test_verbs_pair.a, ROCE_TEST_ADDR_A, false,
-				     &conf0) != 0 ||
-	    roce_test_side_open_conf(&sc->s[1], roce_test_verbs_pair.b, ROCE_TEST_ADDR_B, true,
+	if (roce_test_side_open_conf(&sc->s[0], pair->a, ROCE_TEST_ADDR_A, false, &conf0) != 0 ||
+	    roce_test_side_open_conf(&sc->s[1], pair->b, ROCE_TEST_ADDR_B, true,
 				     &conf) != 0)
 		return -1;
 	return 0;
@@ -249,8 +276,8 @@ roce_test_scale_close(struct roce_test_scale *sc)
 
 	ret |= roce_test_side_close(&sc->s[0], sc->qp[0], sc->nqps);
 	ret |= roce_test_side_close(&sc->s[1], sc->qp[1], sc->nqps);
-	ret |= roce_test_pair_release(&roce_test_verbs_pair, &sc->s[0].port, &sc->s[1].port,
-				      sc->baseline);
+	ret |= roce_test_pair_release(sc->pair != NULL ? sc->pair : &roce_test_verbs_pair,
+				      &sc->s[0].port, &sc->s[1].port, sc->baseline);
 	return ret;
 }
 

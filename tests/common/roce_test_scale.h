@@ -36,6 +36,12 @@ struct roce_test_scale {
 	struct scale_caps caps;
 	struct ibv_qp **qp[2];		/* nqps each, the caller's */
 	uint16_t workers0;		/* side 0's worker lcores (0: inline), the first after main */
+	/*
+	 * The wire: NULL for roce_test_verbs_pair (one queue); with workers0 > 1,
+	 * a pair of workers0 queues (roce_test_pair_create_mq()). Side 1 is then
+	 * inline with as many lanes as side 0 has workers.
+	 */
+	struct roce_test_pair *pair;
 	struct roce_test_side s[2];
 	unsigned int baseline;		/* mbufs in use before */
 };
@@ -46,9 +52,20 @@ uint64_t roce_test_scale_heap_bytes(void);
 /* The heap bytes qp holds by doc/scale.md's formula (from sizeof and its granted caps). */
 uint64_t roce_test_scale_qp_bytes(struct ibv_qp *qp);
 
+/*
+ * The heap bytes of a device's lanes by doc/scale.md's formula: the lane
+ * array, a schedule ring of slots entries per lane and, with more than one
+ * lane, each lane's inbox table and its nb_lanes - 1 hand-off rings.
+ */
+uint64_t roce_test_scale_lanes_bytes(uint16_t nb_lanes, uint32_t slots);
+
 /* A QP of caps on the side's PD and CQs: 0, or -1 with rte_errno. */
 int roce_test_scale_qp_create(struct roce_test_side *s, const struct scale_caps *caps,
 			      struct ibv_qp **qp);
+
+/* The same on a lane of the side's device: its CQs are the lane's (comp_vector = lane). */
+int roce_test_scale_qp_create_lane(struct roce_test_side *s, const struct scale_caps *caps,
+				   uint16_t lane, struct ibv_qp **qp);
 
 /* Both sides, each device admitting sc->nqps QPs; side 0 in worker mode if sc->workers0. */
 int roce_test_scale_open(struct roce_test_scale *sc);

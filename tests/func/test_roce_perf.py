@@ -33,7 +33,10 @@ BAD = [
     (['--loopback', '-s', '0'], 'not a number'),
     (['--loopback', '-q', '65'], 'not a number'),
     (['--loopback', '-t', '4', '-l', '8'], '-l must not exceed -t'),
-    (['--loopback', '--workers', '2'], 'only 1 for now'),
+    (['--loopback', '--workers', '2'], 'needs N worker lcores besides the main one'),
+    (['--loopback', '--workers', '17'], 'at most 16'),
+    (['--loopback', '--workers', '1', '--baseline'], 'not with --workers'),
+    (['--loopback', '--workers', '2', '--fault', 'drop=0.1'], 'not with --workers above 1'),
     (['--loopback', '-m', '1000'], '-m must be'),
     (['--loopback', '--fault', 'drop=2'], '--fault wants'),
     (['--loopback', '--mode', 'fast'], '--mode is bw or lat'),
@@ -45,8 +48,8 @@ BAD = [
 
 
 
-def run(perf, args, lcore='0', prefix=None, vdev=None, timeout=60):
-    cmd = [perf] + EAL + ['-l', lcore]
+def run(perf, args, lcore='0', prefix=None, vdev=None, timeout=60, lcores=None):
+    cmd = [perf] + EAL + (['--lcores', lcores] if lcores else ['-l', lcore])
     if prefix:
         cmd += ['--file-prefix', prefix]
     if vdev:
@@ -177,12 +180,45 @@ def main():
           p.stdout.count(' counters (responder): sent_pkts ') == 1, p.stdout[-400:])
     config_cases(perf)
     pcap_case(perf, sys.argv[2])
+    workers_case(perf)
     for args, msg in BAD:
         p = run(perf, args)
         check('refused: %s' % ' '.join(args), p.returncode != 0 and msg in p.stderr,
               'exit %d, stderr %s' % (p.returncode, p.stderr[-200:]))
     two_process(perf)
     return report()
+
+
+def workers_case(perf):
+    """--workers 2 in loopback: the client's device on two worker lcores, 4 QPs over both."""
+    lcores = floating_lcores()
+    p = run(perf, ['--loopback', '--workers', '2', '-q', '4', '-s', '4096', '-n', '300',
+                   '--verify', '--json'], lcores=lcores, timeout=120)
+    j = parse(p.stdout)
+    lanes = j.get('lanes', []) if j is not None else []
+    ok = (p.returncode == 0 and j is not None and j['workers'] == 2 and j['qps'] == 4 and
+          j['iters'] == 4 * 300 and j['verified_bytes'] == 4 * 4096 and len(lanes) == 2 and
+          lanes[0]['nb_lanes'] == 2 and len(lanes[0]['workers']) == 2 and
+          all(w['work'] > 0 and w['loops'] >= w['busy_loops'] > 0 for w in lanes[0]['workers']) and
+          lanes[1]['nb_lanes'] == 2 and lanes[1]['workers'] == [] and
+          all(k in lanes[0] for k in ('handoffs_out', 'handoffs_in', 'handoff_drops')) and
+          lanes[0]['handoff_drops'] == 0 and lanes[1]['handoff_drops'] == 0 and
+          j['counters'][0]['handoff_drops'] == 0)
+    check('loopback --workers 2: both workers worked, lanes and hand-offs in the JSON', ok,
+          p.stderr[-300:] + json.dumps(lanes)[:400])
+    p = run(perf, ['--loopback', '--workers', '2', '-q', '4', '-n', '100'], lcores=lcores,
+            timeout=120)
+    check('loopback --workers 2: lanes and worker lines in the table',
+          p.returncode == 0 and p.stdout.count(' lanes (requester): 2, workers; handoffs out ') == 1
+          and p.stdout.count(' lanes (responder): 2, inline; ') == 1 and
+          re.search(r' worker 1 \(requester, lcore \d+\): loops \d+ busy \d+', p.stdout) is not None,
+          p.stdout[-500:] + p.stderr[-300:])
+    p = run(perf, ['--loopback', '-n', '100', '--json'])
+    j = parse(p.stdout)
+    check('loopback default: inline (workers 0), one lane, no worker',
+          p.returncode == 0 and j is not None and j['workers'] == 0 and
+          j['lanes'][0] == {'nb_lanes': 1, 'handoffs_out': 0, 'handoffs_in': 0,
+                            'handoff_drops': 0, 'workers': []}, p.stdout[-300:])
 
 
 # Every RC operation between two processes over memif, data verified byte for
@@ -202,24 +238,42 @@ TWO_PROCESS = [
 ]
 
 
+CONNECT_TRIES = 5
+
+
+def floating_lcores():
+    """Three lcores (main and two workers) floating over the CPUs we have."""
+    return '(0-2)@(%s)' % ','.join(str(c) for c in sorted(os.sched_getaffinity(0)))
+
+
 def two_process(perf):
     for n, (test, size, iters, extra) in enumerate(TWO_PROCESS):
         with tempfile.TemporaryDirectory() as d:
             two_process_case(perf, os.path.join(d, 'perf.sock'), n, test, size, iters, extra)
+    # Both ends on two workers: memif gives each end two queue pairs (queue q to queue q).
+    with tempfile.TemporaryDirectory() as d:
+        two_process_case(perf, os.path.join(d, 'perf.sock'), len(TWO_PROCESS), 'write_bw', 4096,
+                         100, ['-q', '4', '--workers', '2'], lcores=floating_lcores())
 
 
-def two_process_case(perf, sock, n, test, size, iters, extra):
-    port = str(20000 + (os.getpid() * len(TWO_PROCESS) + n) % 20000)
+def two_process_case(perf, sock, n, test, size, iters, extra, lcores=None):
+    port = str(20000 + (os.getpid() * (len(TWO_PROCESS) + 1) + n) % 20000)
     args = ['--test', test, '-m', '4096', '-s', str(size), '-n', str(iters), '--json',
             '-p', port, '--verify'] + extra
-    srv = subprocess.Popen([perf] + EAL + ['-l', '0', '--file-prefix', 'tps%s' % port,
+    srv = subprocess.Popen([perf] + EAL + (['--lcores', lcores] if lcores else ['-l', '0']) +
+                           ['--file-prefix', 'tps%s' % port,
                             '--vdev', 'net_memif0,role=server,socket=%s,bsize=4096' % sock,
                             '--', '--ip', '198.18.1.2/24'] + args,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1)
-    cli = run(perf, ['--ip', '198.18.1.1/24'] + args + ['127.0.0.1'], lcore='1',
-              prefix='tpc%s' % port,
-              vdev='net_memif0,role=client,socket=%s,bsize=4096' % sock)
+    # The server listens once its EAL and device are up: under load that may
+    # take longer than the first second, so a refused connection is retried.
+    for attempt in range(CONNECT_TRIES):
+        time.sleep(1)
+        cli = run(perf, ['--ip', '198.18.1.1/24'] + args + ['127.0.0.1'], lcore='1',
+                  prefix='tpc%s' % port, lcores=lcores,
+                  vdev='net_memif0,role=client,socket=%s,bsize=4096' % sock)
+        if 'Connection refused' not in cli.stderr:
+            break
     try:
         sout, serr = srv.communicate(timeout=60)
     except subprocess.TimeoutExpired:
@@ -228,11 +282,19 @@ def two_process_case(perf, sock, n, test, size, iters, extra):
     j = parse(cli.stdout)
     what = 'two processes over memif, IB MTU 4096: %s %d B x %d --verify%s' % (
         test, size, iters, ' ' + ' '.join(extra) if extra else '')
+    qps = int(extra[extra.index('-q') + 1]) if '-q' in extra else 1
     ok = (cli.returncode == 0 and srv.returncode == 0 and j is not None and
-          j['topology'] == 'two_process' and j['iters'] == iters and j['size'] == size)
+          j['topology'] == 'two_process' and j['iters'] == iters * qps and j['size'] == size)
+    if ok and '--workers' in extra:
+        lanes = j['lanes'][0]
+        ok = (lanes['nb_lanes'] == 2 and len(lanes['workers']) == 2 and
+              all(w['work'] > 0 for w in lanes['workers']) and lanes['handoff_drops'] == 0)
     if ok and '--baseline' in extra:
         ok = j['port'][0]['tx_bytes'] > iters * size and j['baseline']['bw_gbps'] > 0
-    check(what, ok, cli.stderr[-300:] + serr[-300:])
+    check(what, ok, 'exit client %d server %d; %s; %s%s' % (
+        cli.returncode, srv.returncode,
+        'no JSON' if j is None else 'iters %s size %s' % (j.get('iters'), j.get('size')),
+        cli.stderr[-300:], serr[-300:]))
     if test.endswith('_bw') and '--baseline' in extra:
         sj = parse(sout)
         check('two processes: the server prints the client\'s report',

@@ -18,6 +18,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_mempool.h>
+#include <rte_ring.h>
 
 #include <rte_roce.h>
 
@@ -87,6 +88,68 @@ test_qp_memory(void)
 	rc |= roce_test_side_close(&s, NULL, 0);
 	rc |= roce_test_pair_release(&roce_test_verbs_pair, &s.port, &none, baseline);
 	return rc;
+}
+
+/* Lanes measured: 1, 2 and 4 (the largest test pair). */
+static const uint16_t scale_lanes[] = { 1, 2, ROCE_TEST_PAIR_QUEUES_MAX };
+/* A net_ring pair of as many queues, made by the first lane_memory run. */
+static struct roce_test_pair scale_mq_pair;
+
+/* Heap bytes of opening a device of nb_lanes inline lanes (over a port of as many queues). */
+static int
+scale_open_bytes(uint16_t nb_lanes, uint64_t *bytes, uint32_t *slots)
+{
+	struct rte_roce_port_conf pc = { .nb_queues = nb_lanes };
+	struct rte_roce_dev_conf conf = { .nb_lanes = nb_lanes };
+	struct rte_roce_port *port;
+	struct ibv_context *ctx;
+	uint64_t before;
+
+	port = roce_test_port(scale_mq_pair.a, &pc, NULL);
+	ROCE_TEST_ASSERT(port != NULL, "port of %u queues", nb_lanes);
+	before = roce_test_scale_heap_bytes();
+	ctx = rte_roce_open_device(port, &conf);
+	ROCE_TEST_ASSERT(ctx != NULL, "open with %u lanes: %s", nb_lanes, rte_strerror(rte_errno));
+	*bytes = roce_test_scale_heap_bytes() - before;
+	*slots = roce_dev_of(ctx)->qp_mask + 1;
+	ROCE_TEST_ASSERT_EQ(rte_roce_close_device(ctx), 0, "close");
+	ROCE_TEST_ASSERT_EQ(roce_test_scale_heap_bytes(), before, "heap back after close");
+	rte_roce_port_destroy(port);
+	return 0;
+}
+
+/*
+ * The heap a device's lanes cost (default max_qp, inline lanes): measured
+ * at open with 1, 2 and 4 lanes, the growth over 1 lane equal to the
+ * formula's. A QP's own cost does not depend on the lanes (qp_memory).
+ */
+static int
+test_lane_memory(void)
+{
+	uint64_t bytes[RTE_DIM(scale_lanes)], base, predicted;
+	uint32_t slots = 0;
+	unsigned int i;
+
+	if (scale_mq_pair.nb_queues == 0 &&
+	    roce_test_pair_create_mq(&scale_mq_pair, "lanemem", ROCE_TEST_PAIR_QUEUES_MAX, 0) != 0)
+		return -1;
+	for (i = 0; i < RTE_DIM(scale_lanes); i++) {
+		if (scale_open_bytes(scale_lanes[i], &bytes[i], &slots) != 0)
+			return -1;
+	}
+	base = roce_test_scale_lanes_bytes(1, slots);
+	printf("# device open, %u QP slots: struct roce_dev %zu B, struct roce_qp %zu B, "
+	       "struct roce_lane %zu B, schedule ring %zd B, hand-off ring %zd B\n", slots,
+	       sizeof(struct roce_dev), sizeof(struct roce_qp), sizeof(struct roce_lane),
+	       rte_ring_get_memsize(slots), rte_ring_get_memsize(ROCE_LANE_HANDOFF_RING));
+	for (i = 0; i < RTE_DIM(scale_lanes); i++) {
+		predicted = roce_test_scale_lanes_bytes(scale_lanes[i], slots);
+		printf("# %u lanes: device %" PRIu64 " B, of which lanes %" PRIu64 " B by the formula;"
+		       " over 1 lane: measured %" PRIu64 ", formula %" PRIu64 "\n", scale_lanes[i],
+		       bytes[i], predicted, bytes[i] - bytes[0], predicted - base);
+		ROCE_TEST_ASSERT_EQ(bytes[i] - bytes[0], predicted - base, "%u lanes", scale_lanes[i]);
+	}
+	return 0;
 }
 
 /* 16,384 pairs: create, RTS, one SEND each, destroy; pool and heap at baseline. */
@@ -210,6 +273,7 @@ static const struct roce_test_case cases[] = {
 	{ "max_qp_conf", test_max_qp_conf },
 	{ "max_qp_limit", test_max_qp_limit },
 	{ "qp_memory", test_qp_memory },
+	{ "lane_memory", test_lane_memory },
 	{ "16k_pairs", test_16k_pairs },
 };
 
