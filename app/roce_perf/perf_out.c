@@ -85,10 +85,11 @@ perf_print_lanes(const struct perf_result *r)
 		       l->handoffs_out, l->handoffs_in, l->handoff_drops);
 		for (w = 0; w < l->nb_workers; w++)
 			printf(" worker %u (%s, lcore %u): loops %" PRIu64 " busy %" PRIu64 " (%.1f%%)"
-			       " work %" PRIu64 " ctrl_pauses %" PRIu64 "\n", w, side[i], l->lcores[w],
+			       " work %" PRIu64 " ctrl_pauses %" PRIu64 " qps %" PRIu64
+			       " handoffs_in %" PRIu64 "\n", w, side[i], l->lcores[w],
 			       l->w[w].loops, l->w[w].busy_loops,
 			       l->w[w].loops != 0 ? 100.0 * l->w[w].busy_loops / l->w[w].loops : 0,
-			       l->w[w].work, l->w[w].ctrl_pauses);
+			       l->w[w].work, l->w[w].ctrl_pauses, l->w[w].qps, l->w[w].handoffs_in);
 	}
 }
 
@@ -155,9 +156,10 @@ perf_json_lanes(const struct perf_result *r)
 		       l->nb_lanes, l->handoffs_out, l->handoffs_in, l->handoff_drops);
 		for (w = 0; w < l->nb_workers; w++)
 			printf("%s{\"lcore\":%u,\"loops\":%" PRIu64 ",\"busy_loops\":%" PRIu64
-			       ",\"work\":%" PRIu64 ",\"ctrl_pauses\":%" PRIu64 "}", w > 0 ? "," : "",
+			       ",\"work\":%" PRIu64 ",\"ctrl_pauses\":%" PRIu64 ",\"qps\":%" PRIu64
+			       ",\"handoffs_in\":%" PRIu64 "}", w > 0 ? "," : "",
 			       l->lcores[w], l->w[w].loops, l->w[w].busy_loops, l->w[w].work,
-			       l->w[w].ctrl_pauses);
+			       l->w[w].ctrl_pauses, l->w[w].qps, l->w[w].handoffs_in);
 		printf("]}");
 	}
 	printf("]");

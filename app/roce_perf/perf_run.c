@@ -347,6 +347,8 @@ perf_lanes_delta(const struct perf_side *s, struct perf_result *res, unsigned in
 		l->w[w].busy_loops = now.busy_loops - s->wstats0[w].busy_loops;
 		l->w[w].work = now.work - s->wstats0[w].work;
 		l->w[w].ctrl_pauses = now.ctrl_pauses - s->wstats0[w].ctrl_pauses;
+		l->w[w].qps = now.qps;
+		l->w[w].handoffs_in = now.handoffs_in - s->wstats0[w].handoffs_in;
 	}
 	l->handoffs_out = perf_counter(res, i, "handoffs_out");
 	l->handoffs_in = perf_counter(res, i, "handoffs_in");
