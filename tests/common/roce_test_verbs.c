@@ -3,6 +3,7 @@
 /* Two librte_roce devices over a net_ring pair: see roce_test_verbs.h. */
 
 #include <arpa/inet.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,6 +312,84 @@ roce_test_wait_wc_ctx(struct ibv_context *a, struct ibv_context *b, struct ibv_c
 		got += r;
 	}
 	return got;
+}
+
+/* Completions a write stream takes per poll. */
+#define ROCE_TEST_STREAM_POLL 256u
+
+int
+roce_test_write_stream(struct roce_test_stream *st)
+{
+	uint64_t end = roce_test_ms() + st->timeout_ms;
+	struct ibv_wc wc[ROCE_TEST_STREAM_POLL];
+	uint32_t posted = 0;
+	int n, i;
+
+	while (st->done < st->count && roce_test_ms() < end) {
+		while (posted < st->count && posted - st->done < st->window) {
+			if (roce_test_post_send(st->qp, IBV_WR_RDMA_WRITE, posted, st->laddr, st->len,
+						st->lkey, st->raddr, st->rkey, IBV_SEND_SIGNALED) != 0)
+				return -1;
+			posted++;
+		}
+		n = rte_roce_poll_cq(st->qp->send_cq, RTE_MIN(st->window, ROCE_TEST_STREAM_POLL), wc);
+		ROCE_TEST_ASSERT(n >= 0, "poll_cq: %d", n);
+		/* More threads than cores: let the progress threads run. */
+		if (n == 0)
+			sched_yield();
+		for (i = 0; i < n; i++) {
+			ROCE_TEST_ASSERT_EQ(wc[i].status, IBV_WC_SUCCESS, "QP 0x%x", st->qp->qp_num);
+			ROCE_TEST_ASSERT_EQ(wc[i].wr_id, st->done, "QP 0x%x: order", st->qp->qp_num);
+			ROCE_TEST_ASSERT_EQ(wc[i].qp_num, st->qp->qp_num, "QP");
+			st->done++;
+		}
+	}
+	ROCE_TEST_ASSERT_EQ(st->done, st->count, "QP 0x%x: completions", st->qp->qp_num);
+	/* Nothing more: each WR completed once. */
+	ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(st->qp->send_cq, 1, wc), 0, "QP 0x%x: extra",
+			    st->qp->qp_num);
+	return 0;
+}
+
+void
+roce_test_stream_init(struct roce_test_stream *st, struct roce_test_env *e, struct ibv_qp *qp,
+		      uint32_t off, uint32_t len, uint32_t count, uint32_t window,
+		      uint32_t timeout_ms)
+{
+	const struct roce_test_side *a = &e->s[0], *b = &e->s[1];
+
+	memset(st, 0, sizeof(*st));
+	st->qp = qp;
+	st->laddr = a->buf + off;
+	st->lkey = a->mr->lkey;
+	st->raddr = (uintptr_t)(b->buf + off);
+	st->rkey = b->mr->rkey;
+	st->len = len;
+	st->count = count;
+	st->window = window;
+	st->timeout_ms = timeout_ms;
+}
+
+void *
+roce_test_stream_thread(void *arg)
+{
+	struct roce_test_stream *st = arg;
+
+	st->rc = roce_test_write_stream(st);
+	__atomic_store_n(&st->finished, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+void
+roce_test_streams_wait(struct ibv_context *ctx, struct roce_test_stream *const *st, unsigned int n)
+{
+	unsigned int i, left = n;
+
+	while (left > 0) {
+		rte_roce_poll(ctx);
+		for (i = 0, left = 0; i < n; i++)
+			left += __atomic_load_n(&st[i]->finished, __ATOMIC_ACQUIRE) == 0;
+	}
 }
 
 /* Nothing more arrives on cq for a while. */

@@ -162,6 +162,42 @@ int roce_test_wait_wc(struct roce_test_env *e, struct ibv_cq *cq, struct ibv_wc 
 int roce_test_wait_wc_ctx(struct ibv_context *a, struct ibv_context *b, struct ibv_cq *cq,
 			  struct ibv_wc *wc, int n, unsigned int timeout_ms);
 
+/* A stream of signaled RDMA WRITEs, for application threads (roce_test_write_stream()). */
+struct roce_test_stream {
+	struct ibv_qp *qp;
+	void *laddr;
+	uint32_t lkey;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t len;		/* bytes per WRITE */
+	uint32_t count;		/* WRITEs, wr_id 0 .. count - 1 */
+	uint32_t window;	/* in flight at most, up to 256 */
+	uint32_t timeout_ms;
+	uint32_t done;		/* completions seen, in order */
+	int rc;			/* roce_test_stream_thread(): the stream's result */
+	uint32_t finished;	/* roce_test_stream_thread(): set (release) when it returns */
+};
+
+/*
+ * A stream of count WRITEs of len bytes on qp, from e's side a to side b,
+ * at offset off of both buffers.
+ */
+void roce_test_stream_init(struct roce_test_stream *st, struct roce_test_env *e,
+			   struct ibv_qp *qp, uint32_t off, uint32_t len, uint32_t count,
+			   uint32_t window, uint32_t timeout_ms);
+/* pthread body: roce_test_write_stream(arg), then rc and finished. */
+void *roce_test_stream_thread(void *arg);
+/* Poll ctx from this thread until the n streams' threads have returned. */
+void roce_test_streams_wait(struct ibv_context *ctx, struct roce_test_stream *const *st,
+			    unsigned int n);
+
+/*
+ * Post st's WRITEs, st->window at most in flight, polling only the QP's
+ * send CQ (other threads make progress); every completion successful,
+ * once, in order, on this QP. 0, or -1 after printing why.
+ */
+int roce_test_write_stream(struct roce_test_stream *st);
+
 /* Nothing more arrives on cq for a while. */
 int roce_test_expect_quiet(struct roce_test_env *e, struct ibv_cq *cq);
 

@@ -294,57 +294,6 @@ test_two_workers(void)
 	return ret;
 }
 
-/* An application thread posting to a QP of one worker, and polling its CQ. */
-struct lane_thread {
-	struct roce_test_env *e;
-	unsigned int idx;	/* = its worker */
-	struct ibv_qp *qp;
-	uint32_t done;
-	int rc;
-	uint32_t finished;
-};
-
-static int
-lane_thread_run(struct lane_thread *t)
-{
-	struct roce_test_side *a = &t->e->s[0], *b = &t->e->s[1];
-	uint32_t off = THREAD_OFF + t->idx * THREAD_MSG, posted = 0;
-	uint64_t end = roce_test_ms() + THREAD_WAIT_MS;
-	struct ibv_wc wc[THREAD_WINDOW];
-	int n, i;
-
-	while (t->done < THREAD_WRS && roce_test_ms() < end) {
-		while (posted < THREAD_WRS && posted - t->done < THREAD_WINDOW) {
-			if (roce_test_post_send(t->qp, IBV_WR_RDMA_WRITE, posted, a->buf + off,
-						THREAD_MSG, a->mr->lkey, (uintptr_t)(b->buf + off),
-						b->mr->rkey, IBV_SEND_SIGNALED) != 0)
-				return -1;
-			posted++;
-		}
-		n = rte_roce_poll_cq(t->qp->send_cq, THREAD_WINDOW, wc);
-		ROCE_TEST_ASSERT(n >= 0, "poll_cq: %d", n);
-		if (n == 0)
-			sched_yield();	/* more threads than cores */
-		for (i = 0; i < n; i++) {
-			ROCE_TEST_ASSERT_EQ(wc[i].status, IBV_WC_SUCCESS, "thread %u", t->idx);
-			ROCE_TEST_ASSERT_EQ(wc[i].wr_id, t->done, "thread %u: order", t->idx);
-			t->done++;
-		}
-	}
-	ROCE_TEST_ASSERT_EQ(t->done, THREAD_WRS, "thread %u: completions", t->idx);
-	return 0;
-}
-
-static void *
-lane_thread_main(void *arg)
-{
-	struct lane_thread *t = arg;
-
-	t->rc = lane_thread_run(t);
-	__atomic_store_n(&t->finished, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
 /*
  * One application thread per worker, each posting WRITEs to its QP (pair
  * w: a's QP on worker w) while this thread drives b: every completion
@@ -354,10 +303,10 @@ static int
 test_threads_per_worker(void)
 {
 	struct roce_test_conf c = roce_test_default_conf;
-	struct lane_thread t[NB_LANES];
+	struct roce_test_stream st[NB_LANES], *stp[NB_LANES];
 	pthread_t tid[NB_LANES];
 	struct roce_test_env e;
-	unsigned int i, started = 0, left;
+	unsigned int i, started = 0;
 	int ret;
 
 	c.timeout = THREAD_ACK_TIMEOUT;
@@ -365,24 +314,19 @@ test_threads_per_worker(void)
 	c.dev_conf[1] = &inline_conf;
 	c.pair = &lanes_pair;
 	ret = roce_test_env_open(&e, &c, NB_LANES);
-	memset(t, 0, sizeof(t));
 	for (i = 0; ret == 0 && i < NB_LANES; i++) {
-		t[i].e = &e;
-		t[i].idx = i;
-		t[i].qp = e.qp[0][i];
-		if (pthread_create(&tid[i], NULL, lane_thread_main, &t[i]) != 0)
+		roce_test_stream_init(&st[i], &e, e.qp[0][i], THREAD_OFF + i * THREAD_MSG,
+				      THREAD_MSG, THREAD_WRS, THREAD_WINDOW, THREAD_WAIT_MS);
+		stp[i] = &st[i];
+		if (pthread_create(&tid[i], NULL, roce_test_stream_thread, &st[i]) != 0)
 			ret = -1;
 		else
 			started++;
 	}
-	do {
-		rte_roce_poll(e.s[1].ctx);
-		for (i = 0, left = 0; i < started; i++)
-			left += __atomic_load_n(&t[i].finished, __ATOMIC_ACQUIRE) == 0;
-	} while (left > 0);
+	roce_test_streams_wait(e.s[1].ctx, stp, started);
 	for (i = 0; i < started; i++) {
 		pthread_join(tid[i], NULL);
-		ROCE_TEST_ASSERT_EQ(t[i].rc, 0, "thread %u", i);
+		ROCE_TEST_ASSERT_EQ(st[i].rc, 0, "thread %u", i);
 	}
 	if (ret == 0)
 		ROCE_TEST_ASSERT(xstat(e.s[0].ctx, "handoffs_in") > 0, "no hand-off on a");

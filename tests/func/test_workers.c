@@ -153,64 +153,8 @@ struct app_thread {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;	/* on a */
 	struct ibv_qp *peer;	/* on b */
-	uint32_t done;		/* completions seen, in order */
-	int rc;
-	uint32_t finished;	/* set (release) when the thread returns */
+	struct roce_test_stream st;	/* what its thread posts */
 };
-
-static int
-app_thread_post(struct app_thread *t, uint32_t wr_id)
-{
-	struct roce_test_side *a = &t->e->s[0], *b = &t->e->s[1];
-	uint32_t off = THREAD_OFF + t->idx * THREAD_MSG;
-
-	return roce_test_post_send(t->qp, IBV_WR_RDMA_WRITE, wr_id, a->buf + off, THREAD_MSG,
-				   a->mr->lkey, (uintptr_t)(b->buf + off), b->mr->rkey,
-				   IBV_SEND_SIGNALED);
-}
-
-/* Post THREAD_WRS WRITEs, THREAD_WINDOW at most in flight; every completion once, in order. */
-static int
-app_thread_run(struct app_thread *t)
-{
-	uint64_t end = roce_test_ms() + THREAD_WAIT_MS;
-	struct ibv_wc wc[THREAD_WINDOW];
-	uint32_t posted = 0;
-	int n, i;
-
-	while (t->done < THREAD_WRS && roce_test_ms() < end) {
-		while (posted < THREAD_WRS && posted - t->done < THREAD_WINDOW) {
-			if (app_thread_post(t, posted) != 0)
-				return -1;
-			posted++;
-		}
-		n = rte_roce_poll_cq(t->cq, THREAD_WINDOW, wc);
-		ROCE_TEST_ASSERT(n >= 0, "poll_cq: %d", n);
-		/* More threads than cores: let the worker and b's poller run. */
-		if (n == 0)
-			sched_yield();
-		for (i = 0; i < n; i++) {
-			ROCE_TEST_ASSERT_EQ(wc[i].status, IBV_WC_SUCCESS, "thread %u", t->idx);
-			ROCE_TEST_ASSERT_EQ(wc[i].wr_id, t->done, "thread %u: order", t->idx);
-			ROCE_TEST_ASSERT_EQ(wc[i].qp_num, t->qp->qp_num, "thread %u: QP", t->idx);
-			t->done++;
-		}
-	}
-	ROCE_TEST_ASSERT_EQ(t->done, THREAD_WRS, "thread %u: completions", t->idx);
-	/* Nothing more: each WR completed once. */
-	ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(t->cq, THREAD_WINDOW, wc), 0, "thread %u: extra", t->idx);
-	return 0;
-}
-
-static void *
-app_thread_main(void *arg)
-{
-	struct app_thread *t = arg;
-
-	t->rc = app_thread_run(t);
-	__atomic_store_n(&t->finished, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
 
 static int
 app_thread_setup(struct roce_test_env *e, struct app_thread *t, unsigned int idx)
@@ -240,6 +184,9 @@ app_thread_setup(struct roce_test_env *e, struct app_thread *t, unsigned int idx
 	    roce_test_qp_connect(t->peer, &e->s[1], &e->s[0], t->qp->qp_num, c->psn_ba,
 				 c->psn_ab, c) != 0)
 		return -1;
+	/* THREAD_WRS WRITEs, THREAD_WINDOW at most in flight; every completion once, in order. */
+	roce_test_stream_init(&t->st, e, t->qp, THREAD_OFF + idx * THREAD_MSG, THREAD_MSG,
+			      THREAD_WRS, THREAD_WINDOW, THREAD_WAIT_MS);
 	return 0;
 }
 
@@ -304,23 +251,11 @@ ctrl_thread_main(void *arg)
 	return NULL;
 }
 
-/* Drive b from this thread until every application thread returned. */
-static void
-pump_b(struct roce_test_env *e, struct app_thread *t, unsigned int n)
-{
-	unsigned int i, left = n;
-
-	while (left > 0) {
-		rte_roce_poll(e->s[1].ctx);
-		for (i = 0, left = 0; i < n; i++)
-			left += __atomic_load_n(&t[i].finished, __ATOMIC_ACQUIRE) == 0;
-	}
-}
-
 static int
 run_threads(bool with_ctrl)
 {
 	struct app_thread t[NB_THREADS];
+	struct roce_test_stream *stp[NB_THREADS];
 	struct rte_roce_worker_stats before, after;
 	struct rte_roce_stats bst;
 	struct ctrl_thread ctrl = { 0 };
@@ -339,17 +274,18 @@ run_threads(bool with_ctrl)
 		ret = rte_roce_worker_stats_get(e.s[0].ctx, 0, &before);
 	ctrl.e = &e;
 	for (i = 0; ret == 0 && i < NB_THREADS; i++) {
-		ret = pthread_create(&tid[i], NULL, app_thread_main, &t[i]);
+		stp[i] = &t[i].st;
+		ret = pthread_create(&tid[i], NULL, roce_test_stream_thread, &t[i].st);
 		started += ret == 0;
 	}
 	if (ret == 0 && with_ctrl) {
 		ctrl_started = pthread_create(&ctid, NULL, ctrl_thread_main, &ctrl) == 0;
 		ret = ctrl_started ? 0 : -1;
 	}
-	pump_b(&e, t, started);
+	roce_test_streams_wait(e.s[1].ctx, stp, started);
 	for (i = 0; i < started; i++) {
 		pthread_join(tid[i], NULL);
-		if (t[i].rc != 0)
+		if (t[i].st.rc != 0)
 			ret = -1;
 	}
 	if (ret != 0 && rte_roce_stats_get(e.s[1].ctx, &bst) == 0)
