@@ -571,7 +571,7 @@ roce_port_send_queue(struct rte_roce_port *port, uint16_t q, struct rte_mbuf *m,
 	/* Another queue: the published word, else queue 0 resolves (and counts). */
 	roce_neigh_reader_online(port, pq);
 	if (!roce_neigh_lookup_lf(port, next_hop, &mac))
-		return roce_port_handoff_tx(port, pq, m, next_hop);
+		return roce_port_handoff_tx(pq, m, next_hop);
 	roce_port_l2_fill(port, m, &mac, ether_type);
 	return roce_port_tx(port, pq, m);
 }

@@ -113,11 +113,12 @@ roce_port_pool_create(uint16_t port_id, uint16_t mtu, uint32_t nb_desc, uint16_t
 	char name[RTE_MEMPOOL_NAMESIZE];
 	uint32_t room = RTE_PKTMBUF_HEADROOM + mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN +
 			RTE_ETHER_CRC_LEN;
-	/* every queue: its rings, its backlog and (q != 0) its hand-off rings */
-	uint32_t per_queue = nb_desc + ROCE_PORT_TX_BACKLOG + 2 * ROCE_PORT_HANDOFF_RING;
+	/* every queue: its rings and its backlog; queues 1..n-1: their two hand-off rings */
+	uint32_t nb_mbufs = (nb_desc + ROCE_PORT_TX_BACKLOG) * nb_queues +
+			    2 * ROCE_PORT_HANDOFF_RING * (nb_queues - 1) + ROCE_PORT_POOL_SLACK;
 
 	snprintf(name, sizeof(name), "roce_port%u", port_id);
-	return rte_pktmbuf_pool_create(name, per_queue * nb_queues + ROCE_PORT_POOL_SLACK,
+	return rte_pktmbuf_pool_create(name, nb_mbufs,
 				       ROCE_PORT_POOL_CACHE, 0,
 				       RTE_MAX(room, (uint32_t)RTE_MBUF_DEFAULT_BUF_SIZE), socket);
 }
@@ -740,12 +741,11 @@ roce_port_handoff_rx(struct roce_port_queue *pq, struct rte_mbuf *m)
 
 /* Queue pq (not 0) cannot read next_hop as REACHABLE: queue 0 resolves and sends m. */
 int
-roce_port_handoff_tx(struct rte_roce_port *port, struct roce_port_queue *pq, struct rte_mbuf *m,
+roce_port_handoff_tx(struct roce_port_queue *pq, struct rte_mbuf *m,
 		     const union rte_roce_gid *next_hop)
 {
 	struct roce_port_handoff h = { .m = m, .next_hop = *next_hop };
 
-	RTE_SET_USED(port);
 	ROCE_PORT_HANDOFF_RELEASE(pq->slow_tx);
 	if (rte_ring_sp_enqueue_elem(pq->slow_tx, &h, sizeof(h)) != 0) {
 		pq->stats.tx_handoff_drops++;

@@ -283,8 +283,9 @@ roce_port_tx_room(const struct rte_roce_port *port, uint16_t q)
 }
 
 void roce_port_tx_batch_end(struct rte_roce_port *port, uint16_t q);
-int roce_port_handoff_tx(struct rte_roce_port *port, struct roce_port_queue *pq,
-			 struct rte_mbuf *m, const union rte_roce_gid *next_hop);
+/* Queue pq (not 0) hands m to queue 0, which resolves next_hop and sends it. */
+int roce_port_handoff_tx(struct roce_port_queue *pq, struct rte_mbuf *m,
+			 const union rte_roce_gid *next_hop);
 void roce_port_l2_fill(struct rte_roce_port *port, struct rte_mbuf *m,
 		       const struct rte_ether_addr *dst, uint16_t ether_type);
 bool roce_port_is_local(const struct rte_roce_port *port, const union rte_roce_gid *gid);

@@ -11,6 +11,8 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include <rte_roce_icrc.h>
+#include <rte_roce_pcap.h>
 #include <rte_roce_pkt.h>
 
 #include "roce_test.h"
@@ -161,6 +163,32 @@ roce_test_pump(struct rte_roce_port *a, struct rte_roce_port *b)
 		n += got;
 	}
 	return n;
+}
+
+int
+roce_test_read_capture(const char *path, uint32_t ib_mtu, unsigned int *frames,
+		       unsigned int *roce)
+{
+	struct rte_roce_pcap *p = rte_roce_pcap_open(path);
+	const uint8_t *frame;
+	struct rte_roce_pkt pkt;
+	uint32_t caplen, origlen;
+	uint64_t ts;
+	int ret;
+
+	if (p == NULL)
+		return -rte_errno;
+	*frames = 0;
+	*roce = 0;
+	while ((ret = rte_roce_pcap_next(p, &frame, &caplen, &origlen, &ts)) == 1) {
+		(*frames)++;
+		if (caplen == origlen &&
+		    rte_roce_pkt_parse(frame, caplen, ib_mtu, &pkt) == RTE_ROCE_DROP_NONE &&
+		    rte_roce_icrc_check(frame + pkt.l3_off, pkt.icrc_off - pkt.l3_off) == 0)
+			(*roce)++;
+	}
+	rte_roce_pcap_close(p);
+	return ret;
 }
 
 uint64_t

@@ -31,32 +31,6 @@ static unsigned int baseline;
 static const char *const addrs_a[] = { "10.1.0.1/24", NULL };
 static const char *const addrs_b[] = { "10.1.0.2/24", NULL };
 
-/* Frames in the capture file, and how many are RoCE with a good ICRC. */
-static int
-read_capture(const char *path, unsigned int *frames, unsigned int *roce)
-{
-	struct rte_roce_pcap *p = rte_roce_pcap_open(path);
-	const uint8_t *frame;
-	struct rte_roce_pkt pkt;
-	uint32_t caplen, origlen;
-	uint64_t ts;
-	int ret;
-
-	if (p == NULL)
-		return -1;
-	*frames = 0;
-	*roce = 0;
-	while ((ret = rte_roce_pcap_next(p, &frame, &caplen, &origlen, &ts)) == 1) {
-		(*frames)++;
-		if (caplen == origlen &&
-		    rte_roce_pkt_parse(frame, caplen, CAP_MTU, &pkt) == RTE_ROCE_DROP_NONE &&
-		    rte_roce_icrc_check(frame + pkt.l3_off, pkt.icrc_off - pkt.l3_off) == 0)
-			(*roce)++;
-	}
-	rte_roce_pcap_close(p);
-	return ret;
-}
-
 static int
 test_capture_frames(void)
 {
@@ -105,7 +79,7 @@ test_capture_frames(void)
 		ret = -1;
 	}
 	if (ret == 0) {
-		ROCE_TEST_ASSERT_EQ(read_capture(path, &frames, &roce), 0, "capture readable");
+		ROCE_TEST_ASSERT_EQ(roce_test_read_capture(path, CAP_MTU, &frames, &roce), 0, "capture readable");
 		ROCE_TEST_ASSERT_EQ(frames, st.rx_packets + st.tx_packets, "every frame in and out");
 		ROCE_TEST_ASSERT_EQ(roce, CAP_SENDS, "RoCE frames with good ICRC");
 		ROCE_TEST_ASSERT(st.arp_requests_out + st.arp_replies_in >= 2 && frames > roce,
@@ -144,7 +118,7 @@ test_capture_misuse(void)
 	if (ret == 0 && fd >= 0) {
 		unsigned int frames, roce;
 
-		ROCE_TEST_ASSERT_EQ(read_capture(path, &frames, &roce), 0, "file closed by destroy");
+		ROCE_TEST_ASSERT_EQ(roce_test_read_capture(path, CAP_MTU, &frames, &roce), 0, "file closed by destroy");
 	}
 	if (fd >= 0)
 		unlink(path);

@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_arp.h>
 #include <rte_errno.h>
@@ -40,6 +41,7 @@
 #define SETTLE_MS 200
 #define ECHO_ID 0x4242
 #define ECHO_DATA_LEN 16
+#define CAP_IB_MTU 4096	/* payload bound when reading the capture back */
 /* More frames than a hand-off ring holds. */
 #define OVERFLOW_FRAMES (ROCE_PORT_HANDOFF_RING + 88)
 /*
@@ -494,6 +496,42 @@ test_tx_handoff_unreachable(void)
 	return teardown();
 }
 
+/* The capture takes every queue's frames: both directions of ARP, and RoCE sent by queues 0 and 1. */
+static int
+test_capture_queues(void)
+{
+	char path[] = "/tmp/roce_port_mq_XXXXXX";
+	struct rte_roce_port_stats sa;
+	unsigned int frames = 0, roce = 0;
+	union rte_roce_gid nh;
+	int fd, ret;
+
+	ROCE_TEST_ASSERT_EQ(setup(1, NULL), 0, "setup");
+	fd = mkstemp(path);
+	ROCE_TEST_ASSERT(fd >= 0, "mkstemp");
+	close(fd);
+	ret = rte_roce_port_capture_start(a, path);
+	rte_roce_gid_parse("198.18.0.2", &nh);
+	if (ret == 0)
+		ret = roce_port_send_queue(a, 1, roce_frame("198.18.0.2", 1), &nh);
+	pump_ms(SETTLE_MS / 4);
+	if (ret == 0)
+		ret = roce_port_send_queue(a, 1, roce_frame("198.18.0.2", 2), &nh);
+	pump_ms(SETTLE_MS / 4);
+	if (ret == 0)
+		ret = rte_roce_port_capture_stop(a);
+	if (ret == 0)
+		ret = roce_test_read_capture(path, CAP_IB_MTU, &frames, &roce);
+	unlink(path);
+	ROCE_TEST_ASSERT_EQ(ret, 0, "capture");
+	sa = pstats(a);
+	ROCE_TEST_ASSERT_EQ(b_rx[0] + b_rx[1], 2, "both delivered");
+	ROCE_TEST_ASSERT_EQ(roce, 2, "both RoCE frames captured (queues 0 and 1)");
+	ROCE_TEST_ASSERT_EQ(frames, sa.rx_packets + sa.tx_packets,
+			    "every frame of both queues, once");
+	return teardown();
+}
+
 /* ---- two threads ---- */
 
 struct race_q1 {
@@ -609,6 +647,7 @@ static const struct roce_test_case cases[] = {
 	{ "rcu_idle_queue", test_rcu_idle_queue },
 	{ "tx_handoff_then_direct", test_tx_handoff_then_direct },
 	{ "tx_handoff_unreachable", test_tx_handoff_unreachable },
+	{ "capture_queues", test_capture_queues },
 	{ "two_threads", test_two_threads },
 };
 
