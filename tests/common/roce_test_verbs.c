@@ -48,6 +48,37 @@ roce_test_xstats(struct roce_test_side *s)
 	return &roce_dev_of(s->ctx)->lanes[0].xstats;
 }
 
+uint64_t
+roce_test_xstat(struct ibv_context *ctx, const char *name)
+{
+	uint64_t v = UINT64_MAX;
+
+	if (rte_roce_xstats_get_by_name(ctx, name, &v) != 0)
+		printf("# no xstat %s\n", name);
+	return v;
+}
+
+const struct roce_test_xfer roce_test_lane_table[ROCE_TEST_LANE_TABLE_LEN] = {
+	{ IBV_WR_SEND, 0, 0 }, { IBV_WR_SEND, 4000, 1 }, { IBV_WR_SEND_WITH_IMM, 100, 0 },
+	{ IBV_WR_RDMA_WRITE, 64 << 10, 0 }, { IBV_WR_RDMA_WRITE_WITH_IMM, 2048, 1 },
+	{ IBV_WR_RDMA_READ, 64 << 10, 1 }, { IBV_WR_RDMA_READ, 1, 0 },
+};
+
+int
+roce_test_lane_table_run(struct roce_test_env *e, unsigned int i, unsigned int *seed)
+{
+	const struct roce_test_xfer *x;
+	unsigned int k;
+
+	for (k = 0; k < ROCE_TEST_LANE_TABLE_LEN; k++) {
+		x = &roce_test_lane_table[k];
+		ROCE_TEST_ASSERT_EQ(roce_test_transfer(e, x->from, i, x->op, x->len,
+						       ROCE_TEST_DATA_OFF, (*seed)++), 0,
+				    "pair %u, transfer %u", i, k);
+	}
+	return 0;
+}
+
 int
 roce_test_side_open(struct roce_test_side *s, uint16_t eth, const char *addr, bool rte_mem)
 {

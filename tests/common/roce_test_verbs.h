@@ -241,6 +241,29 @@ enum ibv_wc_opcode roce_test_send_wc_opcode(enum ibv_wr_opcode op);
 int roce_test_transfer(struct roce_test_env *e, unsigned int from, unsigned int i,
 		       enum ibv_wr_opcode op, uint32_t len, uint32_t off, uint32_t seed);
 
+/* An engine counter of a device by name (summed over its lanes); UINT64_MAX if unknown. */
+uint64_t roce_test_xstat(struct ibv_context *ctx, const char *name);
+
+/* One transfer of a table run on a QP pair. */
+struct roce_test_xfer {
+	enum ibv_wr_opcode op;
+	uint32_t len;
+	unsigned int from;	/* side that posts */
+};
+
+/*
+ * The lane tests' table: SEND 0 and 4000 B, SEND_WITH_IMM, WRITE 64 KiB,
+ * WRITE_WITH_IMM, READ 64 KiB and 1 B, from either side.
+ */
+extern const struct roce_test_xfer roce_test_lane_table[];
+#define ROCE_TEST_LANE_TABLE_LEN 7
+
+/*
+ * roce_test_lane_table on QP pair i of e with roce_test_transfer(), seeds
+ * from *seed on. 0, or -1 after printing which transfer failed.
+ */
+int roce_test_lane_table_run(struct roce_test_env *e, unsigned int i, unsigned int *seed);
+
 /* One real SEND first, so that both neighbour caches know the other. */
 int roce_test_warm_up(struct roce_test_env *e);
 

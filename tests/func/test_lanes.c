@@ -50,29 +50,6 @@ static const struct rte_roce_dev_conf worker_conf = {
 	.lcores = { WORKER_LCORE_0, WORKER_LCORE_1 },
 };
 
-/* One transfer of the table run on every pair. */
-struct lane_case {
-	enum ibv_wr_opcode op;
-	uint32_t len;
-	unsigned int from;	/* side that posts */
-};
-
-static const struct lane_case lane_cases[] = {
-	{ IBV_WR_SEND, 0, 0 }, { IBV_WR_SEND, 4000, 1 }, { IBV_WR_SEND_WITH_IMM, 100, 0 },
-	{ IBV_WR_RDMA_WRITE, 64 << 10, 0 }, { IBV_WR_RDMA_WRITE_WITH_IMM, 2048, 1 },
-	{ IBV_WR_RDMA_READ, 64 << 10, 1 }, { IBV_WR_RDMA_READ, 1, 0 },
-};
-
-static uint64_t
-xstat(struct ibv_context *ctx, const char *name)
-{
-	uint64_t v = UINT64_MAX;
-
-	if (rte_roce_xstats_get_by_name(ctx, name, &v) != 0)
-		printf("# no xstat %s\n", name);
-	return v;
-}
-
 static int
 lanes_open(struct roce_test_env *e, const struct rte_roce_dev_conf *conf_a)
 {
@@ -92,33 +69,31 @@ lanes_open(struct roce_test_env *e, const struct rte_roce_dev_conf *conf_a)
 static int
 run_table(struct roce_test_env *e)
 {
-	unsigned int p, i, seed = 1;
+	unsigned int p, seed = 1;
 	uint64_t out, in;
 	int s;
 
 	for (p = 0; p < NB_PAIRS; p++) {
-		for (i = 0; i < RTE_DIM(lane_cases); i++) {
-			const struct lane_case *lc = &lane_cases[i];
-
-			ROCE_TEST_ASSERT_EQ(roce_test_transfer(e, lc->from, p, lc->op, lc->len,
-							       ROCE_TEST_DATA_OFF, seed++), 0,
-					    "pair %u (lanes %u/%u), case %u", p, p % NB_LANES,
-					    p / NB_LANES, i);
+		if (roce_test_lane_table_run(e, p, &seed) != 0) {
+			printf("# pair %u: lanes %u/%u\n", p, p % NB_LANES, p / NB_LANES);
+			return -1;
 		}
 	}
 	for (s = 0; s < 2; s++) {
-		out = xstat(e->s[s].ctx, "handoffs_out");
-		in = xstat(e->s[s].ctx, "handoffs_in");
+		out = roce_test_xstat(e->s[s].ctx, "handoffs_out");
+		in = roce_test_xstat(e->s[s].ctx, "handoffs_in");
 		/* Pairs 0 and 3 share a lane number: all their frames cross lanes on arrival. */
 		ROCE_TEST_ASSERT(out > 0, "side %d handed nothing over", s);
 		ROCE_TEST_ASSERT_EQ(in, out, "side %d: handed over vs taken", s);
-		ROCE_TEST_ASSERT_EQ(xstat(e->s[s].ctx, "handoff_drops"), 0, "side %d drops", s);
-		ROCE_TEST_ASSERT_EQ(xstat(e->s[s].ctx, "rx_drop_no_qp"), 0, "side %d no QP", s);
+		ROCE_TEST_ASSERT_EQ(roce_test_xstat(e->s[s].ctx, "handoff_drops"), 0,
+				    "side %d drops", s);
+		ROCE_TEST_ASSERT_EQ(roce_test_xstat(e->s[s].ctx, "rx_drop_no_qp"), 0,
+				    "side %d no QP", s);
 		/* Responses handed over waited for their completer: rxe's ack_deferred. */
-		ROCE_TEST_ASSERT(xstat(e->s[s].ctx, "ack_deferred") > 0 &&
-				 xstat(e->s[s].ctx, "ack_deferred") < in,
+		ROCE_TEST_ASSERT(roce_test_xstat(e->s[s].ctx, "ack_deferred") > 0 &&
+				 roce_test_xstat(e->s[s].ctx, "ack_deferred") < in,
 				 "side %d: ack_deferred %" PRIu64 " of %" PRIu64 " handed over", s,
-				 xstat(e->s[s].ctx, "ack_deferred"), in);
+				 roce_test_xstat(e->s[s].ctx, "ack_deferred"), in);
 	}
 	return 0;
 }
@@ -329,7 +304,8 @@ test_threads_per_worker(void)
 		ROCE_TEST_ASSERT_EQ(st[i].rc, 0, "thread %u", i);
 	}
 	if (ret == 0)
-		ROCE_TEST_ASSERT(xstat(e.s[0].ctx, "handoffs_in") > 0, "no hand-off on a");
+		ROCE_TEST_ASSERT(roce_test_xstat(e.s[0].ctx, "handoffs_in") > 0,
+				 "no hand-off on a");
 	if (roce_test_env_close(&e) != 0)
 		ret = -1;
 	return ret;

@@ -55,19 +55,6 @@ static bool veth_made;
 
 static const struct rte_roce_dev_conf inline_conf = { .nb_lanes = NB_LANES };
 
-/* One transfer of the table run on every pair. */
-struct fanout_case {
-	enum ibv_wr_opcode op;
-	uint32_t len;
-	unsigned int from;	/* side that posts */
-};
-
-static const struct fanout_case fanout_cases[] = {
-	{ IBV_WR_SEND, 0, 0 }, { IBV_WR_SEND, 4000, 1 }, { IBV_WR_SEND_WITH_IMM, 100, 0 },
-	{ IBV_WR_RDMA_WRITE, 64 << 10, 0 }, { IBV_WR_RDMA_WRITE_WITH_IMM, 2048, 1 },
-	{ IBV_WR_RDMA_READ, 64 << 10, 1 }, { IBV_WR_RDMA_READ, 1, 0 },
-};
-
 static int
 run(const char *fmt, ...)
 {
@@ -111,16 +98,6 @@ veth_create(void)
 	return 0;
 }
 
-static uint64_t
-xstat(struct ibv_context *ctx, const char *name)
-{
-	uint64_t v = UINT64_MAX;
-
-	if (rte_roce_xstats_get_by_name(ctx, name, &v) != 0)
-		printf("# no xstat %s\n", name);
-	return v;
-}
-
 /*
  * Per queue: what the port and the PMD saw. Every frame received is in
  * exactly one queue's counters, and the queues sum to the port's.
@@ -138,7 +115,8 @@ queues_report(const char *name, struct rte_roce_port *port, uint16_t eth)
 	ROCE_TEST_ASSERT_EQ(rte_roce_port_stats_get(port, &all), 0, "port stats");
 	ROCE_TEST_ASSERT_EQ(rte_eth_stats_get(eth, &es), 0, "ethdev stats");
 	for (i = 0; i < NB_LANES; i++) {
-		ROCE_TEST_ASSERT_EQ(rte_roce_port_queue_stats_get(port, i, &q[i]), 0, "queue stats");
+		ROCE_TEST_ASSERT_EQ(rte_roce_port_queue_stats_get(port, i, &q[i]), 0,
+				    "queue stats");
 		printf("# %s queue %u: rx %" PRIu64 " (RoCE %" PRIu64 ", slow hand-offs %" PRIu64
 		       "), tx %" PRIu64 "; PMD q_ipackets %" PRIu64 ", q_opackets %" PRIu64 "\n",
 		       name, i, q[i].rx_packets, q[i].rx_roce_packets, q[i].slow_handoffs,
@@ -172,14 +150,14 @@ test_fanout_lanes(void)
 	struct rte_roce_port_stats ps[2];
 	struct roce_test_pair pair = { .nb_queues = NB_LANES };
 	struct roce_test_env e;
-	uint64_t out[2], in[2], handed = 0;
-	unsigned int p, i, seed = 1;
+	uint64_t out[2], in[2], handed = 0, end;
+	unsigned int p, seed = 1;
 	int s, used[2] = { 0, 0 }, ret;
 
 	ROCE_TEST_ASSERT_EQ(rte_eth_dev_get_port_by_name("net_af_packet0", &pair.a), 0, "port a");
 	ROCE_TEST_ASSERT_EQ(rte_eth_dev_get_port_by_name("net_af_packet1", &pair.b), 0, "port b");
-	ROCE_TEST_ASSERT(pair.a == 0 && pair.b == 1, "ethdevs %u and %u: the veth MACs assume 0 and 1",
-			 pair.a, pair.b);
+	ROCE_TEST_ASSERT(pair.a == 0 && pair.b == 1,
+			 "ethdevs %u and %u: the veth MACs assume 0 and 1", pair.a, pair.b);
 	c.dev_conf[0] = &inline_conf;
 	c.dev_conf[1] = &inline_conf;
 	c.pair = &pair;
@@ -187,27 +165,23 @@ test_fanout_lanes(void)
 	for (p = 0; ret == 0 && p < NB_PAIRS; p++) {
 		printf("# pair %u: a QPN %u lane %u, b QPN %u lane %u\n", p, e.qp[0][p]->qp_num,
 		       p % NB_LANES, e.qp[1][p]->qp_num, (p / NB_LANES) % NB_LANES);
-		for (i = 0; ret == 0 && i < RTE_DIM(fanout_cases); i++) {
-			const struct fanout_case *fc = &fanout_cases[i];
-
-			if (roce_test_transfer(&e, fc->from, p, fc->op, fc->len, ROCE_TEST_DATA_OFF,
-					       seed++) != 0) {
-				printf("# pair %u, case %u failed\n", p, i);
-				ret = -1;
-			}
-		}
+		if (roce_test_lane_table_run(&e, p, &seed) != 0)
+			ret = -1;
 	}
-	/* Nothing more in flight: the last ACKs are in. */
-	for (i = 0; ret == 0 && i < 1000; i++)
+	/* A while of polling: nothing is in flight when the counters are read. */
+	end = roce_test_ms() + ROCE_TEST_QUIET_MS;
+	while (ret == 0 && roce_test_ms() < end)
 		roce_test_pump_env(&e);
 	for (s = 0; ret == 0 && s < 2; s++) {
-		out[s] = xstat(e.s[s].ctx, "handoffs_out");
-		in[s] = xstat(e.s[s].ctx, "handoffs_in");
+		out[s] = roce_test_xstat(e.s[s].ctx, "handoffs_out");
+		in[s] = roce_test_xstat(e.s[s].ctx, "handoffs_in");
 		printf("# side %c: handoffs_out %" PRIu64 ", handoffs_in %" PRIu64 "\n", 'a' + s,
 		       out[s], in[s]);
-		ROCE_TEST_ASSERT_EQ(xstat(e.s[s].ctx, "handoff_drops"), 0, "side %d drops", s);
+		ROCE_TEST_ASSERT_EQ(roce_test_xstat(e.s[s].ctx, "handoff_drops"), 0,
+				    "side %d drops", s);
 		ROCE_TEST_ASSERT_EQ(in[s], out[s], "side %d: handed over vs taken", s);
-		ROCE_TEST_ASSERT_EQ(xstat(e.s[s].ctx, "rx_drop_no_qp"), 0, "side %d no QP", s);
+		ROCE_TEST_ASSERT_EQ(roce_test_xstat(e.s[s].ctx, "rx_drop_no_qp"), 0,
+				    "side %d no QP", s);
 		ROCE_TEST_ASSERT_EQ(rte_roce_port_stats_get(e.s[s].port, &ps[s]), 0, "stats");
 		used[s] = queues_report(s == 0 ? "a" : "b", e.s[s].port, s == 0 ? pair.a : pair.b);
 		if (used[s] < 0)
@@ -230,7 +204,8 @@ test_fanout_lanes(void)
 		 * both lanes hands some over; the hash could still have
 		 * matched each QP's flow to its own lane (2^-8 per side).
 		 */
-		ROCE_TEST_ASSERT(handed > 0, "no frame changed lanes: the hash matched every QP's lane");
+		ROCE_TEST_ASSERT(handed > 0,
+				 "no frame changed lanes: the hash matched every QP's lane");
 	}
 	if (roce_test_env_close(&e) != 0)
 		ret = -1;
