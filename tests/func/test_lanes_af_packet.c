@@ -107,6 +107,7 @@ static int
 queues_report(const char *name, struct rte_roce_port *port, uint16_t eth)
 {
 	struct rte_roce_port_stats q[NB_LANES], all;
+	struct rte_roce_port_info info;
 	struct rte_eth_stats es;
 	uint64_t rx = 0, roce = 0;
 	int used = 0;
@@ -114,6 +115,10 @@ queues_report(const char *name, struct rte_roce_port *port, uint16_t eth)
 
 	ROCE_TEST_ASSERT_EQ(rte_roce_port_stats_get(port, &all), 0, "port stats");
 	ROCE_TEST_ASSERT_EQ(rte_eth_stats_get(eth, &es), 0, "ethdev stats");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(port, &info), 0, "port info");
+	/* af_packet offers no RSS offload: the kernel's fanout spreads, not a configured RSS. */
+	ROCE_TEST_ASSERT(info.nb_queues == NB_LANES && !info.rss, "%s: %u queues, rss %d", name,
+			 info.nb_queues, info.rss);
 	for (i = 0; i < NB_LANES; i++) {
 		ROCE_TEST_ASSERT_EQ(rte_roce_port_queue_stats_get(port, i, &q[i]), 0,
 				    "queue stats");
