@@ -55,7 +55,8 @@ static bool veth_made;
 
 static const struct rte_roce_dev_conf inline_conf = { .nb_lanes = NB_LANES };
 
-static int
+/* system() of a formatted command line. */
+static int __rte_format_printf(1, 2)
 run(const char *fmt, ...)
 {
 	char cmd[CMD_LEN];
