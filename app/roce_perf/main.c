@@ -526,6 +526,12 @@ perf_main(const struct perf_opts *o)
 	}
 	if (ret == 0 && !o->json)
 		printf("%s\n", PERF_LINE);
+	/*
+	 * Two processes over net_memif: the peer may close its port as soon as
+	 * the exchange ends; its disconnect must not run in our interrupt
+	 * thread while we close ours (pp_intr_park(), doc/lessons.md).
+	 */
+	pp_intr_park(PP_INTR_PARK_TIMEOUT_MS);
 	if (r.oob >= 0)
 		perf_oob_close(r.oob, r.cli != NULL, perf_sync_close(o));
 	perf_side_close(&side[0]);
@@ -551,6 +557,6 @@ main(int argc, char **argv)
 		srand48(rte_rdtsc());
 		ret = perf_main(&o);
 	}
-	rte_eal_cleanup();
+	pp_eal_fini();
 	return ret == 0 ? 0 : 1;
 }
