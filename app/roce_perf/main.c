@@ -586,6 +586,12 @@ perf_main(const struct perf_opts *o)
 	}
 	if (ret == 0 && !o->json)
 		printf("%s\n", PERF_LINE);
+	/*
+	 * Two processes over net_memif: the peer may close its port as soon as
+	 * the exchange ends; its disconnect must not run in our interrupt
+	 * thread while we close ours (pp_intr_park(), doc/lessons.md).
+	 */
+	pp_intr_park(PP_INTR_PARK_TIMEOUT_MS);
 	if (r.oob >= 0)
 		perf_oob_close(r.oob, r.cli != NULL, perf_sync_close(o));
 	/* Stopped here to learn whether the file was written; destroy would stop it silently. */
@@ -630,6 +636,6 @@ main(int argc, char **argv)
 	}
 	if (pdump)
 		rte_roce_pdump_disable();
-	rte_eal_cleanup();
+	pp_eal_fini();
 	return ret == 0 ? 0 : 1;
 }

@@ -3,12 +3,18 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
 
+#include <rte_eal.h>
+#include <rte_interrupts.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 
@@ -518,12 +524,116 @@ pp_port_linger(struct pp_port *pp, unsigned int quiet_ms, unsigned int max_ms)
 	}
 }
 
+static pthread_mutex_t pp_intr_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pp_intr_cond = PTHREAD_COND_INITIALIZER;
+static struct rte_intr_handle *pp_intr_handle;
+static bool pp_intr_parked;
+
+/*
+ * Runs in the EAL interrupt thread and never returns: that thread serves its
+ * sources one callback at a time (lib/eal/linux/eal_interrupts.c,
+ * eal_intr_process_interrupts()), so while it waits here no other callback
+ * can run. The wait releases the mutex; the process ends with the thread
+ * still in it. An interrupt source of our own, not an EAL alarm: 22.11's
+ * rte_eal_cleanup() unregisters the alarms' source synchronously
+ * (rte_eal_alarm_cleanup(), rte_intr_callback_unregister_sync()), which
+ * would wait for ever on a callback that never returns.
+ */
+static void
+pp_intr_park_cb(void *arg __rte_unused)
+{
+	pthread_mutex_lock(&pp_intr_lock);
+	pp_intr_parked = true;
+	pthread_cond_broadcast(&pp_intr_cond);
+	for (;;)
+		pthread_cond_wait(&pp_intr_cond, &pp_intr_lock);
+}
+
+/* Register pp_intr_park_cb() on a signalled eventfd. 0 or -errno. */
+static int
+pp_intr_park_request(void)
+{
+	static const uint64_t one = 1;
+	struct rte_intr_handle *h;
+	int fd, ret;
+
+	fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* Private (libc) memory: it must outlive rte_eal_cleanup(). */
+	h = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	if (h == NULL || rte_intr_fd_set(h, fd) != 0 ||
+	    rte_intr_type_set(h, RTE_INTR_HANDLE_EXT) != 0) {
+		ret = -(rte_errno != 0 ? rte_errno : ENOMEM);
+		goto fail;
+	}
+	ret = rte_intr_callback_register(h, pp_intr_park_cb, NULL);
+	if (ret != 0)
+		goto fail;
+	if (write(fd, &one, sizeof(one)) != sizeof(one)) {
+		ret = -errno;
+		rte_intr_callback_unregister(h, pp_intr_park_cb, NULL);
+		goto fail;
+	}
+	pp_intr_handle = h;
+	return 0;
+fail:
+	rte_intr_instance_free(h);
+	close(fd);
+	return ret;
+}
+
+int
+pp_intr_park(unsigned int timeout_ms)
+{
+	struct timespec deadline;
+	int ret = 0;
+
+	pthread_mutex_lock(&pp_intr_lock);
+	if (pp_intr_handle == NULL) {
+		ret = pp_intr_park_request();
+		if (ret != 0) {
+			pthread_mutex_unlock(&pp_intr_lock);
+			fprintf(stderr, "Couldn't park the EAL interrupt thread: %s\n",
+				strerror(-ret));
+			return ret;
+		}
+	}
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += timeout_ms / PP_MS_PER_S;
+	deadline.tv_nsec += (long)(timeout_ms % PP_MS_PER_S) * PP_NS_PER_MS;
+	if (deadline.tv_nsec >= PP_MS_PER_S * PP_NS_PER_MS) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= PP_MS_PER_S * PP_NS_PER_MS;
+	}
+	while (!pp_intr_parked && ret == 0)
+		ret = -pthread_cond_timedwait(&pp_intr_cond, &pp_intr_lock, &deadline);
+	pthread_mutex_unlock(&pp_intr_lock);
+	if (ret != 0)
+		fprintf(stderr, "The EAL interrupt thread did not park in %u ms\n", timeout_ms);
+	return ret;
+}
+
+void
+pp_eal_fini(void)
+{
+	/*
+	 * In 22.11 rte_eal_cleanup() unmaps DPDK memory without stopping the
+	 * interrupt thread (later releases call eal_intr_thread_cancel()
+	 * there): it must be parked first.
+	 */
+	if (pp_intr_park(PP_INTR_PARK_TIMEOUT_MS) == 0)
+		rte_eal_cleanup();
+}
+
 int
 pp_port_close(struct pp_port *pp)
 {
 	int ret = 0;
 
 	pp_oob_set_progress(NULL, NULL);
+	/* Before the ethdev's close: see pp_intr_park(). */
+	pp_intr_park(PP_INTR_PARK_TIMEOUT_MS);
 	if (pp->ctx != NULL) {
 		ret = rte_roce_close_device(pp->ctx);
 		if (ret != 0) {
@@ -541,7 +651,12 @@ pp_port_close(struct pp_port *pp)
 	}
 	rte_roce_port_destroy(pp->port);
 	pp->port = NULL;
-	/* Close the ethdev too: a net_memif peer learns at once that we left. */
+	/*
+	 * Close the ethdev too: a net_memif peer learns at once that we left.
+	 * With the interrupt thread parked, memif_dev_close() unregisters its
+	 * control channel at once (the callback cannot be active) and is the
+	 * only memif_disconnect() of the device.
+	 */
 	rte_eth_dev_close(pp->eth);
 	/* After the ethdev: its queues took their mbufs from it. */
 	rte_mempool_free(pp->pool);

@@ -161,11 +161,39 @@ int pp_port_wait_link(struct pp_port *pp, unsigned int timeout_ms);
 void pp_port_linger(struct pp_port *pp, unsigned int quiet_ms, unsigned int max_ms);
 
 /*
+ * Park the EAL interrupt thread for the rest of the process: it enters an
+ * interrupt callback of ours (on an eventfd) that never returns, so no interrupt callback (above all
+ * net_memif's control channel handler) runs any more. Call it once the work
+ * is done, before tearing the port down: in DPDK 22.11 net_memif handles its
+ * peer's disconnect in that thread with memif_disconnect(), which unmaps and
+ * frees the rings and regions the main thread may be polling or freeing at
+ * the same moment in rte_eth_dev_close() (doc/lessons.md, "net_memif at
+ * process exit"). Once parked, our own rte_eth_dev_close() is the only
+ * teardown of the device, and exit() (destructors) or rte_eal_cleanup()
+ * (unmapping) can no longer meet a running handler. Afterwards no memif
+ * (re)connection, link change or EAL alarm is served: only teardown may
+ * follow. Idempotent and thread-safe.
+ * 0, or -ETIMEDOUT if the thread did not answer within timeout_ms, or the
+ * negative errno of eventfd() or of the callback's registration (printed).
+ */
+int pp_intr_park(unsigned int timeout_ms);
+
+/* pp_intr_park()'s usual bound: the thread only has to be scheduled once. */
+#define PP_INTR_PARK_TIMEOUT_MS 5000
+
+/*
  * Close the device, print the --fault counters, destroy the port, close its
- * ethdev, finish the capture.
+ * ethdev, finish the capture. Parks the EAL interrupt thread first
+ * (pp_intr_park()) if the caller has not.
  * 0, or the negative errno of the close or of the capture (printed).
  */
 int pp_port_close(struct pp_port *pp);
+
+/*
+ * The end of a program: park the EAL interrupt thread (pp_intr_park()), then
+ * rte_eal_cleanup(). Call it last, after pp_port_close().
+ */
+void pp_eal_fini(void);
 
 /* The verbs enum of a path MTU in bytes (256..4096), or 0 if it is not one. */
 enum ibv_mtu pp_mtu_to_enum(unsigned long mtu);

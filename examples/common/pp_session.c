@@ -98,6 +98,12 @@ pp_session_run(struct pp_events *ev, struct pp_port *pp, struct ibv_cq *cq,
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	/* Back to one thread before the control calls of the teardown. */
 	pp_events_end(ev);
+	/*
+	 * The peer may close its net_memif port as soon as its own linger is
+	 * over: from now on our interrupt thread must not run memif's
+	 * disconnect handler while we poll or close the port (pp_intr_park()).
+	 */
+	pp_intr_park(PP_INTR_PARK_TIMEOUT_MS);
 	if (ret != 0)
 		return -1;
 	pp_report(cmn->size, cmn->iters, &start, &end);

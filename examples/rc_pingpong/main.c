@@ -573,10 +573,14 @@ main(int argc, char **argv)
 	}
 	free(c.buf);
 	/*
-	 * No rte_eal_cleanup(): in DPDK 22.11 it unmaps memory while the EAL
-	 * interrupt thread, which it does not stop, may still be handling the
-	 * net_memif peer's disconnect; one exit in ten then died of SIGSEGV in
-	 * rte_intr_fd_get(). Everything is released at exit all the same.
+	 * The EAL interrupt thread is parked (pp_intr_park(), by the session
+	 * or pp_port_close()) before anything is torn down: in DPDK 22.11 it
+	 * runs net_memif's memif_disconnect() when the peer leaves, and that
+	 * raced with our own rte_eth_dev_close() (the same regions freed twice:
+	 * SIGSEGV in the interrupt thread while exit() ran the destructors) and
+	 * with rte_eal_cleanup()'s unmapping. Parked, it runs nothing, so both
+	 * the cleanup and exit() are safe (doc/lessons.md).
 	 */
+	pp_eal_fini();
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

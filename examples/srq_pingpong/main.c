@@ -534,6 +534,7 @@ main(int argc, char **argv)
 	}
 	free(c.buf);
 	free(c.wc);
-	/* No rte_eal_cleanup(): see rc_pingpong (DPDK 22.11 interrupt thread). */
+	/* Interrupt thread parked first: see rc_pingpong and pp_intr_park(). */
+	pp_eal_fini();
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
