@@ -119,6 +119,10 @@ net_up() {
 		sysctl -qw "net.ipv6.conf.$l.disable_ipv6=1"
 	done
 	sysctl -qw "net.ipv4.conf.$VETH.forwarding=0"
+	# Linux answers ARP for any of its addresses on any link (arp_ignore 0):
+	# the veth would claim the bridge's 198.18.0.1 with ROCE_MAC, and the
+	# guest's out-of-band TCP would go to the librte_roce port.
+	sysctl -qw "net.ipv4.conf.$VETH.arp_ignore=8"
 	ip addr add "$BR_IP/$PREFIX_LEN" dev "$BR"
 	ip link set "$TAP" master "$BR" up
 	ip link set "$VETH_BR" master "$BR" up
@@ -162,7 +166,10 @@ guest_boot() {
 # ---- per-scenario helpers --------------------------------------------------------
 
 capture_start() {
-	tcpdump -i "$TAP" -U -s 0 -c "$CAPTURE_COUNT" -w "$OUT/$1.pcap" "$CAPTURE_FILTER" \
+	# --immediate-mode: without it libpcap hands frames over a TPACKET_V3
+	# block at a time, at the latest after tcpdump's 1 s timeout; a scenario
+	# over in milliseconds then loses its frames to capture_stop's kill.
+	tcpdump -i "$TAP" --immediate-mode -U -s 0 -c "$CAPTURE_COUNT" -w "$OUT/$1.pcap" "$CAPTURE_FILTER" \
 		>"$OUT/$1.tcpdump.log" 2>&1 &
 	CAPTURE_PID=$!
 	# tcpdump says "listening on" once the filter is attached.
