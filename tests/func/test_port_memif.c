@@ -9,7 +9,8 @@
  * The end goes through the examples' pp_eal_fini(): DPDK 22.11's
  * rte_eal_cleanup() unmaps memory while the interrupt thread still walks
  * memif's sources in it (a SIGSEGV in rte_intr_fd_get() at exit, most runs
- * when four of these ran at once), so that thread is parked first.
+ * when four of these ran at once), so that thread is parked first, before
+ * the ports stop (pp_port_close()'s order).
  */
 
 #include <errno.h>
@@ -148,6 +149,8 @@ main(int argc, char **argv)
 	    rte_eth_dev_get_port_by_name(cname, &eth_client) != 0)
 		return 1;
 	ret = roce_test_run(cases, RTE_DIM(cases));
+	/* Before the ports stop: no memif handler may run during the teardown. */
+	pp_intr_park(PP_INTR_PARK_TIMEOUT_MS);
 	rte_roce_port_destroy(a);
 	rte_roce_port_destroy(b);
 	pp_eal_fini();
