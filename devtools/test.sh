@@ -18,7 +18,9 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 # A data race fails the test; only the hand-offs TSan cannot see are suppressed.
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/devtools/tsan.supp"
 # Test programs with more than one thread (worker lcores, application threads).
-THREADED_TESTS=(workers lanes event verbs port_mq)
+# Over memif the EAL interrupt thread runs too (the one-process port test and
+# the two-process rc_pingpong with -e).
+THREADED_TESTS=(workers lanes event verbs port_mq port_memif rc_pingpong_memif)
 
 status=0
 setup() {	# setup DIR [meson options...]
