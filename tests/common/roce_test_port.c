@@ -4,11 +4,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_arp.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_ip.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include <rte_roce_icrc.h>
@@ -340,3 +343,92 @@ roce_test_pair_wire_model(const struct roce_test_pair *pair)
 	return 0;
 }
 #endif
+
+/* ---- watching (and dropping) neighbour requests on their way to a port ---- */
+
+#define ROCE_TEST_ICMPV6 58
+#define ROCE_TEST_ND_NS 135	/* Neighbour Solicitation (RFC 4861 4.3) */
+#define ROCE_TEST_IPV6_MCAST 0xff
+
+/* Whether m is an ARP request or a Neighbour Solicitation; *unicast: to a unicast MAC and IP. */
+static bool
+roce_test_nd_request(const struct rte_mbuf *m, bool *unicast)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_arp_hdr *arp;
+	const struct rte_ipv6_hdr *ip6;
+	const uint8_t *icmp;
+
+	*unicast = rte_is_unicast_ether_addr(&eth->dst_addr);
+	if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP)) {
+		if (m->data_len < RTE_ETHER_HDR_LEN + sizeof(*arp))
+			return false;
+		arp = rte_pktmbuf_mtod_offset(m, const struct rte_arp_hdr *, RTE_ETHER_HDR_LEN);
+		return arp->arp_opcode == RTE_BE16(RTE_ARP_OP_REQUEST);
+	}
+	if (eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV6) ||
+	    m->data_len < RTE_ETHER_HDR_LEN + sizeof(*ip6) + 1)
+		return false;
+	ip6 = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
+	icmp = (const uint8_t *)(ip6 + 1);
+	*unicast = *unicast && ip6->dst_addr[0] != ROCE_TEST_IPV6_MCAST;
+	return ip6->proto == ROCE_TEST_ICMPV6 && icmp[0] == ROCE_TEST_ND_NS;
+}
+
+static uint16_t
+roce_test_nd_tap_rx(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n,
+		    uint16_t max, void *arg)
+{
+	struct roce_test_nd_tap *tap = arg;
+	uint16_t i, kept = 0;
+	bool unicast;
+
+	RTE_SET_USED(port);
+	RTE_SET_USED(queue);
+	RTE_SET_USED(max);
+	for (i = 0; i < n; i++) {
+		if (!roce_test_nd_request(pkts[i], &unicast)) {
+			pkts[kept++] = pkts[i];
+			continue;
+		}
+		if (unicast) {
+			tap->unicast++;
+			rte_ether_addr_copy(&rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *)->dst_addr,
+					    &tap->unicast_dst);
+		} else {
+			tap->multicast++;
+		}
+		if (tap->drop_all || (unicast && tap->drop_unicast)) {
+			tap->dropped++;
+			rte_pktmbuf_free(pkts[i]);
+			continue;
+		}
+		pkts[kept++] = pkts[i];
+	}
+	return kept;
+}
+
+int
+roce_test_nd_tap_add(struct roce_test_nd_tap *tap, uint16_t port, uint16_t queue)
+{
+	tap->port = port;
+	tap->queue = queue;
+	tap->cb = rte_eth_add_rx_callback(port, queue, roce_test_nd_tap_rx, tap);
+	if (tap->cb == NULL) {
+		printf("# rte_eth_add_rx_callback(%u, %u): %s\n", port, queue,
+		       rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+void
+roce_test_nd_tap_remove(struct roce_test_nd_tap *tap)
+{
+	if (tap->cb == NULL)
+		return;
+	/* No thread polls the queue now: the callback can go at once. */
+	if (rte_eth_remove_rx_callback(tap->port, tap->queue, tap->cb) == 0)
+		rte_free((void *)(uintptr_t)tap->cb);
+	tap->cb = NULL;
+}
