@@ -196,6 +196,18 @@ roce_test_read_capture(const char *path, uint32_t ib_mtu, unsigned int *frames,
 	return ret;
 }
 
+void
+roce_test_ipv6_fill(struct rte_ipv6_hdr *ip, const union rte_roce_gid *src,
+		    const union rte_roce_gid *dst, uint8_t proto, uint8_t hops, uint16_t payload_len)
+{
+	ip->vtc_flow = RTE_BE32(6u << 28);
+	ip->payload_len = rte_cpu_to_be_16(payload_len);
+	ip->proto = proto;
+	ip->hop_limits = hops;
+	memcpy(ip->src_addr, src->raw, sizeof(src->raw));
+	memcpy(ip->dst_addr, dst->raw, sizeof(dst->raw));
+}
+
 uint64_t
 roce_test_ms(void)
 {

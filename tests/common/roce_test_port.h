@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include <rte_ethdev.h>
+#include <rte_ip.h>
 #include <rte_ring.h>
 
 #include <rte_roce_port.h>
@@ -118,6 +119,11 @@ int roce_test_nd_tap_add(struct roce_test_nd_tap *tap, uint16_t port, uint16_t q
 
 /* Remove and free the callback (nobody may poll the queue meanwhile); nothing if none. */
 void roce_test_nd_tap_remove(struct roce_test_nd_tap *tap);
+
+/* Fill an IPv6 header: version 6, traffic class and flow label 0, the rest as given. */
+void roce_test_ipv6_fill(struct rte_ipv6_hdr *ip, const union rte_roce_gid *src,
+			 const union rte_roce_gid *dst, uint8_t proto, uint8_t hops,
+			 uint16_t payload_len);
 
 /* Milliseconds since an arbitrary origin, from the timer cycles. */
 uint64_t roce_test_ms(void);
