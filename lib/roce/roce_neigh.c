@@ -360,12 +360,17 @@ roce_neigh_arm(struct rte_roce_port *port, struct roce_neigh *n, uint64_t delay)
 		port->neigh.next_timer = n->deadline;
 }
 
-/* Make room when the cache is full: evict the entry expiring first, never one being resolved. */
+/*
+ * Make room when the cache is full: evict the entry expiring first, never
+ * one being resolved, and one being probed (in use, its deadline only the
+ * next probe's) only if nothing else can go.
+ */
 static bool
 roce_neigh_evict(struct rte_roce_port *port)
 {
 	struct roce_neigh_table *t = &port->neigh;
 	struct roce_neigh *victim = NULL;
+	bool probe;
 	uint32_t i;
 
 	for (i = 0; i < t->nb_entries; i++) {
@@ -373,7 +378,10 @@ roce_neigh_evict(struct rte_roce_port *port)
 
 		if (n->state == ROCE_NEIGH_INCOMPLETE)
 			continue;
-		if (victim == NULL || n->deadline < victim->deadline)
+		probe = n->state == ROCE_NEIGH_PROBE;
+		if (victim == NULL ||
+		    (probe == (victim->state == ROCE_NEIGH_PROBE) ? n->deadline < victim->deadline :
+		     !probe))
 			victim = n;
 	}
 	if (victim == NULL)
@@ -486,8 +494,9 @@ static void
 roce_neigh_probe(struct rte_roce_port *port, struct roce_neigh *n)
 {
 	n->retries_left--;
-	roce_port_slow(port)->stats.neigh_probes++;
-	roce_neigh_solicit(port, &n->ip, &n->mac);
+	/* Not sent (our source address went): it still counts as a try. */
+	if (roce_neigh_solicit(port, &n->ip, &n->mac) == 0)
+		roce_port_slow(port)->stats.neigh_probes++;
 	roce_neigh_arm(port, n, port->neigh.retry_cycles);
 }
 

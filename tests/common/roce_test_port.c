@@ -196,6 +196,34 @@ roce_test_read_capture(const char *path, uint32_t ib_mtu, unsigned int *frames,
 	return ret;
 }
 
+struct rte_mbuf *
+roce_test_arp_request(const struct rte_ether_addr *sha, const char *sip, const char *tip)
+{
+	uint8_t buf[RTE_ETHER_HDR_LEN + sizeof(struct rte_arp_hdr)];
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)buf;
+	struct rte_arp_hdr *arp = (struct rte_arp_hdr *)(eth + 1);
+	union rte_roce_gid s, t;
+
+	if (rte_roce_gid_parse(sip, &s) != 0 || rte_roce_gid_parse(tip, &t) != 0 ||
+	    !rte_roce_gid_is_ipv4(&s) || !rte_roce_gid_is_ipv4(&t)) {
+		printf("# ARP request from %s for %s: not two IPv4 addresses\n", sip, tip);
+		return NULL;
+	}
+	memset(buf, 0, sizeof(buf));
+	memset(&eth->dst_addr, 0xff, sizeof(eth->dst_addr));
+	eth->src_addr = *sha;
+	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_ARP);
+	arp->arp_hardware = RTE_BE16(RTE_ARP_HRD_ETHER);
+	arp->arp_protocol = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	arp->arp_hlen = RTE_ETHER_ADDR_LEN;
+	arp->arp_plen = sizeof(rte_be32_t);
+	arp->arp_opcode = RTE_BE16(RTE_ARP_OP_REQUEST);
+	arp->arp_data.arp_sha = *sha;
+	arp->arp_data.arp_sip = rte_roce_gid_to_ipv4(&s);
+	arp->arp_data.arp_tip = rte_roce_gid_to_ipv4(&t);
+	return roce_test_frame(buf, sizeof(buf));
+}
+
 void
 roce_test_ipv6_fill(struct rte_ipv6_hdr *ip, const union rte_roce_gid *src,
 		    const union rte_roce_gid *dst, uint8_t proto, uint8_t hops, uint16_t payload_len)

@@ -120,6 +120,13 @@ int roce_test_nd_tap_add(struct roce_test_nd_tap *tap, uint16_t port, uint16_t q
 /* Remove and free the callback (nobody may poll the queue meanwhile); nothing if none. */
 void roce_test_nd_tap_remove(struct roce_test_nd_tap *tap);
 
+/*
+ * A broadcast ARP request from sha / sip for tip (IPv4 text addresses), as
+ * if another host asked; NULL after printing why.
+ */
+struct rte_mbuf *roce_test_arp_request(const struct rte_ether_addr *sha, const char *sip,
+				       const char *tip);
+
 /* Fill an IPv6 header: version 6, traffic class and flow label 0, the rest as given. */
 void roce_test_ipv6_fill(struct rte_ipv6_hdr *ip, const union rte_roce_gid *src,
 			 const union rte_roce_gid *dst, uint8_t proto, uint8_t hops,

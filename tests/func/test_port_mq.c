@@ -307,29 +307,12 @@ test_slow_path_on_queue1(void)
 static struct rte_mbuf *
 arp_request(uint8_t sender)
 {
-	uint8_t buf[RTE_ETHER_HDR_LEN + sizeof(struct rte_arp_hdr)];
-	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)buf;
-	struct rte_arp_hdr *arp = (struct rte_arp_hdr *)(eth + 1);
 	struct rte_roce_port_info ia;
-	union rte_roce_gid s, d;
+	char sip[RTE_ROCE_GID_STRLEN];
 
 	rte_roce_port_info_get(a, &ia);
-	rte_roce_gid_parse("198.18.0.0", &s);
-	s.raw[RTE_ROCE_GID_IPV4_OFF + 3] = sender;
-	rte_roce_gid_parse("198.18.0.2", &d);
-	memset(buf, 0, sizeof(buf));
-	memset(&eth->dst_addr, 0xff, sizeof(eth->dst_addr));
-	eth->src_addr = ia.mac;
-	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_ARP);
-	arp->arp_hardware = RTE_BE16(RTE_ARP_HRD_ETHER);
-	arp->arp_protocol = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-	arp->arp_hlen = RTE_ETHER_ADDR_LEN;
-	arp->arp_plen = sizeof(rte_be32_t);
-	arp->arp_opcode = RTE_BE16(RTE_ARP_OP_REQUEST);
-	arp->arp_data.arp_sha = ia.mac;
-	arp->arp_data.arp_sip = rte_roce_gid_to_ipv4(&s);
-	arp->arp_data.arp_tip = rte_roce_gid_to_ipv4(&d);
-	return roce_test_frame(buf, sizeof(buf));
+	snprintf(sip, sizeof(sip), "198.18.0.%u", sender);
+	return roce_test_arp_request(&ia.mac, sip, "198.18.0.2");
 }
 
 /* Queue 0 does not poll: queue 1's hand-off ring fills, the rest is dropped and counted. */

@@ -478,6 +478,25 @@ test_nd_probes_unanswered(void)
 	return probes_unanswered("2001:db8::1", "2001:db8::2");
 }
 
+/* A sends from src to dst (B, which does not answer) until the entry's first probe leaves. */
+static int
+stream_until_probed(const char *src, const char *dst)
+{
+	struct rte_roce_port_stats sa;
+	union rte_roce_gid nh;
+	uint64_t end;
+
+	ROCE_TEST_ASSERT_EQ(rte_roce_gid_parse(dst, &nh), 0, "%s", dst);
+	end = roce_test_ms() + PROBE_TIMEOUT_MS + GIVE_UP_MARGIN_MS;
+	do {
+		ROCE_TEST_ASSERT_EQ(rte_roce_port_send(a, udp_frame(src, dst), &nh), 0, "send");
+		roce_test_pump(a, b);
+		rte_roce_port_stats_get(a, &sa);
+	} while (sa.neigh_probes == 0 && roce_test_ms() < end);
+	ROCE_TEST_ASSERT_EQ(sa.neigh_probes, 1, "the entry is being probed");
+	return 0;
+}
+
 /* RFC 4861 4.4: Neighbour Advertisement, without options. */
 #define NA_TYPE 136
 #define NA_LEN 24
@@ -536,23 +555,13 @@ test_na_without_tlla_refreshes(void)
 {
 	struct rte_roce_port_conf conf = probe_conf;
 	struct rte_roce_port_stats sa;
-	union rte_roce_gid nh;
-	uint64_t end;
 
 	conf.neigh_retry_ms = NA_PROBE_RETRY_MS;
 	ROCE_TEST_ASSERT_EQ(setup(&conf, &conf), 0, "setup");
 	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, "2001:db8::2"), 0, "A resolves B");
 	tap.drop_all = true;	/* B's own answers must not interfere */
 	ROCE_TEST_ASSERT_EQ(roce_test_nd_tap_add(&tap, pair.b, 0), 0, "tap");
-	rte_roce_gid_parse("2001:db8::2", &nh);
-	end = roce_test_ms() + PROBE_TIMEOUT_MS + GIVE_UP_MARGIN_MS;
-	do {
-		ROCE_TEST_ASSERT_EQ(rte_roce_port_send(a, udp_frame("2001:db8::1", "2001:db8::2"),
-						       &nh), 0, "send");
-		roce_test_pump(a, b);
-		rte_roce_port_stats_get(a, &sa);
-	} while (sa.neigh_probes == 0 && roce_test_ms() < end);
-	ROCE_TEST_ASSERT_EQ(sa.neigh_probes, 1, "the entry is being probed");
+	ROCE_TEST_ASSERT_EQ(stream_until_probed("2001:db8::1", "2001:db8::2"), 0, "probing");
 	ROCE_TEST_ASSERT_EQ(inject_na(NA_OVERRIDE), 0, "unsolicited NA");
 	rte_roce_port_stats_get(a, &sa);
 	ROCE_TEST_ASSERT_EQ(sa.neigh_refreshed, 0, "an unsolicited NA without TLLA says nothing");
@@ -560,6 +569,60 @@ test_na_without_tlla_refreshes(void)
 	rte_roce_port_stats_get(a, &sa);
 	ROCE_TEST_ASSERT_EQ(sa.neigh_refreshed, 1, "a solicited NA refreshes");
 	ROCE_TEST_ASSERT_EQ(sa.neigh_probe_failed + sa.neigh_expired, 0, "never removed");
+	return teardown();
+}
+
+#define EVICT_ENTRIES 2
+#define EVICT_RETRY_MS 100	/* probes slower than a lifetime's end: see below */
+#define OTHER_HOST_MAC 0x77
+
+/* Another host on the link asks A for its MAC: A learns it. */
+static int
+other_host_asks(const char *sip)
+{
+	struct rte_ether_addr mac = {
+		.addr_bytes = { RTE_ETHER_LOCAL_ADMIN_ADDR, 0, 0, 0, 0, OTHER_HOST_MAC },
+	};
+	struct rte_mbuf *m = roce_test_arp_request(&mac, sip, "198.18.0.1");
+
+	ROCE_TEST_ASSERT(m != NULL, "ARP request");
+	ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(pair.ring[0], m), 0, "request on the wire");
+	roce_test_pump(a, NULL);
+	return 0;
+}
+
+/*
+ * A full cache evicts the entry expiring first, but one being probed (in
+ * use; its deadline only the next probe's, EVICT_RETRY_MS away) goes last:
+ * with B's entry probed (B ignores probes) and an idle host's entry newer
+ * (its deadline PROBE_TIMEOUT_MS away), a third host evicts the idle one
+ * and A keeps sending to B without a miss.
+ */
+static int
+test_probed_entry_evicted_last(void)
+{
+	struct rte_roce_port_conf conf = probe_conf;
+	struct rte_roce_port_stats before, sa;
+	union rte_roce_gid nh;
+
+	conf.neigh_entries = EVICT_ENTRIES;
+	conf.neigh_retry_ms = EVICT_RETRY_MS;
+	ROCE_TEST_ASSERT_EQ(setup(&conf, &conf), 0, "setup");
+	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, "198.18.0.2"), 0, "A resolves B");
+	tap.drop_unicast = true;
+	ROCE_TEST_ASSERT_EQ(roce_test_nd_tap_add(&tap, pair.b, 0), 0, "tap");
+	ROCE_TEST_ASSERT_EQ(stream_until_probed("198.18.0.1", "198.18.0.2"), 0, "probing");
+	rte_roce_port_stats_get(a, &sa);
+	rte_roce_gid_parse("198.18.0.2", &nh);
+	ROCE_TEST_ASSERT_EQ(other_host_asks("198.18.0.7"), 0, "198.18.0.7 learnt: cache full");
+	ROCE_TEST_ASSERT_EQ(other_host_asks("198.18.0.8"), 0, "198.18.0.8 learnt: one evicted");
+	rte_roce_port_stats_get(a, &before);
+	ROCE_TEST_ASSERT_EQ(before.neigh_resolved, sa.neigh_resolved + 2, "both learnt");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_send(a, udp_frame("198.18.0.1", "198.18.0.2"), &nh), 0,
+			    "send to B");
+	rte_roce_port_stats_get(a, &sa);
+	ROCE_TEST_ASSERT_EQ(sa.neigh_misses, before.neigh_misses, "B's entry is still there");
+	ROCE_TEST_ASSERT_EQ(sa.neigh_probe_failed, 0, "and still probed");
 	return teardown();
 }
 
@@ -607,6 +670,7 @@ static const struct roce_test_case cases[] = {
 	{ "arp_probes_unanswered_entry_removed", test_arp_probes_unanswered },
 	{ "nd_probes_unanswered_entry_removed", test_nd_probes_unanswered },
 	{ "na_without_tlla_refreshes", test_na_without_tlla_refreshes },
+	{ "probed_entry_evicted_last", test_probed_entry_evicted_last },
 };
 
 int
