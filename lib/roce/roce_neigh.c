@@ -361,16 +361,27 @@ roce_neigh_arm(struct rte_roce_port *port, struct roce_neigh *n, uint64_t delay)
 }
 
 /*
- * Make room when the cache is full: evict the entry expiring first, never
- * one being resolved, and one being probed (in use, its deadline only the
- * next probe's) only if nothing else can go.
+ * Whether n goes before v when the cache is full: one being probed (in use,
+ * its deadline only the next probe's) after any other, then the entry
+ * expiring first.
  */
+static bool
+roce_neigh_evict_before(const struct roce_neigh *n, const struct roce_neigh *v)
+{
+	bool n_probe = n->state == ROCE_NEIGH_PROBE;
+	bool v_probe = v->state == ROCE_NEIGH_PROBE;
+
+	if (n_probe != v_probe)
+		return v_probe;
+	return n->deadline < v->deadline;
+}
+
+/* Make room when the cache is full: never evict an entry being resolved. */
 static bool
 roce_neigh_evict(struct rte_roce_port *port)
 {
 	struct roce_neigh_table *t = &port->neigh;
 	struct roce_neigh *victim = NULL;
-	bool probe;
 	uint32_t i;
 
 	for (i = 0; i < t->nb_entries; i++) {
@@ -378,10 +389,7 @@ roce_neigh_evict(struct rte_roce_port *port)
 
 		if (n->state == ROCE_NEIGH_INCOMPLETE)
 			continue;
-		probe = n->state == ROCE_NEIGH_PROBE;
-		if (victim == NULL ||
-		    (probe == (victim->state == ROCE_NEIGH_PROBE) ? n->deadline < victim->deadline :
-		     !probe))
+		if (victim == NULL || roce_neigh_evict_before(n, victim))
 			victim = n;
 	}
 	if (victim == NULL)
