@@ -191,18 +191,23 @@ roce_arp_send(struct rte_roce_port *port, uint16_t op, const struct rte_ether_ad
 }
 
 int
-roce_arp_request(struct rte_roce_port *port, const union rte_roce_gid *target)
+roce_arp_request(struct rte_roce_port *port, const union rte_roce_gid *target,
+		 const struct rte_ether_addr *unicast)
 {
 	static const struct rte_ether_addr unknown;
-	struct rte_ether_addr bcast;
+	struct rte_ether_addr dst;
 	union rte_roce_gid src;
 	int ret;
 
 	ret = roce_port_src_addr(port, target, &src);
 	if (ret != 0)
 		return ret;
-	memset(&bcast, 0xff, sizeof(bcast));
-	roce_arp_send(port, RTE_ARP_OP_REQUEST, &bcast, rte_roce_gid_to_ipv4(&src), &unknown,
+	/* A probe goes to the known MAC, target hardware address still 0 (K:arp.c arp_solicit). */
+	if (unicast != NULL)
+		dst = *unicast;
+	else
+		memset(&dst, 0xff, sizeof(dst));
+	roce_arp_send(port, RTE_ARP_OP_REQUEST, &dst, rte_roce_gid_to_ipv4(&src), &unknown,
 		      rte_roce_gid_to_ipv4(target));
 	roce_port_slow(port)->stats.arp_requests_out++;
 	return 0;
@@ -287,7 +292,8 @@ roce_nd_send(struct rte_roce_port *port, uint8_t type, uint8_t flags,
 }
 
 int
-roce_nd_solicit(struct rte_roce_port *port, const union rte_roce_gid *target)
+roce_nd_solicit(struct rte_roce_port *port, const union rte_roce_gid *target,
+		const struct rte_ether_addr *unicast)
 {
 	union rte_roce_gid src, group;
 	struct rte_ether_addr mac;
@@ -296,9 +302,15 @@ roce_nd_solicit(struct rte_roce_port *port, const union rte_roce_gid *target)
 	ret = roce_port_src_addr(port, target, &src);
 	if (ret != 0)
 		return ret;
-	roce_solicited_node(target, &group);
-	roce_ipv6_mcast_mac(group.raw, &mac);
-	roce_nd_send(port, ROCE_ND_NEIGHBOR_SOLICIT, 0, &mac, src.raw, group.raw, target);
+	if (unicast != NULL) {
+		/* 7.2.2: re-validating a known entry, the NS goes to the neighbour itself. */
+		roce_nd_send(port, ROCE_ND_NEIGHBOR_SOLICIT, 0, unicast, src.raw, target->raw,
+			     target);
+	} else {
+		roce_solicited_node(target, &group);
+		roce_ipv6_mcast_mac(group.raw, &mac);
+		roce_nd_send(port, ROCE_ND_NEIGHBOR_SOLICIT, 0, &mac, src.raw, group.raw, target);
+	}
 	roce_port_slow(port)->stats.nd_solicits_out++;
 	return 0;
 }
@@ -441,9 +453,15 @@ roce_na_input(struct rte_roce_port *port, struct rte_mbuf *m, const struct roce_
 		return;
 	}
 	roce_port_slow(port)->stats.nd_adverts_in++;
-	/* 7.2.5: only an existing entry is updated; without TLLA there is nothing to learn. */
+	/*
+	 * 7.2.5: only an existing entry is updated. Without TLLA (Linux answers
+	 * a unicast NS so, K:ndisc.c ndisc_recv_ns) a solicited NA still
+	 * confirms the MAC we have; an unsolicited one says nothing.
+	 */
 	if (rx->has_lladdr)
 		roce_neigh_learn(port, &rx->target, &rx->lladdr, false);
+	else if (rx->flags & ROCE_NA_FLAG_SOLICITED)
+		roce_neigh_confirm(port, &rx->target);
 	rte_pktmbuf_free(m);
 }
 

@@ -7,11 +7,50 @@
  * States (a reduced RFC 4861 7.3.2 machine, also used for ARP):
  *  INCOMPLETE: a request is out; every retry interval another goes, up to
  *              neigh_retries in all; then FAILED, and the queue is freed.
- *  REACHABLE:  learnt from the wire; removed neigh_timeout_ms after it was
- *              last confirmed (a later send resolves it again).
+ *  REACHABLE:  learnt from the wire, or confirmed again (ARP request or
+ *              reply, NS with SLLA, NA), for neigh_timeout_ms. Then, if no
+ *              frame was sent through it since it was last confirmed, it is
+ *              removed (neigh_expired; a later send resolves it from scratch,
+ *              and a dead idle peer costs no ARP chatter); if frames were,
+ *              PROBE.
+ *  PROBE:      RFC 4861 7.3.3's STALE -> DELAY -> PROBE reduced to its last
+ *              step (as K:neighbour.c does for an entry in use): the MAC
+ *              stays in use while a unicast probe goes to it (ARP request
+ *              to the known MAC, RFC 1122 2.3.2.1 / K:arp.c arp_solicit; NS
+ *              to the neighbour's own address, RFC 4861 7.2.2) every
+ *              neigh_retry_ms, neigh_retries in all (neigh_probes). Any
+ *              confirmation makes it REACHABLE again (neigh_refreshed); none
+ *              -> removed (neigh_probe_failed), and the next send resolves
+ *              from scratch. No DELAY state: nothing above us confirms
+ *              reachability (RC ACKs could, K:dst_confirm_neigh; not done),
+ *              so there is no upper-layer hint to wait for.
+ *              Without it, an RDMA connection used for months lost its
+ *              entry every neigh_timeout_ms: its frames waited for a
+ *              broadcast resolution, or were dropped beyond neigh_queue_len
+ *              and retransmitted after the local ACK timeout.
  *  FAILED:     sends and resolves fail with -EHOSTUNREACH for
  *              neigh_timeout_ms, so a dead peer is not asked for at line rate.
  * Timers run from rte_roce_port_poll() when the earliest deadline is due.
+ *
+ * "Used": every send through a usable entry, on any queue, stores the
+ * entry's generation in used_gen with a relaxed store, only if it is not
+ * there already: one load per frame, one store per entry and lifetime, no
+ * read-modify-write, no cache line bounced per frame. Queue 0 clears it
+ * when it confirms the entry or starts probing, and reads it at the
+ * deadline. A mark lost to a race with the clear is made again by the next
+ * frame; only an entry that then sees no frame before its deadline is
+ * taken for idle, which it nearly is. rte_roce_port_resolve() does not mark
+ * (a lookup is no proof of traffic).
+ *
+ * A Linux peer keeps its own entry for us alive the same way: once its
+ * entry is STALE and used it probes us by unicast (K:neighbour.c
+ * neigh_timer_handler, ucast_solicit), and our answer confirms it. Its
+ * probe also confirms our entry (we learn from every ARP request and NS
+ * with SLLA) but comes only every reachable_time (15-45 s) + 5 s of DELAY,
+ * and only while it sends to us: not in time for our 30 s, so we probe
+ * ourselves. A Linux answer to our unicast NS has no TLLA (K:ndisc.c
+ * ndisc_recv_ns includes it only for a multicast NS): its Solicited flag
+ * alone confirms (roce_neigh_confirm(), RFC 4861 7.2.5).
  *
  * Concurrency. Queue 0's owner is the only writer (or a control call while
  * the other queues are parked). With several queues, the owners of the
@@ -225,6 +264,32 @@ roce_neigh_fini(struct rte_roce_port *port)
 	memset(t, 0, sizeof(*t));
 }
 
+/* Whether frames may go to n's MAC: known, fresh or being re-validated. */
+static inline bool
+roce_neigh_usable(const struct roce_neigh *n)
+{
+	return n->state == ROCE_NEIGH_REACHABLE || n->state == ROCE_NEIGH_PROBE;
+}
+
+/* A frame goes out through n, found under generation gen (any queue). */
+static inline void
+roce_neigh_mark_used(struct roce_neigh *n, uint16_t gen)
+{
+	/* Store only on a change: the line is not written per frame. */
+	if (__atomic_load_n(&n->used_gen, __ATOMIC_RELAXED) != gen)
+		__atomic_store_n(&n->used_gen, gen, __ATOMIC_RELAXED);
+}
+
+/* Queue 0: whether n was used since the last clear, and clear it. */
+static bool
+roce_neigh_take_used(struct roce_neigh *n)
+{
+	bool used = __atomic_load_n(&n->used_gen, __ATOMIC_RELAXED) == n->gen;
+
+	__atomic_store_n(&n->used_gen, ROCE_NEIGH_UNUSED, __ATOMIC_RELAXED);
+	return used;
+}
+
 /* Publish what readers may use of n (writer only). */
 static void
 roce_neigh_publish(struct roce_neigh *n)
@@ -232,7 +297,7 @@ roce_neigh_publish(struct roce_neigh *n)
 	uint64_t w = (uint64_t)(n->gen & ROCE_NEIGH_PUB_GEN_MASK) << ROCE_NEIGH_PUB_GEN_SHIFT;
 	unsigned int i;
 
-	if (n->state == ROCE_NEIGH_REACHABLE) {
+	if (roce_neigh_usable(n)) {
 		w |= ROCE_NEIGH_PUB_REACHABLE;
 		for (i = 0; i < RTE_ETHER_ADDR_LEN; i++)
 			w |= (uint64_t)n->mac.addr_bytes[i] << (CHAR_BIT * i);
@@ -267,6 +332,8 @@ roce_neigh_lookup_lf(const struct rte_roce_port *port, const union rte_roce_gid 
 	    ((w >> ROCE_NEIGH_PUB_GEN_SHIFT) & ROCE_NEIGH_PUB_GEN_MASK) !=
 	    (data >> ROCE_NEIGH_DATA_GEN_SHIFT))
 		return false;	/* not resolved, or the entry was reused for another address */
+	roce_neigh_mark_used(&t->entries[(uint32_t)data],
+			     (uint16_t)(data >> ROCE_NEIGH_DATA_GEN_SHIFT));
 	for (i = 0; i < RTE_ETHER_ADDR_LEN; i++)
 		mac->addr_bytes[i] = (uint8_t)(w >> (CHAR_BIT * i));
 	return true;
@@ -293,7 +360,23 @@ roce_neigh_arm(struct rte_roce_port *port, struct roce_neigh *n, uint64_t delay)
 		port->neigh.next_timer = n->deadline;
 }
 
-/* Make room when the cache is full: evict the entry expiring first, never one being resolved. */
+/*
+ * Whether n goes before v when the cache is full: one being probed (in use,
+ * its deadline only the next probe's) after any other, then the entry
+ * expiring first.
+ */
+static bool
+roce_neigh_evict_before(const struct roce_neigh *n, const struct roce_neigh *v)
+{
+	bool n_probe = n->state == ROCE_NEIGH_PROBE;
+	bool v_probe = v->state == ROCE_NEIGH_PROBE;
+
+	if (n_probe != v_probe)
+		return v_probe;
+	return n->deadline < v->deadline;
+}
+
+/* Make room when the cache is full: never evict an entry being resolved. */
 static bool
 roce_neigh_evict(struct rte_roce_port *port)
 {
@@ -306,7 +389,7 @@ roce_neigh_evict(struct rte_roce_port *port)
 
 		if (n->state == ROCE_NEIGH_INCOMPLETE)
 			continue;
-		if (victim == NULL || n->deadline < victim->deadline)
+		if (victim == NULL || roce_neigh_evict_before(n, victim))
 			victim = n;
 	}
 	if (victim == NULL)
@@ -339,6 +422,7 @@ roce_neigh_add(struct rte_roce_port *port, const union rte_roce_gid *ip)
 	n->ip = *ip;
 	n->nb_queued = 0;
 	n->retries_left = 0;
+	__atomic_store_n(&n->used_gen, ROCE_NEIGH_UNUSED, __ATOMIC_RELAXED);
 	return n;
 }
 
@@ -360,6 +444,21 @@ roce_neigh_flush(struct rte_roce_port *port, struct roce_neigh *n)
 	n->nb_queued = 0;
 }
 
+/* n's MAC is confirmed (learnt, answered a probe): a new lifetime, unused so far. */
+static void
+roce_neigh_reachable(struct rte_roce_port *port, struct roce_neigh *n)
+{
+	struct roce_port_queue *q0 = roce_port_slow(port);
+
+	if (n->state == ROCE_NEIGH_PROBE)
+		q0->stats.neigh_refreshed++;
+	n->state = ROCE_NEIGH_REACHABLE;
+	roce_neigh_publish(n);
+	__atomic_store_n(&n->used_gen, ROCE_NEIGH_UNUSED, __ATOMIC_RELAXED);
+	roce_neigh_arm(port, n, port->neigh.timeout_cycles);
+	q0->stats.neigh_resolved++;
+}
+
 void
 roce_neigh_learn(struct rte_roce_port *port, const union rte_roce_gid *ip,
 		 const struct rte_ether_addr *mac, bool create)
@@ -374,19 +473,39 @@ roce_neigh_learn(struct rte_roce_port *port, const union rte_roce_gid *ip,
 			return;
 	}
 	rte_ether_addr_copy(mac, &n->mac);
-	n->state = ROCE_NEIGH_REACHABLE;
-	roce_neigh_publish(n);
-	roce_neigh_arm(port, n, port->neigh.timeout_cycles);
-	roce_port_slow(port)->stats.neigh_resolved++;
+	roce_neigh_reachable(port, n);
 	roce_neigh_flush(port, n);
 }
 
+void
+roce_neigh_confirm(struct rte_roce_port *port, const union rte_roce_gid *ip)
+{
+	struct roce_neigh *n = roce_neigh_lookup(port, ip);
+
+	/* Only a MAC we have can be confirmed; an INCOMPLETE entry has none. */
+	if (n != NULL && roce_neigh_usable(n))
+		roce_neigh_reachable(port, n);
+}
+
+/* Ask for ip's MAC: broadcast / multicast, or a unicast probe to *unicast. */
 static int
-roce_neigh_solicit(struct rte_roce_port *port, const union rte_roce_gid *ip)
+roce_neigh_solicit(struct rte_roce_port *port, const union rte_roce_gid *ip,
+		   const struct rte_ether_addr *unicast)
 {
 	if (rte_roce_gid_is_ipv4(ip))
-		return roce_arp_request(port, ip);
-	return roce_nd_solicit(port, ip);
+		return roce_arp_request(port, ip, unicast);
+	return roce_nd_solicit(port, ip, unicast);
+}
+
+/* One unicast probe of an entry in use (PROBE), the next one armed. */
+static void
+roce_neigh_probe(struct rte_roce_port *port, struct roce_neigh *n)
+{
+	n->retries_left--;
+	/* Not sent (our source address went): it still counts as a try. */
+	if (roce_neigh_solicit(port, &n->ip, &n->mac) == 0)
+		roce_port_slow(port)->stats.neigh_probes++;
+	roce_neigh_arm(port, n, port->neigh.retry_cycles);
 }
 
 static void
@@ -422,12 +541,27 @@ roce_neigh_timers(struct rte_roce_port *port)
 				break;
 			}
 			n->retries_left--;
-			roce_neigh_solicit(port, &n->ip);
+			roce_neigh_solicit(port, &n->ip, NULL);
 			roce_neigh_arm(port, n, t->retry_cycles);
 			break;
 		case ROCE_NEIGH_REACHABLE:
-			roce_port_slow(port)->stats.neigh_expired++;
-			roce_neigh_remove(port, n);
+			if (!roce_neigh_take_used(n)) {
+				roce_port_slow(port)->stats.neigh_expired++;
+				roce_neigh_remove(port, n);
+				break;
+			}
+			/* In use: keep sending to the MAC while it is re-validated. */
+			n->state = ROCE_NEIGH_PROBE;
+			n->retries_left = t->retries;
+			roce_neigh_probe(port, n);
+			break;
+		case ROCE_NEIGH_PROBE:
+			if (n->retries_left == 0) {
+				roce_port_slow(port)->stats.neigh_probe_failed++;
+				roce_neigh_remove(port, n);
+				break;
+			}
+			roce_neigh_probe(port, n);
 			break;
 		default:
 			roce_neigh_remove(port, n);
@@ -462,7 +596,7 @@ roce_neigh_get(struct rte_roce_port *port, const union rte_roce_gid *ip, struct 
 		return -EINVAL;
 	roce_port_slow(port)->now = rte_get_timer_cycles();
 	n = roce_neigh_lookup(port, ip);
-	if (n != NULL && n->state == ROCE_NEIGH_REACHABLE) {
+	if (n != NULL && roce_neigh_usable(n)) {
 		*np = n;
 		return 0;
 	}
@@ -480,7 +614,7 @@ roce_neigh_get(struct rte_roce_port *port, const union rte_roce_gid *ip, struct 
 	n->state = ROCE_NEIGH_INCOMPLETE;
 	n->retries_left = port->neigh.retries - 1;
 	roce_neigh_arm(port, n, port->neigh.retry_cycles);
-	roce_neigh_solicit(port, ip);
+	roce_neigh_solicit(port, ip, NULL);
 	*np = n;
 	return 0;
 }
@@ -497,7 +631,7 @@ rte_roce_port_resolve(struct rte_roce_port *port, const union rte_roce_gid *ip,
 	ret = roce_neigh_get(port, ip, &n);
 	if (ret != 0)
 		return ret;
-	if (n->state != ROCE_NEIGH_REACHABLE)
+	if (!roce_neigh_usable(n))
 		return -EAGAIN;
 	rte_ether_addr_copy(&n->mac, mac);
 	return 0;
@@ -529,7 +663,8 @@ roce_neigh_send(struct rte_roce_port *port, struct rte_mbuf *m, const union rte_
 		rte_pktmbuf_free(m);
 		return ret;
 	}
-	if (n->state == ROCE_NEIGH_REACHABLE) {
+	if (roce_neigh_usable(n)) {
+		roce_neigh_mark_used(n, n->gen);
 		roce_port_l2_fill(port, m, &n->mac, roce_ether_type(next_hop));
 		return roce_port_tx(port, q0, m);
 	}

@@ -53,6 +53,7 @@ enum roce_neigh_state {
 	ROCE_NEIGH_INCOMPLETE,	/* requests out, frames queued */
 	ROCE_NEIGH_REACHABLE,	/* MAC known until the deadline */
 	ROCE_NEIGH_FAILED,	/* retries exhausted; sends fail until the deadline */
+	ROCE_NEIGH_PROBE,	/* lifetime over while in use: MAC still used, unicast probes out */
 };
 
 /*
@@ -69,12 +70,22 @@ enum roce_neigh_state {
 #define ROCE_NEIGH_PUB_REACHABLE (UINT64_C(1) << 63)
 /* Hash data of a key: entry index | generation << 32 (a reused entry is seen as such). */
 #define ROCE_NEIGH_DATA_GEN_SHIFT 32
+/* roce_neigh::used_gen of an entry not used since it was last checked: no generation. */
+#define ROCE_NEIGH_UNUSED UINT16_MAX
 
 struct roce_neigh {
 	union rte_roce_gid ip;
 	struct rte_ether_addr mac;
 	uint64_t pub;			/* the published word, atomic (see above) */
 	uint16_t gen;			/* generation, of ROCE_NEIGH_PUB_GEN_MASK */
+	/*
+	 * The generation a sender used the entry under since queue 0 last
+	 * confirmed or checked it, else ROCE_NEIGH_UNUSED. Any queue stores it
+	 * (relaxed, and only when it changes: no write per frame); queue 0
+	 * reads and clears it. A store by a reader racing with the entry's
+	 * reuse carries the old generation and so does not mark the new one.
+	 */
+	uint16_t used_gen;
 	enum roce_neigh_state state;
 	uint16_t retries_left;
 	uint16_t nb_queued;
@@ -301,6 +312,8 @@ int roce_neigh_init(struct rte_roce_port *port, const struct rte_roce_port_conf 
 void roce_neigh_fini(struct rte_roce_port *port);
 void roce_neigh_learn(struct rte_roce_port *port, const union rte_roce_gid *ip,
 		      const struct rte_ether_addr *mac, bool create);
+/* A solicited NA without TLLA (RFC 4861 7.2.5): an existing entry is reachable, MAC unchanged. */
+void roce_neigh_confirm(struct rte_roce_port *port, const union rte_roce_gid *ip);
 void roce_neigh_timers(struct rte_roce_port *port);
 /* Queue 0's send of a checked unicast frame: resolve, queue or send it. */
 int roce_neigh_send(struct rte_roce_port *port, struct rte_mbuf *m,
@@ -315,7 +328,14 @@ void roce_arp_input(struct rte_roce_port *port, struct rte_mbuf *m);
 void roce_icmp4_input(struct rte_roce_port *port, struct rte_mbuf *m, uint32_t l4_off,
 		      uint32_t l4_len);
 void roce_icmp6_input(struct rte_roce_port *port, struct rte_mbuf *m, enum roce_l2_dst l2);
-int roce_arp_request(struct rte_roce_port *port, const union rte_roce_gid *target);
-int roce_nd_solicit(struct rte_roce_port *port, const union rte_roce_gid *target);
+/*
+ * Ask for target's MAC: broadcast / to the solicited-node group if unicast
+ * is NULL, else a unicast probe to that MAC (the known one of an entry being
+ * re-validated; RFC 1122 2.3.2.1, RFC 4861 7.2.2 and 7.3.3). 0 or -errno.
+ */
+int roce_arp_request(struct rte_roce_port *port, const union rte_roce_gid *target,
+		     const struct rte_ether_addr *unicast);
+int roce_nd_solicit(struct rte_roce_port *port, const union rte_roce_gid *target,
+		    const struct rte_ether_addr *unicast);
 
 #endif /* ROCE_PORT_PRIV_H */

@@ -93,9 +93,13 @@ struct rte_roce_port_conf {
 	struct rte_ether_addr mac;
 	struct rte_mempool *pool;  /**< RX and control-frame mbufs; NULL = create one */
 	uint32_t neigh_entries;    /**< neighbour cache entries */
-	uint32_t neigh_timeout_ms; /**< reachable lifetime of a learnt neighbour */
-	uint32_t neigh_retry_ms;   /**< interval between ARP requests / solicitations */
-	uint16_t neigh_retries;    /**< requests sent before resolution fails */
+	/**
+	 * reachable lifetime of a learnt or confirmed neighbour; then it is
+	 * removed if unused since, else probed by unicast while still in use
+	 */
+	uint32_t neigh_timeout_ms;
+	uint32_t neigh_retry_ms;   /**< interval between ARP requests / solicitations / probes */
+	uint16_t neigh_retries;    /**< requests sent before resolution fails; probes likewise */
 	uint16_t neigh_queue_len;  /**< frames queued per unresolved neighbour */
 	/**
 	 * RX/TX queue pairs; 0 = 1; at most RTE_ROCE_PORT_QUEUES_MAX and what
@@ -165,9 +169,16 @@ struct rte_roce_port_stats {
 	uint64_t neigh_misses;       /**< send or resolve found no usable entry */
 	uint64_t neigh_resolved;     /**< entries resolved or refreshed from the wire */
 	uint64_t neigh_failed;       /**< resolutions that exhausted their retries */
-	uint64_t neigh_expired;      /**< reachable entries aged out */
+	uint64_t neigh_expired;      /**< reachable entries aged out unused since last confirmed */
 	uint64_t neigh_queue_drops;  /**< frames lost for want of a neighbour: queue full, resolution
 				      *   failed (queued or sent after), no source address, cache full */
+	/**
+	 * unicast probes (ARP request to the known MAC, NS to the neighbour's
+	 * address) of entries whose lifetime ended while frames were sent to them
+	 */
+	uint64_t neigh_probes;
+	uint64_t neigh_refreshed;    /**< probed entries confirmed again (also in neigh_resolved) */
+	uint64_t neigh_probe_failed; /**< probed entries removed: no answer after neigh_retries probes */
 	/** ARP / ND / ICMP frames a queue other than 0 received and handed to queue 0 */
 	uint64_t slow_handoffs;
 	uint64_t slow_handoff_drops; /**< of those: dropped, the hand-off ring was full */
@@ -393,7 +404,9 @@ int rte_roce_port_capture_start(struct rte_roce_port *port, const char *path);
 int rte_roce_port_capture_stop(struct rte_roce_port *port);
 
 /**
- * Look up, or start resolving, the MAC of a neighbour.
+ * Look up, or start resolving, the MAC of a neighbour. A lookup does not
+ * count as use of the entry: only frames sent through it keep it probed
+ * (and so alive) past neigh_timeout_ms.
  *
  * @param port
  *   The port.

@@ -4,11 +4,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_arp.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_ip.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include <rte_roce_icrc.h>
@@ -193,6 +196,46 @@ roce_test_read_capture(const char *path, uint32_t ib_mtu, unsigned int *frames,
 	return ret;
 }
 
+struct rte_mbuf *
+roce_test_arp_request(const struct rte_ether_addr *sha, const char *sip, const char *tip)
+{
+	uint8_t buf[RTE_ETHER_HDR_LEN + sizeof(struct rte_arp_hdr)];
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)buf;
+	struct rte_arp_hdr *arp = (struct rte_arp_hdr *)(eth + 1);
+	union rte_roce_gid s, t;
+
+	if (rte_roce_gid_parse(sip, &s) != 0 || rte_roce_gid_parse(tip, &t) != 0 ||
+	    !rte_roce_gid_is_ipv4(&s) || !rte_roce_gid_is_ipv4(&t)) {
+		printf("# ARP request from %s for %s: not two IPv4 addresses\n", sip, tip);
+		return NULL;
+	}
+	memset(buf, 0, sizeof(buf));
+	memset(&eth->dst_addr, 0xff, sizeof(eth->dst_addr));
+	eth->src_addr = *sha;
+	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_ARP);
+	arp->arp_hardware = RTE_BE16(RTE_ARP_HRD_ETHER);
+	arp->arp_protocol = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	arp->arp_hlen = RTE_ETHER_ADDR_LEN;
+	arp->arp_plen = sizeof(rte_be32_t);
+	arp->arp_opcode = RTE_BE16(RTE_ARP_OP_REQUEST);
+	arp->arp_data.arp_sha = *sha;
+	arp->arp_data.arp_sip = rte_roce_gid_to_ipv4(&s);
+	arp->arp_data.arp_tip = rte_roce_gid_to_ipv4(&t);
+	return roce_test_frame(buf, sizeof(buf));
+}
+
+void
+roce_test_ipv6_fill(struct rte_ipv6_hdr *ip, const union rte_roce_gid *src,
+		    const union rte_roce_gid *dst, uint8_t proto, uint8_t hops, uint16_t payload_len)
+{
+	ip->vtc_flow = RTE_BE32(6u << 28);
+	ip->payload_len = rte_cpu_to_be_16(payload_len);
+	ip->proto = proto;
+	ip->hop_limits = hops;
+	memcpy(ip->src_addr, src->raw, sizeof(src->raw));
+	memcpy(ip->dst_addr, dst->raw, sizeof(dst->raw));
+}
+
 uint64_t
 roce_test_ms(void)
 {
@@ -340,3 +383,92 @@ roce_test_pair_wire_model(const struct roce_test_pair *pair)
 	return 0;
 }
 #endif
+
+/* ---- watching (and dropping) neighbour requests on their way to a port ---- */
+
+#define ROCE_TEST_ICMPV6 58
+#define ROCE_TEST_ND_NS 135	/* Neighbour Solicitation (RFC 4861 4.3) */
+#define ROCE_TEST_IPV6_MCAST 0xff
+
+/* Whether m is an ARP request or a Neighbour Solicitation; *unicast: to a unicast MAC and IP. */
+static bool
+roce_test_nd_request(const struct rte_mbuf *m, bool *unicast)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_arp_hdr *arp;
+	const struct rte_ipv6_hdr *ip6;
+	const uint8_t *icmp;
+
+	*unicast = rte_is_unicast_ether_addr(&eth->dst_addr);
+	if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP)) {
+		if (m->data_len < RTE_ETHER_HDR_LEN + sizeof(*arp))
+			return false;
+		arp = rte_pktmbuf_mtod_offset(m, const struct rte_arp_hdr *, RTE_ETHER_HDR_LEN);
+		return arp->arp_opcode == RTE_BE16(RTE_ARP_OP_REQUEST);
+	}
+	if (eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV6) ||
+	    m->data_len < RTE_ETHER_HDR_LEN + sizeof(*ip6) + 1)
+		return false;
+	ip6 = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
+	icmp = (const uint8_t *)(ip6 + 1);
+	*unicast = *unicast && ip6->dst_addr[0] != ROCE_TEST_IPV6_MCAST;
+	return ip6->proto == ROCE_TEST_ICMPV6 && icmp[0] == ROCE_TEST_ND_NS;
+}
+
+static uint16_t
+roce_test_nd_tap_rx(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n,
+		    uint16_t max, void *arg)
+{
+	struct roce_test_nd_tap *tap = arg;
+	uint16_t i, kept = 0;
+	bool unicast;
+
+	RTE_SET_USED(port);
+	RTE_SET_USED(queue);
+	RTE_SET_USED(max);
+	for (i = 0; i < n; i++) {
+		if (!roce_test_nd_request(pkts[i], &unicast)) {
+			pkts[kept++] = pkts[i];
+			continue;
+		}
+		if (unicast) {
+			tap->unicast++;
+			rte_ether_addr_copy(&rte_pktmbuf_mtod(pkts[i], struct rte_ether_hdr *)->dst_addr,
+					    &tap->unicast_dst);
+		} else {
+			tap->multicast++;
+		}
+		if (tap->drop_all || (unicast && tap->drop_unicast)) {
+			tap->dropped++;
+			rte_pktmbuf_free(pkts[i]);
+			continue;
+		}
+		pkts[kept++] = pkts[i];
+	}
+	return kept;
+}
+
+int
+roce_test_nd_tap_add(struct roce_test_nd_tap *tap, uint16_t port, uint16_t queue)
+{
+	tap->port = port;
+	tap->queue = queue;
+	tap->cb = rte_eth_add_rx_callback(port, queue, roce_test_nd_tap_rx, tap);
+	if (tap->cb == NULL) {
+		printf("# rte_eth_add_rx_callback(%u, %u): %s\n", port, queue,
+		       rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+void
+roce_test_nd_tap_remove(struct roce_test_nd_tap *tap)
+{
+	if (tap->cb == NULL)
+		return;
+	/* No thread polls the queue now: the callback can go at once. */
+	if (rte_eth_remove_rx_callback(tap->port, tap->queue, tap->cb) == 0)
+		rte_free((void *)(uintptr_t)tap->cb);
+	tap->cb = NULL;
+}

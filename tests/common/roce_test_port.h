@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include <rte_ethdev.h>
+#include <rte_ip.h>
 #include <rte_ring.h>
 
 #include <rte_roce_port.h>
@@ -93,6 +95,42 @@ struct rte_mbuf *roce_test_send_only(const char *src, const char *dst, uint32_t 
  */
 int roce_test_read_capture(const char *path, uint32_t ib_mtu, unsigned int *frames,
 			   unsigned int *roce);
+
+/*
+ * An RX callback on one queue of an ethdev that watches the neighbour
+ * requests (ARP requests, Neighbour Solicitations) on their way to the port
+ * behind it, and drops them if told, as a peer that stopped answering would.
+ * Written by the thread polling that queue; read it after that thread is done.
+ */
+struct roce_test_nd_tap {
+	uint64_t unicast;	/* to a unicast MAC (and for ND a unicast IP): probes */
+	uint64_t multicast;	/* broadcast ARP, NS to a solicited-node group */
+	uint64_t dropped;	/* of both, dropped as asked */
+	struct rte_ether_addr unicast_dst;	/* Ethernet destination of the last probe */
+	bool drop_unicast;	/* drop the probes */
+	bool drop_all;		/* drop every request */
+	const struct rte_eth_rxtx_callback *cb;
+	uint16_t port;
+	uint16_t queue;
+};
+
+/* Install tap (zeroed by the caller, flags set) on RX queue queue of ethdev port. 0 or -1. */
+int roce_test_nd_tap_add(struct roce_test_nd_tap *tap, uint16_t port, uint16_t queue);
+
+/* Remove and free the callback (nobody may poll the queue meanwhile); nothing if none. */
+void roce_test_nd_tap_remove(struct roce_test_nd_tap *tap);
+
+/*
+ * A broadcast ARP request from sha / sip for tip (IPv4 text addresses), as
+ * if another host asked; NULL after printing why.
+ */
+struct rte_mbuf *roce_test_arp_request(const struct rte_ether_addr *sha, const char *sip,
+				       const char *tip);
+
+/* Fill an IPv6 header: version 6, traffic class and flow label 0, the rest as given. */
+void roce_test_ipv6_fill(struct rte_ipv6_hdr *ip, const union rte_roce_gid *src,
+			 const union rte_roce_gid *dst, uint8_t proto, uint8_t hops,
+			 uint16_t payload_len);
 
 /* Milliseconds since an arbitrary origin, from the timer cycles. */
 uint64_t roce_test_ms(void);

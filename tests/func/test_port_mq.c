@@ -52,7 +52,7 @@
 #define RACE_MS 500
 #define RACE_MAX_MS 10000
 #define RACE_MIN_SENT 1000
-#define RACE_MIN_EXPIRED 2
+#define RACE_MIN_REMOVED 2
 #define RACE_NEIGH_TIMEOUT_MS 30
 #define RACE_NEIGH_RETRY_MS 10
 #define RACE_DRAIN_MS 300
@@ -307,29 +307,12 @@ test_slow_path_on_queue1(void)
 static struct rte_mbuf *
 arp_request(uint8_t sender)
 {
-	uint8_t buf[RTE_ETHER_HDR_LEN + sizeof(struct rte_arp_hdr)];
-	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)buf;
-	struct rte_arp_hdr *arp = (struct rte_arp_hdr *)(eth + 1);
 	struct rte_roce_port_info ia;
-	union rte_roce_gid s, d;
+	char sip[RTE_ROCE_GID_STRLEN];
 
 	rte_roce_port_info_get(a, &ia);
-	rte_roce_gid_parse("198.18.0.0", &s);
-	s.raw[RTE_ROCE_GID_IPV4_OFF + 3] = sender;
-	rte_roce_gid_parse("198.18.0.2", &d);
-	memset(buf, 0, sizeof(buf));
-	memset(&eth->dst_addr, 0xff, sizeof(eth->dst_addr));
-	eth->src_addr = ia.mac;
-	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_ARP);
-	arp->arp_hardware = RTE_BE16(RTE_ARP_HRD_ETHER);
-	arp->arp_protocol = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-	arp->arp_hlen = RTE_ETHER_ADDR_LEN;
-	arp->arp_plen = sizeof(rte_be32_t);
-	arp->arp_opcode = RTE_BE16(RTE_ARP_OP_REQUEST);
-	arp->arp_data.arp_sha = ia.mac;
-	arp->arp_data.arp_sip = rte_roce_gid_to_ipv4(&s);
-	arp->arp_data.arp_tip = rte_roce_gid_to_ipv4(&d);
-	return roce_test_frame(buf, sizeof(buf));
+	snprintf(sip, sizeof(sip), "198.18.0.%u", sender);
+	return roce_test_arp_request(&ia.mac, sip, "198.18.0.2");
 }
 
 /* Queue 0 does not poll: queue 1's hand-off ring fills, the rest is dropped and counted. */
@@ -579,7 +562,10 @@ race_queue1(void *arg)
 /*
  * Queue 0 of both ports on this thread, queue 1 of both on another, for
  * RACE_MS at least (until both were seen, at most RACE_MAX_MS), with neighbour
- * entries that expire every RACE_NEIGH_TIMEOUT_MS.
+ * entries that churn: an entry in use is probed by unicast when its
+ * RACE_NEIGH_TIMEOUT_MS are over, and b drops those probes (its queue 1 gets
+ * a's queue 0), so a's entry for b is removed after the probes and learnt
+ * again by broadcast, over and over.
  * Shift 1: a's queue 0 (resolved hand-offs, ARP) reaches b's queue 1, whose
  * ARP goes back to b's queue 0; a's queue 1 (direct sends) reaches b's queue
  * 0. Every frame sent is delivered or counted.
@@ -593,6 +579,7 @@ test_two_threads(void)
 		.neigh_retry_ms = RACE_NEIGH_RETRY_MS,
 	};
 	struct rte_roce_port_stats sa, sb, a1;
+	struct roce_test_nd_tap tap = { .drop_unicast = true };
 	struct race_q1 r = { 0 };
 	uint64_t start, now, counted;
 	pthread_t thread;
@@ -600,6 +587,7 @@ test_two_threads(void)
 
 	ROCE_TEST_ASSERT_EQ(setup(1, &conf), 0, "setup");
 	ROCE_TEST_ASSERT(roce_test_pair_wire_model(&pair) == 0, "wire model");
+	ROCE_TEST_ASSERT_EQ(roce_test_nd_tap_add(&tap, pair.b, 1), 0, "probe filter");
 	ret = pthread_create(&thread, NULL, race_queue1, &r);
 	ROCE_TEST_ASSERT_EQ(ret, 0, "pthread_create");
 	start = roce_test_ms();
@@ -610,12 +598,14 @@ test_two_threads(void)
 	} while (now < start + RACE_MS ||
 		 (now < start + RACE_MAX_MS &&
 		  (!__atomic_load_n(&r.seen, __ATOMIC_ACQUIRE) ||
-		   qstats(a, 0).neigh_expired < RACE_MIN_EXPIRED)));
+		   qstats(a, 0).neigh_expired + qstats(a, 0).neigh_probe_failed <
+		   RACE_MIN_REMOVED)));
 	__atomic_store_n(&r.stop, true, __ATOMIC_RELEASE);
 	pthread_join(thread, NULL);
 	b_rx[1] = r.b_rx;
 	/* What is still in rings, backlogs and neighbour queues arrives or fails now. */
 	pump_ms(RACE_DRAIN_MS);
+	roce_test_nd_tap_remove(&tap);
 
 	sa = pstats(a);
 	sb = pstats(b);
@@ -624,16 +614,21 @@ test_two_threads(void)
 	printf("# %" PRIu64 " ms: sent %" PRIu64 " delivered %" PRIu64 " (b q0 %" PRIu64 ", q1 %" PRIu64
 	       "), counted drops %" PRIu64 " (hand-off %" PRIu64 ", neighbour %" PRIu64
 	       ", tx full %" PRIu64 "); queue 1: %" PRIu64 " direct, %" PRIu64
-	       " handed; neighbour expired %" PRIu64 ", failed %" PRIu64 "\n",
+	       " handed; neighbour expired %" PRIu64 ", probed %" PRIu64 " removed %" PRIu64
+	       ", failed %" PRIu64 "\n",
 	       now - start, r.sent, b_rx[0] + b_rx[1], b_rx[0], b_rx[1], counted, sa.tx_handoff_drops,
 	       sa.neigh_queue_drops, sa.drops[RTE_ROCE_PORT_DROP_TX_FULL], a1.tx_packets,
-	       a1.tx_handoffs, sa.neigh_expired, sa.neigh_failed);
+	       a1.tx_handoffs, sa.neigh_expired, sa.neigh_probes, sa.neigh_probe_failed,
+	       sa.neigh_failed);
 	ROCE_TEST_ASSERT_EQ(r.other_errors, 0, "no send error but -ENOBUFS");
 	ROCE_TEST_ASSERT(r.sent >= RACE_MIN_SENT, "thousands sent (%" PRIu64 ")", r.sent);
 	ROCE_TEST_ASSERT(a1.tx_packets > 0, "queue 1 sent directly");
 	ROCE_TEST_ASSERT(a1.tx_handoffs > 0, "and handed frames to queue 0");
-	ROCE_TEST_ASSERT(sa.neigh_expired >= RACE_MIN_EXPIRED,
-			 "the entry expired and was learnt again");
+	ROCE_TEST_ASSERT(sa.neigh_expired + sa.neigh_probe_failed >= RACE_MIN_REMOVED,
+			 "the entry was removed and learnt again");
+	ROCE_TEST_ASSERT_EQ(sa.neigh_refreshed, 0, "no probe answered");
+	ROCE_TEST_ASSERT(tap.dropped > 0 && tap.dropped <= sa.neigh_probes,
+			 "b dropped probes, and only those (%" PRIu64 ")", tap.dropped);
 	ROCE_TEST_ASSERT_EQ(b_rx[0] + b_rx[1] + counted, r.sent, "no frame lost uncounted");
 	ROCE_TEST_ASSERT_EQ(sb.rx_roce_packets, b_rx[0] + b_rx[1], "b counts what it returned");
 	ROCE_TEST_ASSERT_EQ(sb.drops[RTE_ROCE_PORT_DROP_ROCE], 0, "no RoCE frame rejected");

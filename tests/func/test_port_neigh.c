@@ -3,10 +3,13 @@
 /*
  * Neighbour resolution between two RoCE ports over a net_ring pair:
  * ARP and ND both ways, frames queued until resolution, failure when the
- * peer is absent, the bounded pending queue, and ageing.
+ * peer is absent, the bounded pending queue, ageing of idle entries, and
+ * entries in use kept by unicast probes (or removed when nobody answers).
  */
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_ip.h>
@@ -27,10 +30,24 @@
 #define QUEUE_LEN 4
 #define AGEING_MS 30
 #define TX_FLOOD 2048	/* more than the TX ring (1023) and backlog (256) hold */
+/*
+ * Entries in use: a short lifetime, a stream of one frame per
+ * STREAM_GAP_MS for STREAM_LIFETIMES lifetimes; at least MIN_PROBES probe
+ * rounds must happen (one per lifetime, a loaded machine may stretch them).
+ */
+#define PROBE_TIMEOUT_MS 200
+#define PROBE_RETRY_MS 20
+#define PROBE_RETRIES 3
+#define STREAM_GAP_MS 1
+#define STREAM_LIFETIMES 5
+#define MIN_PROBES 3
+/* Unanswered probes: give up after the lifetime, the probes and this margin. */
+#define GIVE_UP_MARGIN_MS 2000
 
 static struct roce_test_pair pair;
 static unsigned int baseline;	/* mbufs in use before each case */
 static struct rte_roce_port *a, *b;	/* the ports of the current case */
+static struct roce_test_nd_tap tap;	/* neighbour requests on their way to B */
 
 static const char *const addrs_a[] = { "198.18.0.1/24", "2001:db8::1/64", NULL };
 static const char *const addrs_b[] = { "198.18.0.2/24", "2001:db8::2/64", NULL };
@@ -39,6 +56,7 @@ static const char *const addrs_b[] = { "198.18.0.2/24", "2001:db8::2/64", NULL }
 static int
 teardown(void)
 {
+	roce_test_nd_tap_remove(&tap);
 	return roce_test_pair_release(&pair, &a, &b, baseline);
 }
 
@@ -49,6 +67,7 @@ static int
 setup(const struct rte_roce_port_conf *conf_a, const struct rte_roce_port_conf *conf_b)
 {
 	teardown();
+	memset(&tap, 0, sizeof(tap));
 	baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
 	a = roce_test_port(pair.a, conf_a, addrs_a);
 	if (conf_b != NO_PEER)
@@ -85,12 +104,7 @@ udp_frame(const char *src, const char *dst)
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)&buf[RTE_ETHER_HDR_LEN];
 
 		l3_len = sizeof(*ip);
-		ip->vtc_flow = RTE_BE32(6u << 28);
-		ip->payload_len = rte_cpu_to_be_16(sizeof(*udp) + PAYLOAD_LEN);
-		ip->proto = IPPROTO_UDP;
-		ip->hop_limits = 64;
-		memcpy(ip->src_addr, s.raw, sizeof(s.raw));
-		memcpy(ip->dst_addr, d.raw, sizeof(d.raw));
+		roce_test_ipv6_fill(ip, &s, &d, IPPROTO_UDP, 64, sizeof(*udp) + PAYLOAD_LEN);
 	}
 	udp = (struct rte_udp_hdr *)&buf[RTE_ETHER_HDR_LEN + l3_len];
 	udp->dst_port = RTE_BE16(DISCARD_PORT);
@@ -286,21 +300,329 @@ static int
 test_neigh_ageing(void)
 {
 	struct rte_roce_port_conf conf = { .neigh_timeout_ms = AGEING_MS, .neigh_retry_ms = 5 };
-	struct rte_roce_port_stats sa;
+	struct rte_roce_port_stats sa, sb;
 	struct rte_ether_addr mac;
 	union rte_roce_gid gid;
 	uint64_t end;
 
 	ROCE_TEST_ASSERT_EQ(setup(&conf, &conf), 0, "setup");
+	ROCE_TEST_ASSERT_EQ(roce_test_nd_tap_add(&tap, pair.b, 0), 0, "tap");
 	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, "198.18.0.2"), 0, "A resolves B");
 	end = roce_test_ms() + 3 * AGEING_MS;
 	while (roce_test_ms() < end)
 		roce_test_pump(a, b);
 	rte_roce_port_stats_get(a, &sa);
+	rte_roce_port_stats_get(b, &sb);
 	ROCE_TEST_ASSERT(sa.neigh_expired >= 1, "B's entry aged out");
+	/* Unused since learnt (a resolve is no use): no probe, no chatter for an idle peer. */
+	ROCE_TEST_ASSERT_EQ(sa.neigh_probes + sb.neigh_probes, 0, "nobody probed");
+	ROCE_TEST_ASSERT_EQ(tap.unicast, 0, "no probe on the wire");
 	rte_roce_gid_parse("198.18.0.2", &gid);
 	ROCE_TEST_ASSERT_EQ(rte_roce_port_resolve(a, &gid, &mac), -EAGAIN, "resolving again");
 	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, "198.18.0.2"), 0, "A resolves B again");
+	return teardown();
+}
+
+static const struct rte_roce_port_conf probe_conf = {
+	.neigh_timeout_ms = PROBE_TIMEOUT_MS,
+	.neigh_retry_ms = PROBE_RETRY_MS,
+	.neigh_retries = PROBE_RETRIES,
+};
+
+/*
+ * A sends one frame from src to dst every STREAM_GAP_MS for ms while both
+ * ports are polled; *sent counts the frames accepted. Every send must be
+ * accepted, unless until_unreachable: then a full neighbour queue may
+ * refuse one (-ENOBUFS) and the first -EHOSTUNREACH ends the stream.
+ * *last is the last send's result.
+ */
+static int
+stream(const char *src, const char *dst, uint64_t ms, bool until_unreachable,
+       unsigned int *sent, int *last)
+{
+	union rte_roce_gid nh;
+	uint64_t now, end, next = 0;
+	int ret = 0;
+
+	ROCE_TEST_ASSERT_EQ(rte_roce_gid_parse(dst, &nh), 0, "%s", dst);
+	*sent = 0;
+	end = roce_test_ms() + ms;
+	while ((now = roce_test_ms()) < end) {
+		if (now >= next) {
+			next = now + STREAM_GAP_MS;
+			ret = rte_roce_port_send(a, udp_frame(src, dst), &nh);
+			if (until_unreachable && ret == -EHOSTUNREACH)
+				break;
+			ROCE_TEST_ASSERT(ret == 0 || (until_unreachable && ret == -ENOBUFS),
+					 "send to %s: %d", dst, ret);
+			*sent += ret == 0;
+		}
+		roce_test_pump(a, b);
+	}
+	*last = ret;
+	return 0;
+}
+
+/* What is on the wire arrives: both ports polled, then B alone (A's last frames). */
+static void
+settle(void)
+{
+	unsigned int round;
+
+	for (round = 0; round < 10; round++)
+		roce_test_pump(a, b);
+	for (round = 0; round < 10; round++)
+		roce_test_pump(NULL, b);
+}
+
+/*
+ * A streams to B for several lifetimes of its entry: the entry never goes
+ * (no miss, nothing queued or dropped), a unicast probe to B's MAC at each
+ * end of lifetime is answered and refreshes it. B, which sends nothing to A,
+ * probes nothing.
+ */
+static int
+kept_in_use(const char *src, const char *dst)
+{
+	struct rte_roce_port_stats before, sa, sb;
+	struct rte_roce_port_info info;
+	unsigned int sent;
+	uint64_t resolution;
+	int last;
+
+	ROCE_TEST_ASSERT_EQ(setup(&probe_conf, &probe_conf), 0, "setup");
+	ROCE_TEST_ASSERT_EQ(roce_test_nd_tap_add(&tap, pair.b, 0), 0, "tap");
+	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, dst), 0, "A resolves B");
+	resolution = tap.multicast;
+	rte_roce_port_stats_get(a, &before);
+	ROCE_TEST_ASSERT_EQ(stream(src, dst, STREAM_LIFETIMES * PROBE_TIMEOUT_MS, false, &sent,
+				   &last), 0, "stream");
+	settle();
+	rte_roce_port_stats_get(a, &sa);
+	rte_roce_port_stats_get(b, &sb);
+	printf("# %s: %u frames, %" PRIu64 " probes, %" PRIu64 " refreshed\n", dst, sent,
+	       sa.neigh_probes, sa.neigh_refreshed);
+	ROCE_TEST_ASSERT_EQ(sa.neigh_misses, before.neigh_misses, "every frame found the entry");
+	ROCE_TEST_ASSERT_EQ(sa.neigh_expired + sa.neigh_probe_failed, 0, "never removed");
+	ROCE_TEST_ASSERT_EQ(sa.neigh_queue_drops, 0, "nothing dropped");
+	ROCE_TEST_ASSERT(sa.neigh_probes >= MIN_PROBES, "probed at each end of lifetime (%" PRIu64
+			 ")", sa.neigh_probes);
+	ROCE_TEST_ASSERT(sa.neigh_refreshed >= MIN_PROBES && sa.neigh_refreshed <= sa.neigh_probes,
+			 "the answers refreshed it (%" PRIu64 ")", sa.neigh_refreshed);
+	ROCE_TEST_ASSERT_EQ(tap.unicast, sa.neigh_probes, "every probe reached B by unicast");
+	ROCE_TEST_ASSERT_EQ(tap.multicast, resolution, "no broadcast / multicast request since");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(b, &info), 0, "B's info");
+	ROCE_TEST_ASSERT(rte_is_same_ether_addr(&tap.unicast_dst, &info.mac), "probe to B's MAC");
+	ROCE_TEST_ASSERT_EQ(sb.drops[RTE_ROCE_PORT_DROP_UDP_PORT], sent, "B received every frame");
+	ROCE_TEST_ASSERT_EQ(sb.neigh_probes, 0, "B probed nothing");
+	return teardown();
+}
+
+static int
+test_arp_kept_in_use(void)
+{
+	return kept_in_use("198.18.0.1", "198.18.0.2");
+}
+
+static int
+test_nd_kept_in_use(void)
+{
+	return kept_in_use("2001:db8::1", "2001:db8::2");
+}
+
+/*
+ * B stops answering (its requests dropped on the way): A's entry in use is
+ * probed neigh_retries times by unicast, then removed and counted; the next
+ * send resolves from scratch by broadcast / multicast, which fails as ever.
+ */
+static int
+probes_unanswered(const char *src, const char *dst)
+{
+	struct rte_roce_port_stats before, sa;
+	struct rte_ether_addr mac;
+	union rte_roce_gid nh;
+	unsigned int sent;
+	int last;
+
+	ROCE_TEST_ASSERT_EQ(setup(&probe_conf, &probe_conf), 0, "setup");
+	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, dst), 0, "A resolves B");
+	tap.drop_all = true;
+	ROCE_TEST_ASSERT_EQ(roce_test_nd_tap_add(&tap, pair.b, 0), 0, "tap");
+	rte_roce_port_stats_get(a, &before);
+	ROCE_TEST_ASSERT_EQ(stream(src, dst, PROBE_TIMEOUT_MS + PROBE_RETRIES * PROBE_RETRY_MS +
+				   GIVE_UP_MARGIN_MS, true, &sent, &last), 0, "stream");
+	rte_roce_port_stats_get(a, &sa);
+	ROCE_TEST_ASSERT_EQ(last, -EHOSTUNREACH, "a send fails in the end");
+	ROCE_TEST_ASSERT_EQ(sa.neigh_probes, PROBE_RETRIES, "neigh_retries probes");
+	ROCE_TEST_ASSERT_EQ(sa.neigh_refreshed, 0, "none answered");
+	ROCE_TEST_ASSERT_EQ(sa.neigh_probe_failed, 1, "the entry was removed after them");
+	ROCE_TEST_ASSERT_EQ(sa.neigh_expired, 0, "not counted as idle expiry");
+	ROCE_TEST_ASSERT(sa.neigh_misses > before.neigh_misses, "then sends missed");
+	ROCE_TEST_ASSERT_EQ(sa.neigh_failed, 1, "the new resolution failed");
+	ROCE_TEST_ASSERT_EQ(tap.unicast, PROBE_RETRIES, "the probes were unicast");
+	ROCE_TEST_ASSERT_EQ(tap.multicast, PROBE_RETRIES, "then the requests from scratch");
+	ROCE_TEST_ASSERT_EQ(rte_roce_gid_parse(dst, &nh), 0, "%s", dst);
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_resolve(a, &nh, &mac), -EHOSTUNREACH, "failure holds");
+	return teardown();
+}
+
+static int
+test_arp_probes_unanswered(void)
+{
+	return probes_unanswered("198.18.0.1", "198.18.0.2");
+}
+
+static int
+test_nd_probes_unanswered(void)
+{
+	return probes_unanswered("2001:db8::1", "2001:db8::2");
+}
+
+/* A sends from src to dst (B, which does not answer) until the entry's first probe leaves. */
+static int
+stream_until_probed(const char *src, const char *dst)
+{
+	struct rte_roce_port_stats sa;
+	union rte_roce_gid nh;
+	uint64_t end;
+
+	ROCE_TEST_ASSERT_EQ(rte_roce_gid_parse(dst, &nh), 0, "%s", dst);
+	end = roce_test_ms() + PROBE_TIMEOUT_MS + GIVE_UP_MARGIN_MS;
+	do {
+		ROCE_TEST_ASSERT_EQ(rte_roce_port_send(a, udp_frame(src, dst), &nh), 0, "send");
+		roce_test_pump(a, b);
+		rte_roce_port_stats_get(a, &sa);
+	} while (sa.neigh_probes == 0 && roce_test_ms() < end);
+	ROCE_TEST_ASSERT_EQ(sa.neigh_probes, 1, "the entry is being probed");
+	return 0;
+}
+
+/* RFC 4861 4.4: Neighbour Advertisement, without options. */
+#define NA_TYPE 136
+#define NA_LEN 24
+#define NA_FLAGS_OFF 4
+#define NA_TARGET_OFF 8
+#define NA_SOLICITED 0x40
+#define NA_OVERRIDE 0x20
+#define ND_HOP_LIMIT 255
+#define NA_PROBE_RETRY_MS 500	/* a wide window while the entry is probed */
+
+/* An NA from B for B's address to A, flags as given, no TLLA (Linux answering a unicast NS). */
+static struct rte_mbuf *
+na_frame(uint8_t flags)
+{
+	uint8_t buf[RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + NA_LEN];
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)buf;
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + 1);
+	uint8_t *na = (uint8_t *)(ip + 1);
+	struct rte_roce_port_info ia, ib;
+	union rte_roce_gid ga, gb;
+
+	memset(buf, 0, sizeof(buf));
+	if (rte_roce_port_info_get(a, &ia) != 0 || rte_roce_port_info_get(b, &ib) != 0 ||
+	    rte_roce_gid_parse("2001:db8::1", &ga) != 0 || rte_roce_gid_parse("2001:db8::2", &gb) != 0)
+		return NULL;
+	eth->dst_addr = ia.mac;
+	eth->src_addr = ib.mac;
+	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+	roce_test_ipv6_fill(ip, &gb, &ga, IPPROTO_ICMPV6, ND_HOP_LIMIT, NA_LEN);
+	na[0] = NA_TYPE;
+	na[NA_FLAGS_OFF] = flags;
+	memcpy(&na[NA_TARGET_OFF], gb.raw, sizeof(gb.raw));
+	*(rte_be16_t *)&na[2] = rte_ipv6_udptcp_cksum(ip, na);
+	return roce_test_frame(buf, sizeof(buf));
+}
+
+/* A hands an NA to A as if B had sent it; A polls it. */
+static int
+inject_na(uint8_t flags)
+{
+	struct rte_mbuf *m = na_frame(flags);
+
+	ROCE_TEST_ASSERT(m != NULL, "NA frame");
+	ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(pair.ring[0], m), 0, "NA on the wire");
+	roce_test_pump(a, NULL);
+	return 0;
+}
+
+/*
+ * Linux answers our unicast NS with an NA without TLLA (K:ndisc.c
+ * ndisc_recv_ns); its Solicited flag alone refreshes the probed entry (RFC
+ * 4861 7.2.5), an unsolicited one does not.
+ */
+static int
+test_na_without_tlla_refreshes(void)
+{
+	struct rte_roce_port_conf conf = probe_conf;
+	struct rte_roce_port_stats sa;
+
+	conf.neigh_retry_ms = NA_PROBE_RETRY_MS;
+	ROCE_TEST_ASSERT_EQ(setup(&conf, &conf), 0, "setup");
+	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, "2001:db8::2"), 0, "A resolves B");
+	tap.drop_all = true;	/* B's own answers must not interfere */
+	ROCE_TEST_ASSERT_EQ(roce_test_nd_tap_add(&tap, pair.b, 0), 0, "tap");
+	ROCE_TEST_ASSERT_EQ(stream_until_probed("2001:db8::1", "2001:db8::2"), 0, "probing");
+	ROCE_TEST_ASSERT_EQ(inject_na(NA_OVERRIDE), 0, "unsolicited NA");
+	rte_roce_port_stats_get(a, &sa);
+	ROCE_TEST_ASSERT_EQ(sa.neigh_refreshed, 0, "an unsolicited NA without TLLA says nothing");
+	ROCE_TEST_ASSERT_EQ(inject_na(NA_SOLICITED), 0, "solicited NA");
+	rte_roce_port_stats_get(a, &sa);
+	ROCE_TEST_ASSERT_EQ(sa.neigh_refreshed, 1, "a solicited NA refreshes");
+	ROCE_TEST_ASSERT_EQ(sa.neigh_probe_failed + sa.neigh_expired, 0, "never removed");
+	return teardown();
+}
+
+#define EVICT_ENTRIES 2
+#define EVICT_RETRY_MS 100	/* probes slower than a lifetime's end: see below */
+#define OTHER_HOST_MAC 0x77
+
+/* Another host on the link asks A for its MAC: A learns it. */
+static int
+other_host_asks(const char *sip)
+{
+	struct rte_ether_addr mac = {
+		.addr_bytes = { RTE_ETHER_LOCAL_ADMIN_ADDR, 0, 0, 0, 0, OTHER_HOST_MAC },
+	};
+	struct rte_mbuf *m = roce_test_arp_request(&mac, sip, "198.18.0.1");
+
+	ROCE_TEST_ASSERT(m != NULL, "ARP request");
+	ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(pair.ring[0], m), 0, "request on the wire");
+	roce_test_pump(a, NULL);
+	return 0;
+}
+
+/*
+ * A full cache evicts the entry expiring first, but one being probed (in
+ * use; its deadline only the next probe's, EVICT_RETRY_MS away) goes last:
+ * with B's entry probed (B ignores probes) and an idle host's entry newer
+ * (its deadline PROBE_TIMEOUT_MS away), a third host evicts the idle one
+ * and A keeps sending to B without a miss.
+ */
+static int
+test_probed_entry_evicted_last(void)
+{
+	struct rte_roce_port_conf conf = probe_conf;
+	struct rte_roce_port_stats before, sa;
+	union rte_roce_gid nh;
+
+	conf.neigh_entries = EVICT_ENTRIES;
+	conf.neigh_retry_ms = EVICT_RETRY_MS;
+	ROCE_TEST_ASSERT_EQ(setup(&conf, &conf), 0, "setup");
+	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, "198.18.0.2"), 0, "A resolves B");
+	tap.drop_unicast = true;
+	ROCE_TEST_ASSERT_EQ(roce_test_nd_tap_add(&tap, pair.b, 0), 0, "tap");
+	ROCE_TEST_ASSERT_EQ(stream_until_probed("198.18.0.1", "198.18.0.2"), 0, "probing");
+	rte_roce_port_stats_get(a, &sa);
+	rte_roce_gid_parse("198.18.0.2", &nh);
+	ROCE_TEST_ASSERT_EQ(other_host_asks("198.18.0.7"), 0, "198.18.0.7 learnt: cache full");
+	ROCE_TEST_ASSERT_EQ(other_host_asks("198.18.0.8"), 0, "198.18.0.8 learnt: one evicted");
+	rte_roce_port_stats_get(a, &before);
+	ROCE_TEST_ASSERT_EQ(before.neigh_resolved, sa.neigh_resolved + 2, "both learnt");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_send(a, udp_frame("198.18.0.1", "198.18.0.2"), &nh), 0,
+			    "send to B");
+	rte_roce_port_stats_get(a, &sa);
+	ROCE_TEST_ASSERT_EQ(sa.neigh_misses, before.neigh_misses, "B's entry is still there");
+	ROCE_TEST_ASSERT_EQ(sa.neigh_probe_failed, 0, "and still probed");
 	return teardown();
 }
 
@@ -343,6 +665,12 @@ static const struct roce_test_case cases[] = {
 	{ "pending_queue_bounded", test_pending_queue_bounded },
 	{ "neighbour_ageing", test_neigh_ageing },
 	{ "tx_backlog_bounded_and_flushed", test_tx_backlog },
+	{ "arp_entry_in_use_kept_by_probes", test_arp_kept_in_use },
+	{ "nd_entry_in_use_kept_by_probes", test_nd_kept_in_use },
+	{ "arp_probes_unanswered_entry_removed", test_arp_probes_unanswered },
+	{ "nd_probes_unanswered_entry_removed", test_nd_probes_unanswered },
+	{ "na_without_tlla_refreshes", test_na_without_tlla_refreshes },
+	{ "probed_entry_evicted_last", test_probed_entry_evicted_last },
 };
 
 int

@@ -167,12 +167,7 @@ ipv6_hdr(struct frame *f, const struct rte_ether_addr *dst_mac, const char *src,
 	ip = (struct rte_ipv6_hdr *)&f->buf[f->len];
 	rte_roce_gid_parse(src, &s);
 	rte_roce_gid_parse(dst, &d);
-	ip->vtc_flow = RTE_BE32(6u << 28);
-	ip->payload_len = rte_cpu_to_be_16(l4_len);
-	ip->proto = IPPROTO_ICMPV6;
-	ip->hop_limits = hops;
-	memcpy(ip->src_addr, s.raw, sizeof(s.raw));
-	memcpy(ip->dst_addr, d.raw, sizeof(d.raw));
+	roce_test_ipv6_fill(ip, &s, &d, IPPROTO_ICMPV6, hops, l4_len);
 	f->len += sizeof(*ip) + l4_len;
 	return ip;
 }
