@@ -15,10 +15,12 @@
  *
  *   interop_peer EAL-ARGS -- --ip A.B.C.D/N [--mtu MTU] [--time S] [--resolve ADDR]...
  *                [--ud-server PORT | --ud-client HOST:PORT] [--ipv6] [-n ITERS]
- *                [-s SIZE] [--expect-roce N]
+ *                [-s SIZE] [--expect-roce N] [--neigh-timeout MS] [--neigh-retry MS]
  *
  * --ipv6 makes the UD peer use the port's link-local GID (index 0) instead of
- * the IPv4 one, for the guest's GID index 0.
+ * the IPv4 one, for the guest's GID index 0. --neigh-timeout and
+ * --neigh-retry shorten the neighbour cache's timers (rte_roce_port_conf), so
+ * that a run of seconds outlives several lifetimes of the guest's entry.
  *
  * Exits 0 only if every resolution worked, the UD exchange (if any) completed
  * ITERS round trips, at least N RoCEv2 frames arrived, and no RoCEv2 frame
@@ -94,6 +96,8 @@ struct peer {
 	union rte_roce_gid addr;	/* --ip */
 	uint8_t prefix_len;
 	uint16_t mtu;			/* --mtu: Ethernet MTU to set, 0 = keep */
+	uint32_t neigh_timeout_ms;	/* --neigh-timeout: a learnt entry's lifetime, 0 = default */
+	uint32_t neigh_retry_ms;	/* --neigh-retry: between requests or probes, 0 = default */
 	bool ipv6;			/* the UD peer uses the link-local GID, not --ip */
 	union rte_roce_gid local;	/* the UD peer's GID */
 	unsigned int seconds;
@@ -417,6 +421,12 @@ peer_check_stats(struct peer *p)
 	       s.rx_packets, s.rx_roce_packets, s.tx_packets, s.arp_requests_in, s.arp_replies_in,
 	       s.arp_requests_out, s.arp_replies_out, s.nd_solicits_in, s.nd_adverts_in,
 	       s.nd_solicits_out, s.nd_adverts_out, s.icmp_echo_in, s.icmp_echo_out);
+	printf("stat neigh_misses %" PRIu64 "\nstat neigh_resolved %" PRIu64
+	       "\nstat neigh_failed %" PRIu64 "\nstat neigh_expired %" PRIu64
+	       "\nstat neigh_queue_drops %" PRIu64 "\nstat neigh_probes %" PRIu64
+	       "\nstat neigh_refreshed %" PRIu64 "\nstat neigh_probe_failed %" PRIu64 "\n",
+	       s.neigh_misses, s.neigh_resolved, s.neigh_failed, s.neigh_expired,
+	       s.neigh_queue_drops, s.neigh_probes, s.neigh_refreshed, s.neigh_probe_failed);
 	for (r = 0; r < RTE_ROCE_PORT_DROP_MAX; r++)
 		if (s.drops[r] != 0)
 			printf("stat drop_%s %" PRIu64 "\n", rte_roce_port_drop_name(r), s.drops[r]);
@@ -500,6 +510,8 @@ peer_port(struct peer *p)
 	 * frames (framesz devarg) and the veth's MTU allow: take the MTU as given.
 	 */
 	conf.mtu_unchecked = p->mtu != 0;
+	conf.neigh_timeout_ms = p->neigh_timeout_ms;
+	conf.neigh_retry_ms = p->neigh_retry_ms;
 	p->port = rte_roce_port_create(&conf);
 	if (p->port == NULL) {
 		printf("port: %s\n", rte_strerror(rte_errno));
@@ -579,6 +591,8 @@ peer_args(struct peer *p, int argc, char **argv)
 		{ "expect-roce", required_argument, NULL, 'e' },
 		{ "ipv6", no_argument, NULL, '6' },
 		{ "mtu", required_argument, NULL, 'm' },
+		{ "neigh-timeout", required_argument, NULL, 'T' },
+		{ "neigh-retry", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long v;
@@ -623,6 +637,14 @@ peer_args(struct peer *p, int argc, char **argv)
 			bad = parse_uint(optarg, UINT16_MAX, &v);
 			p->mtu = v;
 			break;
+		case 'T':
+			bad = parse_uint(optarg, UINT32_MAX, &v);
+			p->neigh_timeout_ms = v;
+			break;
+		case 'R':
+			bad = parse_uint(optarg, UINT32_MAX, &v);
+			p->neigh_retry_ms = v;
+			break;
 		default:
 			bad = 1;
 		}
@@ -630,7 +652,8 @@ peer_args(struct peer *p, int argc, char **argv)
 	if (bad || optind != argc || p->prefix_len == 0) {
 		printf("usage: interop_peer EAL-ARGS -- --ip A.B.C.D/N [--mtu MTU] [--time S] [--resolve ADDR]...\n"
 		       "       [--ud-server PORT | --ud-client HOST:PORT] [--ipv6] [-n ITERS] [-s SIZE]"
-		       " [--expect-roce N]\n");
+		       " [--expect-roce N]\n"
+		       "       [--neigh-timeout MS] [--neigh-retry MS]\n");
 		return -1;
 	}
 	return 0;

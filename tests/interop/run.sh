@@ -347,24 +347,28 @@ scen_rdma_cm_req() {
 
 # ibv_ud_pingpong against interop_peer's UD peer (frames from the packet layer
 # alone): $2 = the guest's role (server|client), $3 = its GID index, $4 =
-# message size (default UD_SIZE).
+# message size (default UD_SIZE), $5 = iterations (default UD_ITERS); more
+# interop_peer arguments in UD_PEER_ARGS.
+UD_PEER_ARGS=()
 ud_raw() {
-	local name=$1 role=$2 gidx=$3 size=${4:-$UD_SIZE} host_ok=0 ok=0 v6=()
+	local name=$1 role=$2 gidx=$3 size=${4:-$UD_SIZE} iters=${5:-$UD_ITERS} host_ok=0 ok=0 v6=()
 
 	[ "$gidx" = "$GID_V6" ] && v6=(--ipv6)
 	if [ "$role" = server ]; then
-		guest_bg "$name" "ibv_ud_pingpong -d rxe0 -g $gidx -n $UD_ITERS -s $size"
+		guest_bg "$name" "ibv_ud_pingpong -d rxe0 -g $gidx -n $iters -s $size"
 		guest_listening "$OOB_PORT" || return 1
-		peer_start "$name" --time 60 "${v6[@]}" --ud-client "$GUEST_IP:$OOB_PORT" -n $UD_ITERS -s "$size"
+		peer_start "$name" --time 60 "${v6[@]}" "${UD_PEER_ARGS[@]}" \
+			--ud-client "$GUEST_IP:$OOB_PORT" -n "$iters" -s "$size"
 	else
-		peer_start "$name" --time 60 "${v6[@]}" --ud-server "$OOB_PORT" -n $UD_ITERS -s "$size"
+		peer_start "$name" --time 60 "${v6[@]}" "${UD_PEER_ARGS[@]}" \
+			--ud-server "$OOB_PORT" -n "$iters" -s "$size"
 		host_log_wait "$name" 'oob: listening' || { cat "$OUT/$name.host.log"; return 1; }
-		guest_bg "$name" "ibv_ud_pingpong -d rxe0 -g $gidx -n $UD_ITERS -s $size $BR_IP"
+		guest_bg "$name" "ibv_ud_pingpong -d rxe0 -g $gidx -n $iters -s $size $BR_IP"
 	fi
 	peer_wait || host_ok=1
 	guest_bg_wait "$name" "$(guest_wait_s $host_ok 30)" || ok=1
 	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
-	grep -q "$UD_ITERS iters in" "$OUT/$name.guest.log" || ok=1
+	grep -q "$iters iters in" "$OUT/$name.guest.log" || ok=1
 	[ $host_ok = 0 ] && [ $ok = 0 ]
 }
 
@@ -372,6 +376,51 @@ scen_ud_raw_v4_guest_server() { ud_raw ud_raw_v4_guest_server server "$GID_V4"; 
 scen_ud_raw_v4_guest_client() { ud_raw ud_raw_v4_guest_client client "$GID_V4"; }
 scen_ud_raw_v6_guest_server() { ud_raw ud_raw_v6_guest_server server "$GID_V6"; }
 scen_ud_raw_v6_guest_client() { ud_raw ud_raw_v6_guest_client client "$GID_V6"; }
+
+# Our entry for the guest outlives its lifetime while we send to it: at its
+# end it is probed by unicast (an ARP request to the guest's MAC, RFC 1122
+# 2.3.2.1; an NS to its address, RFC 4861 7.3.3), the guest's kernel answers
+# and the entry stays, never removed, never resolved again by broadcast or
+# multicast. A UD ping-pong of a few seconds with a NEIGH_TIMEOUT_MS lifetime.
+NEIGH_TIMEOUT_MS=300
+NEIGH_RETRY_MS=100
+NEIGH_ITERS=3000
+NEIGH_PROBES_MIN=2
+neigh_probe() {
+	local name=$1 gidx=$2 ok=0 uni multi k v filter
+
+	UD_PEER_ARGS=(--neigh-timeout "$NEIGH_TIMEOUT_MS" --neigh-retry "$NEIGH_RETRY_MS")
+	ud_raw "$name" server "$gidx" "$UD_SIZE" "$NEIGH_ITERS" || ok=1
+	UD_PEER_ARGS=()
+	v=$(peer_stat "$name" neigh_probes)
+	echo "check: neigh_probes ${v:-none} (at least $NEIGH_PROBES_MIN)"
+	[ "${v:-0}" -ge "$NEIGH_PROBES_MIN" ] || ok=1
+	v=$(peer_stat "$name" neigh_refreshed)
+	echo "check: neigh_refreshed ${v:-none} (at least $NEIGH_PROBES_MIN)"
+	[ "${v:-0}" -ge "$NEIGH_PROBES_MIN" ] || ok=1
+	for k in neigh_probe_failed neigh_expired neigh_queue_drops neigh_failed; do
+		v=$(peer_stat "$name" $k)
+		echo "check: $k ${v:-none} (0)"
+		[ "${v:-x}" = 0 ] || ok=1
+	done
+	# On the wire: our requests / solicitations, unicast to the guest's MAC
+	# (the probes) and broadcast or multicast (resolutions from scratch: the
+	# first one only).
+	if [ "$gidx" = "$GID_V6" ]; then
+		filter="icmp6 and ip6[40] = 135"	# Neighbour Solicitation
+	else
+		filter="arp and arp[6:2] = 1"		# ARP request
+	fi
+	uni=$(tcpdump -nn -r "$OUT/$name.pcap" "$filter and ether src $ROCE_MAC and ether dst $GUEST_MAC" \
+		2>/dev/null | wc -l)
+	multi=$(tcpdump -nn -r "$OUT/$name.pcap" "$filter and ether src $ROCE_MAC and ether multicast" \
+		2>/dev/null | wc -l)
+	echo "check: $uni unicast probes on the wire (at least $NEIGH_PROBES_MIN), $multi broadcast/multicast (at most 1)"
+	[ "$uni" -ge "$NEIGH_PROBES_MIN" ] && [ "$multi" -le 1 ] || ok=1
+	return $ok
+}
+scen_neigh_probe_v4() { neigh_probe neigh_probe_v4 "$GID_V4"; }
+scen_neigh_probe_v6() { neigh_probe neigh_probe_v6 "$GID_V6"; }
 
 # 4096-byte UD messages at IB MTU 4096 (Ethernet MTU 4200 everywhere), IPv4 and IPv6 GIDs.
 # Skipped while the PMD refuses the MTU: DPDK 22.11's net_af_packet (and net_tap)
@@ -642,6 +691,8 @@ SCENARIOS=(
 	ud_raw_v6_guest_server $((2 * UD_ITERS))
 	ud_raw_v6_guest_client $((2 * UD_ITERS))
 	ud_raw_mtu4096 $((2 * UD_ITERS))
+	neigh_probe_v4 $((2 * NEIGH_ITERS))
+	neigh_probe_v6 $((2 * NEIGH_ITERS))
 	rc_pingpong_v4_guest_server 1
 	rc_pingpong_v4_guest_client 1
 	rc_pingpong_v6_guest_server 1
@@ -670,10 +721,10 @@ for t in "${PERF_TOOLS[@]}"; do
 done
 
 # ROCE_INTEROP_SUBSET=ci (.ci/run): what CI's budget affords, a few minutes
-# on its 2 cores: the basics, RC both roles at both MTUs, RC under the
+# on its 2 cores: the basics, the neighbour probes, RC both roles at both MTUs, RC under the
 # guest's and our own impairments, UD both ways, and perftest in both roles.
 # The full suite (the default) runs everything above.
-CI_SCENARIOS=(guest_rxe arp_nd_ping rdma_cm_req ud_raw_v4_guest_client
+CI_SCENARIOS=(guest_rxe arp_nd_ping rdma_cm_req ud_raw_v4_guest_client neigh_probe_v4
 	rc_pingpong_v4_guest_server rc_pingpong_v6_guest_client
 	rc_pingpong_mtu4096_v4_guest_client rc_pingpong_loss rc_pingpong_fault_guest_client
 	ud_pingpong_v4_guest_server ud_pingpong_v6_guest_client
