@@ -453,15 +453,9 @@ roce_na_input(struct rte_roce_port *port, struct rte_mbuf *m, const struct roce_
 		return;
 	}
 	roce_port_slow(port)->stats.nd_adverts_in++;
-	/*
-	 * 7.2.5: only an existing entry is updated. Without TLLA (Linux answers
-	 * a unicast NS so, K:ndisc.c ndisc_recv_ns) a solicited NA still
-	 * confirms the MAC we have; an unsolicited one says nothing.
-	 */
-	if (rx->has_lladdr)
-		roce_neigh_learn(port, &rx->target, &rx->lladdr, false);
-	else if (rx->flags & ROCE_NA_FLAG_SOLICITED)
-		roce_neigh_confirm(port, &rx->target);
+	/* Without TLLA: Linux answers a unicast NS so (K:ndisc.c ndisc_recv_ns). */
+	roce_neigh_advert(port, &rx->target, rx->has_lladdr ? &rx->lladdr : NULL,
+			  rx->flags & ROCE_NA_FLAG_SOLICITED, rx->flags & ROCE_NA_FLAG_OVERRIDE);
 	rte_pktmbuf_free(m);
 }
 

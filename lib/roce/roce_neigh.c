@@ -50,7 +50,7 @@
  * and only while it sends to us: not in time for our 30 s, so we probe
  * ourselves. A Linux answer to our unicast NS has no TLLA (K:ndisc.c
  * ndisc_recv_ns includes it only for a multicast NS): its Solicited flag
- * alone confirms (roce_neigh_confirm(), RFC 4861 7.2.5).
+ * alone confirms (roce_neigh_advert(), RFC 4861 7.2.5).
  *
  * Concurrency. Queue 0's owner is the only writer (or a control call while
  * the other queues are parked). With several queues, the owners of the
@@ -477,13 +477,36 @@ roce_neigh_learn(struct rte_roce_port *port, const union rte_roce_gid *ip,
 	roce_neigh_flush(port, n);
 }
 
+/*
+ * RFC 4861 7.2.5, reduced to our states (no STALE: an entry not confirmed
+ * again is probed at the end of its lifetime if in use, roce_neigh_expire()).
+ * Only an existing entry is updated. One waiting for its MAC takes the
+ * advertised one. For one with a MAC: a different MAC without the Override
+ * flag is not taken (the RFC's STALE, reached here by the lifetime), with it
+ * replaces ours; the Solicited flag, or a replaced MAC, confirms the entry.
+ * An unsolicited advertisement of the MAC we have says nothing of
+ * reachability.
+ */
 void
-roce_neigh_confirm(struct rte_roce_port *port, const union rte_roce_gid *ip)
+roce_neigh_advert(struct rte_roce_port *port, const union rte_roce_gid *ip,
+		  const struct rte_ether_addr *mac, bool solicited, bool override)
 {
 	struct roce_neigh *n = roce_neigh_lookup(port, ip);
+	bool changed;
 
-	/* Only a MAC we have can be confirmed; an INCOMPLETE entry has none. */
-	if (n != NULL && roce_neigh_usable(n))
+	if (n == NULL)
+		return;
+	if (!roce_neigh_usable(n)) {
+		if (mac != NULL)
+			roce_neigh_learn(port, ip, mac, false);
+		return;
+	}
+	changed = mac != NULL && !rte_is_same_ether_addr(mac, &n->mac);
+	if (changed && !override)
+		return;
+	if (changed)
+		rte_ether_addr_copy(mac, &n->mac);
+	if (solicited || changed)
 		roce_neigh_reachable(port, n);
 }
 

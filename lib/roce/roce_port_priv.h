@@ -312,8 +312,9 @@ int roce_neigh_init(struct rte_roce_port *port, const struct rte_roce_port_conf 
 void roce_neigh_fini(struct rte_roce_port *port);
 void roce_neigh_learn(struct rte_roce_port *port, const union rte_roce_gid *ip,
 		      const struct rte_ether_addr *mac, bool create);
-/* A solicited NA without TLLA (RFC 4861 7.2.5): an existing entry is reachable, MAC unchanged. */
-void roce_neigh_confirm(struct rte_roce_port *port, const union rte_roce_gid *ip);
+/* A Neighbour Advertisement (RFC 4861 7.2.5); mac NULL if it has no TLLA. */
+void roce_neigh_advert(struct rte_roce_port *port, const union rte_roce_gid *ip,
+		       const struct rte_ether_addr *mac, bool solicited, bool override);
 void roce_neigh_timers(struct rte_roce_port *port);
 /* Queue 0's send of a checked unicast frame: resolve, queue or send it. */
 int roce_neigh_send(struct rte_roce_port *port, struct rte_mbuf *m,

@@ -504,14 +504,21 @@ stream_until_probed(const char *src, const char *dst)
 #define NA_TARGET_OFF 8
 #define NA_SOLICITED 0x40
 #define NA_OVERRIDE 0x20
+/* RFC 4861 4.6.1: the Target Link-Layer Address option, 8 bytes for Ethernet. */
+#define ND_OPT_TLLA 2
+#define ND_OPT_LLA_LEN 8
 #define ND_HOP_LIMIT 255
 #define NA_PROBE_RETRY_MS 500	/* a wide window while the entry is probed */
 
-/* An NA from B for B's address to A, flags as given, no TLLA (Linux answering a unicast NS). */
+/*
+ * An NA from B for B's address to A, flags as given, with tlla as its TLLA
+ * option, or none if NULL (Linux answering a unicast NS).
+ */
 static struct rte_mbuf *
-na_frame(uint8_t flags)
+na_frame(uint8_t flags, const struct rte_ether_addr *tlla)
 {
-	uint8_t buf[RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + NA_LEN];
+	uint8_t buf[RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + NA_LEN + ND_OPT_LLA_LEN];
+	uint16_t na_len = tlla != NULL ? NA_LEN + ND_OPT_LLA_LEN : NA_LEN;
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)buf;
 	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + 1);
 	uint8_t *na = (uint8_t *)(ip + 1);
@@ -525,19 +532,24 @@ na_frame(uint8_t flags)
 	eth->dst_addr = ia.mac;
 	eth->src_addr = ib.mac;
 	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
-	roce_test_ipv6_fill(ip, &gb, &ga, IPPROTO_ICMPV6, ND_HOP_LIMIT, NA_LEN);
+	roce_test_ipv6_fill(ip, &gb, &ga, IPPROTO_ICMPV6, ND_HOP_LIMIT, na_len);
 	na[0] = NA_TYPE;
 	na[NA_FLAGS_OFF] = flags;
 	memcpy(&na[NA_TARGET_OFF], gb.raw, sizeof(gb.raw));
+	if (tlla != NULL) {
+		na[NA_LEN] = ND_OPT_TLLA;
+		na[NA_LEN + 1] = ND_OPT_LLA_LEN / 8;
+		memcpy(&na[NA_LEN + 2], tlla->addr_bytes, RTE_ETHER_ADDR_LEN);
+	}
 	*(rte_be16_t *)&na[2] = rte_ipv6_udptcp_cksum(ip, na);
-	return roce_test_frame(buf, sizeof(buf));
+	return roce_test_frame(buf, RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + na_len);
 }
 
 /* A hands an NA to A as if B had sent it; A polls it. */
 static int
-inject_na(uint8_t flags)
+inject_na(uint8_t flags, const struct rte_ether_addr *tlla)
 {
-	struct rte_mbuf *m = na_frame(flags);
+	struct rte_mbuf *m = na_frame(flags, tlla);
 
 	ROCE_TEST_ASSERT(m != NULL, "NA frame");
 	ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(pair.ring[0], m), 0, "NA on the wire");
@@ -562,13 +574,60 @@ test_na_without_tlla_refreshes(void)
 	tap.drop_all = true;	/* B's own answers must not interfere */
 	ROCE_TEST_ASSERT_EQ(roce_test_nd_tap_add(&tap, pair.b, 0), 0, "tap");
 	ROCE_TEST_ASSERT_EQ(stream_until_probed("2001:db8::1", "2001:db8::2"), 0, "probing");
-	ROCE_TEST_ASSERT_EQ(inject_na(NA_OVERRIDE), 0, "unsolicited NA");
+	ROCE_TEST_ASSERT_EQ(inject_na(NA_OVERRIDE, NULL), 0, "unsolicited NA");
 	rte_roce_port_stats_get(a, &sa);
 	ROCE_TEST_ASSERT_EQ(sa.neigh_refreshed, 0, "an unsolicited NA without TLLA says nothing");
-	ROCE_TEST_ASSERT_EQ(inject_na(NA_SOLICITED), 0, "solicited NA");
+	ROCE_TEST_ASSERT_EQ(inject_na(NA_SOLICITED, NULL), 0, "solicited NA");
 	rte_roce_port_stats_get(a, &sa);
 	ROCE_TEST_ASSERT_EQ(sa.neigh_refreshed, 1, "a solicited NA refreshes");
 	ROCE_TEST_ASSERT_EQ(sa.neigh_probe_failed + sa.neigh_expired, 0, "never removed");
+	return teardown();
+}
+
+/* A's entry for B has this MAC, or the case fails. */
+static int
+check_mac_of_b(const struct rte_ether_addr *want, const char *why)
+{
+	struct rte_ether_addr mac;
+	union rte_roce_gid gb;
+
+	ROCE_TEST_ASSERT_EQ(rte_roce_gid_parse("2001:db8::2", &gb), 0, "parse");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_resolve(a, &gb, &mac), 0, "B's entry usable");
+	ROCE_TEST_ASSERT(rte_is_same_ether_addr(&mac, want), "%s: B is at " RTE_ETHER_ADDR_PRT_FMT,
+			 why, RTE_ETHER_ADDR_BYTES(&mac));
+	return 0;
+}
+
+/*
+ * RFC 4861 7.2.5 on an entry with a MAC: an NA with another MAC replaces it
+ * only with the Override flag (a proxy or anycast answer without it must not
+ * take the address over); the same MAC with Override and Solicited is
+ * taken back and confirmed.
+ */
+static int
+test_na_override_rules(void)
+{
+	const struct rte_ether_addr moved = {
+		.addr_bytes = { RTE_ETHER_LOCAL_ADMIN_ADDR, 0, 0, 0, 0, 0x42 },
+	};
+	struct rte_roce_port_info ib;
+	struct rte_roce_port_stats s0, s1;
+
+	ROCE_TEST_ASSERT_EQ(setup(&probe_conf, &probe_conf), 0, "setup");
+	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, "2001:db8::2"), 0, "A resolves B");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(b, &ib), 0, "info");
+	rte_roce_port_stats_get(a, &s0);
+	ROCE_TEST_ASSERT_EQ(inject_na(NA_SOLICITED, &moved), 0, "NA, no Override");
+	ROCE_TEST_ASSERT_EQ(check_mac_of_b(&ib.mac, "without Override"), 0, "MAC kept");
+	rte_roce_port_stats_get(a, &s1);
+	ROCE_TEST_ASSERT_EQ(s1.neigh_resolved, s0.neigh_resolved, "an NA not taken confirms nothing");
+	ROCE_TEST_ASSERT_EQ(inject_na(NA_OVERRIDE, &moved), 0, "unsolicited NA, Override");
+	ROCE_TEST_ASSERT_EQ(check_mac_of_b(&moved, "with Override"), 0, "MAC replaced");
+	ROCE_TEST_ASSERT_EQ(inject_na(NA_SOLICITED | NA_OVERRIDE, &ib.mac), 0, "NA back");
+	ROCE_TEST_ASSERT_EQ(check_mac_of_b(&ib.mac, "back"), 0, "MAC back");
+	rte_roce_port_stats_get(a, &s1);
+	ROCE_TEST_ASSERT_EQ(s1.neigh_resolved, s0.neigh_resolved + 2, "both replacements confirmed");
+	ROCE_TEST_ASSERT_EQ(s1.nd_adverts_in, s0.nd_adverts_in + 3, "three NAs counted");
 	return teardown();
 }
 
@@ -670,6 +729,7 @@ static const struct roce_test_case cases[] = {
 	{ "arp_probes_unanswered_entry_removed", test_arp_probes_unanswered },
 	{ "nd_probes_unanswered_entry_removed", test_nd_probes_unanswered },
 	{ "na_without_tlla_refreshes", test_na_without_tlla_refreshes },
+	{ "na_override_rules", test_na_override_rules },
 	{ "probed_entry_evicted_last", test_probed_entry_evicted_last },
 };
 
