@@ -523,8 +523,13 @@ roce_dev_run_prefetch(struct roce_dev *dev, void *obj, unsigned int stage)
 		rte_prefetch0(&qp->sq.slots);
 		return;
 	}
-	/* Any slot of the ring is mapped: a prediction gone stale only costs the fetch. */
-	rte_prefetch0(roce_sq_wqe(qp, qp->req.wqe_idx));
+	/*
+	 * Only a QP with a WQE to send: a responder's run (an ACK) or a
+	 * completer's wake-up reads no WQE. Any slot of the ring is mapped: a
+	 * prediction gone stale only costs the fetch.
+	 */
+	if (qp->req.wqe_idx != roce_sq_producer(qp))
+		rte_prefetch0(roce_sq_wqe(qp, qp->req.wqe_idx));
 }
 
 /*
