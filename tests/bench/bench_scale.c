@@ -71,6 +71,14 @@ static const bool bench_multi_step[BENCH_STEPS] = { true, false, true, false, tr
  * applies). Side 0's CQ holds every outstanding completion: D x BENCH_QPS.
  */
 #define BENCH_DEPTH		16
+/*
+ * Local ACK timeout of the depth workload's pairs: 18, 1.07 s (the default
+ * 14 is 67 ms). With 262,144 WRITEs in flight, a stall of the worker lcore
+ * on this shared machine (47-72 ms measured) fires the timers of QPs whose
+ * ACKs are queued behind it, and repeated go-back-N retries ended a QP with
+ * IBV_WC_RETRY_EXC_ERR (doc/scale.md "Depth D per QP", point 5).
+ */
+#define BENCH_DEPTH_TIMEOUT	18
 /* A WRITE's wr_id: the QP's index in the low half, its sequence on that QP in the high half. */
 #define BENCH_WR_SEQ_SHIFT	32
 /* Measured time of a step (after one warm-up message per active QP). */
@@ -389,6 +397,7 @@ bench_setup(uint16_t workers, struct roce_test_pair *pair)
 		.pair = pair,
 		/* every outstanding completion of a lane's QPs fits its CQ */
 		.cqe0 = bench_depth * BENCH_QPS,
+		.timeout = bench_depth != 0 ? BENCH_DEPTH_TIMEOUT : 0,
 	};
 	bench_lanes = RTE_MAX(workers, 1);
 	if (roce_test_scale_open(&bench_sc) != 0)

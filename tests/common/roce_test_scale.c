@@ -181,8 +181,12 @@ roce_test_scale_create(struct roce_test_scale *sc)
 int
 roce_test_scale_connect(struct roce_test_scale *sc)
 {
-	const struct roce_test_conf *c = &roce_test_default_conf;
+	struct roce_test_conf conf = roce_test_default_conf;
+	const struct roce_test_conf *c = &conf;
 	unsigned int i;
+
+	if (sc->timeout != 0)
+		conf.timeout = sc->timeout;
 
 	for (i = 0; i < sc->nqps; i++) {
 		if (roce_test_qp_connect(sc->qp[0][i], &sc->s[0], &sc->s[1], sc->qp[1][i]->qp_num,
