@@ -25,8 +25,9 @@
  * crossed (queue q to 1 - q: every frame is handed over, on both sides).
  *
  * Every completion is checked (status, opcode, QP, wr_id: the QP's WRITEs
- * complete in the order posted) and every QP's bytes at the target; no hand-off may be dropped; every worker must have
- * worked. The benchmark fails only on a wrong result, never on a rate.
+ * complete in the order posted) and every QP's bytes at the target; no
+ * hand-off may be dropped; every worker must have worked. The benchmark
+ * fails only on a wrong result, never on a rate.
  */
 
 #include <inttypes.h>
@@ -66,7 +67,7 @@ static const bool bench_multi_step[BENCH_STEPS] = { true, false, true, false, tr
 /*
  * The depth workload: WRITEs in flight on each active QP (doc/scale.md
  * "Depth D per QP" says why 16: perftest's default -t is 128, which at
- * 16,384 QPs would need 2 M CQEs and 2 x 235 MB of send rings; 16 fills
+ * 16,384 QPs would need 2 M CQEs and 2 x 237 MB of send rings; 16 fills
  * half an RX burst per QP, where the responder's one ACK per QP and burst
  * applies). Side 0's CQ holds every outstanding completion: D x BENCH_QPS.
  */
