@@ -12,7 +12,9 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
+#include <rte_prefetch.h>
 #include <rte_ring.h>
+#include <rte_ring_peek.h>
 
 #include "roce_cq.h"
 #include "roce_dev.h"
@@ -493,13 +495,68 @@ roce_dev_cq_errors(struct roce_lane *lane)
 	}
 }
 
+/*
+ * With thousands of QPs each run starts with the misses of a cold QP and
+ * of the WQE it sends next (posted long before: doc/scale.md "Depth D per
+ * QP"). The QPNs queued behind the running one are known: fetch their
+ * state while the one before them runs. Stage 1, the QP's table slot;
+ * stage 2, the lines roce_req_run() reads first (state, requester, send
+ * ring indexes); stage 3, the WQE at the requester's index.
+ */
+static void
+roce_dev_run_prefetch(struct roce_dev *dev, void *obj, unsigned int stage)
+{
+	uint32_t qpn = (uint32_t)(uintptr_t)obj;
+	struct roce_qp *qp;
+
+	if (stage == 1) {
+		rte_prefetch0(&dev->qp_tbl[qpn & dev->qp_mask]);
+		return;
+	}
+	qp = dev->qp_tbl[qpn & dev->qp_mask];
+	if (qp == NULL)
+		return;
+	if (stage == 2) {
+		rte_prefetch0(qp);
+		rte_prefetch0(&qp->req);
+		rte_prefetch0(&qp->sq.prod);
+		rte_prefetch0(&qp->sq.slots);
+		return;
+	}
+	/*
+	 * Only a QP with a WQE to send: a responder's run (an ACK) or a
+	 * completer's wake-up reads no WQE. Any slot of the ring is mapped: a
+	 * prediction gone stale only costs the fetch.
+	 */
+	if (qp->req.wqe_idx != roce_sq_producer(qp))
+		rte_prefetch0(roce_sq_wqe(qp, qp->req.wqe_idx));
+}
+
+/*
+ * Copy the next QPNs of the schedule ring into ahead without taking them
+ * (the ring is single-consumer, so the next dequeues return exactly these,
+ * in this order); their table slots are fetched. Returns how many.
+ */
+static unsigned int
+roce_dev_run_peek(struct roce_lane *lane, void **ahead, unsigned int max)
+{
+	unsigned int k, n;
+
+	n = rte_ring_dequeue_burst_start(lane->sched, ahead, max, NULL);
+	rte_ring_dequeue_finish(lane->sched, 0);
+	for (k = 0; k < n; k++)
+		roce_dev_run_prefetch(lane->dev, ahead[k], 1);
+	return n;
+}
+
 /* Run the lane's QPs that were scheduled before this call; returns the packets they sent. */
 static unsigned int
 roce_dev_run_qps(struct roce_lane *lane)
 {
 	struct rte_roce_port *port = lane->dev->port;
 	unsigned int n = rte_ring_count(lane->sched);
-	unsigned int work = 0;
+	unsigned int work = 0, na = 0, ia = 0;
+	void *ahead[ROCE_DEV_RUN_AHEAD];
 	void *obj;
 
 	/*
@@ -513,6 +570,22 @@ roce_dev_run_qps(struct roce_lane *lane)
 		enum ibv_qp_state state;
 		int sent, acks;
 
+		/*
+		 * ahead[ia] is the QP that runs after this one: fetch its WQE
+		 * (its state was fetched during the run before) and the state
+		 * of the one after it; with fewer than two known, look again.
+		 */
+		if (ia < na)
+			ia++;
+		if (ia + 1 >= na && n > 0) {
+			na = roce_dev_run_peek(lane, ahead, RTE_MIN(n, ROCE_DEV_RUN_AHEAD));
+			for (ia = 0; ia < RTE_MIN(na, 2u); ia++)
+				roce_dev_run_prefetch(lane->dev, ahead[ia], 2);
+			ia = 0;
+		} else if (ia + 1 < na) {
+			roce_dev_run_prefetch(lane->dev, ahead[ia], 3);
+			roce_dev_run_prefetch(lane->dev, ahead[ia + 1], 2);
+		}
 		if (qp == NULL)
 			continue;	/* destroyed since it was scheduled */
 		(void)__atomic_exchange_n(&qp->scheduled, false, __ATOMIC_ACQ_REL);

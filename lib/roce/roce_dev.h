@@ -46,6 +46,8 @@ struct roce_worker;
 #define ROCE_DEV_QP_BUDGET	64
 /* Packets one run of a QP may send: both roles' budgets. */
 #define ROCE_DEV_QP_TX_MAX	(2 * ROCE_DEV_QP_BUDGET)
+/* Scheduled QPs whose state roce_dev_run_qps() fetches before their run. */
+#define ROCE_DEV_RUN_AHEAD	8u
 
 /* PDs per device. */
 #define ROCE_DEV_MAX_PD		65536

@@ -4,10 +4,15 @@
  * The scale benchmark (issue 5): aggregate message rate with 1, 16, 256,
  * 4,096 and 16,384 active RC QP pairs, as a ratio to the 1-QP rate of the
  * same run. 64-byte signaled RDMA WRITEs from side 0 to side 1 over
- * net_ring, a fixed total of BENCH_INFLIGHT in flight, spread round-robin
- * over the active QPs (with more active QPs than that, each message goes
- * to the next QP of the round, so every message touches a QP that has not
- * run for a while: the cold-state case the goal is about).
+ * net_ring, in two workloads:
+ *
+ * - fixed total: BENCH_INFLIGHT in flight over all active QPs, spread
+ *   round-robin (with more active QPs than that, each message goes to the
+ *   next QP of the round, so every message touches a QP that has not run
+ *   for a while and needs an ACK of its own: the worst case);
+ * - depth D per QP: BENCH_DEPTH in flight on every active QP, each
+ *   completion reposted on its own QP (perftest's convention, ib_write_bw
+ *   -q N -t D), the refills of one QP from one poll of the CQ as one chain.
  *
  * Progress models: inline, one thread polls both devices (so "per worker"
  * is this thread); and workers N = 1 .. the worker lcores there are
@@ -19,9 +24,10 @@
  * frame arrives on the lane of its QP, no hand-off) and, for N = 2, also
  * crossed (queue q to 1 - q: every frame is handed over, on both sides).
  *
- * Every completion is checked (status, QP, wr_id) and every QP's bytes
- * at the target; no hand-off may be dropped; every worker must have
- * worked. The benchmark fails only on a wrong result, never on a rate.
+ * Every completion is checked (status, opcode, QP, wr_id: the QP's WRITEs
+ * complete in the order posted) and every QP's bytes at the target; no
+ * hand-off may be dropped; every worker must have worked. The benchmark
+ * fails only on a wrong result, never on a rate.
  */
 
 #include <inttypes.h>
@@ -58,6 +64,24 @@ static const bool bench_multi_step[BENCH_STEPS] = { true, false, true, false, tr
 #define BENCH_INFLIGHT		256
 /* QPs that may hold more than one of them (BENCH_INFLIGHT / 16 each from 16 up). */
 #define BENCH_DEEP_QPS		16
+/*
+ * The depth workload: WRITEs in flight on each active QP (doc/scale.md
+ * "Depth D per QP" says why 16: perftest's default -t is 128, which at
+ * 16,384 QPs would need 2 M CQEs and 2 x 237 MB of send rings; 16 fills
+ * half an RX burst per QP, where the responder's one ACK per QP and burst
+ * applies). Side 0's CQ holds every outstanding completion: D x BENCH_QPS.
+ */
+#define BENCH_DEPTH		16
+/*
+ * Local ACK timeout of the depth workload's pairs: 18, 1.07 s (the default
+ * 14 is 67 ms). With 262,144 WRITEs in flight, a stall of the worker lcore
+ * on this shared machine (47-72 ms measured) fires the timers of QPs whose
+ * ACKs are queued behind it, and repeated go-back-N retries ended a QP with
+ * IBV_WC_RETRY_EXC_ERR (doc/scale.md "Depth D per QP", point 5).
+ */
+#define BENCH_DEPTH_TIMEOUT	18
+/* A WRITE's wr_id: the QP's index in the low half, its sequence on that QP in the high half. */
+#define BENCH_WR_SEQ_SHIFT	32
 /* Measured time of a step (after one warm-up message per active QP). */
 #define BENCH_STEP_MS		400
 /* Sweeps per progress model; each ratio is the median of the rounds' own ratios. */
@@ -74,6 +98,9 @@ static const bool bench_multi_step[BENCH_STEPS] = { true, false, true, false, tr
 static struct ibv_qp *bench_qp[2][BENCH_QPS];
 static struct roce_test_scale bench_sc;
 static uint16_t bench_lanes;		/* of each side in the current sweep */
+static unsigned int bench_depth;	/* of the current sweep; 0: the fixed total */
+/* Side 0's WRITEs of the current step per QP: posted, completed. */
+static uint32_t bench_qp_posted[BENCH_QPS], bench_qp_done[BENCH_QPS];
 static long bench_cpus;			/* online CPUs */
 /* [q]: q queues per port, queue q to queue q (aligned); q = 1 is roce_test_verbs_pair. */
 static struct roce_test_pair bench_pair[ROCE_TEST_PAIR_QUEUES_MAX + 1];
@@ -136,37 +163,70 @@ bench_cq(uint16_t l)
 
 struct bench_step {
 	unsigned int active;
-	unsigned int next;		/* QP of the next WRITE */
+	unsigned int depth;		/* per active QP; 0: BENCH_INFLIGHT in total */
+	unsigned int next;		/* QP of the next WRITE (fixed total) */
 	uint64_t posted;
 	uint64_t done;
 };
 
-/* One 64-byte WRITE of QP i's slot on side 0 to its slot on side 1. */
+/*
+ * n 64-byte WRITEs of QP i's slot on side 0 to its slot on side 1, as one
+ * chain: one doorbell and one schedule of the QP for all of them.
+ */
 static int
-bench_post(unsigned int i)
+bench_post(struct bench_step *st, unsigned int i, unsigned int n)
 {
 	struct roce_test_side *a = &bench_sc.s[0], *b = &bench_sc.s[1];
 	uint32_t off = i * ROCE_TEST_SCALE_SLOT;
+	struct ibv_sge sge = { .addr = (uintptr_t)(a->buf + off), .length = ROCE_TEST_SCALE_MSG,
+			       .lkey = a->mr->lkey };
+	struct ibv_send_wr wr[BENCH_DEPTH], *bad = NULL;
+	unsigned int k;
 
-	return roce_test_post_send(bench_qp[0][i], IBV_WR_RDMA_WRITE, i, a->buf + off,
-				   ROCE_TEST_SCALE_MSG, a->mr->lkey,
-				   (uintptr_t)b->buf + off, b->mr->rkey, IBV_SEND_SIGNALED);
+	ROCE_TEST_ASSERT(n >= 1 && n <= RTE_DIM(wr), "chain of %u", n);
+	for (k = 0; k < n; k++) {
+		wr[k] = (struct ibv_send_wr){
+			.wr_id = (uint64_t)(bench_qp_posted[i] + k) << BENCH_WR_SEQ_SHIFT | i,
+			.next = k + 1 < n ? &wr[k + 1] : NULL,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED,
+		};
+		wr[k].wr.rdma.remote_addr = (uintptr_t)(b->buf + off);
+		wr[k].wr.rdma.rkey = b->mr->rkey;
+	}
+	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(bench_qp[0][i], wr, &bad), 0,
+			    "post %u on QP %u", n, i);
+	bench_qp_posted[i] += n;
+	st->posted += n;
+	return 0;
 }
 
+/* Fixed total: one WRITE on the next QP of the round. */
 static int
 bench_post_next(struct bench_step *st)
 {
-	if (bench_post(st->next) != 0)
+	if (bench_post(st, st->next, 1) != 0)
 		return -1;
 	st->next = (st->next + 1) % st->active;
-	st->posted++;
 	return 0;
+}
+
+/* Depth D: QP i back to D in flight (its completions of one poll: one chain). */
+static int
+bench_refill(struct bench_step *st, unsigned int i)
+{
+	unsigned int out = bench_qp_posted[i] - bench_qp_done[i];
+
+	return out < st->depth ? bench_post(st, i, st->depth - out) : 0;
 }
 
 /*
  * Poll both devices once (side 0's rte_roce_poll() returns at once in
- * worker mode) and take side 0's completions of every lane; each one posts
- * the next WRITE if more.
+ * worker mode) and take side 0's completions of every lane; if more, each
+ * one posts the next WRITE of the round (fixed total), or each run of
+ * completions of one QP refills that QP to the depth.
  */
 static int
 bench_round(struct bench_step *st, bool more)
@@ -182,6 +242,7 @@ bench_round(struct bench_step *st, bool more)
 		ROCE_TEST_ASSERT(r >= 0, "poll_cq of lane %u: %d", l, r);
 		for (k = 0; k < r; k++) {
 			unsigned int i = (unsigned int)wc[k].wr_id;
+			uint32_t seq = (uint32_t)(wc[k].wr_id >> BENCH_WR_SEQ_SHIFT);
 
 			ROCE_TEST_ASSERT(i < st->active, "wr_id %u of %u active", i, st->active);
 			ROCE_TEST_ASSERT_EQ(i % bench_lanes, l, "QP %u completed on lane %u", i, l);
@@ -189,9 +250,20 @@ bench_round(struct bench_step *st, bool more)
 			ROCE_TEST_ASSERT_EQ(wc[k].opcode, IBV_WC_RDMA_WRITE, "opcode of QP %u", i);
 			ROCE_TEST_ASSERT_EQ(wc[k].qp_num, bench_qp[0][i]->qp_num, "qp_num of %u",
 					    i);
+			/* a send queue completes in the order posted (from its head, K:rxe_comp.c) */
+			ROCE_TEST_ASSERT_EQ(seq, bench_qp_done[i], "WRITE %u of QP %u out of order",
+					    seq, i);
+			bench_qp_done[i]++;
 			st->done++;
-			if (more && bench_post_next(st) != 0)
+			if (!more)
+				continue;
+			if (st->depth == 0) {
+				if (bench_post_next(st) != 0)
+					return -1;
+			} else if ((k + 1 == r || (unsigned int)wc[k + 1].wr_id != i) &&
+				   bench_refill(st, i) != 0) {
 				return -1;
+			}
 		}
 	}
 	return 0;
@@ -244,13 +316,15 @@ bench_delta(const struct bench_counters *c0, const struct bench_counters *c1, ui
 static int
 bench_run(unsigned int idx, struct bench_meas *m)
 {
-	struct bench_step st = { .active = bench_active[idx] };
+	struct bench_step st = { .active = bench_active[idx], .depth = bench_depth };
 	uint8_t *src = bench_sc.s[0].buf, *dst = bench_sc.s[1].buf;
-	unsigned int i, inflight = BENCH_INFLIGHT;
+	unsigned int i, inflight = st.depth != 0 ? st.depth * st.active : BENCH_INFLIGHT;
 	struct bench_counters c0, c1;
 	uint64_t t0, t1, end, done0;
 
 	memset(dst, 0, ROCE_TEST_BUF_LEN);
+	memset(bench_qp_posted, 0, sizeof(bench_qp_posted));
+	memset(bench_qp_done, 0, sizeof(bench_qp_done));
 	for (i = 0; i < st.active; i++)
 		roce_test_fill(src + i * ROCE_TEST_SCALE_SLOT, ROCE_TEST_SCALE_MSG, i + idx);
 	/* warm-up: one WRITE on every active QP (first touch of its state) */
@@ -262,8 +336,12 @@ bench_run(unsigned int idx, struct bench_meas *m)
 	}
 	if (bench_drain(&st) != 0)
 		return -1;
-	for (i = 0; i < inflight; i++) {
+	for (i = 0; st.depth == 0 && i < inflight; i++) {
 		if (bench_post_next(&st) != 0)
+			return -1;
+	}
+	for (i = 0; st.depth != 0 && i < st.active; i++) {
+		if (bench_refill(&st, i) != 0)
 			return -1;
 	}
 	done0 = st.done;
@@ -299,8 +377,15 @@ static const struct scale_caps bench_caps_deep = {
 static const struct scale_caps bench_caps = {
 	.send_wr = 8, .recv_wr = 1, .send_sge = 1, .recv_sge = 1,
 };
+/* Depth D: every QP holds D (both sides alike, as in the fixed total). */
+static const struct scale_caps bench_caps_depth = {
+	.send_wr = BENCH_DEPTH, .recv_wr = 1, .send_sge = 1, .recv_sge = 1,
+};
 
-/* Both devices, BENCH_QPS pairs, pair i on lane i % lanes of each side, all at RTS. */
+/*
+ * Both devices, BENCH_QPS pairs, pair i on lane i % lanes of each side, all
+ * at RTS, with the caps of the workload (bench_depth).
+ */
 static int
 bench_setup(uint16_t workers, struct roce_test_pair *pair)
 {
@@ -311,18 +396,59 @@ bench_setup(uint16_t workers, struct roce_test_pair *pair)
 		.qp = { bench_qp[0], bench_qp[1] },
 		.workers0 = workers,
 		.pair = pair,
+		/* every outstanding completion of a lane's QPs fits its CQ */
+		.cqe0 = bench_depth * BENCH_QPS,
+		.timeout = bench_depth != 0 ? BENCH_DEPTH_TIMEOUT : 0,
 	};
 	bench_lanes = RTE_MAX(workers, 1);
 	if (roce_test_scale_open(&bench_sc) != 0)
 		return -1;
 	for (i = 0; i < BENCH_QPS; i++) {
+		const struct scale_caps *caps = bench_depth != 0 ? &bench_caps_depth :
+						i < BENCH_DEEP_QPS ? &bench_caps_deep : &bench_caps;
+
 		for (side = 0; side < 2; side++)
-			ROCE_TEST_ASSERT_EQ(roce_test_scale_qp_create_lane(&bench_sc.s[side],
-					i < BENCH_DEEP_QPS ? &bench_caps_deep : &bench_caps,
+			ROCE_TEST_ASSERT_EQ(roce_test_scale_qp_create_lane(&bench_sc.s[side], caps,
 					(uint16_t)(i % bench_lanes), &bench_qp[side][i]), 0,
 					"create %u: %s", i, rte_strerror(rte_errno));
 	}
 	return roce_test_scale_connect(&bench_sc);
+}
+
+/*
+ * What the setup holds: the QPs by doc/scale.md's formula, side 0's CQs
+ * (ibv_wc entries), and the heap's growth over the whole setup (devices,
+ * lanes, CQs, buffers, QPs) since heap0.
+ */
+static void
+bench_print_memory(const char *mode, uint64_t heap0)
+{
+	uint64_t qps = 0, cqe = bench_sc.s[0].scq->cqe;
+	unsigned int i, side;
+	uint16_t l;
+
+	for (side = 0; side < 2; side++) {
+		for (i = 0; i < BENCH_QPS; i++)
+			qps += roce_test_scale_qp_bytes(bench_qp[side][i]);
+	}
+	for (l = 1; l < bench_lanes; l++)
+		cqe += bench_sc.s[0].lane_cq[l]->cqe;
+	printf("# %s %u: memory: 2 x %u QPs %.1f MB by the formula (%" PRIu64 " and %" PRIu64
+	       " bytes for the last QP of each side), side 0's CQs %" PRIu64 " entries (%.1f MB of "
+	       "ibv_wc), heap growth of the whole setup %.1f MB\n", mode, bench_sc.workers0,
+	       BENCH_QPS, (double)qps / 1e6, roce_test_scale_qp_bytes(bench_qp[0][BENCH_QPS - 1]),
+	       roce_test_scale_qp_bytes(bench_qp[1][BENCH_QPS - 1]), cqe,
+	       (double)(cqe * sizeof(struct ibv_wc)) / 1e6,
+	       (double)(roce_test_scale_heap_bytes() - heap0) / 1e6);
+}
+
+/* Retransmissions in a sweep: side 0's local ACK timeouts, side 1's duplicate requests. */
+static void
+bench_print_retries(const char *mode)
+{
+	printf("# %s %u: local ACK timeouts %" PRIu64 ", duplicate requests %" PRIu64 "\n", mode,
+	       bench_sc.workers0, bench_xstat(bench_sc.s[0].ctx, "local_ack_timeout_err"),
+	       bench_xstat(bench_sc.s[1].ctx, "duplicate_request"));
 }
 
 /* After a sweep: nothing dropped at a hand-off; on a crossed wire, hand-offs on both sides. */
@@ -453,23 +579,28 @@ bench_print_workers(const char *mode)
 
 /*
  * BENCH_ROUNDS sweeps of active QPs with side 0 driven by workers (0:
- * inline) over pair (NULL: roce_test_verbs_pair); prints each step's
- * medians.
+ * inline) over pair (NULL: roce_test_verbs_pair), depth WRITEs in flight
+ * per active QP (0: the fixed total); prints each step's medians.
  */
 static int
-bench_sweep(uint16_t workers, struct roce_test_pair *pair, bool crossed)
+bench_sweep(uint16_t workers, struct roce_test_pair *pair, bool crossed, unsigned int depth)
 {
-	uint64_t t0 = roce_test_ms();
-	char mode[BENCH_CELL];
+	uint64_t t0 = roce_test_ms(), heap0 = roce_test_scale_heap_bytes();
+	char mode[BENCH_CELL], load[BENCH_CELL] = "";
 	unsigned int idx, r;
 	int rc;
 
-	snprintf(mode, sizeof(mode), "%s%s%s", workers ? "workers" : "inline",
+	if (depth != 0)
+		snprintf(load, sizeof(load), ", depth %u per QP", depth);
+	snprintf(mode, sizeof(mode), "%s%s%s%s", workers ? "workers" : "inline", load,
 		 crossed ? ", crossed" : "",
 		 workers + 1 > bench_cpus ? ", oversubscribed" : "");
+	bench_depth = depth;
 	rc = bench_setup(workers, pair);
 	printf("# %s %u: setup of %u pairs %" PRIu64 " ms\n", mode, workers, BENCH_QPS,
 	       roce_test_ms() - t0);
+	if (rc == 0)
+		bench_print_memory(mode, heap0);
 	for (r = 0; rc == 0 && r < BENCH_ROUNDS; r++) {
 		for (idx = 0; rc == 0 && idx < BENCH_STEPS; idx++) {
 			if (workers <= 1 || bench_multi_step[idx])
@@ -481,6 +612,7 @@ bench_sweep(uint16_t workers, struct roce_test_pair *pair, bool crossed)
 	if (rc == 0) {
 		bench_print(mode);
 		bench_print_workers(mode);
+		bench_print_retries(mode);
 	}
 	rc |= roce_test_scale_close(&bench_sc);
 	ROCE_TEST_ASSERT(rc == 0, "scale sweep");
@@ -500,7 +632,7 @@ bench_max_workers(void)
 static int
 test_scale_inline(void)
 {
-	return bench_sweep(0, NULL, false);
+	return bench_sweep(0, NULL, false, 0);
 }
 
 /* Side 0 on 1 .. every worker lcore; side 1 inline on the main lcore with as many lanes. */
@@ -513,7 +645,7 @@ test_scale_workers(void)
 	if (nb == 0)
 		printf("# no worker lcore: inline only\n");
 	for (w = 1; rc == 0 && w <= nb; w++)
-		rc = bench_sweep(w, w == 1 ? NULL : &bench_pair[w], false);
+		rc = bench_sweep(w, w == 1 ? NULL : &bench_pair[w], false, 0);
 	return rc;
 }
 
@@ -525,13 +657,33 @@ test_scale_crossed(void)
 		printf("# fewer than 2 worker lcores: no crossed sweep\n");
 		return 0;
 	}
-	return bench_sweep(2, &bench_crossed, true);
+	return bench_sweep(2, &bench_crossed, true, 0);
+}
+
+/* Depth D per QP (perftest's workload), one thread driving both devices. */
+static int
+test_scale_depth_inline(void)
+{
+	return bench_sweep(0, NULL, false, BENCH_DEPTH);
+}
+
+/* Depth D per QP, side 0 on one worker (the only layout this machine does not oversubscribe). */
+static int
+test_scale_depth_worker(void)
+{
+	if (bench_max_workers() < 1) {
+		printf("# no worker lcore: no depth sweep on a worker\n");
+		return 0;
+	}
+	return bench_sweep(1, NULL, false, BENCH_DEPTH);
 }
 
 static const struct roce_test_case cases[] = {
 	{ "scale_inline", test_scale_inline },
 	{ "scale_workers", test_scale_workers },
 	{ "scale_crossed", test_scale_crossed },
+	{ "scale_depth_inline", test_scale_depth_inline },
+	{ "scale_depth_worker", test_scale_depth_worker },
 };
 
 int

@@ -110,6 +110,24 @@ roce_test_scale_qp_create_lane(struct roce_test_side *s, const struct scale_caps
 	return *qp != NULL ? 0 : -1;
 }
 
+/* The side's send CQ and lane CQs again with cqe entries each (they are empty: no QP yet). */
+static int
+scale_cqs_resize(struct roce_test_side *s, uint32_t cqe)
+{
+	uint16_t l;
+
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_cq(s->scq), 0, "destroy scq");
+	s->scq = rte_roce_create_cq(s->ctx, (int)cqe, NULL, NULL, 0);
+	ROCE_TEST_ASSERT(s->scq != NULL, "scq of %u: %s", cqe, rte_strerror(rte_errno));
+	for (l = 1; l < s->nb_lanes; l++) {
+		ROCE_TEST_ASSERT_EQ(rte_roce_destroy_cq(s->lane_cq[l]), 0, "destroy lane CQ");
+		s->lane_cq[l] = rte_roce_create_cq(s->ctx, (int)cqe, NULL, NULL, l);
+		ROCE_TEST_ASSERT(s->lane_cq[l] != NULL, "CQ of lane %u: %s", l,
+				 rte_strerror(rte_errno));
+	}
+	return 0;
+}
+
 int
 roce_test_scale_open(struct roce_test_scale *sc)
 {
@@ -129,6 +147,8 @@ roce_test_scale_open(struct roce_test_scale *sc)
 	sc->baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
 	ROCE_TEST_ASSERT(sc->workers0 <= RTE_ROCE_DEV_WORKERS_MAX, "workers");
 	conf0.nb_workers = sc->workers0;
+	/* 0: the default; never below the CQs roce_test_side_open_conf() makes first */
+	conf0.max_cqe = sc->cqe0 > ROCE_TEST_CQ_LEN ? sc->cqe0 : 0;
 	for (w = 0; w < sc->workers0; w++) {
 		ROCE_TEST_ASSERT(lcore < RTE_MAX_LCORE, "worker lcore %u of %u", w, sc->workers0);
 		conf0.lcores[w] = (uint16_t)lcore;
@@ -137,6 +157,8 @@ roce_test_scale_open(struct roce_test_scale *sc)
 	if (roce_test_side_open_conf(&sc->s[0], pair->a, ROCE_TEST_ADDR_A, false, &conf0) != 0 ||
 	    roce_test_side_open_conf(&sc->s[1], pair->b, ROCE_TEST_ADDR_B, true,
 				     &conf) != 0)
+		return -1;
+	if (sc->cqe0 != 0 && scale_cqs_resize(&sc->s[0], sc->cqe0) != 0)
 		return -1;
 	return 0;
 }
@@ -159,8 +181,12 @@ roce_test_scale_create(struct roce_test_scale *sc)
 int
 roce_test_scale_connect(struct roce_test_scale *sc)
 {
-	const struct roce_test_conf *c = &roce_test_default_conf;
+	struct roce_test_conf conf = roce_test_default_conf;
+	const struct roce_test_conf *c = &conf;
 	unsigned int i;
+
+	if (sc->timeout != 0)
+		conf.timeout = sc->timeout;
 
 	for (i = 0; i < sc->nqps; i++) {
 		if (roce_test_qp_connect(sc->qp[0][i], &sc->s[0], &sc->s[1], sc->qp[1][i]->qp_num,

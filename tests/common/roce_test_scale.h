@@ -37,6 +37,14 @@ struct roce_test_scale {
 	struct ibv_qp **qp[2];		/* nqps each, the caller's */
 	uint16_t workers0;		/* side 0's worker lcores (0: inline), the first after main */
 	/*
+	 * Entries of each of side 0's CQs (its send CQ and every lane's CQ), 0:
+	 * ROCE_TEST_CQ_LEN; the device's max_cqe is raised to it. A requester
+	 * that keeps D signaled WRs in flight on each of N QPs needs D x N.
+	 */
+	uint32_t cqe0;
+	/* Local ACK timeout of the pairs (4.096 us x 2^t, wire-facts section 7); 0: the default conf's. */
+	uint8_t timeout;
+	/*
 	 * The wire: NULL for roce_test_verbs_pair (one queue); with workers0 > 1,
 	 * a pair of workers0 queues (roce_test_pair_create_mq()). Side 1 is then
 	 * inline with as many lanes as side 0 has workers.
