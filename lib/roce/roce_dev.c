@@ -650,15 +650,39 @@ roce_dev_inbox_run(struct roce_lane *lane)
 	return total;
 }
 
+/*
+ * Input before timeouts. A full RX burst means more frames wait, and after
+ * a stall of the lane (a worker descheduled, a long control pause) those
+ * are the ACKs of QPs whose retransmit timers are now due: firing them
+ * first would resend what the peer already acknowledged (go-back-N of a
+ * whole window) and then drop the ACKs as stale. So while the RX queue is
+ * backlogged the wheel waits, for ROCE_DEV_TIMER_DEFER_POLLS full bursts at
+ * most: a queue that never drains (a flood) cannot starve the timers, it
+ * only coarsens them, to a few thousand frames' time.
+ */
+static void
+roce_dev_timers_run(struct roce_lane *lane, bool rx_backlog)
+{
+	if (rx_backlog && lane->timer_defers < ROCE_DEV_TIMER_DEFER_POLLS) {
+		lane->timer_defers++;
+		ROCE_COUNT(lane->stats.timer_defers);
+		return;
+	}
+	lane->timer_defers = 0;
+	roce_timer_wheel_run(&lane->timers);
+}
+
 int
 roce_dev_progress(struct roce_lane *lane)
 {
 	struct roce_dev *dev = lane->dev;
+	bool rx_backlog;
 	uint16_t n;
 	int work;
 
 	ROCE_COUNT(lane->stats.polls);
 	n = roce_port_poll_queue(dev->port, lane->id, lane->rx, ROCE_DEV_RX_BURST);
+	rx_backlog = n == ROCE_DEV_RX_BURST;
 	/* ACKs, responses and requests of this round leave in bursts */
 	roce_port_tx_batch_begin(dev->port, lane->id);
 	if (n > 0) {
@@ -669,7 +693,7 @@ roce_dev_progress(struct roce_lane *lane)
 	}
 	if (lane->inbox != NULL)
 		n += roce_dev_inbox_run(lane);
-	roce_timer_wheel_run(&lane->timers);
+	roce_dev_timers_run(lane, rx_backlog);
 	/* Port-wide events belong to lane 0, the owner of the port's slow path. */
 	if (lane->id == 0)
 		roce_dev_link_check(dev);

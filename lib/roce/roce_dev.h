@@ -48,6 +48,12 @@ struct roce_worker;
 #define ROCE_DEV_QP_TX_MAX	(2 * ROCE_DEV_QP_BUDGET)
 /* Scheduled QPs whose state roce_dev_run_qps() fetches before their run. */
 #define ROCE_DEV_RUN_AHEAD	8u
+/*
+ * Full RX bursts in a row for which a lane puts its timers off (input
+ * before timeouts, roce_dev_progress()): a full RX ring of 4,096
+ * descriptors, read in bursts of ROCE_DEV_RX_BURST.
+ */
+#define ROCE_DEV_TIMER_DEFER_POLLS	(4096 / ROCE_DEV_RX_BURST)
 
 /* PDs per device. */
 #define ROCE_DEV_MAX_PD		65536
@@ -73,6 +79,7 @@ struct roce_dev_stats {
 	uint64_t handoffs_out;		/* frames handed to the lane owning their QP */
 	uint64_t handoffs_in;		/* frames another lane handed to this one */
 	uint64_t handoff_drops;		/* hand-off ring full: dropped (the transport recovers) */
+	uint64_t timer_defers;		/* polls whose timers waited for a backlogged RX queue */
 };
 
 /* Frames a hand-off ring holds, from one lane to another (a power of two). */
@@ -88,6 +95,7 @@ struct roce_lane {
 	struct roce_dev *dev;
 	uint16_t id;			/* lane index = port queue */
 	bool cq_error;			/* a CQ of one of its QPs overran: move them to ERR */
+	uint16_t timer_defers;		/* full RX bursts in a row with the timers put off */
 	/* Inline mode: the control handshake with its pollers (roce_worker.c). */
 	uint32_t pause;			/* controller -> pollers: do not run it */
 	uint32_t busy;			/* a poller is running it */

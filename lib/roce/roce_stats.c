@@ -109,6 +109,7 @@ static const struct roce_xstat_def xstat_defs[] = {
 	DEV("handoffs_out", handoffs_out),
 	DEV("handoffs_in", handoffs_in),
 	DEV("handoff_drops", handoff_drops),
+	DEV("timer_defers", timer_defers),
 	{ "rx_drop_", XS_ENGINE, offsetof(struct roce_transport_stats, rx_drops), ROCE_RX_DROP_MAX,
 	  rx_drop_name },
 	PORT("icrc_err", roce_drops[RTE_ROCE_DROP_ICRC]),

@@ -4,7 +4,8 @@
  * Scale: 16,384 RC QP pairs between two devices over net_ring, every one
  * created, taken to RTS, used for one SEND and destroyed, in bounded time;
  * the memory a QP costs measured on the rte_malloc heap and checked against
- * the formula of doc/scale.md; the QP limit of a device enforced.
+ * the formula of doc/scale.md; the QP limit of a device enforced; a
+ * stalled requester reads its queued ACKs before its timers fire.
  */
 
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_errno.h>
@@ -36,6 +38,17 @@
 #define SCALE_TIME_LIMIT_MS	60000
 /* A small device for the limit test. */
 #define SCALE_SMALL_MAX_QP	8
+/*
+ * The stalled requester: pairs with one WRITE each (their ACKs are many RX
+ * bursts, fewer than the net_ring pair holds), the ACK timeout (wire-facts
+ * section 7: 4.096 us x 2^15 = 134 ms, twice the default so that the
+ * sending phase stays far shorter even under a sanitizer on a loaded
+ * machine), and how long side 0 is left unpolled: several timeouts.
+ */
+#define STALL_QPS		256
+#define STALL_TIMEOUT		15
+#define STALL_US		500000
+#define STALL_WC_BURST		32
 
 static struct ibv_qp *scale_qp[2][SCALE_QPS];
 
@@ -207,6 +220,134 @@ test_16k_pairs(void)
 	return 0;
 }
 
+/* Poll side's device until its port sent at least want frames more than *since. */
+static int
+stall_pump_until_sent(struct roce_test_side *s, uint64_t since, uint64_t want)
+{
+	uint64_t end = roce_test_ms() + ROCE_TEST_WAIT_MS;
+	struct rte_roce_port_stats st;
+
+	do {
+		rte_roce_poll(s->ctx);
+		rte_roce_port_stats_get(s->port, &st);
+	} while (st.tx_packets - since < want && roce_test_ms() < end);
+	ROCE_TEST_ASSERT(st.tx_packets - since >= want, "%" PRIu64 " of %" PRIu64 " frames sent",
+			 st.tx_packets - since, want);
+	return 0;
+}
+
+/* WRITEs on pairs [0, n), message i from side 0's slot i to side 1's. */
+static int
+stall_post_writes(struct roce_test_scale *sc, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t off = i * ROCE_TEST_SCALE_SLOT;
+
+		roce_test_fill(sc->s[0].buf + off, ROCE_TEST_SCALE_MSG, i);
+		if (roce_test_post_send(sc->qp[0][i], IBV_WR_RDMA_WRITE, i, sc->s[0].buf + off,
+					ROCE_TEST_SCALE_MSG, sc->s[0].mr->lkey,
+					(uintptr_t)sc->s[1].buf + off, sc->s[1].mr->rkey,
+					IBV_SEND_SIGNALED) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Side 0's n WRITE completions, both sides polled: all successful, one per QP. */
+static int
+stall_take_completions(struct roce_test_scale *sc, unsigned int n)
+{
+	uint64_t end = roce_test_ms() + ROCE_TEST_WAIT_MS;
+	struct ibv_wc wc[STALL_WC_BURST];
+	unsigned int got = 0;
+	int r, k;
+
+	while (got < n && roce_test_ms() < end) {
+		rte_roce_poll(sc->s[0].ctx);
+		rte_roce_poll(sc->s[1].ctx);
+		r = rte_roce_poll_cq(sc->s[0].scq, STALL_WC_BURST, wc);
+		ROCE_TEST_ASSERT(r >= 0, "poll_cq: %d", r);
+		for (k = 0; k < r; k++) {
+			ROCE_TEST_ASSERT_EQ(wc[k].status, IBV_WC_SUCCESS, "status of %" PRIu64,
+					    wc[k].wr_id);
+			ROCE_TEST_ASSERT_EQ(wc[k].qp_num, sc->qp[0][wc[k].wr_id]->qp_num, "qp_num");
+		}
+		got += (unsigned int)r;
+	}
+	ROCE_TEST_ASSERT_EQ(got, n, "completions");
+	return 0;
+}
+
+/*
+ * Input before timeouts (roce_dev_progress()): side 0 sends one WRITE on
+ * each of STALL_QPS pairs, side 1 writes and acknowledges them all, then
+ * side 0 is not polled for several ACK timeouts, as a descheduled worker.
+ * Every retransmit timer is then due and every ACK waits in side 0's RX
+ * queue, STALL_QPS / 32 bursts of them. Its polls must read the ACKs
+ * before the timers fire: no timeout, no retransmission (no duplicate at
+ * side 1), every WRITE completed once and its bytes in place.
+ */
+static int
+test_stalled_requester(void)
+{
+	struct roce_test_scale sc = {
+		.nqps = STALL_QPS,
+		.caps = scale_caps_small,
+		.qp = { scale_qp[0], scale_qp[1] },
+		.timeout = STALL_TIMEOUT,
+	};
+	struct rte_roce_port_stats p0, p1;
+	struct rte_roce_stats st0, st1;
+	unsigned int i;
+	int rc;
+
+	rc = roce_test_scale_open(&sc);
+	if (rc == 0)
+		rc = roce_test_scale_create(&sc);
+	if (rc == 0)
+		rc = roce_test_scale_connect(&sc);
+	/* One WRITE with both sides polled first: each resolves the other's MAC. */
+	if (rc == 0 && stall_post_writes(&sc, 1) != 0)
+		rc = -1;
+	if (rc == 0)
+		rc = stall_take_completions(&sc, 1);
+	if (rc != 0)
+		goto out;
+	memset(sc.s[1].buf, 0, STALL_QPS * ROCE_TEST_SCALE_SLOT);
+	rte_roce_port_stats_get(sc.s[0].port, &p0);
+	rte_roce_port_stats_get(sc.s[1].port, &p1);
+	rc = stall_post_writes(&sc, STALL_QPS);
+	/* The WRITEs out, then the peer's ACKs into side 0's RX queue; side 0 stalls. */
+	if (rc == 0)
+		rc = stall_pump_until_sent(&sc.s[0], p0.tx_packets, STALL_QPS);
+	if (rc == 0)
+		rc = stall_pump_until_sent(&sc.s[1], p1.tx_packets, STALL_QPS);
+	if (rc == 0) {
+		usleep(STALL_US);
+		rc = stall_take_completions(&sc, STALL_QPS);
+	}
+	if (rc == 0) {
+		rte_roce_stats_get(sc.s[0].ctx, &st0);
+		rte_roce_stats_get(sc.s[1].ctx, &st1);
+		printf("# %u ACKs queued over %u us: %" PRIu64 " timeouts, %" PRIu64
+		       " polls with the timers put off, %" PRIu64 " duplicates at the peer\n",
+		       STALL_QPS, STALL_US, st0.local_ack_timeout_err,
+		       roce_test_xstat(sc.s[0].ctx, "timer_defers"), st1.duplicate_request);
+		ROCE_TEST_ASSERT_EQ(st0.local_ack_timeout_err, 0, "timers fired before the ACKs");
+		ROCE_TEST_ASSERT_EQ(st1.duplicate_request, 0, "WRITEs sent again");
+		ROCE_TEST_ASSERT(roce_test_xstat(sc.s[0].ctx, "timer_defers") > 0, "timers put off");
+		for (i = 0; i < STALL_QPS; i++)
+			ROCE_TEST_ASSERT(memcmp(sc.s[1].buf + i * ROCE_TEST_SCALE_SLOT,
+						sc.s[0].buf + i * ROCE_TEST_SCALE_SLOT,
+						ROCE_TEST_SCALE_MSG) == 0, "bytes of pair %u", i);
+	}
+out:
+	rc |= roce_test_scale_close(&sc);
+	return rc;
+}
+
 /* A device refuses the QP after max_qp with ENOSPC, and takes one again after a destroy. */
 static int
 test_max_qp_limit(void)
@@ -275,6 +416,7 @@ static const struct roce_test_case cases[] = {
 	{ "qp_memory", test_qp_memory },
 	{ "lane_memory", test_lane_memory },
 	{ "16k_pairs", test_16k_pairs },
+	{ "stalled_requester", test_stalled_requester },
 };
 
 int
