@@ -20,9 +20,17 @@
 
 /* How long one read or write of the exchange may block. */
 #define PP_OOB_TIMEOUT_MS 30000
-/* Before teardown: until the link has been quiet this long, at most PP_LINGER_MAX_MS. */
-#define PP_LINGER_QUIET_MS 20
-#define PP_LINGER_MAX_MS 1000
+/*
+ * Before teardown: until the link has been quiet this long, at most
+ * PP_LINGER_MAX_MS. If our ACK of the peer's last message is lost, the
+ * peer resends that message after its local ACK timeout (the tools' 14:
+ * 67 ms, 68 ms between rxe's retries on the wire) and we must still be
+ * there to ACK the duplicate: rxe takes the tools' retry_cnt 7 as
+ * "retry for ever", so it would never finish. Quiet for two of its
+ * retries: the first retry may be lost too.
+ */
+#define PP_LINGER_QUIET_MS 150
+#define PP_LINGER_MAX_MS 2000
 
 /* The wr_id of every receive and of every send, as the tools have them. */
 enum {
