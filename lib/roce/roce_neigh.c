@@ -459,6 +459,16 @@ roce_neigh_reachable(struct rte_roce_port *port, struct roce_neigh *n)
 	q0->stats.neigh_resolved++;
 }
 
+/* n's MAC is mac, confirmed: reachable, and the frames it held go out. */
+static void
+roce_neigh_set_mac(struct rte_roce_port *port, struct roce_neigh *n,
+		   const struct rte_ether_addr *mac)
+{
+	rte_ether_addr_copy(mac, &n->mac);
+	roce_neigh_reachable(port, n);
+	roce_neigh_flush(port, n);
+}
+
 void
 roce_neigh_learn(struct rte_roce_port *port, const union rte_roce_gid *ip,
 		 const struct rte_ether_addr *mac, bool create)
@@ -472,9 +482,7 @@ roce_neigh_learn(struct rte_roce_port *port, const union rte_roce_gid *ip,
 		if (n == NULL)
 			return;
 	}
-	rte_ether_addr_copy(mac, &n->mac);
-	roce_neigh_reachable(port, n);
-	roce_neigh_flush(port, n);
+	roce_neigh_set_mac(port, n, mac);
 }
 
 /*
@@ -498,15 +506,13 @@ roce_neigh_advert(struct rte_roce_port *port, const union rte_roce_gid *ip,
 		return;
 	if (!roce_neigh_usable(n)) {
 		if (mac != NULL)
-			roce_neigh_learn(port, ip, mac, false);
+			roce_neigh_set_mac(port, n, mac);
 		return;
 	}
 	changed = mac != NULL && !rte_is_same_ether_addr(mac, &n->mac);
-	if (changed && !override)
-		return;
-	if (changed)
-		rte_ether_addr_copy(mac, &n->mac);
-	if (solicited || changed)
+	if (changed && override)
+		roce_neigh_set_mac(port, n, mac);
+	else if (!changed && solicited)
 		roce_neigh_reachable(port, n);
 }
 
@@ -520,15 +526,23 @@ roce_neigh_solicit(struct rte_roce_port *port, const union rte_roce_gid *ip,
 	return roce_nd_solicit(port, ip, unicast);
 }
 
-/* One unicast probe of an entry in use (PROBE), the next one armed. */
+/* One more request for n (unicast: a probe to that MAC), the next one armed. 0 or -errno. */
+static int
+roce_neigh_ask(struct rte_roce_port *port, struct roce_neigh *n,
+	       const struct rte_ether_addr *unicast)
+{
+	n->retries_left--;
+	roce_neigh_arm(port, n, port->neigh.retry_cycles);
+	return roce_neigh_solicit(port, &n->ip, unicast);
+}
+
+/* One unicast probe of an entry in use (PROBE). */
 static void
 roce_neigh_probe(struct rte_roce_port *port, struct roce_neigh *n)
 {
-	n->retries_left--;
 	/* Not sent (our source address went): it still counts as a try. */
-	if (roce_neigh_solicit(port, &n->ip, &n->mac) == 0)
+	if (roce_neigh_ask(port, n, &n->mac) == 0)
 		roce_port_slow(port)->stats.neigh_probes++;
-	roce_neigh_arm(port, n, port->neigh.retry_cycles);
 }
 
 static void
@@ -563,9 +577,7 @@ roce_neigh_timers(struct rte_roce_port *port)
 				roce_neigh_fail(port, n);
 				break;
 			}
-			n->retries_left--;
-			roce_neigh_solicit(port, &n->ip, NULL);
-			roce_neigh_arm(port, n, t->retry_cycles);
+			roce_neigh_ask(port, n, NULL);
 			break;
 		case ROCE_NEIGH_REACHABLE:
 			if (!roce_neigh_take_used(n)) {

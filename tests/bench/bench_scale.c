@@ -124,16 +124,6 @@ struct bench_counters {
 	struct rte_roce_worker_stats w[RTE_ROCE_DEV_WORKERS_MAX];
 };
 
-static uint64_t
-bench_xstat(struct ibv_context *ctx, const char *name)
-{
-	uint64_t v = 0;
-
-	if (rte_roce_xstats_get_by_name(ctx, name, &v) != 0)
-		printf("# no xstat %s\n", name);
-	return v;
-}
-
 static int
 bench_counters(struct bench_counters *c)
 {
@@ -146,7 +136,7 @@ bench_counters(struct bench_counters *c)
 		ROCE_TEST_ASSERT_EQ(rte_roce_port_stats_get(bench_sc.s[side].port, &st), 0,
 				    "port stats");
 		c->frames += st.tx_packets;
-		c->handoffs += bench_xstat(bench_sc.s[side].ctx, "handoffs_out");
+		c->handoffs += roce_test_xstat(bench_sc.s[side].ctx, "handoffs_out");
 	}
 	for (w = 0; w < bench_sc.workers0; w++)
 		ROCE_TEST_ASSERT_EQ(rte_roce_worker_stats_get(bench_sc.s[0].ctx, w, &c->w[w]), 0,
@@ -447,8 +437,8 @@ static void
 bench_print_retries(const char *mode)
 {
 	printf("# %s %u: local ACK timeouts %" PRIu64 ", duplicate requests %" PRIu64 "\n", mode,
-	       bench_sc.workers0, bench_xstat(bench_sc.s[0].ctx, "local_ack_timeout_err"),
-	       bench_xstat(bench_sc.s[1].ctx, "duplicate_request"));
+	       bench_sc.workers0, roce_test_xstat(bench_sc.s[0].ctx, "local_ack_timeout_err"),
+	       roce_test_xstat(bench_sc.s[1].ctx, "duplicate_request"));
 }
 
 /* After a sweep: nothing dropped at a hand-off; on a crossed wire, hand-offs on both sides. */
@@ -458,10 +448,10 @@ bench_check_handoffs(bool crossed)
 	unsigned int side;
 
 	for (side = 0; side < 2; side++) {
-		ROCE_TEST_ASSERT_EQ(bench_xstat(bench_sc.s[side].ctx, "handoff_drops"), 0,
+		ROCE_TEST_ASSERT_EQ(roce_test_xstat(bench_sc.s[side].ctx, "handoff_drops"), 0,
 				    "side %u dropped hand-offs", side);
 		if (crossed)
-			ROCE_TEST_ASSERT(bench_xstat(bench_sc.s[side].ctx, "handoffs_out") > 0,
+			ROCE_TEST_ASSERT(roce_test_xstat(bench_sc.s[side].ctx, "handoffs_out") > 0,
 					 "side %u handed nothing over on a crossed wire", side);
 	}
 	return 0;
