@@ -29,7 +29,7 @@
 
 /*
  * REQ and REP fields, offsets in the CM data after the MAD header
- * (research-anchors.md §3.3; K:include/rdma/ibta_vol1_c12.h).
+ * (doc/wire-format.md §12.3; K:include/rdma/ibta_vol1_c12.h).
  */
 #define CM_REQ_LOCAL_COMM_ID	0
 #define CM_REQ_SERVICE_ID	8

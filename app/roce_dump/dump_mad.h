@@ -7,7 +7,7 @@
  * Decoding of the management datagrams (MADs) carried by UD SENDs to QP1,
  * enough to follow an rdma_cm connection: the common MAD header and, for the
  * communication manager class, the attribute and a few REQ/REP fields.
- * Layouts: wire-facts.md §12, research-anchors.md §3.3
+ * Layouts: doc/wire-format.md §12
  * (K:include/rdma/ib_mad.h, K:include/rdma/ibta_vol1_c12.h).
  */
 
