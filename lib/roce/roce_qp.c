@@ -43,9 +43,10 @@
 #define ROCE_QP_ACCESS	(IBV_ACCESS_LOCAL_WRITE | ROCE_MR_ACCESS_REMOTE)
 
 /*
- * The QP state table (IBA 10.3.1; K:core/verbs.c qp_state_table; wire-facts
- * §8): per transport, current and next state, whether the transition is
- * valid and which attributes it requires and allows.
+ * The QP state table (IBA 10.3.1; K:core/verbs.c qp_state_table;
+ * doc/wire-format.md §8.1): per transport, current and next state,
+ * whether the transition is valid and which attributes it requires and
+ * allows.
  */
 enum roce_qp_transport { ROCE_QPT_UD, ROCE_QPT_UC, ROCE_QPT_RC, ROCE_QPT_NB };
 
@@ -507,7 +508,7 @@ roce_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr, uint32_t qpn)
 	qp->lane = &dev->lanes[qp->scq->lane];
 	qp->sq_sig_all = attr->sq_sig_all != 0;
 	qp->src_port = roce_qp_src_port(qpn);
-	/* UD has no path MTU attribute: messages are bounded by the port's (wire-facts section 9). */
+	/* UD has no path MTU: messages are bounded by the port's (doc/wire-format.md §9.4). */
 	if (attr->qp_type == IBV_QPT_UD)
 		qp->mtu = info.ib_mtu;
 	qp->attr.cap = qp->cap;
@@ -820,7 +821,7 @@ roce_wr_sge_check(const struct ibv_sge *sg, int num_sge, uint32_t max_sge, uint6
 	return *len > ROCE_MAX_MSG_SIZE ? "message length (at most 2^31)" : NULL;
 }
 
-/* A UD WR: an AH of the QP's PD, one packet of at most the port's MTU (wire-facts section 9). */
+/* A UD WR: an AH of the QP's PD, one packet of at most the port's MTU (doc/wire-format.md §9.4). */
 static const char *
 roce_post_send_check_ud(const struct roce_qp *qp, const struct ibv_send_wr *wr, uint64_t len)
 {
