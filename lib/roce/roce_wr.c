@@ -6,7 +6,7 @@
  * per-opcode switch ladders (K:rxe_req.c next_opcode_rc()). READ and the
  * atomics are single-packet requests: every position maps to the same
  * opcode. Which transports take which request: IBA 9.2 and 9.8 (the RC,
- * UC and UD rows of the opcode table).
+ * UC and UD rows of the opcode table, doc/wire-format.md §3).
  */
 
 #include "roce_wr.h"
