@@ -15,7 +15,6 @@
 #include "rte_roce_pkt.h"
 #include "roce_dev.h"
 #include "roce_log.h"
-#include "roce_worker.h"
 #include "roce_mcast.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
