@@ -7,9 +7,9 @@
  * UD multicast to every attached QP (K:rxe_recv.c). Every drop is
  * counted by reason in the device's xstats.
  *
- * The port parsed the frame already but does not hand the result out, so
- * it is parsed a second time here (a cost to remove when the port exposes
- * its struct rte_roce_pkt).
+ * The port parsed the frame already and hands its parse over with it
+ * (roce_port_rx_parsed()): nothing is parsed twice. Only a frame another
+ * lane handed over (roce_recv_handed()) is parsed again, from its mbuf.
  */
 
 #include <rte_mbuf.h>
