@@ -16,13 +16,6 @@ struct rte_roce_pkt;
 struct roce_lane;
 struct roce_qp;
 
-/*
- * Deliver a UD SEND to DestQP RTE_ROCE_MCAST_QPN, received by lane, to each
- * QP attached to its group (those of other lanes through their hand-off ring).
- */
-void roce_mcast_recv(struct roce_lane *lane, const struct rte_roce_pkt *pkt,
-		     struct rte_mbuf *m);
-
 /* Detach qp from every group (destroy). */
 void roce_mcast_qp_fini(struct roce_qp *qp);
 

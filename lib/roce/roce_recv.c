@@ -198,3 +198,20 @@ roce_recv_burst(struct roce_lane *lane, struct rte_mbuf **pkts,
 		rte_pktmbuf_free(pkts[i]);
 	}
 }
+
+void
+roce_mcast_recv(struct roce_lane *lane, const struct rte_roce_pkt *pkt, struct rte_mbuf *m)
+{
+	struct roce_dev *dev = lane->dev;
+	unsigned int i, n = 0;
+
+	/* A member on another lane gets a reference through the hand-off ring. */
+	for (i = 0; i < RTE_ROCE_DEV_MCAST_MAX; i++) {
+		if (dev->mcast[i].qp != NULL && rte_roce_gid_equal(&dev->mcast[i].gid, &pkt->dgid)) {
+			roce_recv_route(lane, dev->mcast[i].qp, pkt, m);
+			n++;
+		}
+	}
+	if (n == 0)
+		ROCE_COUNT(lane->xstats.rx_drops[ROCE_RX_DROP_MCAST]);
+}
