@@ -119,8 +119,11 @@ rte_roce_port_ib_mtu(uint32_t mtu)
 /* ---- bring-up ---- */
 
 /*
- * The largest frame the port sends or receives at an Ethernet MTU: the IP
- * packet behind an Ethernet header and one VLAN tag (no FCS: PMDs strip it).
+ * The largest frame the port sends or receives at an Ethernet MTU: an
+ * Ethernet header and 4 bytes more than the MTU, which are a VLAN tag on a
+ * received full-MTU packet, or what an IPv6 packet of a full IB MTU payload
+ * behind RETH and ImmDt takes beyond rxe's MTU - 80 rule (doc/wire-format.md
+ * 1.3). No FCS: PMDs strip it.
  */
 static uint32_t
 roce_port_frame_max(uint16_t mtu)
