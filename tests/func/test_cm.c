@@ -193,9 +193,9 @@ cm_qp_create(struct cm_env *c, unsigned int side, struct rte_roce_cm_id *id)
 	return 0;
 }
 
-/* Side 0 resolves the listener's address and route and creates its id's QP. */
+/* Side 0 creates an id and resolves the listener's address and route. */
 static int
-cm_active_prepare(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port)
+cm_active_resolve(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port)
 {
 	struct sockaddr_storage src, dst;
 
@@ -207,22 +207,31 @@ cm_active_prepare(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port)
 	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_ADDR_RESOLVED, NULL), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_route(*id, 1000), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_ROUTE_RESOLVED, NULL), 0, "");
+	return 0;
+}
+
+/* The same, and the id's QP. */
+static int
+cm_active_prepare(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port)
+{
+	ROCE_TEST_ASSERT_EQ(cm_active_resolve(c, id, port), 0, "");
 	return cm_qp_create(c, 0, *id);
 }
+
+/* What side 0 connects with. */
+static const struct rte_roce_cm_conn_param connect_param = {
+	.private_data = req_data,
+	.private_data_len = sizeof(req_data),
+	.responder_resources = CM_RD_ATOM,
+	.initiator_depth = CM_RD_ATOM,
+	.retry_count = ROCE_TEST_RETRY_CNT,
+	.rnr_retry_count = ROCE_TEST_RNR_INFINITE,
+};
 
 static int
 cm_connect(struct rte_roce_cm_id *id)
 {
-	struct rte_roce_cm_conn_param p = {
-		.private_data = req_data,
-		.private_data_len = sizeof(req_data),
-		.responder_resources = CM_RD_ATOM,
-		.initiator_depth = CM_RD_ATOM,
-		.retry_count = ROCE_TEST_RETRY_CNT,
-		.rnr_retry_count = ROCE_TEST_RNR_INFINITE,
-	};
-
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id, &p), 0, "connect");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id, &connect_param), 0, "connect");
 	return 0;
 }
 
@@ -579,29 +588,14 @@ cm_app_qp_ready(struct rte_roce_cm_id *id, struct ibv_qp *qp)
 static int
 test_cm_connect_response_establish(void)
 {
-	struct rte_roce_cm_conn_param p = {
-		.private_data = req_data,
-		.private_data_len = sizeof(req_data),
-		.responder_resources = CM_RD_ATOM,
-		.initiator_depth = CM_RD_ATOM,
-		.retry_count = ROCE_TEST_RETRY_CNT,
-		.rnr_retry_count = ROCE_TEST_RNR_INFINITE,
-	};
-	struct sockaddr_storage src, dst;
+	struct rte_roce_cm_conn_param p = connect_param;
 	struct ibv_qp_attr attr;
 	struct ibv_qp *qp;
 	struct cm_env c;
 	int mask;
 
 	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c.ch[0], &c.id[0], &c, RTE_ROCE_CM_PS_TCP), 0, "");
-	cm_addr(&src, false, 0, 0);
-	cm_addr(&dst, false, 1, CM_PORT);
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(c.id[0], (struct sockaddr *)&src,
-						     (struct sockaddr *)&dst, 1000), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_ADDR_RESOLVED, NULL), 0, "");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_route(c.id[0], 1000), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_ROUTE_RESOLVED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_resolve(&c, &c.id[0], CM_PORT), 0, "");
 	ROCE_TEST_ASSERT_EQ(roce_test_qp_create(&c.e.s[0], IBV_QPT_RC, &qp), 0, "");
 	attr.qp_state = IBV_QPS_RTR;
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_init_qp_attr(c.id[0], &attr, &mask), -EINVAL, "no peer yet");
