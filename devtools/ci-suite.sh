@@ -15,16 +15,19 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 status=0
-mkdir -p build
+# What is not a meson build's own log: outside the build directories, which
+# the scripts below set up only where they do not exist yet.
+out=ci-logs
+mkdir -p "$out"
 # The Quick start counts as one test: it must work on a fresh machine.
-if devtools/quickstart.sh >build/quickstart.log 2>&1; then
-	echo "ok 1 - devtools/quickstart.sh" >build/quickstart.tap
+if devtools/quickstart.sh >"$out/quickstart.log" 2>&1; then
+	echo "ok 1 - devtools/quickstart.sh" >"$out/quickstart.tap"
 else
 	status=1
-	{ echo "not ok 1 - devtools/quickstart.sh"; sed 's/^/# /' build/quickstart.log; } \
-		>build/quickstart.tap
+	{ echo "not ok 1 - devtools/quickstart.sh"; sed 's/^/# /' "$out/quickstart.log"; } \
+		>"$out/quickstart.tap"
 fi
-tail -n 25 build/quickstart.log
+tail -n 25 "$out/quickstart.log"
 
 devtools/test.sh || status=1
 
@@ -32,7 +35,7 @@ meson test -C build --suite bench --logbase bench --verbose || status=1
 # The benchmarks' figures, for the log (meson keeps TAP diagnostics out of it).
 grep -h '^# ' build/meson-logs/bench.txt 2>/dev/null || true
 
-devtools/check-install.sh build | tee build/install.tap
+devtools/check-install.sh build | tee "$out/install.tap"
 
 # Interoperability with Linux kernel Soft-RoCE in a qemu guest (TCG):
 # unmodified rdma-core tools against librte_roce. It must really run in CI;
@@ -49,6 +52,6 @@ if [ "${ROCE_CI_INTEROP:-1}" != 0 ]; then
 fi
 
 echo "== all suites =="
-python3 devtools/count-results.py build/quickstart.tap build build-san build-tsan \
-	build/meson-logs/bench.json build/install.tap $interop_log || status=1
+python3 devtools/count-results.py "$out/quickstart.tap" build build-san build-tsan \
+	build/meson-logs/bench.json "$out/install.tap" $interop_log || status=1
 exit $status
