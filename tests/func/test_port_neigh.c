@@ -601,14 +601,23 @@ test_na_without_tlla_refreshes(void)
  * unanswered (RFC 4861 7.2.3; Linux treats ARP alike).
  */
 static int
-request_confirms_nothing(const char *src, const char *dst, struct rte_mbuf *request)
+request_confirms_nothing(const char *src, const char *dst)
 {
 	struct rte_roce_port_stats s0, s1;
+	struct rte_roce_port_info ib;
+	struct rte_mbuf *request;
 	unsigned int sent;
 	int last;
 
+	ROCE_TEST_ASSERT_EQ(setup(&probe_conf, &probe_conf), 0, "setup");
+	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, dst), 0, "A resolves B");
+	tap.drop_all = true;
+	ROCE_TEST_ASSERT_EQ(roce_test_nd_tap_add(&tap, pair.b, 0), 0, "tap");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(b, &ib), 0, "info");
 	ROCE_TEST_ASSERT_EQ(stream_until_probed(src, dst), 0, "probing");
 	rte_roce_port_stats_get(a, &s0);
+	request = strchr(src, ':') != NULL ? nd_frame(NS_TYPE, 0, src, &ib.mac) :
+		  roce_test_arp_request(&ib.mac, dst, src);
 	ROCE_TEST_ASSERT_EQ(inject(request), 0, "B's request");
 	rte_roce_port_stats_get(a, &s1);
 	ROCE_TEST_ASSERT_EQ(s1.neigh_refreshed, 0, "the request refreshed nothing");
@@ -623,29 +632,13 @@ request_confirms_nothing(const char *src, const char *dst, struct rte_mbuf *requ
 static int
 test_arp_request_confirms_nothing(void)
 {
-	struct rte_roce_port_info ib;
-
-	ROCE_TEST_ASSERT_EQ(setup(&probe_conf, &probe_conf), 0, "setup");
-	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, "198.18.0.2"), 0, "A resolves B");
-	tap.drop_all = true;
-	ROCE_TEST_ASSERT_EQ(roce_test_nd_tap_add(&tap, pair.b, 0), 0, "tap");
-	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(b, &ib), 0, "info");
-	return request_confirms_nothing("198.18.0.1", "198.18.0.2",
-					roce_test_arp_request(&ib.mac, "198.18.0.2", "198.18.0.1"));
+	return request_confirms_nothing("198.18.0.1", "198.18.0.2");
 }
 
 static int
 test_ns_confirms_nothing(void)
 {
-	struct rte_roce_port_info ib;
-
-	ROCE_TEST_ASSERT_EQ(setup(&probe_conf, &probe_conf), 0, "setup");
-	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, "2001:db8::2"), 0, "A resolves B");
-	tap.drop_all = true;
-	ROCE_TEST_ASSERT_EQ(roce_test_nd_tap_add(&tap, pair.b, 0), 0, "tap");
-	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(b, &ib), 0, "info");
-	return request_confirms_nothing("2001:db8::1", "2001:db8::2",
-					nd_frame(NS_TYPE, 0, "2001:db8::1", &ib.mac));
+	return request_confirms_nothing("2001:db8::1", "2001:db8::2");
 }
 
 /* A's entry for B has this MAC, or the case fails. */
