@@ -70,8 +70,12 @@ struct roce_verbs_dev *roce_verbs_dev_at(unsigned int i);
 struct roce_verbs_dev *roce_verbs_dev_of_ibv(const struct ibv_device *device);
 struct roce_verbs_dev *roce_verbs_dev_of_ctx(const struct ibv_context *ctx);
 
-/* Make progress on an inline device, unless another thread is (non-blocking). */
-void roce_verbs_progress(struct ibv_context *ctx);
+/*
+ * Make progress on an inline device, unless another thread is (it does not
+ * wait): the packets and work requests handled, 0 when idle (and always in
+ * worker mode, where the workers make progress).
+ */
+int roce_verbs_progress(struct ibv_context *ctx);
 
 /* Fill the fast-path ops of a freshly opened device's context. */
 void roce_verbs_ops_init(struct ibv_context *ctx);

@@ -111,16 +111,18 @@ roce_verbs_dev_of_ctx(const struct ibv_context *ctx)
 	return NULL;
 }
 
-void
+int
 roce_verbs_progress(struct ibv_context *ctx)
 {
 	struct roce_verbs_dev *dev = roce_verbs_dev_of_ctx(ctx);
+	int rc;
 
 	/* rte_roce_poll() wants one thread at a time: the others go on. */
 	if (dev == NULL || !rte_spinlock_trylock(&dev->progress_lock))
-		return;
-	rte_roce_poll(ctx);
+		return 0;
+	rc = rte_roce_poll(ctx);
 	rte_spinlock_unlock(&dev->progress_lock);
+	return rc > 0 ? rc : 0;
 }
 
 /* A PCI address (domain:bus:devid.function or bus:devid.function) rather than a vdev. */

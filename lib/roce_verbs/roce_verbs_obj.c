@@ -213,7 +213,8 @@ rv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 			(cq, nevents);
 		return;
 	}
-	if (rte_roce_ack_cq_events(cq, nevents) < 0)
+	/* Acknowledging none is a no-op (programs do it at exit), also without a channel. */
+	if (nevents != 0 && rte_roce_ack_cq_events(cq, nevents) < 0)
 		RV_LOG(ERR, "CQ %p: %u events acknowledged, fewer got", (void *)cq, nevents);
 }
 

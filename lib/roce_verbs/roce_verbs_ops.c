@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 
 #include <rte_roce_event.h>
 #include <rte_roce_verbs.h>
@@ -36,12 +37,21 @@ rv_ops_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_rec
 	return roce_verbs_errno(rte_roce_post_srq_recv(srq, wr, bad_wr));
 }
 
-/* Negative on error, as verbs (the errno itself: ibv_poll_cq(3) promises only "negative"). */
+/*
+ * Negative on error, as verbs (the errno itself: ibv_poll_cq(3) promises
+ * only "negative"). A poll that found nothing to do yields the CPU, as the
+ * examples' progress loops do: on shared cores the peer process (or our
+ * own worker) gets to run; dedicated cores want worker mode.
+ */
 static int
 rv_ops_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
 {
-	roce_verbs_progress(cq->context);
-	return rte_roce_poll_cq(cq, num_entries, wc);
+	int work = roce_verbs_progress(cq->context);
+	int n = rte_roce_poll_cq(cq, num_entries, wc);
+
+	if (n == 0 && work == 0)
+		sched_yield();
+	return n;
 }
 
 static int
@@ -62,8 +72,9 @@ roce_verbs_ops_init(struct ibv_context *ctx)
 
 /*
  * Wait for the channel's fd to be readable, driving the device's progress
- * meanwhile (an inline device has no other thread to complete work). A
- * channel set O_NONBLOCK gets one round of progress and no wait.
+ * meanwhile (an inline device has no other thread to complete work) and
+ * yielding the CPU when idle. A channel set O_NONBLOCK gets progress until
+ * idle and no wait.
  */
 static void
 rv_wait_channel(struct ibv_comp_channel *channel)
@@ -71,9 +82,13 @@ rv_wait_channel(struct ibv_comp_channel *channel)
 	struct pollfd pfd = { .fd = channel->fd, .events = POLLIN };
 	bool nonblock = (fcntl(channel->fd, F_GETFL) & O_NONBLOCK) != 0;
 
-	do {
-		roce_verbs_progress(channel->context);
-	} while (!nonblock && poll(&pfd, 1, 0) == 0);
+	while (poll(&pfd, 1, 0) == 0) {
+		if (roce_verbs_progress(channel->context) > 0)
+			continue;
+		if (nonblock)
+			return;
+		sched_yield();
+	}
 }
 
 int rv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)
