@@ -9,6 +9,8 @@ packages=(
 	dpdk-dev	# func suite: dpdk-telemetry.py (telemetry), dpdk-dumpcap (pdump)
 	clang libclang-rt-14-dev
 	valgrind	# bench suite: callgrind instruction counts (roce_perf)
+	ibverbs-utils	# func suite: unmodified ibv_devices, ibv_devinfo, ibv_*_pingpong (verbs_preload)
+	perftest	# unmodified ib_write_bw & co. through librte_roce_verbs (doc/verbs-abi.md)
 )
 
 # shellcheck source=devtools/lib-install.sh
