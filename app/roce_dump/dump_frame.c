@@ -7,6 +7,7 @@
 
 #include <rte_roce_icrc.h>
 #include <rte_roce_pkt.h>
+#include <rte_roce_verbs.h>
 
 #include "dump.h"
 #include "dump_print.h"
@@ -70,7 +71,7 @@ decode_mad(const uint8_t *frame, const struct rte_roce_pkt *pkt,
 	   struct dump_mad *mad)
 {
 	if (pkt->info->transport != RTE_ROCE_TRANSPORT_UD ||
-	    pkt->dqpn != DUMP_GSI_QPN)
+	    pkt->dqpn != RTE_ROCE_QP1_QPN)
 		return false;
 	return dump_mad_decode(frame + pkt->payload_off, pkt->payload_len,
 			       mad) == 0;
