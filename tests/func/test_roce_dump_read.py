@@ -20,7 +20,6 @@ import os
 import struct
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_roce_dump as trd  # noqa: E402
@@ -430,28 +429,5 @@ def test_help():
           "help %r" % out)
 
 
-def main():
-    global ROCE_DUMP, VECTORS, TMPDIR
-    if len(sys.argv) != 3:
-        print(__doc__, file=sys.stderr)
-        return 2
-    ROCE_DUMP, VECTORS = sys.argv[1], sys.argv[2]
-    tests = [(name[len("test_"):], fn) for name, fn in globals().items()
-             if name.startswith("test_") and callable(fn)]
-    print("1..%d" % len(tests))
-    failed = 0
-    with tempfile.TemporaryDirectory(prefix="roce_dump_read.") as TMPDIR:
-        for i, (name, fn) in enumerate(tests, 1):
-            try:
-                fn()
-                print("ok %d - %s" % (i, name))
-            except Exception as ex:     # any error fails this case only
-                failed += 1
-                print("not ok %d - %s" % (i, name))
-                print("# %s: %s" % (type(ex).__name__, ex))
-            sys.stdout.flush()
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(trd.tap_main(globals(), "roce_dump_read."))
