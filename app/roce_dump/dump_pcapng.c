@@ -42,6 +42,8 @@
 #define PCAPNG_IDB_OPTIONS	16u	/* offset of the IDB's options */
 #define PCAPNG_OPT_END		0u
 #define PCAPNG_OPT_IF_NAME	2u
+#define PCAPNG_OPT_IF_DESCRIPTION 3u
+#define PCAPNG_OPT_IF_HARDWARE	15u	/* dpdk-dumpcap: bus and device, vdev-net_ring0 */
 #define PCAPNG_OPT_HDR_LEN	4u
 /* libpcap 1.10 refuses larger blocks too (INITIAL_MAX_BLOCKSIZE). */
 #define PCAPNG_BLOCK_MAX	(16u * 1024 * 1024)
@@ -57,7 +59,8 @@ enum walk_verdict {
 
 struct walk_iface {
 	bool ethernet;
-	char name[IFNAME_MAX];	/* printable bytes only; empty if none */
+	char name[IFNAME_MAX];	/* if_name (dpdk-dumpcap: dpdk:PORT); printable; "" if none */
+	char descr[IFNAME_MAX];	/* if_description, else if_hardware; printable; "" if none */
 };
 
 struct walk {
@@ -127,29 +130,43 @@ walk_fill(struct walk *w, size_t want)
 	return w->len == want;
 }
 
-/* The if_name option of the IDB in w->buf (total bytes), made printable. */
+/* An option's value as a C string of printable ASCII ('?' for the rest). */
 static void
-walk_ifname(const struct walk *w, uint32_t total, char *name)
+walk_option_string(const uint8_t *value, uint16_t len, char *out)
+{
+	uint16_t i;
+
+	for (i = 0; i < len && i < IFNAME_MAX - 1 && value[i] != '\0'; i++)
+		out[i] = (value[i] > ' ' && value[i] < 0x7f) ? (char)value[i] : '?';
+	out[i] = '\0';
+}
+
+/* The if_name and if_description (else if_hardware) options of the IDB in w->buf. */
+static void
+walk_idb_options(const struct walk *w, uint32_t total, struct walk_iface *ifc)
 {
 	uint32_t off = PCAPNG_IDB_OPTIONS, end = total - sizeof(uint32_t);
-	uint16_t code, len, i, n = 0;
+	char hardware[IFNAME_MAX] = "";
+	uint16_t code, len;
 
-	name[0] = '\0';
+	ifc->name[0] = '\0';
+	ifc->descr[0] = '\0';
 	while (off + PCAPNG_OPT_HDR_LEN <= end) {
 		code = walk_u16(w, w->buf + off);
 		len = walk_u16(w, w->buf + off + 2);
 		off += PCAPNG_OPT_HDR_LEN;
 		if (code == PCAPNG_OPT_END || len > end - off)
-			return;
-		if (code == PCAPNG_OPT_IF_NAME) {
-			for (i = 0; i < len && n < IFNAME_MAX - 1 && w->buf[off + i] != '\0'; i++)
-				name[n++] = (w->buf[off + i] > ' ' && w->buf[off + i] < 0x7f) ?
-					(char)w->buf[off + i] : '?';
-			name[n] = '\0';
-			return;
-		}
+			break;
+		if (code == PCAPNG_OPT_IF_NAME)
+			walk_option_string(w->buf + off, len, ifc->name);
+		else if (code == PCAPNG_OPT_IF_DESCRIPTION)
+			walk_option_string(w->buf + off, len, ifc->descr);
+		else if (code == PCAPNG_OPT_IF_HARDWARE)
+			walk_option_string(w->buf + off, len, hardware);
 		off += RTE_ALIGN_CEIL(len, 4u);
 	}
+	if (ifc->descr[0] == '\0')
+		memcpy(ifc->descr, hardware, sizeof(hardware));
 }
 
 /* Note an interface; relabel it as Ethernet if it is not (its packets are dropped). */
@@ -173,7 +190,7 @@ walk_idb(struct walk *w, uint32_t total)
 	linktype = walk_u16(w, w->buf + PCAPNG_HDR_LEN);
 	snaplen = walk_u32(w, w->buf + PCAPNG_HDR_LEN + sizeof(uint32_t));
 	ifc->ethernet = linktype == LINKTYPE_ETHERNET;
-	walk_ifname(w, total, ifc->name);
+	walk_idb_options(w, total, ifc);
 	if (!w->have_first) {
 		w->have_first = true;
 		w->first_snaplen = snaplen;
@@ -205,6 +222,7 @@ walk_packet(struct walk *w, uint32_t type, uint32_t total)
 	if (id >= w->nb_ifaces) {
 		w->info.ifindex = -1;	/* libpcap reports it */
 		w->info.ifname = NULL;
+		w->info.ifdescr = NULL;
 		return WALK_PASS;
 	}
 	if (!w->ifaces[id].ethernet) {
@@ -213,6 +231,7 @@ walk_packet(struct walk *w, uint32_t type, uint32_t total)
 	}
 	w->info.ifindex = id;
 	w->info.ifname = w->ifaces[id].name[0] != '\0' ? w->ifaces[id].name : NULL;
+	w->info.ifdescr = w->ifaces[id].descr[0] != '\0' ? w->ifaces[id].descr : NULL;
 	return WALK_PASS;
 }
 

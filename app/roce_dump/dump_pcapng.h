@@ -8,7 +8,7 @@
  * formats, but for pcapng it tells neither on which interface a packet was
  * captured nor the interfaces' names, and it refuses a file whose interfaces
  * have different link types. This stream walks the pcapng blocks as libpcap
- * reads them: it notes each interface (name, link type), drops the packets
+ * reads them: it notes each interface (names, link type), drops the packets
  * of the interfaces that are not Ethernet (counted), relabels those
  * interfaces as Ethernet so that libpcap reads on, and remembers the
  * interface of the packet block it handed on last. Classic pcap, and
@@ -25,6 +25,7 @@ struct dump_pcapng_info {
 	bool pcapng;			/* the stream starts with a Section Header Block */
 	int64_t ifindex;		/* interface of the last packet handed on, in its section; -1 */
 	const char *ifname;		/* its if_name option, or NULL */
+	const char *ifdescr;		/* its if_description, else if_hardware, or NULL */
 	uint32_t interfaces;		/* Interface Description Blocks seen */
 	uint32_t ethernet;		/* ... of which Ethernet */
 	uint64_t skipped;		/* packets dropped: their interface is not Ethernet */

@@ -92,15 +92,20 @@ print_icmp_type(FILE *out, const struct dump_flow *df)
 	fprintf(out, " type %u", df->icmp_type);
 }
 
-/* -v: "\tinterface 1 net_memif0", for frames of a pcapng capture. */
+/* -v: "\tinterface 1 dpdk:1 (vdev-net_memif0)", for frames of a pcapng capture. */
 static void
 print_interface(const struct dump_line *line)
 {
-	if (line->verbose == 0 || line->rec->ifindex < 0)
+	const struct dump_record *rec = line->rec;
+
+	if (line->verbose == 0 || rec->ifindex < 0)
 		return;
-	fprintf(line->out, "\tinterface %" PRId64 "%s%s\n", line->rec->ifindex,
-		line->rec->ifname != NULL ? " " : "",
-		line->rec->ifname != NULL ? line->rec->ifname : "");
+	fprintf(line->out, "\tinterface %" PRId64, rec->ifindex);
+	if (rec->ifname != NULL)
+		fprintf(line->out, " %s", rec->ifname);
+	if (rec->ifdescr != NULL)
+		fprintf(line->out, " (%s)", rec->ifdescr);
+	fputc('\n', line->out);
 }
 
 void

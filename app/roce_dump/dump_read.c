@@ -118,13 +118,20 @@ dump_read_next(struct dump_read *r, struct dump_record *rec)
 		r->filtered++;
 	}
 	rec->index = r->returned + r->info->skipped;
-	/* In nanosecond precision, tv_usec holds nanoseconds. */
-	rec->ts_ns = (uint64_t)hdr->ts.tv_sec * NS_PER_S + (uint64_t)hdr->ts.tv_usec;
+	/*
+	 * In nanosecond precision, tv_usec holds nanoseconds. libpcap 1.10 reads
+	 * a classic pcap's 32-bit seconds as signed: a time after 2038-01-19
+	 * comes back negative. The format's field is unsigned (pcapng times are
+	 * 64-bit and never negative here).
+	 */
+	rec->ts_ns = (hdr->ts.tv_sec < 0 ? (uint32_t)hdr->ts.tv_sec : (uint64_t)hdr->ts.tv_sec) *
+		NS_PER_S + (uint64_t)hdr->ts.tv_usec;
 	rec->frame = data;
 	rec->caplen = hdr->caplen;
 	rec->origlen = hdr->len;
 	rec->ifindex = r->info->ifindex;
 	rec->ifname = r->info->ifname;
+	rec->ifdescr = r->info->ifdescr;
 	return 1;
 }
 

@@ -25,6 +25,7 @@ struct dump_record {
 	uint32_t origlen;	/* bytes on the wire */
 	int64_t ifindex;	/* pcapng interface in its section, -1 in classic pcap */
 	const char *ifname;	/* its name (if_name option), or NULL */
+	const char *ifdescr;	/* its if_description, else if_hardware, or NULL */
 };
 
 /* What a capture held besides the frames returned; for the summary. */
