@@ -31,6 +31,7 @@ added. Python 3 standard library only.
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -42,14 +43,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 import roce_tap  # noqa: E402
 
 NEED_MB = 256               # roce_perf ~50 MB, dumpcap's pool and ring, pdump's stats memzone
-PRIMARY_S = 25              # roce_perf -D: how long dumpcap has to attach (2 shared cores)
+PRIMARY_S = 40              # roce_perf -D: how long five dumpcap runs have to attach (2 shared cores)
 READY_TIMEOUT_S = 90        # primary started and pdump on
 DUMPCAP_TIMEOUT_S = 90      # dumpcap: EAL as a secondary, then N frames
 CAPTURE_FRAMES = 200
 PCAPNG_FRAMES = 50
+TWO_PORT_FRAMES = 400       # enough for frames of both ports (dumpcap takes them in bursts)
 PCAPNG_MAGIC = b'\x0a\x0d\x0d\x0a'
 RUNTIME_DIR = '/var/run/dpdk'
 ETHDEV = 'net_ring_perf_a'  # roce_perf --loopback's client port (rte_eth_from_rings name)
+ETHDEV_B = 'net_ring_perf_b'  # ... and its server port
 OP_ACK = '0x11'             # RC ACKNOWLEDGE: what port a receives
 OPS_WRITE = ('0x06', '0x07', '0x08', '0x0a')  # RDMA WRITE first/middle/last/only: what it sends
 LOG = ['--log-level=lib.eal:warning', '--log-level=lib.roce:info']
@@ -255,15 +258,70 @@ class Test:
         roce_tap.check('dumpcap pcapng capture', status == 0 and magic == PCAPNG_MAGIC,
                        'status %s magic %r: %s' % (status, magic, dc.err()[-2000:]))
         self.check_pcap(pcap, 'roce_perf', CAPTURE_FRAMES, OPS_WRITE)
+        self.check_pcap(pcapng, 'roce_perf pcapng', PCAPNG_FRAMES, OPS_WRITE)
+        self.two_interfaces(prefix)
+        self.live_pipe(prefix)
         status = perf.wait(PRIMARY_S + READY_TIMEOUT_S)
         roce_tap.check('roce_perf survives the captures and exits 0', status == 0,
                        'status %s\n%s\n%s' % (status, perf.out()[-2000:], perf.err()[-2000:]))
+
+    def two_interfaces(self, prefix):
+        """dumpcap on both ports of roce_perf: a pcapng with two named interfaces."""
+        path = os.path.join(self.tmp, 'two.pcapng')
+        r = self.start('dumpcap_two', [self.dumpcap_bin, '--file-prefix', prefix, '-i', ETHDEV,
+                                       '-i', ETHDEV_B, '-c', str(TWO_PORT_FRAMES), '-w', path])
+        status = r.wait(DUMPCAP_TIMEOUT_S)
+        roce_tap.check('dumpcap on two ports', status == 0, 'status %s: %s'
+                       % (status, r.err()[-2000:]))
+        j = self.check_pcap(path, 'roce_perf two ports', TWO_PORT_FRAMES, OPS_WRITE)
+        # dumpcap 22.11 describes every port (if_name dpdk:PORT, if_hardware vdev-NAME).
+        roce_tap.check('two ports: interfaces described', j.get('interfaces', 0) >= 2, repr(j))
+        v = subprocess.run([self.dump, '-v', path], capture_output=True, text=True,
+                           timeout=DUMPCAP_TIMEOUT_S, check=False)
+        for name in (ETHDEV, ETHDEV_B):
+            roce_tap.check('two ports: -v shows frames of %s' % name,
+                           re.search(r'^\tinterface \d+ dpdk:\d+ \(vdev-%s\)$' % name, v.stdout,
+                                     re.M) is not None, v.stdout[-2000:])
+
+    def live_pipe(self, prefix):
+        """dpdk-dumpcap -w - | roce_dump -: decoded as captured."""
+        out = os.path.join(self.tmp, 'pipe.json')
+        with open(out, 'w') as f:
+            dump = subprocess.Popen([self.dump, '--json', '-'], stdin=subprocess.PIPE, stdout=f,
+                                    stderr=subprocess.PIPE)
+            dc = subprocess.Popen([self.dumpcap_bin, '--file-prefix', prefix, '-q', '-i', ETHDEV,
+                                   '-c', str(PCAPNG_FRAMES), '-w', '-'],
+                                  stdout=dump.stdin, stderr=subprocess.DEVNULL)
+            dump.stdin.close()
+            try:
+                dc_status = dc.wait(DUMPCAP_TIMEOUT_S)
+                dump_status = dump.wait(DUMPCAP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                dc_status = dump_status = None
+            for p in (dc, dump):
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+            err = dump.stderr.read().decode(errors='replace')
+            dump.stderr.close()
+        with open(out) as f:
+            text = f.read()
+        try:
+            j = json.loads(text)
+        except ValueError:
+            j = {}
+        roce_tap.check('dumpcap -w - | roce_dump -: both exit 0', dc_status == 0 and
+                       dump_status == 0, 'dumpcap %s roce_dump %s: %s %s'
+                       % (dc_status, dump_status, text, err))
+        roce_tap.check('dumpcap -w - | roce_dump -: every frame, clean',
+                       j.get('format') == 'pcapng' and j.get('frames', 0) >= PCAPNG_FRAMES and
+                       j.get('icrc_ok') == j.get('roce') and j.get('roce', 0) > 0, text)
 
     def check_pcap(self, pcap, what, frames, requests):
         """roce_dump --json on a dumpcap capture: enough frames, RoCEv2, clean, both ways."""
         if not os.path.exists(pcap):
             roce_tap.check('%s: roce_dump reads the capture' % what, False, 'no ' + pcap)
-            return
+            return {}
         r = subprocess.run([self.dump, '--json', pcap], capture_output=True, text=True,
                            timeout=DUMPCAP_TIMEOUT_S, check=False)
         try:
@@ -274,7 +332,7 @@ class Test:
                        r.returncode == 0 and 'frames' in j,
                        'exit %d: %s %s' % (r.returncode, r.stdout, r.stderr))
         if 'frames' not in j:
-            return
+            return j
         roce_tap.check('%s: every captured frame is there' % what, j['frames'] >= frames,
                        r.stdout)
         roce_tap.check('%s: RoCEv2 frames captured' % what, j['roce'] > 0, r.stdout)
@@ -285,6 +343,7 @@ class Test:
         roce_tap.check('%s: requests captured' % what, any(o in ops for o in requests),
                        r.stdout)
         roce_tap.check('%s: ACKs captured' % what, OP_ACK in ops, r.stdout)
+        return j
 
     def example(self):
         """rc_pingpong: pdump through examples/common; dumpcap attached before the client."""

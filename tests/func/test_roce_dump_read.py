@@ -189,6 +189,11 @@ def test_classic_pcap_resolutions_and_orders():
     big = os.path.join(TMPDIR, "ns_be.pcap")
     pcap.write(big, endian=">")
     same_decode(ref, big, "big-endian ns pcap")
+    late = synthetic_pcap()
+    late.records[0][0] = 0xFFFFFFF0         # 2106: unsigned, as the format has it
+    _, out, _ = run(write_pcap("late.pcap", late))
+    first = frame_lines(out)[0].split()
+    check(first[1] == "4294967280.123456789", "time after 2038 read as %s" % first[1])
     us = synthetic_pcap()
     us.header = struct.pack("<I", trd.PCAP_MAGIC_US) + us.header[4:]
     for r in us.records:
