@@ -13,7 +13,7 @@
 #include "dump_print.h"
 
 /*
- * Largest IB path MTU (IBV_MTU_4096, wire-facts.md §8): a capture does not
+ * Largest IB path MTU (IBV_MTU_4096, doc/wire-format.md §8.2): a capture does not
  * say which MTU its QPs use, so only what no MTU allows is malformed.
  */
 #define DUMP_MTU_MAX		4096
@@ -29,7 +29,7 @@ static const char * const aeth_kind_names[DUMP_AETH_KIND_MAX] = {
 	[DUMP_AETH_RESERVED] = "reserved",
 };
 
-/* Syndrome types and NAK codes: IBA 9.7.5.1, wire-facts.md §5. */
+/* Syndrome types and NAK codes: IBA 9.7.5.1, doc/wire-format.md §5. */
 enum dump_aeth_kind
 dump_aeth_kind(uint8_t syndrome)
 {

@@ -9,10 +9,10 @@
  * an unsignaled WQE produces none unless it fails.
  *
  * Retries: a sequence NAK, an implied NAK (a response beyond a READ/atomic
- * not answered yet, wire-facts section 6) and the local ACK timeout go back to the
+ * not answered yet, doc/wire-format.md §6.4) and the local ACK timeout go back to the
  * oldest unacknowledged PSN and use one of retry_cnt. retry_cnt 7 is NOT
  * infinite: the IBTA defines 7 as infinite only for the RNR retry counter
- * (wire-facts section 7; rxe treats both alike; a vanished peer under ibv_rc_pingpong's
+ * (doc/wire-format.md §7; rxe treats both alike; a vanished peer under ibv_rc_pingpong's
  * retry_cnt 7 then hangs forever, here it fails after 7 retries).
  * RNR NAKs wait rte_roce_rnr_timer_usec(code) and use one of rnr_retry;
  * rnr_retry 7 retries forever.
@@ -194,7 +194,7 @@ comp_check_psn(struct comp_ctx *ctx)
 	return COMP_CHECK_ACK;
 }
 
-/* Status of a NAK code (wire-facts section 5; K:rxe_comp.c check_ack). */
+/* Status of a NAK code (doc/wire-format.md §5.4; K:rxe_comp.c check_ack). */
 static enum ibv_wc_status
 nak_status(uint8_t code)
 {
@@ -574,7 +574,7 @@ comp_rnr_expired(struct roce_timer *t)
 	roce_dev_qp_schedule(qp->dev, qp);
 }
 
-/* Local ACK timeout: 4.096 us x 2^timeout, 0 = infinite (wire-facts section 7). */
+/* Local ACK timeout: 4.096 us x 2^timeout, 0 = infinite (doc/wire-format.md §7). */
 static uint64_t
 ack_timeout_us(uint8_t timeout)
 {

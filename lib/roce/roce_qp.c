@@ -50,7 +50,7 @@
 
 /* What a send opcode is, for validation, SGE resolution and flush completions. */
 struct roce_wr_info {
-	uint32_t qp_types;	/* ROCE_WR_* of the QP types that allow it (wire-facts section 3) */
+	uint32_t qp_types;	/* ROCE_WR_* of the QP types allowing it (doc/wire-format.md §3) */
 	bool inline_ok;		/* may carry IBV_SEND_INLINE */
 	bool writes_local;	/* the SGEs receive data: LOCAL_WRITE needed */
 	bool atomic;		/* one 8-byte SGE, 8-byte aligned remote address */
@@ -88,9 +88,10 @@ roce_wr_wc_opcode(uint32_t wr_opcode)
 }
 
 /*
- * The QP state table (IBA 10.3.1; K:core/verbs.c qp_state_table; wire-facts
- * §8): per transport, current and next state, whether the transition is
- * valid and which attributes it requires and allows.
+ * The QP state table (IBA 10.3.1; K:core/verbs.c qp_state_table;
+ * doc/wire-format.md §8.1): per transport, current and next state,
+ * whether the transition is valid and which attributes it requires and
+ * allows.
  */
 enum roce_qp_transport { ROCE_QPT_UD, ROCE_QPT_UC, ROCE_QPT_RC, ROCE_QPT_NB };
 
@@ -552,7 +553,7 @@ roce_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr, uint32_t qpn)
 	qp->lane = &dev->lanes[qp->scq->lane];
 	qp->sq_sig_all = attr->sq_sig_all != 0;
 	qp->src_port = roce_qp_src_port(qpn);
-	/* UD has no path MTU attribute: messages are bounded by the port's (wire-facts section 9). */
+	/* UD has no path MTU: messages are bounded by the port's (doc/wire-format.md §9.4). */
 	if (attr->qp_type == IBV_QPT_UD)
 		qp->mtu = info.ib_mtu;
 	qp->attr.cap = qp->cap;
@@ -865,7 +866,7 @@ roce_wr_sge_check(const struct ibv_sge *sg, int num_sge, uint32_t max_sge, uint6
 	return *len > ROCE_MAX_MSG_SIZE ? "message length (at most 2^31)" : NULL;
 }
 
-/* A UD WR: an AH of the QP's PD, one packet of at most the port's MTU (wire-facts section 9). */
+/* A UD WR: an AH of the QP's PD, one packet of at most the port's MTU (doc/wire-format.md §9.4). */
 static const char *
 roce_post_send_check_ud(const struct roce_qp *qp, const struct ibv_send_wr *wr, uint64_t len)
 {

@@ -70,7 +70,7 @@ static const struct req_op req_ops_rc[REQ_WR_NB] = {
 	REQ_OP1(RC, ATOMIC_FETCH_AND_ADD, FETCH_ADD),
 };
 
-/* UC: SEND and WRITE (the UC rows of the opcode table, wire-facts section 3). */
+/* UC: SEND and WRITE (the UC rows of the opcode table, doc/wire-format.md §3). */
 static const struct req_op req_ops_uc[REQ_WR_NB] = {
 	REQ_SEND(UC),
 	REQ_WRITE(UC),
@@ -131,7 +131,7 @@ roce_qp_pkt_init(struct roce_qp *qp, struct rte_roce_pkt *pkt, uint8_t opcode, u
 
 	/*
 	 * TTL / hop limit stays rte_roce_pkt_init()'s 64: for RoCE the kernel
-	 * replaces the AV's hop limit with the route's (wire-facts section 8),
+	 * replaces the AV's hop limit with the route's (doc/wire-format.md §8.3),
 	 * so rxe sends 64 on a local link whatever the application asked.
 	 */
 	rte_roce_pkt_init(pkt, opcode);
@@ -255,7 +255,7 @@ req_start_wqe(struct roce_qp *qp, struct roce_send_wqe *wqe)
 	/* IBV_SEND_FENCE: wait for every earlier READ/atomic (IBA 10.8.3.3). */
 	if ((wqe->send_flags & IBV_SEND_FENCE) && req->rd_atomic > 0)
 		return false;
-	/* At most max_rd_atomic READ/atomics outstanding (wire-facts section 6). */
+	/* At most max_rd_atomic READ/atomics outstanding (doc/wire-format.md §6.5). */
 	if (rd_atomic && req->rd_atomic >= qp->attr.max_rd_atomic)
 		return false;
 	/*

@@ -4,7 +4,7 @@
  * The verbs objects over a net_ring pair: devices, PDs, MRs, CQs, QPs.
  * Every call's misuse returns a clear error and logs why; the QP state
  * table is checked exhaustively against an independent copy of IBA 10.3.1
- * (wire-facts §8); flush to ERR completes every WR exactly once, in order.
+ * (doc/wire-format.md §8.1); flush to ERR completes every WR exactly once, in order.
  * Linked with the static library: some cases check internal invariants
  * (keys, rings, CQ push) that the public API does not show without the
  * transport engine.
@@ -146,7 +146,7 @@ modify(struct ibv_qp *qp, enum ibv_qp_state next, int mask)
 
 /*
  * IBA 10.3.1 / K:core/verbs.c qp_state_table, written out independently of
- * the library's table (wire-facts §8), one table per transport. The
+ * the library's table (doc/wire-format.md §8.1), one table per transport. The
  * library creates RC QPs only; UC and UD rows are checked on an RC QP
  * whose type is forced, since they are data the later issues rely on.
  */

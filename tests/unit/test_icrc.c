@@ -32,7 +32,7 @@
 #define CRC32_POLY_REFLECTED 0xEDB88320u
 
 /*
- * Known answers (wire-facts §4). Each is the packet from the IP header up
+ * Known answers (doc/wire-format.md §4.3). Each is the packet from the IP header up
  * to and including the ICRC, as captured.
  */
 
