@@ -108,6 +108,7 @@ struct roce_cm_id {
 	struct roce_cm_id *listener;	/* of a passive id: counted in its pending */
 	/* Connection */
 	struct roce_cm_peer peer;
+	uint32_t qpn;			/* our QP's: id's QP, or the application's (conn_param.qp_num) */
 	uint32_t psn;			/* our starting PSN */
 	uint8_t resp_res;		/* ours (REQ/REP field) */
 	uint8_t init_depth;

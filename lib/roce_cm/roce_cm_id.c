@@ -357,7 +357,8 @@ rte_roce_cm_connect(struct rte_roce_cm_id *pub, const struct rte_roce_cm_conn_pa
 	struct roce_cm_id *id = roce_cm_id(pub);
 	int rc;
 
-	if (id == NULL || param == NULL || !id->route_resolved || id->pub.qp == NULL)
+	if (id == NULL || param == NULL || !id->route_resolved ||
+	    (id->pub.qp == NULL && param->qp_num == 0))
 		return -EINVAL;
 	pthread_mutex_lock(&id->cm->lock);
 	rc = cm_param_check(id, param, RTE_ROCE_CMA_REQ_PRIVATE_MAX);
@@ -368,6 +369,7 @@ rte_roce_cm_connect(struct rte_roce_cm_id *pub, const struct rte_roce_cm_conn_pa
 		id->init_depth = param->initiator_depth;
 		id->retry_cnt = param->retry_count;
 		id->rnr_retry = param->rnr_retry_count;
+		id->qpn = id->pub.qp != NULL ? id->pub.qp->qp_num : param->qp_num;
 		rc = roce_cm_send_req(id, param);
 	}
 	pthread_mutex_unlock(&id->cm->lock);
@@ -401,6 +403,7 @@ rte_roce_cm_accept(struct rte_roce_cm_id *pub, const struct rte_roce_cm_conn_par
 		id->init_depth = RTE_MIN(param->initiator_depth, id->peer.resp_res);
 		id->rnr_retry = param->rnr_retry_count;
 		id->psn = roce_cm_random_psn();
+		id->qpn = id->pub.qp->qp_num;
 		rc = roce_cm_qp_rtr_rts(id);
 	}
 	if (rc == 0)

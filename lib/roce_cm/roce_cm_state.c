@@ -187,7 +187,7 @@ roce_cm_send_req(struct roce_cm_id *id, const struct rte_roce_cm_conn_param *par
 	req.local_comm_id = rte_cpu_to_be_32(id->local_comm_id);
 	req.service_id = rte_cpu_to_be_64(RTE_ROCE_CMA_SERVICE_ID(id->pub.ps, cm_dst_port(id)));
 	req.local_ca_guid = id->cm->ca_guid;
-	req.qpn_resp_res = rte_cpu_to_be_32(id->pub.qp->qp_num << RTE_ROCE_CM_QPN_SHIFT |
+	req.qpn_resp_res = rte_cpu_to_be_32(id->qpn << RTE_ROCE_CM_QPN_SHIFT |
 					    id->resp_res);
 	req.eecn_init_depth = rte_cpu_to_be_32(id->init_depth);
 	req.eecn_timeout_type = rte_cpu_to_be_32(conf->response_timeout <<
@@ -216,7 +216,7 @@ roce_cm_send_rep(struct roce_cm_id *id, const struct rte_roce_cm_conn_param *par
 	memset(&rep, 0, sizeof(rep));
 	rep.local_comm_id = rte_cpu_to_be_32(id->local_comm_id);
 	rep.remote_comm_id = rte_cpu_to_be_32(id->remote_comm_id);
-	rep.qpn_vendor_h = rte_cpu_to_be_32(id->pub.qp->qp_num << RTE_ROCE_CM_QPN_SHIFT);
+	rep.qpn_vendor_h = rte_cpu_to_be_32(id->qpn << RTE_ROCE_CM_QPN_SHIFT);
 	rep.psn_vendor_l = rte_cpu_to_be_32(id->psn << RTE_ROCE_CM_PSN_SHIFT);
 	rep.resp_resources = id->resp_res;
 	rep.init_depth = id->init_depth;

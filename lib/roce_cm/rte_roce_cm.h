@@ -92,7 +92,7 @@ struct rte_roce_cm_conn_param {
 	uint8_t retry_count;		/**< Transport retries, 0..7 (connect only). */
 	uint8_t rnr_retry_count;	/**< RNR retries, 0..7 (7: infinite). */
 	uint8_t srq;			/**< Ignored: set from the QP. */
-	uint32_t qp_num;		/**< Ignored: the id's QP is used. */
+	uint32_t qp_num;		/**< connect: the QPN to announce when the id has no QP. */
 };
 
 /** An event; valid until rte_roce_cm_ack_cm_event(). */
@@ -344,10 +344,12 @@ int rte_roce_cm_destroy_qp(struct rte_roce_cm_id *id);
  * Connect, as rdma_connect(): send a REQ (rdma_cm's header, then
  * param->private_data). REP moves the QP to RTR and RTS, sends the RTU and
  * queues ESTABLISHED; a REJ queues REJECTED; no answer after
- * max_cm_retries queues UNREACHABLE.
+ * max_cm_retries queues UNREACHABLE. An id without a QP announces
+ * param->qp_num; its REP queues CONNECT_RESPONSE, and the application
+ * moves its QP (rte_roce_cm_init_qp_attr()) and calls rte_roce_cm_establish().
  *
  * @return
- *   0; -EINVAL (NULL argument, route not resolved, no QP, private data
+ *   0; -EINVAL (NULL argument, route not resolved, no QP and qp_num 0, private data
  *   above 56 bytes, retry or RNR count above 7, responder resources or
  *   initiator depth above the device's max_qp_rd_atom, state not idle);
  *   -ENOMEM (no MAD buffer).
@@ -388,6 +390,19 @@ int rte_roce_cm_reject(struct rte_roce_cm_id *id, const void *private_data,
  */
 __rte_experimental
 int rte_roce_cm_establish(struct rte_roce_cm_id *id);
+
+/**
+ * Attributes to move an application's QP for this connection, as
+ * rdma_init_qp_attr(): set qp_attr->qp_state to IBV_QPS_INIT, IBV_QPS_RTR
+ * or IBV_QPS_RTS; the attributes and their mask are written, for
+ * rte_roce_modify_qp(). RTR and RTS need the peer's REQ or REP.
+ *
+ * @return
+ *   0; -EINVAL (NULL argument, id not bound, another state, the peer not known yet).
+ */
+__rte_experimental
+int rte_roce_cm_init_qp_attr(struct rte_roce_cm_id *id, struct ibv_qp_attr *qp_attr,
+			     int *qp_attr_mask);
 
 /**
  * Disconnect, as rdma_disconnect(): the QP is moved to ERR (its work

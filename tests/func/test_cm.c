@@ -193,9 +193,9 @@ cm_qp_create(struct cm_env *c, unsigned int side, struct rte_roce_cm_id *id)
 	return 0;
 }
 
-/* Side 0 resolves the listener's address and route and creates its id's QP. */
+/* Side 0 creates an id and resolves the listener's address and route. */
 static int
-cm_active_prepare(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port)
+cm_active_resolve(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port)
 {
 	struct sockaddr_storage src, dst;
 
@@ -207,22 +207,31 @@ cm_active_prepare(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port)
 	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_ADDR_RESOLVED, NULL), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_route(*id, 1000), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_ROUTE_RESOLVED, NULL), 0, "");
+	return 0;
+}
+
+/* The same, and the id's QP. */
+static int
+cm_active_prepare(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port)
+{
+	ROCE_TEST_ASSERT_EQ(cm_active_resolve(c, id, port), 0, "");
 	return cm_qp_create(c, 0, *id);
 }
+
+/* What side 0 connects with. */
+static const struct rte_roce_cm_conn_param connect_param = {
+	.private_data = req_data,
+	.private_data_len = sizeof(req_data),
+	.responder_resources = CM_RD_ATOM,
+	.initiator_depth = CM_RD_ATOM,
+	.retry_count = ROCE_TEST_RETRY_CNT,
+	.rnr_retry_count = ROCE_TEST_RNR_INFINITE,
+};
 
 static int
 cm_connect(struct rte_roce_cm_id *id)
 {
-	struct rte_roce_cm_conn_param p = {
-		.private_data = req_data,
-		.private_data_len = sizeof(req_data),
-		.responder_resources = CM_RD_ATOM,
-		.initiator_depth = CM_RD_ATOM,
-		.retry_count = ROCE_TEST_RETRY_CNT,
-		.rnr_retry_count = ROCE_TEST_RNR_INFINITE,
-	};
-
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id, &p), 0, "connect");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id, &connect_param), 0, "connect");
 	return 0;
 }
 
@@ -554,6 +563,62 @@ test_cm_destroy_connected(void)
 	return cm_env_close(&c);
 }
 
+/* Move an application's QP through INIT, RTR and RTS with the CM's attributes. */
+static int
+cm_app_qp_ready(struct rte_roce_cm_id *id, struct ibv_qp *qp)
+{
+	static const enum ibv_qp_state steps[] = { IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS };
+	struct ibv_qp_attr attr;
+	unsigned int i;
+	int mask;
+
+	for (i = 0; i < RTE_DIM(steps); i++) {
+		attr.qp_state = steps[i];
+		ROCE_TEST_ASSERT_EQ(rte_roce_cm_init_qp_attr(id, &attr, &mask), 0, "state %d", steps[i]);
+		ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &attr, mask), 0, "state %d", steps[i]);
+	}
+	return 0;
+}
+
+/*
+ * An active id without a QP (the application's own, announced by qp_num):
+ * CONNECT_RESPONSE; the application is slow, the REP comes again and gets
+ * an MRA; then the QP is moved with init_qp_attr and establish sends the RTU.
+ */
+static int
+test_cm_connect_response_establish(void)
+{
+	struct rte_roce_cm_conn_param p = connect_param;
+	struct ibv_qp_attr attr;
+	struct ibv_qp *qp;
+	struct cm_env c;
+	int mask;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_resolve(&c, &c.id[0], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(roce_test_qp_create(&c.e.s[0], IBV_QPT_RC, &qp), 0, "");
+	attr.qp_state = IBV_QPS_RTR;
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_init_qp_attr(c.id[0], &attr, &mask), -EINVAL, "no peer yet");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(c.id[0], &p), -EINVAL, "no QP, no qp_num");
+	p.qp_num = qp->qp_num;
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(c.id[0], &p), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_take_request(&c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_accept(&c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_CONNECT_RESPONSE, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(&c, c.cm[1], offsetof(struct rte_roce_cm_stats,
+							    mra_rcvd), 0), 1, "MRA for the REP");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], mra_sent), 1, "");
+	ROCE_TEST_ASSERT_EQ(cm_app_qp_ready(c.id[0], qp), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_establish(c.id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_establish(c.id[0]), -EINVAL, "established already");
+	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 1, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
+	c.id[0]->qp = qp;	/* cm_send_data() sends on it; destroyed by cm_id_close() */
+	ROCE_TEST_ASSERT_EQ(cm_send_data(&c), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(qp), 0, "");
+	c.id[0]->qp = NULL;
+	return cm_env_close(&c);
+}
+
 /*
  * The application on side 1 is slow: the REQ is sent again, the duplicate
  * is answered with an MRA (no second connection request), the acceptance
@@ -750,6 +815,7 @@ static const struct roce_test_case cases[] = {
 	{ "cm_drep_lost", test_cm_drep_lost },
 	{ "cm_destroy_connected", test_cm_destroy_connected },
 	{ "cm_duplicate_req_mra", test_cm_duplicate_req_mra },
+	{ "cm_connect_response_establish", test_cm_connect_response_establish },
 	{ "cm_malformed_mads", test_cm_malformed_mads },
 	{ "cm_api_misuse", test_cm_api_misuse },
 	{ "cm_xstats", test_cm_xstats },
