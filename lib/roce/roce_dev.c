@@ -24,7 +24,6 @@
 #include "roce_qp.h"
 #include "roce_stats.h"
 #include "roce_transport.h"
-#include "roce_verbs.h"
 #include "roce_worker.h"
 
 /* 16,384 QPs for applications, plus QP1 (issue 5: at least 16k QPs per port). */
@@ -177,7 +176,6 @@ roce_dev_ibv_init(struct roce_dev *dev, const struct rte_roce_port_info *info)
 	dev->ibv.cmd_fd = -1;
 	/* A CQ's comp_vector names the lane (worker) that completes into it. */
 	dev->ibv.num_comp_vectors = dev->nb_lanes;
-	roce_verbs_ops_init(&dev->ibv);
 }
 
 struct ibv_context *

@@ -5,9 +5,8 @@
  * object code of roce_qp.c, roce_mr.c, roce_srq.c, roce_ah.c or
  * roce_mcast.c inside the control handshake (roce_lane.h), which parks the
  * workers or holds the inline lanes. The handshake is wrapped once, in
- * ROCE_CTRL_CALL(). Also the ibv_context ops table, through which
- * rdma-core's inline verbs (ibv_post_send(), ibv_poll_cq(), ...) reach
- * this library.
+ * ROCE_CTRL_CALL(). (The ibv_context ops table, with verbs' positive
+ * errno, is filled by the verbs ABI layer, lib/roce_verbs.)
  */
 
 #include "rte_roce_event.h"
@@ -18,7 +17,6 @@
 #include "roce_mr.h"
 #include "roce_qp.h"
 #include "roce_srq.h"
-#include "roce_verbs.h"
 
 static struct roce_dev *
 roce_ctrl_dev(struct ibv_context *ctx)
@@ -129,14 +127,4 @@ int
 rte_roce_destroy_ah(struct ibv_ah *ibv_ah)
 {
 	return ROCE_CTRL_CALL(ibv_ah, roce_ctrl_destroy_ah(ibv_ah));
-}
-
-void
-roce_verbs_ops_init(struct ibv_context *ctx)
-{
-	ctx->ops.post_send = rte_roce_post_send;
-	ctx->ops.post_recv = rte_roce_post_recv;
-	ctx->ops.post_srq_recv = rte_roce_post_srq_recv;
-	ctx->ops.poll_cq = rte_roce_poll_cq;
-	ctx->ops.req_notify_cq = rte_roce_req_notify_cq;
 }
