@@ -28,6 +28,7 @@
 #include <rte_roce_verbs.h>
 
 #include "perf.h"
+#include "pp_oob.h"
 #include "pp_port.h"
 
 #define PERF_RING_SIZE 1024
@@ -584,6 +585,9 @@ perf_main(const struct perf_opts *o)
 			perf_print_json(o, &res);
 		}
 	}
+	/* SIGTERM or SIGINT: a clean stop, not a failure (doc/deploy.md) */
+	if (pp_stop_requested)
+		ret = perf_stop(&r, side, RTE_DIM(side));
 	if (ret == 0 && !o->json)
 		printf("%s\n", PERF_LINE);
 	/*
@@ -593,7 +597,7 @@ perf_main(const struct perf_opts *o)
 	 */
 	pp_intr_park(PP_INTR_PARK_TIMEOUT_MS);
 	if (r.oob >= 0)
-		perf_oob_close(r.oob, r.cli != NULL, perf_sync_close(o));
+		perf_oob_close(r.oob, r.cli != NULL, perf_sync_close(o) && !pp_stop_requested);
 	/* Stopped here to learn whether the file was written; destroy would stop it silently. */
 	if (side[0].capture) {
 		stop = rte_roce_port_capture_stop(side[0].port);
@@ -628,6 +632,8 @@ main(int argc, char **argv)
 	 * (rte_roce_pdump_enable() logs why at INFO). Undone once the ports
 	 * are stopped, before the EAL goes.
 	 */
+	if (ret == 0)
+		ret = pp_oob_stop_on_signals();
 	if (ret == 0 && !o.no_pdump)
 		pdump = rte_roce_pdump_enable() == 0;
 	if (ret == 0) {

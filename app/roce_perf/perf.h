@@ -209,6 +209,12 @@ bool perf_sync_before(const struct perf_opts *o, bool first);
 bool perf_sync_after(const struct perf_opts *o);
 bool perf_sync_close(const struct perf_opts *o);
 unsigned int perf_progress(struct perf_run *r);
+/*
+ * After SIGTERM or SIGINT: every QP of the nb_sides sides to the Error
+ * state, the flushed work requests polled, a line per side and its counters
+ * printed. 0, or -EIO when a QP refused the Error state.
+ */
+int perf_stop(struct perf_run *r, struct perf_side *side, unsigned int nb_sides);
 
 /* perf_base.c */
 int perf_base_loopback(struct perf_run *r, uint32_t frame_len, struct perf_baseline *b);
@@ -243,6 +249,7 @@ void perf_oob_close(int fd, bool client, bool records);
 /* perf_out.c */
 void perf_print_header(const struct perf_opts *o, const struct perf_side *s);
 void perf_print_row(const struct perf_opts *o, const struct perf_result *res);
+void perf_print_counters(const struct perf_result *r, const char *const *side);
 void perf_print_json(const struct perf_opts *o, const struct perf_result *res);
 const char *perf_test_name(enum perf_test t);
 
