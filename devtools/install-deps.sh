@@ -9,6 +9,7 @@ packages=(
 	dpdk-dev	# func suite: dpdk-telemetry.py (telemetry), dpdk-dumpcap (pdump)
 	clang libclang-rt-14-dev
 	valgrind	# bench suite: callgrind instruction counts (roce_perf)
+	python3-yaml python3-kubernetes	# unit k8s_manifests: the Kubernetes API schemas
 )
 
 # shellcheck source=devtools/lib-install.sh

@@ -569,6 +569,8 @@ perf_main(const struct perf_opts *o)
 
 	n = perf_sizes(o, sizes);
 	ret = perf_setup(&r, side, sizes[n - 1]);
+	if (ret == -ENOMEM)
+		perf_explain_nomem(o);
 	if (ret == 0)
 		perf_print_header(o, &side[0]);
 	for (i = 0; i < n && ret == 0; i++) {
@@ -621,6 +623,9 @@ main(int argc, char **argv)
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
 		fprintf(stderr, "roce_perf: EAL init failed: %s\n", rte_strerror(rte_errno));
+		/* 22.11 says EACCES when no hugepage is free, ENOMEM when they do not suffice */
+		if (rte_errno == EACCES || rte_errno == ENOMEM)
+			perf_explain_nomem(NULL);
 		return 1;
 	}
 	argc -= ret;

@@ -246,6 +246,18 @@ int perf_dest_parse(const char msg[PERF_DEST_MSG_LEN], struct perf_dest *d);
 int perf_oob_report(int fd, bool client, struct perf_result *res);
 void perf_oob_close(int fd, bool client, bool records);
 
+/*
+ * perf_memory.c: after an allocation failed (o), or when the EAL found no
+ * hugepages (o NULL: before the options are read), print what the EAL had,
+ * what the kernel and the hugetlbfs mounts have left, what the run needs and
+ * what to change. The figures, measured with the defaults over memif in
+ * containers (doc/deploy.md, "Sizing"): the EAL and the PMD's state, and one
+ * end (its port's mbuf pool and its device), in MiB of 2 MiB pages.
+ */
+#define PERF_EAL_MIB 4
+#define PERF_SIDE_MIB 8
+void perf_explain_nomem(const struct perf_opts *o);
+
 /* perf_out.c */
 void perf_print_header(const struct perf_opts *o, const struct perf_side *s);
 void perf_print_row(const struct perf_opts *o, const struct perf_result *res);
