@@ -29,6 +29,7 @@
 #include "roce_log.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
+#include "roce_wr.h"
 
 #define NS_PER_US UINT64_C(1000)
 
@@ -171,7 +172,7 @@ comp_check_psn(struct comp_ctx *ctx)
 		if (wqe->tx.state != ROCE_WQE_PENDING)
 			return COMP_DONE;
 		/* Implied NAK: the READ/atomic was not answered (K:rxe_comp.c check_psn). */
-		if (roce_req_is_rd_atomic(wqe))
+		if (roce_wr_is_rd_atomic(wqe->opcode))
 			return comp_implied_nak(qp);
 		/* Implied (coalesced) ACK of a SEND/WRITE (K:rxe_comp.c check_psn). */
 		return COMP_COMPLETE;
@@ -186,7 +187,7 @@ comp_check_psn(struct comp_ctx *ctx)
 	 * responses still coming from the first request do not start more
 	 * retries: comp.retrying holds until the replay makes progress.
 	 */
-	if (diff > 0 && roce_req_is_rd_atomic(wqe)) {
+	if (diff > 0 && roce_wr_is_rd_atomic(wqe->opcode)) {
 		if (qp->comp.retrying || pkt->opcode == RTE_ROCE_OP_RC_ACKNOWLEDGE)
 			return comp_drop(ctx);
 		return comp_implied_nak(qp);
@@ -219,7 +220,7 @@ comp_check_aeth(struct comp_ctx *ctx)
 	switch (syn & RTE_ROCE_AETH_TYPE_MASK) {
 	case RTE_ROCE_AETH_TYPE_ACK:
 		/* A plain ACK inside a READ/atomic's PSNs means nothing. */
-		return roce_req_is_rd_atomic(ctx->wqe) ? comp_drop(ctx) : COMP_ACK;
+		return roce_wr_is_rd_atomic(ctx->wqe->opcode) ? comp_drop(ctx) : COMP_ACK;
 	case RTE_ROCE_AETH_TYPE_RNR:
 		return COMP_RNR;
 	case RTE_ROCE_AETH_TYPE_NAK:
@@ -253,10 +254,11 @@ comp_check_ack(struct comp_ctx *ctx)
 		/* fall through */
 	case RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST:
 	case RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_ONLY:
-		return wqe->opcode == IBV_WR_RDMA_READ ? COMP_READ : comp_drop(ctx);
+		return (roce_wr_info[wqe->opcode].flags & ROCE_WRF_READ) != 0 ? COMP_READ :
+										 comp_drop(ctx);
 	case RTE_ROCE_OP_RC_ATOMIC_ACKNOWLEDGE:
-		return wqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-		       wqe->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ? COMP_ATOMIC : comp_drop(ctx);
+		return (roce_wr_info[wqe->opcode].flags & ROCE_WRF_ATOMIC) != 0 ? COMP_ATOMIC :
+										   comp_drop(ctx);
 	case RTE_ROCE_OP_RC_ACKNOWLEDGE:
 		return comp_check_aeth(ctx);
 	default:
@@ -324,8 +326,7 @@ comp_ack(struct comp_ctx *ctx)
 static void
 comp_count_send(struct roce_qp *qp, const struct roce_send_wqe *wqe)
 {
-	if (wqe->opcode == IBV_WR_SEND || wqe->opcode == IBV_WR_SEND_WITH_IMM ||
-	    wqe->opcode == IBV_WR_SEND_WITH_INV)
+	if ((roce_wr_info[wqe->opcode].flags & ROCE_WRF_SEND) != 0)
 		ROCE_QP_STAT_INC(qp, rdma_sends);
 }
 
@@ -356,12 +357,12 @@ comp_post(struct roce_qp *qp, struct roce_send_wqe *wqe, enum ibv_wc_status stat
 	struct ibv_wc wc = {
 		.wr_id = wqe->wr_id,
 		.status = status,
-		.opcode = roce_wr_wc_opcode(wqe->opcode),
+		.opcode = roce_wr_info[wqe->opcode].wc,
 		.byte_len = wqe->length,	/* as rxe make_send_cqe() */
 		.qp_num = qp->ibv.qp_num,
 	};
 
-	if (roce_req_is_rd_atomic(wqe) && qp->req.rd_atomic > 0)
+	if (roce_wr_is_rd_atomic(wqe->opcode) && qp->req.rd_atomic > 0)
 		qp->req.rd_atomic--;
 	/*
 	 * A retry moved the requester back to this WQE and a response of its
@@ -388,7 +389,7 @@ roce_comp_flush_wqe(struct roce_qp *qp)
 	struct ibv_wc wc = {
 		.wr_id = wqe->wr_id,
 		.status = IBV_WC_WR_FLUSH_ERR,
-		.opcode = roce_wr_wc_opcode(wqe->opcode),
+		.opcode = roce_wr_info[wqe->opcode].wc,
 		.qp_num = qp->ibv.qp_num,
 	};
 

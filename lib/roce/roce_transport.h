@@ -231,7 +231,6 @@ int roce_resp_run(struct roce_qp *qp, unsigned int budget);
 
 /* Requester internals shared with the completer (roce_req.c). */
 struct roce_send_wqe;
-bool roce_req_is_rd_atomic(const struct roce_send_wqe *wqe);
 /* Go back to psn: the requester resends from there (go-back-N). */
 void roce_req_rewind(struct roce_qp *qp, uint32_t psn);
 

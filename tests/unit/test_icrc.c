@@ -61,8 +61,9 @@ static const uint8_t uc_send_vector[] = {
 
 /*
  * RC SEND_ONLY over IPv6 with non-zero traffic class (0x12) and flow label
- * (0xabcde), so that masking matters; ICRC computed with
- * shared/tools/icrc_check.py's masking and Python's zlib.crc32.
+ * (0xabcde), so that masking matters; ICRC computed
+ * independently: the masking of doc/wire-format.md §4.1 written in Python,
+ * and Python's zlib.crc32.
  */
 static const uint8_t ipv6_vector[] = {
 	0x61, 0x2a, 0xbc, 0xde, 0x00, 0x28, 0x11, 0x40,

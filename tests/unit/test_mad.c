@@ -10,7 +10,6 @@
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
-#include <rte_ip.h>
 #include <rte_roce_mad.h>
 
 #include "roce_test.h"
@@ -135,8 +134,8 @@ test_mad_cma_hdr(void)
 	ROCE_TEST_ASSERT_EQ(cma.version, RTE_ROCE_CMA_VERSION, "");
 	ROCE_TEST_ASSERT_EQ(cma.ip_version >> RTE_ROCE_CMA_IP_VERSION_SHIFT, 4, "");
 	ROCE_TEST_ASSERT_EQ(rte_be_to_cpu_16(cma.port), 60436, "source port");
-	ROCE_TEST_ASSERT_EQ(rte_be_to_cpu_32(cma.src.ip4.addr), RTE_IPV4(198, 18, 0, 12), "");
-	ROCE_TEST_ASSERT_EQ(rte_be_to_cpu_32(cma.dst.ip4.addr), RTE_IPV4(198, 18, 0, 11), "");
+	ROCE_TEST_ASSERT_EQ(rte_be_to_cpu_32(cma.src.ip4.addr), UINT32_C(0xc612000c), "198.18.0.12");
+	ROCE_TEST_ASSERT_EQ(rte_be_to_cpu_32(cma.dst.ip4.addr), UINT32_C(0xc612000b), "198.18.0.11");
 	return 0;
 }
 
