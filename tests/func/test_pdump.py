@@ -44,6 +44,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'common'))
 import roce_tap  # noqa: E402
+from roce_hugepages import Hugepages  # noqa: E402
 
 NEED_MB = 256               # roce_perf ~50 MB, dumpcap's pool and ring, pdump's stats memzone
 PRIMARY_S = 40              # roce_perf -D: how long three dumpcap runs have to attach (2 shared cores)
@@ -73,69 +74,6 @@ ASAN_BASE = ['--base-virtaddr', '0x200000000000']
 # secondary process copies from the primary (librte_bus_vdev calloc/strdup):
 # LeakSanitizer reports it in pdump_peer's secondary run. Not ours.
 LSAN_SUPP = 'leak:librte_bus_vdev.so\n'
-
-
-def meminfo():
-    """HugePages_Total, HugePages_Free and Hugepagesize (kB) from /proc/meminfo."""
-    vals = {}
-    with open('/proc/meminfo') as f:
-        for line in f:
-            key, _, rest = line.partition(':')
-            vals[key] = int(rest.split()[0])
-    return vals['HugePages_Total'], vals['HugePages_Free'], vals['Hugepagesize']
-
-
-class Hugepages:
-    """Enough free hugepages and a hugetlbfs mount of our own, undone by close()."""
-
-    NR = '/proc/sys/vm/nr_hugepages'
-
-    def __init__(self):
-        self.added = 0
-        self.dir = None
-        self.mounted = False
-
-    def setup(self):
-        """None if ready, else why this machine cannot do it."""
-        if os.geteuid() != 0:
-            return 'needs root to reserve hugepages and mount hugetlbfs'
-        total, free, size_kb = meminfo()
-        need = max(1, NEED_MB * 1024 // size_kb)
-        if free < need:
-            try:
-                with open(self.NR, 'w') as f:
-                    f.write(str(total + need - free))
-            except OSError as e:
-                return 'cannot reserve hugepages: %s' % e
-            self.added = need - free
-            free = meminfo()[1]
-            if free < need:
-                return 'the kernel gave %d of %d hugepages of %d kB' % (free, need, size_kb)
-        self.dir = tempfile.mkdtemp(prefix='roce_pdump_huge_')
-        r = subprocess.run(['mount', '-t', 'hugetlbfs', 'nodev', self.dir],
-                           capture_output=True, text=True, check=False)
-        if r.returncode != 0:
-            return 'cannot mount hugetlbfs: %s' % r.stderr.strip()
-        self.mounted = True
-        return None
-
-    def wipe(self):
-        """Remove the hugepage files the EAL left (it keeps them after exit)."""
-        if self.dir is not None:
-            for name in os.listdir(self.dir):
-                os.unlink(os.path.join(self.dir, name))
-
-    def close(self):
-        if self.mounted:
-            self.wipe()
-            subprocess.run(['umount', self.dir], check=False)
-        if self.dir is not None:
-            os.rmdir(self.dir)
-        if self.added:
-            # Give back only what we added: other programs may hold pages.
-            total = meminfo()[0]
-            with open(self.NR, 'w') as f:
-                f.write(str(max(0, total - self.added)))
 
 
 class Run:
@@ -182,7 +120,7 @@ class Test:
     def __init__(self, args):
         self.perf, self.dump, self.peer_bin, self.dumpcap_bin, self.pp = args
         self.tmp = tempfile.mkdtemp(prefix='roce_pdump_')
-        self.huge = Hugepages()
+        self.huge = Hugepages(NEED_MB, 'roce_pdump_huge_')
         self.runs = []
         self.prefixes = []
         self.base = 'roce_pdump_%d' % os.getpid()
