@@ -8,7 +8,9 @@ packages=(
 	libdpdk-dev libnuma-dev libibverbs-dev libisal-dev
 	dpdk-dev	# func suite: dpdk-telemetry.py (telemetry), dpdk-dumpcap (pdump)
 	clang libclang-rt-14-dev
+	llvm-14		# llvm-symbolizer: sanitizer reports name functions, so suppressions match
 	valgrind	# bench suite: callgrind instruction counts (roce_perf)
+	iproute2	# func suite: lanes_af_packet makes a veth pair with ip(8)
 )
 
 # shellcheck source=devtools/lib-install.sh

@@ -12,11 +12,15 @@ cd "$(dirname "$0")/.."
 
 devtools/install-deps.sh || exit 1
 
+# Sanitizer reports need function names (and TSan's suppressions match
+# them): without the symbolizer every frame is <null> and nothing matches.
+symbolizer=/usr/lib/llvm-14/bin/llvm-symbolizer
+[ -x "$symbolizer" ] || { echo "test.sh: $symbolizer missing (package llvm-14)" >&2; exit 1; }
 # UBSan findings are errors, not warnings.
-export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:external_symbolizer_path=$symbolizer
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:external_symbolizer_path=$symbolizer
 # A data race fails the test; only the hand-offs TSan cannot see are suppressed.
-export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/devtools/tsan.supp"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:external_symbolizer_path=$symbolizer:suppressions=$PWD/devtools/tsan.supp"
 # Test programs with more than one thread (worker lcores, application threads).
 # Over memif the EAL interrupt thread runs too (the one-process port test and
 # the two-process rc_pingpong with -e).

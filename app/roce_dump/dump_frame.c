@@ -7,12 +7,13 @@
 
 #include <rte_roce_icrc.h>
 #include <rte_roce_pkt.h>
+#include <rte_roce_verbs.h>
 
 #include "dump.h"
 #include "dump_print.h"
 
 /*
- * Largest IB path MTU (IBV_MTU_4096, wire-facts.md §8): a capture does not
+ * Largest IB path MTU (IBV_MTU_4096, doc/wire-format.md §8.2): a capture does not
  * say which MTU its QPs use, so only what no MTU allows is malformed.
  */
 #define DUMP_MTU_MAX		4096
@@ -28,7 +29,7 @@ static const char * const aeth_kind_names[DUMP_AETH_KIND_MAX] = {
 	[DUMP_AETH_RESERVED] = "reserved",
 };
 
-/* Syndrome types and NAK codes: IBA 9.7.5.1, wire-facts.md §5. */
+/* Syndrome types and NAK codes: IBA 9.7.5.1, doc/wire-format.md §5. */
 enum dump_aeth_kind
 dump_aeth_kind(uint8_t syndrome)
 {
@@ -70,7 +71,7 @@ decode_mad(const uint8_t *frame, const struct rte_roce_pkt *pkt,
 	   struct dump_mad *mad)
 {
 	if (pkt->info->transport != RTE_ROCE_TRANSPORT_UD ||
-	    pkt->dqpn != DUMP_GSI_QPN)
+	    pkt->dqpn != RTE_ROCE_QP1_QPN)
 		return false;
 	return dump_mad_decode(frame + pkt->payload_off, pkt->payload_len,
 			       mad) == 0;

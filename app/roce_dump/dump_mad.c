@@ -2,64 +2,26 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
+#include <stddef.h>
 #include <string.h>
 
+#include <rte_byteorder.h>
 #include <rte_roce_gid.h>
+#include <rte_roce_mad.h>
 
 #include "dump_mad.h"
 
-/* Common MAD header offsets (K:include/rdma/ib_mad.h struct ib_mad_hdr). */
-#define MAD_OFF_BASE_VERSION	0
-#define MAD_OFF_MGMT_CLASS	1
-#define MAD_OFF_CLASS_VERSION	2
-#define MAD_OFF_METHOD		3
-#define MAD_OFF_STATUS		4
-#define MAD_OFF_CLASS_SPECIFIC	6
-#define MAD_OFF_TID		8
-#define MAD_OFF_ATTR_ID		16
-#define MAD_OFF_ATTR_MOD	20
-
-/* Bit 7 of the method byte is the response bit (IBA 13.4.5). */
-#define MAD_METHOD_RESP		0x80
-#define MAD_METHOD_MASK		0x7f
-
-/* First CM attribute ID: REQ (K:core/cm_msgs.h CM_REQ_ATTR_ID). */
-#define CM_ATTR_ID_BASE		0x0010
-
-/*
- * REQ and REP fields, offsets in the CM data after the MAD header
- * (research-anchors.md §3.3; K:include/rdma/ibta_vol1_c12.h).
- */
-#define CM_REQ_LOCAL_COMM_ID	0
-#define CM_REQ_SERVICE_ID	8
-#define CM_REQ_LOCAL_CA_GUID	16
-#define CM_REQ_LOCAL_QPN	32
-#define CM_REQ_STARTING_PSN	44
-#define CM_REQ_PATH_MTU		50	/* high nibble */
-#define CM_REQ_PRIMARY_LGID	56
-#define CM_REQ_PRIMARY_RGID	72
-#define CM_REQ_MIN_LEN		88
-
-#define CM_REP_LOCAL_COMM_ID	0
-#define CM_REP_REMOTE_COMM_ID	4
-#define CM_REP_LOCAL_QPN	12
-#define CM_REP_STARTING_PSN	20
-#define CM_REP_LOCAL_CA_GUID	28
-#define CM_REP_MIN_LEN		36
-
-/* SIDR messages start with a request ID; all others with both comm IDs. */
-#define CM_SIDR_MIN_LEN		4
-#define CM_REMOTE_COMM_ID	4
-#define CM_COMM_IDS_LEN		8
-
-/* QPNs and PSNs are 24-bit fields. */
-#define CM_FIELD24_LEN		3
-#define CM_PATH_MTU_SHIFT	4
 /* Path MTU codes 1-5 are 256-4096 bytes: 1 << (7 + code) (RC:verbs.h ibv_mtu). */
 #define CM_PATH_MTU_MIN		1
 #define CM_PATH_MTU_MAX		5
 #define CM_PATH_MTU_BASE_SHIFT	7
+
+/* SIDR messages start with a request ID; all others with both comm IDs. */
+#define CM_SIDR_MIN_LEN		offsetof(struct rte_roce_cm_sidr_req, pkey)
+#define CM_COMM_IDS_LEN		offsetof(struct rte_roce_cm_rtu, private_data)
+/* The REQ fields printed end with the primary path's remote GID. */
+#define CM_REQ_MIN_LEN		offsetof(struct rte_roce_cm_req, primary.flow_label_rate)
+#define CM_REP_MIN_LEN		offsetof(struct rte_roce_cm_rep, private_data)
 
 static const char * const cm_attr_names[DUMP_CM_ATTR_MAX] = {
 	[DUMP_CM_REQ] = "REQ",
@@ -75,44 +37,36 @@ static const char * const cm_attr_names[DUMP_CM_ATTR_MAX] = {
 	[DUMP_CM_APR] = "APR",
 };
 
-/* A big-endian field of n bytes (n <= 8), at any alignment. */
-static uint64_t
-get_be(const uint8_t *p, unsigned int n)
-{
-	uint64_t v = 0;
-
-	while (n-- > 0)
-		v = v << CHAR_BIT | *p++;
-	return v;
-}
-
 int
 dump_mad_decode(const uint8_t *buf, uint32_t len, struct dump_mad *mad)
 {
-	if (len < DUMP_MAD_HDR_LEN)
+	struct rte_roce_mad_hdr hdr;
+
+	if (len < sizeof(hdr))
 		return -EINVAL;
-	mad->base_version = buf[MAD_OFF_BASE_VERSION];
-	mad->mgmt_class = buf[MAD_OFF_MGMT_CLASS];
-	mad->class_version = buf[MAD_OFF_CLASS_VERSION];
-	mad->method = buf[MAD_OFF_METHOD];
-	mad->status = get_be(buf + MAD_OFF_STATUS, sizeof(uint16_t));
-	mad->class_specific = get_be(buf + MAD_OFF_CLASS_SPECIFIC, sizeof(uint16_t));
-	mad->tid = get_be(buf + MAD_OFF_TID, sizeof(uint64_t));
-	mad->attr_id = get_be(buf + MAD_OFF_ATTR_ID, sizeof(uint16_t));
-	mad->attr_mod = get_be(buf + MAD_OFF_ATTR_MOD, sizeof(uint32_t));
-	mad->data = buf + DUMP_MAD_HDR_LEN;
-	mad->data_len = len - DUMP_MAD_HDR_LEN;
+	memcpy(&hdr, buf, sizeof(hdr));
+	mad->base_version = hdr.base_version;
+	mad->mgmt_class = hdr.mgmt_class;
+	mad->class_version = hdr.class_version;
+	mad->method = hdr.method;
+	mad->status = rte_be_to_cpu_16(hdr.status);
+	mad->class_specific = rte_be_to_cpu_16(hdr.class_specific);
+	mad->tid = rte_be_to_cpu_64(hdr.tid);
+	mad->attr_id = rte_be_to_cpu_16(hdr.attr_id);
+	mad->attr_mod = rte_be_to_cpu_32(hdr.attr_mod);
+	mad->data = buf + sizeof(hdr);
+	mad->data_len = len - sizeof(hdr);
 	return 0;
 }
 
 enum dump_cm_attr
 dump_mad_cm_attr(const struct dump_mad *mad)
 {
-	if (mad->mgmt_class != DUMP_MGMT_CLASS_CM ||
-	    mad->attr_id < CM_ATTR_ID_BASE ||
-	    mad->attr_id >= CM_ATTR_ID_BASE + DUMP_CM_ATTR_MAX)
+	if (mad->mgmt_class != RTE_ROCE_MGMT_CLASS_CM ||
+	    mad->attr_id < RTE_ROCE_CM_ATTR_REQ ||
+	    mad->attr_id >= RTE_ROCE_CM_ATTR_REQ + DUMP_CM_ATTR_MAX)
 		return DUMP_CM_ATTR_MAX;
-	return (enum dump_cm_attr)(mad->attr_id - CM_ATTR_ID_BASE);
+	return (enum dump_cm_attr)(mad->attr_id - RTE_ROCE_CM_ATTR_REQ);
 }
 
 const char *
@@ -148,81 +102,112 @@ print_gid(FILE *out, const char *label, const uint8_t *raw)
 		fprintf(out, " %s %s", label, text);
 }
 
+/*
+ * The class data of a CM MAD copied into a message of size bytes, zero
+ * past the end of the frame (the callers print only the fields the frame
+ * carries).
+ */
+static void
+cm_msg_copy(void *msg, size_t size, const struct dump_mad *mad)
+{
+	memset(msg, 0, size);
+	memcpy(msg, mad->data, RTE_MIN((size_t)mad->data_len, size));
+}
+
 /* rdma_cm's REQ: who connects to which service, with which QP and PSN. */
 static void
-print_cm_req(FILE *out, const uint8_t *d)
+print_cm_req(FILE *out, const struct dump_mad *mad)
 {
-	unsigned int mtu = d[CM_REQ_PATH_MTU] >> CM_PATH_MTU_SHIFT;
+	struct rte_roce_cm_req req;
+	unsigned int mtu;
 
-	fprintf(out, "\tCM REQ local_comm_id 0x%08" PRIx64 " service_id 0x%016"
+	cm_msg_copy(&req, sizeof(req), mad);
+	mtu = req.mtu_rdc_rnr >> RTE_ROCE_CM_REQ_MTU_SHIFT;
+	fprintf(out, "\tCM REQ local_comm_id 0x%08" PRIx32 " service_id 0x%016"
 		PRIx64 " local_ca_guid 0x%016" PRIx64 "\n",
-		get_be(d + CM_REQ_LOCAL_COMM_ID, sizeof(uint32_t)),
-		get_be(d + CM_REQ_SERVICE_ID, sizeof(uint64_t)),
-		get_be(d + CM_REQ_LOCAL_CA_GUID, sizeof(uint64_t)));
-	fprintf(out, "\tCM REQ local_qpn 0x%06" PRIx64 " starting_psn 0x%06"
-		PRIx64 " path_mtu %u",
-		get_be(d + CM_REQ_LOCAL_QPN, CM_FIELD24_LEN),
-		get_be(d + CM_REQ_STARTING_PSN, CM_FIELD24_LEN), mtu);
+		rte_be_to_cpu_32(req.local_comm_id),
+		rte_be_to_cpu_64(req.service_id),
+		rte_be_to_cpu_64(req.local_ca_guid));
+	fprintf(out, "\tCM REQ local_qpn 0x%06" PRIx32 " starting_psn 0x%06"
+		PRIx32 " path_mtu %u",
+		rte_be_to_cpu_32(req.qpn_resp_res) >> RTE_ROCE_CM_QPN_SHIFT,
+		rte_be_to_cpu_32(req.psn_timeout_retry) >> RTE_ROCE_CM_PSN_SHIFT, mtu);
 	if (mtu >= CM_PATH_MTU_MIN && mtu <= CM_PATH_MTU_MAX)
 		fprintf(out, " (%u)", 1u << (CM_PATH_MTU_BASE_SHIFT + mtu));
-	print_gid(out, "sgid", d + CM_REQ_PRIMARY_LGID);
-	print_gid(out, "dgid", d + CM_REQ_PRIMARY_RGID);
+	print_gid(out, "sgid", req.primary.local_gid);
+	print_gid(out, "dgid", req.primary.remote_gid);
 	fputc('\n', out);
 }
 
 static void
-print_cm_rep(FILE *out, const uint8_t *d)
+print_cm_rep(FILE *out, const struct dump_mad *mad)
 {
-	fprintf(out, "\tCM REP local_comm_id 0x%08" PRIx64 " remote_comm_id 0x%08"
-		PRIx64 " local_qpn 0x%06" PRIx64 " starting_psn 0x%06" PRIx64
+	struct rte_roce_cm_rep rep;
+
+	cm_msg_copy(&rep, sizeof(rep), mad);
+	fprintf(out, "\tCM REP local_comm_id 0x%08" PRIx32 " remote_comm_id 0x%08"
+		PRIx32 " local_qpn 0x%06" PRIx32 " starting_psn 0x%06" PRIx32
 		" local_ca_guid 0x%016" PRIx64 "\n",
-		get_be(d + CM_REP_LOCAL_COMM_ID, sizeof(uint32_t)),
-		get_be(d + CM_REP_REMOTE_COMM_ID, sizeof(uint32_t)),
-		get_be(d + CM_REP_LOCAL_QPN, CM_FIELD24_LEN),
-		get_be(d + CM_REP_STARTING_PSN, CM_FIELD24_LEN),
-		get_be(d + CM_REP_LOCAL_CA_GUID, sizeof(uint64_t)));
+		rte_be_to_cpu_32(rep.local_comm_id),
+		rte_be_to_cpu_32(rep.remote_comm_id),
+		rte_be_to_cpu_32(rep.qpn_vendor_h) >> RTE_ROCE_CM_QPN_SHIFT,
+		rte_be_to_cpu_32(rep.psn_vendor_l) >> RTE_ROCE_CM_PSN_SHIFT,
+		rte_be_to_cpu_64(rep.local_ca_guid));
+}
+
+static void
+print_cm_sidr(FILE *out, const struct dump_mad *mad, enum dump_cm_attr attr)
+{
+	struct rte_roce_cm_sidr_req sidr;
+
+	cm_msg_copy(&sidr, sizeof(sidr), mad);
+	fprintf(out, "\tCM %s request_id 0x%08" PRIx32 "\n", dump_cm_attr_name(attr),
+		rte_be_to_cpu_32(sidr.request_id));
+}
+
+static void
+print_cm_comm_ids(FILE *out, const struct dump_mad *mad, enum dump_cm_attr attr)
+{
+	struct rte_roce_cm_rtu msg;
+
+	cm_msg_copy(&msg, sizeof(msg), mad);
+	fprintf(out, "\tCM %s local_comm_id 0x%08" PRIx32 " remote_comm_id 0x%08"
+		PRIx32 "\n", dump_cm_attr_name(attr),
+		rte_be_to_cpu_32(msg.local_comm_id), rte_be_to_cpu_32(msg.remote_comm_id));
 }
 
 void
 dump_mad_print_detail(FILE *out, const struct dump_mad *mad)
 {
 	enum dump_cm_attr attr = dump_mad_cm_attr(mad);
-
 	fprintf(out, "\tMAD base_version %u mgmt_class 0x%02x class_version %u"
 		" method 0x%02x%s status 0x%04x tid 0x%016" PRIx64
 		" attr_id 0x%04x attr_mod 0x%08x\n",
 		mad->base_version, mad->mgmt_class, mad->class_version,
-		mad->method & MAD_METHOD_MASK,
-		(mad->method & MAD_METHOD_RESP) ? " (response)" : "",
+		mad->method & RTE_ROCE_MAD_METHOD_MASK,
+		(mad->method & RTE_ROCE_MAD_METHOD_RESP) ? " (response)" : "",
 		mad->status, mad->tid, mad->attr_id, mad->attr_mod);
 
 	/* Each field is printed only when the frame really carries it. */
 	switch (attr) {
 	case DUMP_CM_REQ:
 		if (mad->data_len >= CM_REQ_MIN_LEN)
-			print_cm_req(out, mad->data);
+			print_cm_req(out, mad);
 		break;
 	case DUMP_CM_REP:
 		if (mad->data_len >= CM_REP_MIN_LEN)
-			print_cm_rep(out, mad->data);
+			print_cm_rep(out, mad);
 		break;
 	case DUMP_CM_SIDR_REQ:
 	case DUMP_CM_SIDR_REP:
 		if (mad->data_len >= CM_SIDR_MIN_LEN)
-			fprintf(out, "\tCM %s request_id 0x%08" PRIx64 "\n",
-				dump_cm_attr_name(attr),
-				get_be(mad->data, sizeof(uint32_t)));
+			print_cm_sidr(out, mad, attr);
 		break;
 	case DUMP_CM_ATTR_MAX:
 		break;
 	default:
 		if (mad->data_len >= CM_COMM_IDS_LEN)
-			fprintf(out, "\tCM %s local_comm_id 0x%08" PRIx64
-				" remote_comm_id 0x%08" PRIx64 "\n",
-				dump_cm_attr_name(attr),
-				get_be(mad->data, sizeof(uint32_t)),
-				get_be(mad->data + CM_REMOTE_COMM_ID,
-				       sizeof(uint32_t)));
+			print_cm_comm_ids(out, mad, attr);
 		break;
 	}
 }

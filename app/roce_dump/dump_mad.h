@@ -7,23 +7,13 @@
  * Decoding of the management datagrams (MADs) carried by UD SENDs to QP1,
  * enough to follow an rdma_cm connection: the common MAD header and, for the
  * communication manager class, the attribute and a few REQ/REP fields.
- * Layouts: wire-facts.md §12, research-anchors.md §3.3
- * (K:include/rdma/ib_mad.h, K:include/rdma/ibta_vol1_c12.h).
+ * The layouts are librte_roce's (rte_roce_mad.h).
  */
 
 #include <stdint.h>
 #include <stdio.h>
 
-/* The general services interface lives on QP1 (IBA 3.5.14, K:ib_verbs.h). */
-#define DUMP_GSI_QPN		1
-
-/* Common MAD header length; the class-specific data follows it. */
-#define DUMP_MAD_HDR_LEN	24
-
-/* Management class of the communication manager (K:ib_mad.h IB_MGMT_CLASS_CM). */
-#define DUMP_MGMT_CLASS_CM	0x07
-
-/* CM attributes, in attribute ID order from REQ = 0x0010 (K:core/cm_msgs.h). */
+/* CM attributes, in attribute ID order from REQ (RTE_ROCE_CM_ATTR_REQ). */
 enum dump_cm_attr {
 	DUMP_CM_REQ,
 	DUMP_CM_MRA,

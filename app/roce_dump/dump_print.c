@@ -256,7 +256,7 @@ print_detail(FILE *out, const uint8_t *frame, const struct rte_roce_pkt *pkt)
 		print_ext_fields(out, pkt, pkt->info->hdr[i]);
 		fputc('\n', out);
 	}
-	/* The ICRC is stored least-significant byte first (wire-facts.md §4). */
+	/* The ICRC is stored least-significant byte first (doc/wire-format.md §4.2). */
 	memcpy(&icrc, frame + pkt->icrc_off, sizeof(icrc));
 	fprintf(out, "\tpayload %" PRIu32 " pad %u icrc 0x%08" PRIx32 "\n",
 		pkt->payload_len, pkt->pad, rte_le_to_cpu_32(icrc));

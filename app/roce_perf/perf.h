@@ -10,7 +10,7 @@
  * One thread drives everything with rte_roce_poll(): in --loopback both
  * devices (client and server) live in this process; otherwise the process
  * is the client (a host given) or the server, and the two meet over TCP
- * (perf_oob.c: perftest's exchange, wire-facts.md 11b). With --workers N
+ * (perf_oob.c: perftest's exchange, doc/wire-format.md §11.2). With --workers N
  * the device (the client's in --loopback, whose server stays inline with N
  * lanes) runs on N worker lcores instead, its port has N queues and QP q
  * is on lane q % N (its CQs' comp_vector); this thread posts and polls.
@@ -216,7 +216,7 @@ int perf_base_client(struct perf_run *r, uint32_t frame_len, struct perf_baselin
 int perf_base_server(struct perf_run *r, uint32_t frame_len);
 void perf_lat_stats(uint64_t *cycles, uint64_t n, struct perf_lat *lat);
 
-/* perf_oob.c: perftest's exchange (wire-facts.md 11b) */
+/* perf_oob.c: perftest's exchange (doc/wire-format.md §11.2) */
 #define PERF_OOB_VERSION "6.06"
 #define PERF_OOB_VERSION_LEN 16
 /*

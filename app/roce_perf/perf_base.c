@@ -3,7 +3,7 @@
 /*
  * --baseline: raw DPDK packet I/O on the same ethdevs, queues, mbuf pool and
  * frame size as the RoCE run, without RoCE: a burst throughput (frames
- * delivered at the receiver, as machine-limits.md 3 measures) and an L2
+ * delivered at the receiver, as doc/machine.md describes) and an L2
  * ping-pong round trip. Frames carry the IEEE local experimental EtherType,
  * which the RoCE port (not polled meanwhile) would drop anyway.
  */

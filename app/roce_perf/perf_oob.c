@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * perftest's out-of-band exchange (wire-facts.md 11b; PT:src/
+ * perftest's out-of-band exchange (doc/wire-format.md §11.2; PT:src/
  * perftest_communication.c): TCP, lockstep and fixed-size, the client
  * writes then reads, the server reads then writes. We advertise version
  * "6.06" (no negotiate struct), then cycle buffer and cache line (int32
@@ -161,7 +161,7 @@ perf_hex_field(const char **p, unsigned int width, uint64_t *v)
 	return 0;
 }
 
-/* The reader parses fixed widths (wire-facts.md 11b): so do we, strictly. */
+/* The reader parses fixed widths (doc/wire-format.md §11.2): so do we, strictly. */
 int
 perf_dest_parse(const char msg[PERF_DEST_MSG_LEN], struct perf_dest *d)
 {

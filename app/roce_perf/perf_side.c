@@ -40,7 +40,7 @@ perf_pattern(uint64_t k)
 uint32_t
 perf_frame_len(enum perf_test test, uint32_t size, uint32_t ib_mtu)
 {
-	/* Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4 (wire-facts.md 1) */
+	/* Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4 (doc/wire-format.md §1.3) */
 	const uint32_t base = RTE_ETHER_HDR_LEN + 20 + 8 + 12 + 4;
 
 	switch (test) {

@@ -24,7 +24,7 @@
 /* Frames are parsed at the largest IB MTU: the injector knows no port MTU. */
 #define FAULT_PARSE_MTU 4096
 
-/* BTH byte holding FECN, BECN and resv6: masked out of the ICRC (IBA A17.3.3, wire-facts §2). */
+/* BTH byte holding FECN, BECN and resv6, masked out of the ICRC (doc/wire-format.md §4.1). */
 #define FAULT_BTH_MASKED_BYTE 4
 
 /* The ICRC: one 32-bit word after payload and pad. */

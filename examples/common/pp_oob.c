@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * The pingpong tools' TCP exchange (wire-facts.md 11a). The byte layout is
+ * The pingpong tools' TCP exchange (doc/wire-format.md §11.1). The byte layout is
  * the tools'; the code is ours: reads and writes loop until the whole record
  * moved (the tools make one call and trust TCP not to split 52 bytes), and a
  * malformed record is rejected instead of half-parsed by sscanf().

@@ -5,7 +5,7 @@
 
 /*
  * The out-of-band TCP exchange of rdma-core's ibv_rc/uc/ud/srq_pingpong
- * (wire-facts.md 11a; RC:libibverbs/examples/rc_pingpong.c, pingpong.c),
+ * (doc/wire-format.md §11.1; RC:libibverbs/examples/rc_pingpong.c, pingpong.c),
  * byte for byte, so that our examples and the unmodified tools talk to each
  * other:
  *

@@ -6,8 +6,8 @@
 /*
  * The steps every pingpong example takes the same way: the command line
  * (its own options plus PP_PORT_LONGOPTS, then an optional server name),
- * the EAL, the RC QP transitions with the tools' attributes (wire-facts.md
- * 8; RC:libibverbs/examples/rc_pingpong.c pp_connect_ctx), one SEND, and
+ * the EAL, the RC QP transitions with the tools' attributes (doc/wire-format.md
+ * §8.4; RC:libibverbs/examples/rc_pingpong.c pp_connect_ctx), one SEND, and
  * the teardown of the PD, MR and CQ. Failures are printed on stderr with the
  * tools' wording; name says which QP ("QP", "QP[3]").
  */
@@ -85,7 +85,7 @@ struct pp_path {
 	int sgid_index;		/* -g, or the GID of --ip */
 };
 
-/* ibv_ud_pingpong's Q_Key (wire-facts.md 9). */
+/* ibv_ud_pingpong's Q_Key (doc/wire-format.md §9.1). */
 #define PP_UD_QKEY 0x11111111
 
 /* RESET -> INIT, no remote access; UD: Q_Key PP_UD_QKEY (the tools' pp_init_ctx()). 0 or -1. */

@@ -2,8 +2,8 @@
 
 /*
  * rc_pingpong: rdma-core's ibv_rc_pingpong (v44) on librte_roce. Same
- * options, same TCP exchange byte for byte (wire-facts.md 11a), same QP
- * settings (wire-facts.md 8), same strict ping-pong of SENDs and the same
+ * options, same TCP exchange byte for byte (doc/wire-format.md §11.1), same QP
+ * settings (doc/wire-format.md §8.4), same strict ping-pong of SENDs and the same
  * output, so it runs against the unmodified tool on a kernel rxe peer.
  *
  * The same file builds uc_pingpong and ud_pingpong (PP_QP_TYPE set by
@@ -77,9 +77,9 @@
 #define PP_OPTSTRING_RC "p:d:i:s:m:r:n:l:eg:oOPtcjN"
 #define PP_OPTSTRING_UC "p:d:i:s:m:r:n:l:eg:c"
 #define PP_OPTSTRING_UD "p:d:i:s:r:n:l:eg:c"
-/* UD: the GRH in front of every receive (wire-facts.md 9, 11a). */
+/* UD: the GRH in front of every receive (doc/wire-format.md §9.2, §11.1). */
 #define PP_GRH_LEN (PP_UD ? RTE_ROCE_GRH_LEN : 0)
-/* IB MTU enum -> bytes: 1 << (enum + 7) (wire-facts.md 8). */
+/* IB MTU enum -> bytes: 1 << (enum + 7) (doc/wire-format.md §8.2). */
 #define PP_IB_MTU_SHIFT 7
 
 /* The tool's defaults (RC:libibverbs/examples/rc_pingpong.c main; ud_pingpong.c: 1024). */
@@ -388,7 +388,7 @@ pp_client_exchange(const struct pp_opts *o, const struct pp_dest *mine, struct p
 	return ret == 0 ? 0 : -1;
 }
 
-/* Server side: read theirs, connect the QP, then answer (wire-facts.md 11a: the order matters). */
+/* Server: read theirs, connect the QP, then answer (the order matters: doc/wire-format.md §11.1). */
 static int
 pp_server_exchange(struct pp_ctx *c, const struct pp_opts *o, int listen_fd, int sgid_index,
 		   const struct pp_dest *mine, struct pp_dest *rem)

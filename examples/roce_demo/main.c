@@ -41,7 +41,8 @@
 #define DEMO_QPN_A 0x11
 #define DEMO_QPN_B 0x12
 #define DEMO_PSN 0x1000
-#define DEMO_SPORT 0xc132	/* rxe's rdma_get_udp_sport(0, 0x11, 0x12) (wire-facts 1.2) */
+/* rxe's rdma_get_udp_sport(0, 0x11, 0x12) (doc/wire-format.md §1.2) */
+#define DEMO_SPORT 0xc132
 #define DEMO_ICMP6_ECHO_REQUEST 128
 #define DEMO_MS_PER_S 1000
 
@@ -294,7 +295,7 @@ demo_rc_packet(struct demo *d, int from, bool v6, uint8_t opcode, const char *pa
 		pkt.ackreq = true;
 		pkt.payload_len = strlen(payload);
 	} else {
-		/* rxe ACKs carry credit code "invalid", MSN = completed requests (wire-facts 5). */
+		/* rxe ACKs: credit code "invalid", MSN = requests done (doc/wire-format.md §5.2). */
 		pkt.aeth.syndrome = RTE_ROCE_AETH_ACK_UNLIMITED;
 		pkt.aeth.msn = 1;
 	}

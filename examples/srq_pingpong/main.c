@@ -2,7 +2,7 @@
 
 /*
  * srq_pingpong: rdma-core's ibv_srq_pingpong on librte_roce. Same options,
- * same TCP exchange byte for byte (wire-facts.md 11a: always MAX_QP = 256
+ * same TCP exchange byte for byte (doc/wire-format.md §11.1: always MAX_QP = 256
  * records of 52 bytes each way, whatever -q), same QP and SRQ settings,
  * same ping-pong and output, so it runs against the unmodified tool on a
  * kernel rxe peer.
@@ -362,7 +362,7 @@ pp_client_exchange(const struct pp_opts *o, const struct pp_dest *mine, struct p
 	return ret == 0 ? 0 : -1;
 }
 
-/* Server side: read theirs, connect the QPs, then answer (wire-facts.md 11a). */
+/* Server side: read theirs, connect the QPs, then answer (doc/wire-format.md §11.1). */
 static int
 pp_server_exchange(struct pp_ctx *c, const struct pp_opts *o, int listen_fd, int sgid_index,
 		   const struct pp_dest *mine, struct pp_dest *rem)

@@ -4,7 +4,7 @@
  * The RoCEv2 frame builder: the inverse of the parser. Every length,
  * PadCnt, the IPv4 header checksum and the ICRC are computed here; every
  * other field comes from struct rte_roce_pkt. Conventions of rxe senders
- * (wire-facts.md section 1): DF set, UDP checksum 0, pad bytes 0.
+ * (doc/wire-format.md §1.1): DF set, UDP checksum 0, pad bytes 0.
  */
 
 #include <errno.h>

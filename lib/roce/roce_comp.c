@@ -9,10 +9,10 @@
  * an unsignaled WQE produces none unless it fails.
  *
  * Retries: a sequence NAK, an implied NAK (a response beyond a READ/atomic
- * not answered yet, wire-facts section 6) and the local ACK timeout go back to the
+ * not answered yet, doc/wire-format.md §6.4) and the local ACK timeout go back to the
  * oldest unacknowledged PSN and use one of retry_cnt. retry_cnt 7 is NOT
  * infinite: the IBTA defines 7 as infinite only for the RNR retry counter
- * (wire-facts section 7; rxe treats both alike; a vanished peer under ibv_rc_pingpong's
+ * (doc/wire-format.md §7; rxe treats both alike; a vanished peer under ibv_rc_pingpong's
  * retry_cnt 7 then hangs forever, here it fails after 7 retries).
  * RNR NAKs wait rte_roce_rnr_timer_usec(code) and use one of rnr_retry;
  * rnr_retry 7 retries forever.
@@ -29,6 +29,7 @@
 #include "roce_log.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
+#include "roce_wr.h"
 
 #define NS_PER_US UINT64_C(1000)
 
@@ -171,7 +172,7 @@ comp_check_psn(struct comp_ctx *ctx)
 		if (wqe->tx.state != ROCE_WQE_PENDING)
 			return COMP_DONE;
 		/* Implied NAK: the READ/atomic was not answered (K:rxe_comp.c check_psn). */
-		if (roce_req_is_rd_atomic(wqe))
+		if (roce_wr_is_rd_atomic(wqe->opcode))
 			return comp_implied_nak(qp);
 		/* Implied (coalesced) ACK of a SEND/WRITE (K:rxe_comp.c check_psn). */
 		return COMP_COMPLETE;
@@ -186,7 +187,7 @@ comp_check_psn(struct comp_ctx *ctx)
 	 * responses still coming from the first request do not start more
 	 * retries: comp.retrying holds until the replay makes progress.
 	 */
-	if (diff > 0 && roce_req_is_rd_atomic(wqe)) {
+	if (diff > 0 && roce_wr_is_rd_atomic(wqe->opcode)) {
 		if (qp->comp.retrying || pkt->opcode == RTE_ROCE_OP_RC_ACKNOWLEDGE)
 			return comp_drop(ctx);
 		return comp_implied_nak(qp);
@@ -194,7 +195,7 @@ comp_check_psn(struct comp_ctx *ctx)
 	return COMP_CHECK_ACK;
 }
 
-/* Status of a NAK code (wire-facts section 5; K:rxe_comp.c check_ack). */
+/* Status of a NAK code (doc/wire-format.md §5.4; K:rxe_comp.c check_ack). */
 static enum ibv_wc_status
 nak_status(uint8_t code)
 {
@@ -219,7 +220,7 @@ comp_check_aeth(struct comp_ctx *ctx)
 	switch (syn & RTE_ROCE_AETH_TYPE_MASK) {
 	case RTE_ROCE_AETH_TYPE_ACK:
 		/* A plain ACK inside a READ/atomic's PSNs means nothing. */
-		return roce_req_is_rd_atomic(ctx->wqe) ? comp_drop(ctx) : COMP_ACK;
+		return roce_wr_is_rd_atomic(ctx->wqe->opcode) ? comp_drop(ctx) : COMP_ACK;
 	case RTE_ROCE_AETH_TYPE_RNR:
 		return COMP_RNR;
 	case RTE_ROCE_AETH_TYPE_NAK:
@@ -253,10 +254,11 @@ comp_check_ack(struct comp_ctx *ctx)
 		/* fall through */
 	case RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST:
 	case RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_ONLY:
-		return wqe->opcode == IBV_WR_RDMA_READ ? COMP_READ : comp_drop(ctx);
+		return (roce_wr_info[wqe->opcode].flags & ROCE_WRF_READ) != 0 ? COMP_READ :
+										 comp_drop(ctx);
 	case RTE_ROCE_OP_RC_ATOMIC_ACKNOWLEDGE:
-		return wqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-		       wqe->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ? COMP_ATOMIC : comp_drop(ctx);
+		return (roce_wr_info[wqe->opcode].flags & ROCE_WRF_ATOMIC) != 0 ? COMP_ATOMIC :
+										   comp_drop(ctx);
 	case RTE_ROCE_OP_RC_ACKNOWLEDGE:
 		return comp_check_aeth(ctx);
 	default:
@@ -324,8 +326,7 @@ comp_ack(struct comp_ctx *ctx)
 static void
 comp_count_send(struct roce_qp *qp, const struct roce_send_wqe *wqe)
 {
-	if (wqe->opcode == IBV_WR_SEND || wqe->opcode == IBV_WR_SEND_WITH_IMM ||
-	    wqe->opcode == IBV_WR_SEND_WITH_INV)
+	if ((roce_wr_info[wqe->opcode].flags & ROCE_WRF_SEND) != 0)
 		ROCE_QP_STAT_INC(qp, rdma_sends);
 }
 
@@ -356,12 +357,12 @@ comp_post(struct roce_qp *qp, struct roce_send_wqe *wqe, enum ibv_wc_status stat
 	struct ibv_wc wc = {
 		.wr_id = wqe->wr_id,
 		.status = status,
-		.opcode = roce_wr_wc_opcode(wqe->opcode),
+		.opcode = roce_wr_info[wqe->opcode].wc,
 		.byte_len = wqe->length,	/* as rxe make_send_cqe() */
 		.qp_num = qp->ibv.qp_num,
 	};
 
-	if (roce_req_is_rd_atomic(wqe) && qp->req.rd_atomic > 0)
+	if (roce_wr_is_rd_atomic(wqe->opcode) && qp->req.rd_atomic > 0)
 		qp->req.rd_atomic--;
 	/*
 	 * A retry moved the requester back to this WQE and a response of its
@@ -388,7 +389,7 @@ roce_comp_flush_wqe(struct roce_qp *qp)
 	struct ibv_wc wc = {
 		.wr_id = wqe->wr_id,
 		.status = IBV_WC_WR_FLUSH_ERR,
-		.opcode = roce_wr_wc_opcode(wqe->opcode),
+		.opcode = roce_wr_info[wqe->opcode].wc,
 		.qp_num = qp->ibv.qp_num,
 	};
 
@@ -574,7 +575,7 @@ comp_rnr_expired(struct roce_timer *t)
 	roce_dev_qp_schedule(qp->dev, qp);
 }
 
-/* Local ACK timeout: 4.096 us x 2^timeout, 0 = infinite (wire-facts section 7). */
+/* Local ACK timeout: 4.096 us x 2^timeout, 0 = infinite (doc/wire-format.md §7). */
 static uint64_t
 ack_timeout_us(uint8_t timeout)
 {

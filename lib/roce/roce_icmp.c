@@ -245,7 +245,8 @@ roce_arp_input(struct rte_roce_port *port, struct rte_mbuf *m)
 	for_us = roce_port_is_local(port, &target);
 	/* Merge: refresh a known sender even if the request is for someone else. */
 	if (arp->arp_data.arp_sip != 0)
-		roce_neigh_learn(port, &sender, &arp->arp_data.arp_sha, for_us);
+		roce_neigh_learn(port, &sender, &arp->arp_data.arp_sha, for_us,
+				 arp->arp_opcode == RTE_BE16(RTE_ARP_OP_REPLY));
 	if (arp->arp_opcode == RTE_BE16(RTE_ARP_OP_REPLY)) {
 		roce_port_slow(port)->stats.arp_replies_in++;
 		rte_pktmbuf_free(m);
@@ -429,7 +430,7 @@ roce_ns_input(struct rte_roce_port *port, struct rte_mbuf *m, struct roce_nd_rx 
 	} else {
 		/* 7.2.3: the solicitation's source becomes a neighbour. */
 		if (rx->has_lladdr)
-			roce_neigh_learn(port, src, &rx->lladdr, true);
+			roce_neigh_learn(port, src, &rx->lladdr, true, false);
 		else
 			roce_frame_src_mac(m, &rx->lladdr);
 		dst_mac = rx->lladdr;

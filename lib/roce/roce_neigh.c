@@ -469,9 +469,16 @@ roce_neigh_set_mac(struct rte_roce_port *port, struct roce_neigh *n,
 	roce_neigh_flush(port, n);
 }
 
+/*
+ * The sender of an ARP packet or of a Neighbour Solicitation is at mac. An
+ * ARP reply confirms the entry. A request only shows that the neighbour can
+ * reach us, not that it hears us: an entry that already has this MAC keeps
+ * its state and lifetime (RFC 4861 7.2.3; Linux does the same for ARP), so a
+ * neighbour probing us never stands in for an answer to our own probes.
+ */
 void
 roce_neigh_learn(struct rte_roce_port *port, const union rte_roce_gid *ip,
-		 const struct rte_ether_addr *mac, bool create)
+		 const struct rte_ether_addr *mac, bool create, bool confirms)
 {
 	struct roce_neigh *n = roce_neigh_lookup(port, ip);
 
@@ -482,6 +489,8 @@ roce_neigh_learn(struct rte_roce_port *port, const union rte_roce_gid *ip,
 		if (n == NULL)
 			return;
 	}
+	if (!confirms && roce_neigh_usable(n) && rte_is_same_ether_addr(mac, &n->mac))
+		return;
 	roce_neigh_set_mac(port, n, mac);
 }
 

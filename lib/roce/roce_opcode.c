@@ -6,7 +6,7 @@
  * ROCE_HDRS*() macros derive the offsets, the presence mask and the total
  * header length from that list, so nothing is summed by hand.
  * Layouts: K:rxe_opcode.c, K:include/rdma/ib_pack.h; FLUSH and ATOMIC_WRITE:
- * IBA A19 (wire-facts.md section 3).
+ * IBA A19 (doc/wire-format.md §3).
  */
 
 #include <stddef.h>

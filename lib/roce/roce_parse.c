@@ -9,7 +9,7 @@
  * A header is only read once the frame is known to hold all of it, so no
  * input can make the parser read out of bounds. The payload itself is only
  * touched by the UDP checksum, which reads it where it lies.
- * Which frames are rejected, and why: wire-facts.md sections 1-3.
+ * Which frames are rejected, and why: doc/wire-format.md §1-§3.
  */
 
 #include <netinet/in.h>

@@ -310,8 +310,9 @@ void roce_port_mcast_mac(const union rte_roce_gid *group, struct rte_ether_addr 
 /* roce_neigh.c */
 int roce_neigh_init(struct rte_roce_port *port, const struct rte_roce_port_conf *conf);
 void roce_neigh_fini(struct rte_roce_port *port);
+/* The sender of an ARP packet or NS; only an ARP reply (confirms) renews a known entry. */
 void roce_neigh_learn(struct rte_roce_port *port, const union rte_roce_gid *ip,
-		      const struct rte_ether_addr *mac, bool create);
+		      const struct rte_ether_addr *mac, bool create, bool confirms);
 /* A Neighbour Advertisement (RFC 4861 7.2.5); mac NULL if it has no TLLA. */
 void roce_neigh_advert(struct rte_roce_port *port, const union rte_roce_gid *ip,
 		       const struct rte_ether_addr *mac, bool solicited, bool override);

@@ -25,10 +25,9 @@
 #include "roce_qp.h"
 #include "roce_srq.h"
 #include "roce_transport.h"
+#include "roce_wr.h"
 
-/* Attribute limits (RC:verbs.h field widths, IBA 9.7 and 10.3). */
-#define ROCE_PSN_MASK		0xffffff	/* 24-bit PSNs */
-#define ROCE_QPN_MASK		0xffffff	/* 24-bit QPNs */
+/* Attribute limits (RC:verbs.h field widths, IBA 9.7 and 10.3; 24-bit PSNs and QPNs: rte_roce_hdr.h). */
 #define ROCE_TIMEOUT_MAX	31		/* 5 bits: 4.096 us x 2^timeout */
 #define ROCE_MIN_RNR_TIMER_MAX	31		/* 5-bit RNR timer code */
 #define ROCE_RETRY_MAX		7		/* 3 bits: retry_cnt, rnr_retry */
@@ -43,54 +42,11 @@
 /* QP access flags (the remote rights; IBV_ACCESS_LOCAL_WRITE is accepted and ignored, as rxe). */
 #define ROCE_QP_ACCESS	(IBV_ACCESS_LOCAL_WRITE | ROCE_MR_ACCESS_REMOTE)
 
-/* QP types by bit, for the opcodes each allows. */
-#define ROCE_WR_RC	(1u << IBV_QPT_RC)
-#define ROCE_WR_UC	(1u << IBV_QPT_UC)
-#define ROCE_WR_UD	(1u << IBV_QPT_UD)
-
-/* What a send opcode is, for validation, SGE resolution and flush completions. */
-struct roce_wr_info {
-	uint32_t qp_types;	/* ROCE_WR_* of the QP types that allow it (wire-facts section 3) */
-	bool inline_ok;		/* may carry IBV_SEND_INLINE */
-	bool writes_local;	/* the SGEs receive data: LOCAL_WRITE needed */
-	bool atomic;		/* one 8-byte SGE, 8-byte aligned remote address */
-	enum ibv_wc_opcode wc;	/* the completion's opcode */
-};
-
-#define ROCE_WR_ALL	(ROCE_WR_RC | ROCE_WR_UC | ROCE_WR_UD)
-#define ROCE_WR_CONN	(ROCE_WR_RC | ROCE_WR_UC)
-
-static const struct roce_wr_info roce_wr_info[] = {
-	[IBV_WR_SEND] = { ROCE_WR_ALL, true, false, false, IBV_WC_SEND },
-	[IBV_WR_SEND_WITH_IMM] = { ROCE_WR_ALL, true, false, false, IBV_WC_SEND },
-	[IBV_WR_SEND_WITH_INV] = { ROCE_WR_RC, true, false, false, IBV_WC_SEND },
-	[IBV_WR_RDMA_WRITE] = { ROCE_WR_CONN, true, false, false, IBV_WC_RDMA_WRITE },
-	[IBV_WR_RDMA_WRITE_WITH_IMM] = { ROCE_WR_CONN, true, false, false, IBV_WC_RDMA_WRITE },
-	[IBV_WR_RDMA_READ] = { ROCE_WR_RC, false, true, false, IBV_WC_RDMA_READ },
-	[IBV_WR_ATOMIC_CMP_AND_SWP] = { ROCE_WR_RC, false, true, true, IBV_WC_COMP_SWAP },
-	[IBV_WR_ATOMIC_FETCH_AND_ADD] = { ROCE_WR_RC, false, true, true, IBV_WC_FETCH_ADD },
-};
-
-static const struct roce_wr_info *
-roce_wr_info_get(uint32_t opcode)
-{
-	if (opcode >= RTE_DIM(roce_wr_info) || roce_wr_info[opcode].qp_types == 0)
-		return NULL;
-	return &roce_wr_info[opcode];
-}
-
-enum ibv_wc_opcode
-roce_wr_wc_opcode(uint32_t wr_opcode)
-{
-	const struct roce_wr_info *info = roce_wr_info_get(wr_opcode);
-
-	return info != NULL ? info->wc : IBV_WC_SEND;
-}
-
 /*
- * The QP state table (IBA 10.3.1; K:core/verbs.c qp_state_table; wire-facts
- * §8): per transport, current and next state, whether the transition is
- * valid and which attributes it requires and allows.
+ * The QP state table (IBA 10.3.1; K:core/verbs.c qp_state_table;
+ * doc/wire-format.md §8.1): per transport, current and next state,
+ * whether the transition is valid and which attributes it requires and
+ * allows.
  */
 enum roce_qp_transport { ROCE_QPT_UD, ROCE_QPT_UC, ROCE_QPT_RC, ROCE_QPT_NB };
 
@@ -552,7 +508,7 @@ roce_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr, uint32_t qpn)
 	qp->lane = &dev->lanes[qp->scq->lane];
 	qp->sq_sig_all = attr->sq_sig_all != 0;
 	qp->src_port = roce_qp_src_port(qpn);
-	/* UD has no path MTU attribute: messages are bounded by the port's (wire-facts section 9). */
+	/* UD has no path MTU: messages are bounded by the port's (doc/wire-format.md §9.4). */
 	if (attr->qp_type == IBV_QPT_UD)
 		qp->mtu = info.ib_mtu;
 	qp->attr.cap = qp->cap;
@@ -700,20 +656,40 @@ roce_qp_check_av(struct roce_qp *qp, const struct ibv_ah_attr *ah, union rte_roc
 	return rc;
 }
 
+/*
+ * A path MTU the port carries: at most its IB MTU, which its Ethernet MTU
+ * gives (rte_roce_port_ib_mtu); the port refused at creation an Ethernet
+ * MTU its mbufs or its PMD cannot carry.
+ */
+static int
+roce_qp_check_path_mtu(struct roce_qp *qp, enum ibv_mtu path_mtu)
+{
+	struct rte_roce_port_info info;
+
+	if (rte_roce_port_info_get(qp->dev->port, &info) < 0)
+		return -EINVAL;
+	if (roce_mtu_bytes(path_mtu) <= info.ib_mtu)
+		return 0;
+	ROCE_LOG(ERR, "QP 0x%x: path_mtu %u is above the port's IB MTU %u (Ethernet MTU %u, "
+		 "less 80 bytes of headers): lower path_mtu, or raise the port's MTU "
+		 "(rte_roce_port_conf::mtu) to at least %u", qp->ibv.qp_num,
+		 roce_mtu_bytes(path_mtu), info.ib_mtu, info.mtu,
+		 roce_mtu_bytes(path_mtu) + RTE_ROCE_PORT_IB_MTU_HDR);
+	return -EINVAL;
+}
+
 static int
 roce_qp_check_values(struct roce_qp *qp, const struct ibv_qp_attr *a, int mask,
 		     union rte_roce_gid *sgid)
 {
 	const struct rte_roce_dev_conf *lim = &qp->dev->conf;
-	struct rte_roce_port_info info;
 	const char *bad = NULL;
 
 	if ((mask & IBV_QP_PATH_MTU) != 0) {
-		if (rte_roce_port_info_get(qp->dev->port, &info) < 0)
+		if (a->path_mtu < IBV_MTU_256 || a->path_mtu > IBV_MTU_4096)
+			bad = "path_mtu (1..5)";
+		else if (roce_qp_check_path_mtu(qp, a->path_mtu) != 0)
 			return -EINVAL;
-		if (a->path_mtu < IBV_MTU_256 || a->path_mtu > IBV_MTU_4096 ||
-		    roce_mtu_bytes(a->path_mtu) > info.ib_mtu)
-			bad = "path_mtu (1..5, at most the port's active MTU)";
 	}
 	if ((mask & IBV_QP_ACCESS_FLAGS) != 0 && (a->qp_access_flags & ~ROCE_QP_ACCESS) != 0)
 		bad = "qp_access_flags";
@@ -729,11 +705,11 @@ roce_qp_check_values(struct roce_qp *qp, const struct ibv_qp_attr *a, int mask,
 		bad = "rnr_retry (0..7)";
 	if ((mask & IBV_QP_MIN_RNR_TIMER) != 0 && a->min_rnr_timer > ROCE_MIN_RNR_TIMER_MAX)
 		bad = "min_rnr_timer (0..31)";
-	if ((mask & IBV_QP_RQ_PSN) != 0 && a->rq_psn > ROCE_PSN_MASK)
+	if ((mask & IBV_QP_RQ_PSN) != 0 && a->rq_psn > RTE_ROCE_PSN_MASK)
 		bad = "rq_psn (24 bits)";
-	if ((mask & IBV_QP_SQ_PSN) != 0 && a->sq_psn > ROCE_PSN_MASK)
+	if ((mask & IBV_QP_SQ_PSN) != 0 && a->sq_psn > RTE_ROCE_PSN_MASK)
 		bad = "sq_psn (24 bits)";
-	if ((mask & IBV_QP_DEST_QPN) != 0 && a->dest_qp_num > ROCE_QPN_MASK)
+	if ((mask & IBV_QP_DEST_QPN) != 0 && a->dest_qp_num > RTE_ROCE_QPN_MASK)
 		bad = "dest_qp_num (24 bits)";
 	if ((mask & IBV_QP_MAX_QP_RD_ATOMIC) != 0 && a->max_rd_atomic > lim->max_qp_rd_atom)
 		bad = "max_rd_atomic (at most max_qp_rd_atom)";
@@ -865,7 +841,7 @@ roce_wr_sge_check(const struct ibv_sge *sg, int num_sge, uint32_t max_sge, uint6
 	return *len > ROCE_MAX_MSG_SIZE ? "message length (at most 2^31)" : NULL;
 }
 
-/* A UD WR: an AH of the QP's PD, one packet of at most the port's MTU (wire-facts section 9). */
+/* A UD WR: an AH of the QP's PD, one packet of at most the port's MTU (doc/wire-format.md §9.4). */
 static const char *
 roce_post_send_check_ud(const struct roce_qp *qp, const struct ibv_send_wr *wr, uint64_t len)
 {
@@ -886,20 +862,21 @@ roce_post_send_check(const struct roce_qp *qp, const struct ibv_send_wr *wr,
 	const char *bad;
 
 	*len = 0;
-	*info = roce_wr_info_get(wr->opcode);
-	if (*info == NULL || ((*info)->qp_types & (1u << qp->ibv.qp_type)) == 0)
+	*info = roce_wr_info_get(wr->opcode, qp->ibv.qp_type);
+	if (*info == NULL)
 		bad = "opcode (unknown, or not for this QP type)";
 	else if ((wr->send_flags & ~ROCE_SEND_FLAGS) != 0)
 		bad = "send flags";
 	else
 		bad = roce_wr_sge_check(wr->sg_list, wr->num_sge, qp->cap.max_send_sge, len);
 	if (bad == NULL) {
-		if ((wr->send_flags & IBV_SEND_INLINE) != 0 && !(*info)->inline_ok)
+		if ((wr->send_flags & IBV_SEND_INLINE) != 0 &&
+		    ((*info)->flags & ROCE_WRF_INLINE) == 0)
 			bad = "inline flag on a READ or atomic";
 		else if ((wr->send_flags & IBV_SEND_INLINE) != 0 &&
 			 *len > qp->cap.max_inline_data)
 			bad = "inline length (above max_inline_data)";
-		else if ((*info)->atomic &&
+		else if (((*info)->flags & ROCE_WRF_ATOMIC) != 0 &&
 			 (wr->num_sge != 1 || *len != ROCE_ATOMIC_SIZE ||
 			  (wr->wr.atomic.remote_addr & (ROCE_ATOMIC_SIZE - 1)) != 0))
 			bad = "atomic (one 8-byte SGE, 8-byte aligned remote address)";
@@ -918,7 +895,7 @@ static void
 roce_post_send_one(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct ibv_send_wr *wr,
 		   const struct roce_wr_info *info, uint32_t len)
 {
-	int access = info->writes_local ? IBV_ACCESS_LOCAL_WRITE : 0;
+	int access = (info->flags & ROCE_WRF_WRITES_LOCAL) != 0 ? IBV_ACCESS_LOCAL_WRITE : 0;
 	uint32_t off = 0;
 	int i;
 
@@ -935,7 +912,7 @@ roce_post_send_one(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct i
 		wqe->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
 		wqe->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
 		roce_ah_get(wqe->wr.ud.ah);
-	} else if (info->atomic) {
+	} else if ((info->flags & ROCE_WRF_ATOMIC) != 0) {
 		wqe->wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
 		wqe->wr.atomic.compare_add = wr->wr.atomic.compare_add;
 		wqe->wr.atomic.swap = wr->wr.atomic.swap;

@@ -204,7 +204,4 @@ int roce_recv_post(struct roce_dev *dev, struct ibv_pd *pd, struct roce_queue *q
 		   uint32_t max_sge, const char *what, uint32_t id, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
 
-/* The wc opcode of a send work request (IBV_WC_SEND, IBV_WC_RDMA_WRITE, ...). */
-enum ibv_wc_opcode roce_wr_wc_opcode(uint32_t wr_opcode);
-
 #endif /* ROCE_QP_H */

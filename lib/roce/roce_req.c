@@ -22,97 +22,10 @@
 #include "roce_port_priv.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
+#include "roce_wr.h"
 
 /* Largest payload of one packet: the largest path MTU. */
 #define REQ_MTU_MAX 4096
-
-/*
- * Wire opcode of each (work request, packet position): one table instead of
- * rxe's per-opcode switch ladders (K:rxe_req.c next_opcode_rc()). READ and
- * the atomics are single-packet requests: every position maps to the same
- * opcode.
- */
-struct req_op {
-	bool valid;
-	uint8_t op[RTE_ROCE_POS_ONLY + 1];	/* by enum rte_roce_op_pos */
-};
-
-#define REQ_OP(t, wr, first, middle, last, only) \
-	[IBV_WR_ ## wr] = { \
-		.valid = true, \
-		.op = { \
-			[RTE_ROCE_POS_FIRST] = RTE_ROCE_OP_ ## t ## _ ## first, \
-			[RTE_ROCE_POS_MIDDLE] = RTE_ROCE_OP_ ## t ## _ ## middle, \
-			[RTE_ROCE_POS_LAST] = RTE_ROCE_OP_ ## t ## _ ## last, \
-			[RTE_ROCE_POS_ONLY] = RTE_ROCE_OP_ ## t ## _ ## only, \
-		}, \
-	}
-#define REQ_OP1(t, wr, op) REQ_OP(t, wr, op, op, op, op)
-#define REQ_SEND(t) \
-	REQ_OP(t, SEND, SEND_FIRST, SEND_MIDDLE, SEND_LAST, SEND_ONLY), \
-	REQ_OP(t, SEND_WITH_IMM, SEND_FIRST, SEND_MIDDLE, SEND_LAST_WITH_IMMEDIATE, \
-	       SEND_ONLY_WITH_IMMEDIATE)
-#define REQ_WRITE(t) \
-	REQ_OP(t, RDMA_WRITE, RDMA_WRITE_FIRST, RDMA_WRITE_MIDDLE, RDMA_WRITE_LAST, \
-	       RDMA_WRITE_ONLY), \
-	REQ_OP(t, RDMA_WRITE_WITH_IMM, RDMA_WRITE_FIRST, RDMA_WRITE_MIDDLE, \
-	       RDMA_WRITE_LAST_WITH_IMMEDIATE, RDMA_WRITE_ONLY_WITH_IMMEDIATE)
-
-#define REQ_WR_NB (IBV_WR_SEND_WITH_INV + 1)
-
-static const struct req_op req_ops_rc[REQ_WR_NB] = {
-	REQ_SEND(RC),
-	REQ_OP(RC, SEND_WITH_INV, SEND_FIRST, SEND_MIDDLE, SEND_LAST_WITH_INVALIDATE,
-	       SEND_ONLY_WITH_INVALIDATE),
-	REQ_WRITE(RC),
-	REQ_OP1(RC, RDMA_READ, RDMA_READ_REQUEST),
-	REQ_OP1(RC, ATOMIC_CMP_AND_SWP, COMPARE_SWAP),
-	REQ_OP1(RC, ATOMIC_FETCH_AND_ADD, FETCH_ADD),
-};
-
-/* UC: SEND and WRITE (the UC rows of the opcode table, wire-facts section 3). */
-static const struct req_op req_ops_uc[REQ_WR_NB] = {
-	REQ_SEND(UC),
-	REQ_WRITE(UC),
-};
-
-/* UD: one packet per message, so every position is ONLY. */
-static const struct req_op req_ops_ud[REQ_WR_NB] = {
-	REQ_OP1(UD, SEND, SEND_ONLY),
-	REQ_OP1(UD, SEND_WITH_IMM, SEND_ONLY_WITH_IMMEDIATE),
-};
-
-/* The table of the QP's transport; post_send admitted only its opcodes. */
-static const struct req_op *
-req_ops_of(const struct roce_qp *qp)
-{
-	switch (qp->ibv.qp_type) {
-	case IBV_QPT_UC:
-		return req_ops_uc;
-	case IBV_QPT_UD:
-		return req_ops_ud;
-	default:
-		return req_ops_rc;
-	}
-}
-
-/* The RC table entry of a WQE's request (ONLY position), to classify it; NULL if unsupported. */
-static const struct rte_roce_opcode_info *
-roce_req_info(const struct roce_send_wqe *wqe)
-{
-	if (wqe->opcode >= RTE_DIM(req_ops_rc) || !req_ops_rc[wqe->opcode].valid)
-		return NULL;
-	return rte_roce_opcode_info(req_ops_rc[wqe->opcode].op[RTE_ROCE_POS_ONLY]);
-}
-
-/* True for READ and the atomics: one request, answered with data. */
-bool
-roce_req_is_rd_atomic(const struct roce_send_wqe *wqe)
-{
-	const struct rte_roce_opcode_info *info = roce_req_info(wqe);
-
-	return info != NULL && (info->flags & (RTE_ROCE_OPF_READ | RTE_ROCE_OPF_ATOMIC)) != 0;
-}
 
 static enum rte_roce_op_pos
 pkt_pos(uint32_t idx, uint32_t npkts)
@@ -131,7 +44,7 @@ roce_qp_pkt_init(struct roce_qp *qp, struct rte_roce_pkt *pkt, uint8_t opcode, u
 
 	/*
 	 * TTL / hop limit stays rte_roce_pkt_init()'s 64: for RoCE the kernel
-	 * replaces the AV's hop limit with the route's (wire-facts section 8),
+	 * replaces the AV's hop limit with the route's (doc/wire-format.md §8.3),
 	 * so rxe sends 64 on a local link whatever the application asked.
 	 */
 	rte_roce_pkt_init(pkt, opcode);
@@ -250,12 +163,12 @@ static bool
 req_start_wqe(struct roce_qp *qp, struct roce_send_wqe *wqe)
 {
 	struct roce_req_state *req = &qp->req;
-	bool rd_atomic = roce_req_is_rd_atomic(wqe);
+	bool rd_atomic = roce_wr_is_rd_atomic(wqe->opcode);
 
 	/* IBV_SEND_FENCE: wait for every earlier READ/atomic (IBA 10.8.3.3). */
 	if ((wqe->send_flags & IBV_SEND_FENCE) && req->rd_atomic > 0)
 		return false;
-	/* At most max_rd_atomic READ/atomics outstanding (wire-facts section 6). */
+	/* At most max_rd_atomic READ/atomics outstanding (doc/wire-format.md §6.5). */
 	if (rd_atomic && req->rd_atomic >= qp->attr.max_rd_atomic)
 		return false;
 	/*
@@ -280,8 +193,8 @@ req_start_wqe(struct roce_qp *qp, struct roce_send_wqe *wqe)
 		wqe->tx.cq_slot = 1;
 	}
 	wqe->tx.first_psn = req->psn;
-	wqe->tx.npkts = wqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-			wqe->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ? 1 : roce_msg_npkts(wqe->length, qp->mtu);
+	wqe->tx.npkts = (roce_wr_info[wqe->opcode].flags & ROCE_WRF_ATOMIC) != 0 ? 1 :
+			roce_msg_npkts(wqe->length, qp->mtu);
 	wqe->tx.last_psn = rte_roce_psn_add(req->psn, wqe->tx.npkts - 1);
 	wqe->tx.state = ROCE_WQE_SENDING;
 	wqe->tx.status = IBV_WC_SUCCESS;
@@ -307,9 +220,9 @@ static int
 req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 {
 	struct roce_req_state *req = &qp->req;
-	const struct req_op *rop = &req_ops_of(qp)[wqe->opcode];
+	const struct roce_wr_info *wr = &roce_wr_info[wqe->opcode];
 	bool rc = qp->ibv.qp_type == IBV_QPT_RC;
-	bool rd_atomic = roce_req_is_rd_atomic(wqe);
+	bool rd_atomic = (wr->flags & (ROCE_WRF_READ | ROCE_WRF_ATOMIC)) != 0;
 	uint8_t bounce[REQ_MTU_MAX];
 	struct roce_sge_cursor cur;
 	struct rte_roce_pkt pkt;
@@ -323,7 +236,7 @@ req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 		return 0;
 	pos = rd_atomic ? RTE_ROCE_POS_ONLY : pkt_pos(req->pkt_idx, wqe->tx.npkts);
 	off = req->pkt_idx * qp->mtu;
-	roce_qp_pkt_init(qp, &pkt, rop->op[pos], req->psn);
+	roce_qp_pkt_init(qp, &pkt, wr->op[roce_wr_transport(qp->ibv.qp_type)][pos], req->psn);
 	req_fill_ext(wqe, &pkt, off);
 	if (qp->ibv.qp_type == IBV_QPT_UD)
 		roce_ud_pkt_fill(qp, wqe, &pkt);
@@ -439,7 +352,7 @@ roce_req_rewind(struct roce_qp *qp, uint32_t psn)
 		req->cur = (struct roce_sge_cursor){ 0, 0 };
 		cursor_skip(wqe, &req->cur, req->pkt_idx * qp->mtu);
 		wqe->tx.state = ROCE_WQE_SENDING;
-		if (roce_req_is_rd_atomic(wqe))
+		if (roce_wr_is_rd_atomic(wqe->opcode))
 			req->rd_atomic++;
 	}
 }

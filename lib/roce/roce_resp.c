@@ -114,7 +114,7 @@ resp_send_ack(struct roce_qp *qp, uint8_t syndrome, uint32_t psn)
 }
 
 /*
- * UC: drop the rest of the message in progress, silently (wire-facts section 6: no
+ * UC: drop the rest of the message in progress, silently (doc/wire-format.md §6.7: no
  * NAK, no completion; what a WRITE placed stays placed). The QP takes up
  * again at the next FIRST or ONLY.
  */
@@ -129,7 +129,7 @@ resp_uc_drop(struct resp_ctx *ctx)
 }
 
 /*
- * UC PSN check (wire-facts section 6; K:rxe_resp.c check_psn): a gap, or a message
+ * UC PSN check (doc/wire-format.md §6.7; K:rxe_resp.c check_psn): a gap, or a message
  * being dropped, resynchronises on a FIRST or ONLY, whatever its PSN.
  */
 static enum resp_state
@@ -494,12 +494,12 @@ resp_complete(struct resp_ctx *ctx)
 
 	resp->opcode = pkt->opcode;
 	if (pkt_has(pkt, RTE_ROCE_OPF_READ))
-		/* ePSN skips one PSN per READ response (wire-facts section 6). */
+		/* ePSN skips one PSN per READ response (doc/wire-format.md §6.3). */
 		next = rte_roce_psn_add(resp->res[(resp->res_head - 1) & (ROCE_RD_ATOM_MAX - 1)].last_psn, 1);
 	resp->psn = next;
 	if (!pkt_end(pkt))
 		return RESP_ACKNOWLEDGE;
-	/* MSN counts completed requests, a READ at its receipt (C9-148, wire-facts section 5). */
+	/* MSN counts completed requests, a READ at receipt (C9-148; doc/wire-format.md §5.5). */
 	resp->msn = (resp->msn + 1) & RTE_ROCE_MSN_MASK;
 	if (ctx->wqe != NULL && !resp_post_recv(ctx)) {
 		roce_qp_error(qp);
@@ -614,7 +614,7 @@ resp_rnr(struct resp_ctx *ctx)
 	}
 
 	/*
-	 * RNR NAK with the refused PSN; nothing consumed (wire-facts section 5). The
+	 * RNR NAK with the refused PSN; nothing consumed (doc/wire-format.md §5.3). The
 	 * requester goes back to that PSN, so the packets behind it are
 	 * dropped silently like after a sequence NAK: a sequence NAK for them
 	 * would make it spend retry_cnt on what is only an RNR wait.

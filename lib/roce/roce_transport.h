@@ -59,9 +59,9 @@ struct roce_qp;
 #define ROCE_MAX_PKT_PER_ACK	64
 /* Responder resources (READ/atomic replay) per QP; a power of two. */
 #define ROCE_RD_ATOM_MAX	16
-/* rnr_retry value that means "retry forever"; retry_cnt 7 is not (wire-facts section 7). */
+/* rnr_retry value that means "retry forever"; retry_cnt 7 is not (doc/wire-format.md §7). */
 #define ROCE_RNR_RETRY_INFINITE	7
-/* Local ACK timeout unit: 4.096 us x 2^timeout (wire-facts section 7). */
+/* Local ACK timeout unit: 4.096 us x 2^timeout (doc/wire-format.md §7). */
 #define ROCE_ACK_TIMEOUT_NS_UNIT 4096
 
 /*
@@ -131,7 +131,7 @@ struct roce_req_state {
 	bool failed;		/* a WQE failed locally: send nothing more */
 };
 
-/* One responder resource: a READ or atomic, kept for duplicate replay (wire-facts section 6). */
+/* One responder resource: a READ or atomic, kept for replay (doc/wire-format.md §6.2). */
 struct roce_resp_res {
 	bool valid;		/* holds a request */
 	bool pending;		/* responses still to send */
@@ -188,7 +188,7 @@ struct roce_comp_state {
 
 /*
  * Packets of a message of len bytes, or responses of a READ of len bytes:
- * at least one, even for 0 bytes (wire-facts section 6).
+ * at least one, even for 0 bytes (doc/wire-format.md §6.3).
  */
 static inline uint32_t
 roce_msg_npkts(uint32_t len, uint32_t mtu)
@@ -231,7 +231,6 @@ int roce_resp_run(struct roce_qp *qp, unsigned int budget);
 
 /* Requester internals shared with the completer (roce_req.c). */
 struct roce_send_wqe;
-bool roce_req_is_rd_atomic(const struct roce_send_wqe *wqe);
 /* Go back to psn: the requester resends from there (go-back-N). */
 void roce_req_rewind(struct roce_qp *qp, uint32_t psn);
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * UD (wire-facts section 9; K:rxe_req.c, rxe_resp.c): a request's addresses and
+ * UD (doc/wire-format.md §9; K:rxe_req.c, rxe_resp.c): a request's addresses and
  * DETH come from its WQE's address handle, and a received SEND lands in
  * the next receive WQE after the 40-byte GRH, with the source QP in the
- * completion. UD ignores PSNs on receive (wire-facts section 6), and never
+ * completion. UD ignores PSNs on receive (doc/wire-format.md §6.7), and never
  * answers.
  */
 
@@ -31,8 +31,8 @@ roce_ud_pkt_fill(struct roce_qp *qp, const struct roce_send_wqe *wqe, struct rte
 	pkt->dqpn = ah->mcast ? RTE_ROCE_MCAST_QPN : wqe->wr.ud.remote_qpn;
 	/*
 	 * QP1 always sends the GSI Q_Key (K:rxe_req.c); a Q_Key with the high
-	 * bit set stands for the QP's own (IBTA; rxe does not, wire-facts
-	 * section 9).
+	 * bit set stands for the QP's own (IBTA; rxe does not,
+	 * doc/wire-format.md §9.1).
 	 */
 	if (qp->ibv.qp_num == RTE_ROCE_QP1_QPN)
 		qkey = RTE_ROCE_QP1_QKEY;
@@ -42,7 +42,7 @@ roce_ud_pkt_fill(struct roce_qp *qp, const struct roce_send_wqe *wqe, struct rte
 	pkt->deth.sqpn = qp->ibv.qp_num;
 }
 
-/* Copy the IP header of the frame as the GRH (rte_roce_grh_fill(), wire-facts section 9). */
+/* Copy the IP header of the frame as the GRH (rte_roce_grh_fill(), doc/wire-format.md §9.2). */
 static void
 ud_grh(const struct rte_roce_pkt *pkt, const struct rte_mbuf *m, union rte_roce_grh *grh)
 {
@@ -64,7 +64,7 @@ roce_ud_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const struct rt
 	struct ibv_wc wc;
 	int err;
 
-	/* The Q_Key must be the QP's (wire-facts section 9; K:rxe_recv.c check_keys). */
+	/* The Q_Key must be the QP's (doc/wire-format.md §9.1; K:rxe_recv.c check_keys). */
 	if (pkt->deth.qkey != qp->attr.qkey) {
 		ROCE_COUNT(st->rx_drops[ROCE_RX_DROP_QKEY]);
 		return;
@@ -81,7 +81,7 @@ roce_ud_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const struct rt
 	if (err == 0)
 		err = roce_sge_scatter_mbuf(wqe->sge, wqe->num_sge, &cur, m, pkt->payload_off,
 					    pkt->payload_len);
-	/* pkey_index, slid, sl, dlid_path_bits 0, as rxe (wire-facts section 9). */
+	/* pkey_index, slid, sl, dlid_path_bits 0, as rxe (doc/wire-format.md §9.3). */
 	wc = (struct ibv_wc){
 		.wr_id = wqe->wr_id,
 		.status = roce_copy_status(err),

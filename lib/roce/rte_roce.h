@@ -13,6 +13,7 @@
  * - rte_roce_opcode.h: the IBTA opcode table;
  * - rte_roce_pkt.h: the strict frame parser and the frame builder;
  * - rte_roce_icrc.h: the invariant CRC (IBTA Annex A17);
+ * - rte_roce_mad.h: management datagrams of the communication manager (layouts);
  * - rte_roce_pcap.h: pcap files, read and written;
  * - rte_roce_pdump.h: DPDK packet capture (dpdk-dumpcap) for this process;
  * - rte_roce_port.h: ports over DPDK ethdevs, addresses, ARP/ND;
@@ -31,6 +32,7 @@
 #include <rte_roce_gid.h>
 #include <rte_roce_hdr.h>
 #include <rte_roce_icrc.h>
+#include <rte_roce_mad.h>
 #include <rte_roce_opcode.h>
 #include <rte_roce_pcap.h>
 #include <rte_roce_pdump.h>

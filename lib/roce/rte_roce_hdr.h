@@ -118,7 +118,7 @@ rte_roce_psn_cmp(uint32_t a, uint32_t b)
 }
 
 /*
- * Base Transport Header (K:rxe_hdr.h; wire-facts.md section 2).
+ * Base Transport Header (K:rxe_hdr.h; doc/wire-format.md §2.1).
  */
 
 /** Base Transport Header, 12 bytes. */

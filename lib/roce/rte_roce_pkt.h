@@ -20,11 +20,17 @@
  * The parser does not check the ICRC (use rte_roce_icrc_check*() on
  * [l3_off, icrc_off)), the P_Key, the Q_Key or anything else that depends on
  * a QP; it ignores the MigReq bit.
+ *
+ * @warning @b EXPERIMENTAL: struct rte_roce_pkt is also what the library's
+ * transport engines carry a packet in, so its layout follows them; the
+ * functions that take it are experimental (version.map) and may change
+ * without notice.
  */
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_compat.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
@@ -181,6 +187,7 @@ rte_roce_drop_reason_name(enum rte_roce_drop_reason reason);
  * @param opcode
  *   Its opcode; pkt->info is set from the table (NULL if unknown).
  */
+__rte_experimental
 void
 rte_roce_pkt_init(struct rte_roce_pkt *pkt, uint8_t opcode);
 
@@ -204,6 +211,7 @@ rte_roce_pkt_init(struct rte_roce_pkt *pkt, uint8_t opcode);
  * @return
  *   RTE_ROCE_DROP_NONE if accepted, else why it was rejected.
  */
+__rte_experimental
 enum rte_roce_drop_reason
 rte_roce_pkt_parse(const void *frame, uint32_t len, uint32_t mtu, struct rte_roce_pkt *pkt);
 
@@ -220,6 +228,7 @@ rte_roce_pkt_parse(const void *frame, uint32_t len, uint32_t mtu, struct rte_roc
  * @return
  *   RTE_ROCE_DROP_NONE if accepted, else why it was rejected.
  */
+__rte_experimental
 enum rte_roce_drop_reason
 rte_roce_pkt_parse_mbuf(const struct rte_mbuf *m, uint32_t mtu, struct rte_roce_pkt *pkt);
 
@@ -233,6 +242,7 @@ rte_roce_pkt_parse_mbuf(const struct rte_mbuf *m, uint32_t mtu, struct rte_roce_
  *   neither 4 nor 6, a payload length the opcode or the 16-bit IP and UDP
  *   lengths do not allow.
  */
+__rte_experimental
 int
 rte_roce_pkt_frame_len(const struct rte_roce_pkt *pkt);
 
@@ -259,6 +269,7 @@ rte_roce_pkt_frame_len(const struct rte_roce_pkt *pkt);
  *     pkt or buf NULL; bad udp_csum_mode.
  *   - -ENOSPC: buf is smaller than the frame.
  */
+__rte_experimental
 int
 rte_roce_pkt_build(const struct rte_roce_pkt *pkt, const void *payload, void *buf, uint32_t size);
 
@@ -276,6 +287,7 @@ rte_roce_pkt_build(const struct rte_roce_pkt *pkt, const void *payload, void *bu
  *   The frame length, or -EINVAL (as rte_roce_pkt_build(), or m NULL) or
  *   -ENOSPC (not enough tailroom in the last segment).
  */
+__rte_experimental
 int
 rte_roce_pkt_build_mbuf(const struct rte_roce_pkt *pkt, const void *payload, struct rte_mbuf *m);
 

@@ -324,7 +324,7 @@ int rte_roce_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 
 /** QP1, the General Services QP; its Q_Key is RTE_ROCE_QP1_QKEY (rte_roce_hdr.h). */
 #define RTE_ROCE_QP1_QPN	1
-/** A WR Q_Key with this bit set means "the QP's own Q_Key" (IBTA; wire-facts section 9). */
+/** A WR Q_Key with this bit set means "the QP's own Q_Key" (IBTA; doc/wire-format.md §9.1). */
 #define RTE_ROCE_QKEY_PRIVILEGED	0x80000000u
 /** DestQP of UD multicast packets. */
 #define RTE_ROCE_MCAST_QPN	0xffffffu

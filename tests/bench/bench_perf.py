@@ -18,7 +18,7 @@ IR_BUDGET (commit them with the change that explains them).
    not move with the machine's load.
 2. The goal matrix: two processes over net_memif (lcores 0 and 1), each run
    REPS times with --baseline, medians of the ratios. Reported, never
-   pass/fail (two-core rates vary 3-6x between runs, machine-limits.md).
+   pass/fail (two-core rates vary 3-6x between runs, doc/machine.md).
 Python 3 standard library only.
 """
 
@@ -40,7 +40,7 @@ EAL = ['--no-huge', '-m', '512', '--no-shconf', '--no-pci', '--no-telemetry',
        '--log-level=lib.eal:warning', '--log-level=pmd.net.memif:error']
 IR_SLACK = 1.5
 REPS = 3
-MEMIF = 'net_memif0,role=%s,socket=%s,bsize=4096'
+MEMIF = 'net_memif0,role=%s,socket=%s,bsize=8192'
 
 # (name, roce_perf args, function, counter giving the packets it handled)
 IR_RUNS = [
@@ -210,7 +210,7 @@ def write_doc(path, ir_rows, runs, goals, cmds, reps):
     L.append('# Performance of librte_roce (written by tests/bench/bench_perf.py)\n')
     L.append('Regenerate: `meson test -C build --suite bench` (a few minutes on 2 cores). '
              'Machine: %s; %s UTC. Rates on this shared 2-core VM vary 3-6x between runs '
-             '(machine-limits.md): read the ratios, which are measured in the same run as '
+             '(machine.md): read the ratios, which are measured in the same run as '
              'their raw baseline, and the instruction counts, which do not vary. What dominates '
              'each goal and what would reach it: roce_perf.md. Scale (1..16,384 active QPs, '
              'memory per QP and per WQE): scale.md.\n' %

@@ -28,7 +28,7 @@
 #define ROCE_TEST_TIMEOUT_MS 2000
 #define ROCE_TEST_MS_PER_S 1000
 #define ROCE_TEST_PAYLOAD_MAX 4096
-#define ROCE_TEST_UDP_SPORT 0xc000	/* rxe's range starts here (wire-facts 1.2) */
+#define ROCE_TEST_UDP_SPORT 0xc000	/* rxe's range starts here (doc/wire-format.md §1.2) */
 
 int
 roce_test_pair_create(struct roce_test_pair *pair, const char *name)

@@ -42,7 +42,7 @@ struct roce_test_scale {
 	 * that keeps D signaled WRs in flight on each of N QPs needs D x N.
 	 */
 	uint32_t cqe0;
-	/* Local ACK timeout of the pairs (4.096 us x 2^t, wire-facts section 7); 0: the default conf's. */
+	/* Local ACK timeout of the pairs (doc/wire-format.md §7); 0: the default conf's. */
 	uint8_t timeout;
 	/*
 	 * The wire: NULL for roce_test_verbs_pair (one queue); with workers0 > 1,

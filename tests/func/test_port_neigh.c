@@ -497,64 +497,74 @@ stream_until_probed(const char *src, const char *dst)
 	return 0;
 }
 
-/* RFC 4861 4.4: Neighbour Advertisement, without options. */
+/* RFC 4861 4.3 and 4.4: Neighbour Solicitation and Advertisement, without options. */
+#define NS_TYPE 135
 #define NA_TYPE 136
-#define NA_LEN 24
+#define ND_LEN 24
 #define NA_FLAGS_OFF 4
-#define NA_TARGET_OFF 8
+#define ND_TARGET_OFF 8
 #define NA_SOLICITED 0x40
 #define NA_OVERRIDE 0x20
-/* RFC 4861 4.6.1: the Target Link-Layer Address option, 8 bytes for Ethernet. */
+/* RFC 4861 4.6.1: the Source / Target Link-Layer Address options, 8 bytes for Ethernet. */
+#define ND_OPT_SLLA 1
 #define ND_OPT_TLLA 2
 #define ND_OPT_LLA_LEN 8
 #define ND_HOP_LIMIT 255
 #define NA_PROBE_RETRY_MS 500	/* a wide window while the entry is probed */
 
 /*
- * An NA from B for B's address to A, flags as given, with tlla as its TLLA
- * option, or none if NULL (Linux answering a unicast NS).
+ * An ND message from B to A: type, NA flags as given, the target address
+ * (B's own for an NA, A's for an NS), and lla as its link-layer address
+ * option (TLLA in an NA, SLLA in an NS), or none if NULL (Linux answering a
+ * unicast NS).
  */
 static struct rte_mbuf *
-na_frame(uint8_t flags, const struct rte_ether_addr *tlla)
+nd_frame(uint8_t type, uint8_t flags, const char *target, const struct rte_ether_addr *lla)
 {
-	uint8_t buf[RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + NA_LEN + ND_OPT_LLA_LEN];
-	uint16_t na_len = tlla != NULL ? NA_LEN + ND_OPT_LLA_LEN : NA_LEN;
+	uint8_t buf[RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + ND_LEN + ND_OPT_LLA_LEN];
+	uint16_t nd_len = lla != NULL ? ND_LEN + ND_OPT_LLA_LEN : ND_LEN;
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)buf;
 	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + 1);
-	uint8_t *na = (uint8_t *)(ip + 1);
+	uint8_t *nd = (uint8_t *)(ip + 1);
 	struct rte_roce_port_info ia, ib;
-	union rte_roce_gid ga, gb;
+	union rte_roce_gid ga, gb, gt;
 
 	memset(buf, 0, sizeof(buf));
 	if (rte_roce_port_info_get(a, &ia) != 0 || rte_roce_port_info_get(b, &ib) != 0 ||
-	    rte_roce_gid_parse("2001:db8::1", &ga) != 0 || rte_roce_gid_parse("2001:db8::2", &gb) != 0)
+	    rte_roce_gid_parse("2001:db8::1", &ga) != 0 || rte_roce_gid_parse("2001:db8::2", &gb) != 0 ||
+	    rte_roce_gid_parse(target, &gt) != 0)
 		return NULL;
 	eth->dst_addr = ia.mac;
 	eth->src_addr = ib.mac;
 	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
-	roce_test_ipv6_fill(ip, &gb, &ga, IPPROTO_ICMPV6, ND_HOP_LIMIT, na_len);
-	na[0] = NA_TYPE;
-	na[NA_FLAGS_OFF] = flags;
-	memcpy(&na[NA_TARGET_OFF], gb.raw, sizeof(gb.raw));
-	if (tlla != NULL) {
-		na[NA_LEN] = ND_OPT_TLLA;
-		na[NA_LEN + 1] = ND_OPT_LLA_LEN / 8;
-		memcpy(&na[NA_LEN + 2], tlla->addr_bytes, RTE_ETHER_ADDR_LEN);
+	roce_test_ipv6_fill(ip, &gb, &ga, IPPROTO_ICMPV6, ND_HOP_LIMIT, nd_len);
+	nd[0] = type;
+	nd[NA_FLAGS_OFF] = flags;
+	memcpy(&nd[ND_TARGET_OFF], gt.raw, sizeof(gt.raw));
+	if (lla != NULL) {
+		nd[ND_LEN] = type == NS_TYPE ? ND_OPT_SLLA : ND_OPT_TLLA;
+		nd[ND_LEN + 1] = ND_OPT_LLA_LEN / 8;
+		memcpy(&nd[ND_LEN + 2], lla->addr_bytes, RTE_ETHER_ADDR_LEN);
 	}
-	*(rte_be16_t *)&na[2] = rte_ipv6_udptcp_cksum(ip, na);
-	return roce_test_frame(buf, RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + na_len);
+	*(rte_be16_t *)&nd[2] = rte_ipv6_udptcp_cksum(ip, nd);
+	return roce_test_frame(buf, RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + nd_len);
 }
 
-/* A hands an NA to A as if B had sent it; A polls it. */
+/* A frame on the wire to A, as if B had sent it; A polls it. */
+static int
+inject(struct rte_mbuf *m)
+{
+	ROCE_TEST_ASSERT(m != NULL, "frame");
+	ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(pair.ring[0], m), 0, "frame on the wire");
+	roce_test_pump(a, NULL);
+	return 0;
+}
+
+/* An NA from B for B's address, with tlla as its TLLA option or none. */
 static int
 inject_na(uint8_t flags, const struct rte_ether_addr *tlla)
 {
-	struct rte_mbuf *m = na_frame(flags, tlla);
-
-	ROCE_TEST_ASSERT(m != NULL, "NA frame");
-	ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(pair.ring[0], m), 0, "NA on the wire");
-	roce_test_pump(a, NULL);
-	return 0;
+	return inject(nd_frame(NA_TYPE, flags, "2001:db8::2", tlla));
 }
 
 /*
@@ -582,6 +592,53 @@ test_na_without_tlla_refreshes(void)
 	ROCE_TEST_ASSERT_EQ(sa.neigh_refreshed, 1, "a solicited NA refreshes");
 	ROCE_TEST_ASSERT_EQ(sa.neigh_probe_failed + sa.neigh_expired, 0, "never removed");
 	return teardown();
+}
+
+/*
+ * While A probes B (B's answers dropped), B asks for A's MAC, as B does when
+ * its own entry for A ends: the request shows B can reach A, not that B
+ * hears A, so A's entry stays probed and is removed when its probes go
+ * unanswered (RFC 4861 7.2.3; Linux treats ARP alike).
+ */
+static int
+request_confirms_nothing(const char *src, const char *dst)
+{
+	struct rte_roce_port_stats s0, s1;
+	struct rte_roce_port_info ib;
+	struct rte_mbuf *request;
+	unsigned int sent;
+	int last;
+
+	ROCE_TEST_ASSERT_EQ(setup(&probe_conf, &probe_conf), 0, "setup");
+	ROCE_TEST_ASSERT_EQ(check_resolves(a, b, dst), 0, "A resolves B");
+	tap.drop_all = true;
+	ROCE_TEST_ASSERT_EQ(roce_test_nd_tap_add(&tap, pair.b, 0), 0, "tap");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(b, &ib), 0, "info");
+	ROCE_TEST_ASSERT_EQ(stream_until_probed(src, dst), 0, "probing");
+	rte_roce_port_stats_get(a, &s0);
+	request = strchr(src, ':') != NULL ? nd_frame(NS_TYPE, 0, src, &ib.mac) :
+		  roce_test_arp_request(&ib.mac, dst, src);
+	ROCE_TEST_ASSERT_EQ(inject(request), 0, "B's request");
+	rte_roce_port_stats_get(a, &s1);
+	ROCE_TEST_ASSERT_EQ(s1.neigh_refreshed, 0, "the request refreshed nothing");
+	ROCE_TEST_ASSERT_EQ(s1.neigh_resolved, s0.neigh_resolved, "nor confirmed anything");
+	ROCE_TEST_ASSERT_EQ(stream(src, dst, PROBE_RETRIES * PROBE_RETRY_MS + GIVE_UP_MARGIN_MS,
+				   true, &sent, &last), 0, "stream");
+	rte_roce_port_stats_get(a, &s1);
+	ROCE_TEST_ASSERT_EQ(s1.neigh_probe_failed, 1, "the probed entry was removed");
+	return teardown();
+}
+
+static int
+test_arp_request_confirms_nothing(void)
+{
+	return request_confirms_nothing("198.18.0.1", "198.18.0.2");
+}
+
+static int
+test_ns_confirms_nothing(void)
+{
+	return request_confirms_nothing("2001:db8::1", "2001:db8::2");
 }
 
 /* A's entry for B has this MAC, or the case fails. */
@@ -730,6 +787,8 @@ static const struct roce_test_case cases[] = {
 	{ "nd_probes_unanswered_entry_removed", test_nd_probes_unanswered },
 	{ "na_without_tlla_refreshes", test_na_without_tlla_refreshes },
 	{ "na_override_rules", test_na_override_rules },
+	{ "arp_request_confirms_nothing", test_arp_request_confirms_nothing },
+	{ "ns_confirms_nothing", test_ns_confirms_nothing },
 	{ "probed_entry_evicted_last", test_probed_entry_evicted_last },
 };
 

@@ -45,7 +45,7 @@ LINKTYPE_ETHERNET = 1
 OPCODE_UD_SEND_ONLY = 0x64
 GSI_QPN = 1
 MGMT_CLASS_CM = 0x07
-# K:core/cm_msgs.h, wire-facts.md §12
+# K:core/cm_msgs.h, doc/wire-format.md §12.2
 CM_ATTRS = {0x10: "REQ", 0x11: "MRA", 0x12: "REJ", 0x13: "REP", 0x14: "RTU",
             0x15: "DREQ", 0x16: "DREP", 0x17: "SIDR_REQ", 0x18: "SIDR_REP",
             0x19: "LAP", 0x1A: "APR"}
@@ -164,7 +164,7 @@ def first_roce(pcap):
 
 
 # --------------------------------------------- synthetic frame builder ---
-# Written from wire-facts.md §1-§4, independently of librte_roce's builder.
+# Written from doc/wire-format.md §1-§4, independently of librte_roce's builder.
 
 IPV4_HLEN = 20
 DEFAULT_PKEY = 0xFFFF
@@ -178,7 +178,7 @@ def ipv4_checksum(hdr):
 
 
 def icrc(ip_udp_ib):
-    """ICRC of an IPv4 RoCEv2 packet (IBA A17.3.3; wire-facts.md §4)."""
+    """ICRC of an IPv4 RoCEv2 packet (IBA A17.3.3; doc/wire-format.md §4)."""
     m = bytearray(ip_udp_ib)
     m[1] = 0xFF                                 # TOS
     m[8] = 0xFF                                 # TTL

@@ -40,10 +40,10 @@
 #define SCALE_SMALL_MAX_QP	8
 /*
  * The stalled requester: pairs with one WRITE each (their ACKs are many RX
- * bursts, fewer than the net_ring pair holds), the ACK timeout (wire-facts
- * section 7: 4.096 us x 2^15 = 134 ms, twice the default so that the
- * sending phase stays far shorter even under a sanitizer on a loaded
- * machine), and how long side 0 is left unpolled: several timeouts.
+ * bursts, fewer than the net_ring pair holds), the ACK timeout
+ * (doc/wire-format.md §7: 4.096 us x 2^15 = 134 ms, twice the default so
+ * that the sending phase stays far shorter even under a sanitizer on a
+ * loaded machine), and how long side 0 is left unpolled: several timeouts.
  */
 #define STALL_QPS		256
 #define STALL_TIMEOUT		15

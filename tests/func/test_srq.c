@@ -266,7 +266,7 @@ check_recv(struct env *e, const struct ibv_wc *wc, uint32_t len, unsigned int *n
 	for (qi = 0; qi < e->t.nqps && e->t.qp[1][qi]->qp_num != wc->qp_num; qi++)
 		;
 	ROCE_TEST_ASSERT(qi < e->t.nqps, "qp_num 0x%x is none of b's QPs", wc->qp_num);
-	/* UD: the 40-byte GRH comes first (wire-facts section 9). */
+	/* UD: the 40-byte GRH comes first (doc/wire-format.md §9.2). */
 	if (e->t.qp[1][qi]->qp_type == IBV_QPT_UD) {
 		ROCE_TEST_ASSERT(wc->wc_flags & IBV_WC_GRH, "UD without IBV_WC_GRH");
 		grh = RTE_ROCE_GRH_LEN;

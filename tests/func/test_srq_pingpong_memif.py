@@ -30,7 +30,7 @@ import threading
 from pp_memif import (CLIENT_IP, CLIENT_IP6, PREFIX, PREFIX6, RE_ADDR, RE_BW, RE_LAT, REFUSE_S,
                       SERVER_IP, SERVER_IP6, check, free_tcp_port, refused, run_cases)
 
-MAX_QP = 256                    # records each way, whatever -q (wire-facts 11a)
+MAX_QP = 256                    # records each way, whatever -q (doc/wire-format.md §11.1)
 RECORD_LEN = 52
 DONE = b"done\0"
 ZERO_RECORD = b"0000:000000:000000:" + b"0" * 32 + b"\0"

@@ -347,7 +347,7 @@ ipv4_cksum_ok(const void *hdr)
 	return sum == IPV4_CKSUM_OK;
 }
 
-/* The GRH a UD receive must start with, byte for byte (wire-facts section 9). */
+/* The GRH a UD receive must start with, byte for byte (doc/wire-format.md §9.2). */
 static void
 expected_grh(uint8_t grh[RTE_ROCE_GRH_LEN], const struct roce_test_side *src,
 	     const union ibv_gid *dgid, uint32_t l4_len)

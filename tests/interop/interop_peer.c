@@ -9,7 +9,7 @@
  *
  * With --ud-server or --ud-client it is also a minimal ibv_ud_pingpong peer
  * built from the packet layer alone (one UD QP number, no verbs): it does the
- * tool's TCP exchange (wire-facts 11a) through the host kernel and answers
+ * tool's TCP exchange (doc/wire-format.md §11.1) through the host kernel and answers
  * or starts UD SENDs, so that the guest's rxe must accept frames this
  * library built.
  *
@@ -53,7 +53,7 @@
 #define PEER_RESOLVE_MS 3000
 #define PEER_DEFAULT_TIME_S 10
 #define PEER_MS_PER_S 1000
-/* ibv_ud_pingpong's fixed Q_Key and message layout (wire-facts 11a). */
+/* ibv_ud_pingpong's fixed Q_Key and message layout (doc/wire-format.md §11.1). */
 #define PEER_UD_QKEY UINT32_C(0x11111111)
 #define PEER_OOB_MSG_LEN 52	/* "%04x:%06x:%06x:%32s" plus the NUL */
 #define PEER_OOB_DONE_MSG "done"	/* sent with its NUL: 5 bytes */

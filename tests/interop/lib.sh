@@ -33,7 +33,7 @@ GUEST2_MAC=52:54:00:18:00:12
 ROCE_IP=198.18.0.2         # owned by the librte_roce program, no kernel address
 ROCE_MAC=52:54:00:18:00:02 # the veth's, fixed so that captures compare across runs
 GID_V6=0                   # rxe GID index of the IPv6 link-local GID
-GID_V4=1                   # rxe GID index of ::ffff:GUEST_IP (wire-facts 10)
+GID_V4=1                   # rxe GID index of ::ffff:GUEST_IP (doc/wire-format.md §10)
 OOB_PORT=18515             # TCP out-of-band port of ibv_*_pingpong
 
 log() { printf '# %s\n' "$*" >&2; }

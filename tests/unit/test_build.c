@@ -121,7 +121,7 @@ test_udp_csum_modes(void)
 	return 0;
 }
 
-/* Fields that rxe always sends the same way (wire-facts section 1). */
+/* Fields that rxe always sends the same way (doc/wire-format.md §1.1). */
 static int
 test_init_defaults(void)
 {

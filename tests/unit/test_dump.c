@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_roce_mad.h>
 
 #include "roce_test.h"
 #include "../../app/roce_dump/dump_json.h"
@@ -138,8 +139,8 @@ test_json_objects(void)
 static void
 mad_fill(uint8_t *buf, uint8_t mgmt_class, uint16_t attr_id)
 {
-	static const uint8_t hdr[DUMP_MAD_HDR_LEN] = {
-		1, DUMP_MGMT_CLASS_CM, 2, 0x03, 0x00, 0x1c, 0x12, 0x34,
+	static const uint8_t hdr[RTE_ROCE_MAD_HDR_LEN] = {
+		1, RTE_ROCE_MGMT_CLASS_CM, 2, 0x03, 0x00, 0x1c, 0x12, 0x34,
 		0x00, 0x00, 0x00, 0x02, 0xa3, 0xfd, 0x18, 0xe8,
 		0x00, 0x10, 0x00, 0x00, 0xde, 0xad, 0xbe, 0xef,
 	};
@@ -157,10 +158,10 @@ test_mad_decode(void)
 	uint8_t buf[MAD_LEN];
 	struct dump_mad mad;
 
-	mad_fill(buf, DUMP_MGMT_CLASS_CM, 0x0013);
+	mad_fill(buf, RTE_ROCE_MGMT_CLASS_CM, 0x0013);
 	ROCE_TEST_ASSERT_EQ(dump_mad_decode(buf, sizeof(buf), &mad), 0, "");
 	ROCE_TEST_ASSERT_EQ(mad.base_version, 1, "");
-	ROCE_TEST_ASSERT_EQ(mad.mgmt_class, DUMP_MGMT_CLASS_CM, "");
+	ROCE_TEST_ASSERT_EQ(mad.mgmt_class, RTE_ROCE_MGMT_CLASS_CM, "");
 	ROCE_TEST_ASSERT_EQ(mad.class_version, 2, "");
 	ROCE_TEST_ASSERT_EQ(mad.method, 0x03, "");
 	ROCE_TEST_ASSERT_EQ(mad.status, 0x001c, "");
@@ -168,8 +169,8 @@ test_mad_decode(void)
 	ROCE_TEST_ASSERT(mad.tid == UINT64_C(0x00000002a3fd18e8), "tid");
 	ROCE_TEST_ASSERT_EQ(mad.attr_id, 0x0013, "");
 	ROCE_TEST_ASSERT(mad.attr_mod == UINT32_C(0xdeadbeef), "attr_mod");
-	ROCE_TEST_ASSERT(mad.data == buf + DUMP_MAD_HDR_LEN, "data");
-	ROCE_TEST_ASSERT_EQ(mad.data_len, MAD_LEN - DUMP_MAD_HDR_LEN, "");
+	ROCE_TEST_ASSERT(mad.data == buf + RTE_ROCE_MAD_HDR_LEN, "data");
+	ROCE_TEST_ASSERT_EQ(mad.data_len, MAD_LEN - RTE_ROCE_MAD_HDR_LEN, "");
 	ROCE_TEST_ASSERT_EQ(dump_mad_cm_attr(&mad), DUMP_CM_REP, "");
 	return 0;
 }
@@ -180,11 +181,11 @@ test_mad_too_short(void)
 	uint8_t buf[MAD_LEN];
 	struct dump_mad mad;
 
-	mad_fill(buf, DUMP_MGMT_CLASS_CM, 0x0010);
-	ROCE_TEST_ASSERT_EQ(dump_mad_decode(buf, DUMP_MAD_HDR_LEN - 1, &mad),
+	mad_fill(buf, RTE_ROCE_MGMT_CLASS_CM, 0x0010);
+	ROCE_TEST_ASSERT_EQ(dump_mad_decode(buf, RTE_ROCE_MAD_HDR_LEN - 1, &mad),
 			    -EINVAL, "");
 	ROCE_TEST_ASSERT_EQ(dump_mad_decode(buf, 0, &mad), -EINVAL, "");
-	ROCE_TEST_ASSERT_EQ(dump_mad_decode(buf, DUMP_MAD_HDR_LEN, &mad), 0, "");
+	ROCE_TEST_ASSERT_EQ(dump_mad_decode(buf, RTE_ROCE_MAD_HDR_LEN, &mad), 0, "");
 	ROCE_TEST_ASSERT_EQ(mad.data_len, 0, "header only");
 	return 0;
 }
@@ -197,12 +198,12 @@ test_cm_attr_range(void)
 		uint16_t attr_id;
 		enum dump_cm_attr want;
 	} cases[] = {
-		{ DUMP_MGMT_CLASS_CM, 0x000f, DUMP_CM_ATTR_MAX },
-		{ DUMP_MGMT_CLASS_CM, 0x0010, DUMP_CM_REQ },
-		{ DUMP_MGMT_CLASS_CM, 0x0014, DUMP_CM_RTU },
-		{ DUMP_MGMT_CLASS_CM, 0x001a, DUMP_CM_APR },
-		{ DUMP_MGMT_CLASS_CM, 0x001b, DUMP_CM_ATTR_MAX },
-		{ DUMP_MGMT_CLASS_CM, 0x1010, DUMP_CM_ATTR_MAX },
+		{ RTE_ROCE_MGMT_CLASS_CM, 0x000f, DUMP_CM_ATTR_MAX },
+		{ RTE_ROCE_MGMT_CLASS_CM, 0x0010, DUMP_CM_REQ },
+		{ RTE_ROCE_MGMT_CLASS_CM, 0x0014, DUMP_CM_RTU },
+		{ RTE_ROCE_MGMT_CLASS_CM, 0x001a, DUMP_CM_APR },
+		{ RTE_ROCE_MGMT_CLASS_CM, 0x001b, DUMP_CM_ATTR_MAX },
+		{ RTE_ROCE_MGMT_CLASS_CM, 0x1010, DUMP_CM_ATTR_MAX },
 		{ MGMT_CLASS_SA, 0x0010, DUMP_CM_ATTR_MAX },
 	};
 	static const char * const names[DUMP_CM_ATTR_MAX] = {
@@ -266,8 +267,8 @@ test_mad_detail_req(void)
 	uint8_t buf[MAD_LEN];
 	char *out;
 
-	mad_fill(buf, DUMP_MGMT_CLASS_CM, 0x0010);
-	memcpy(buf + DUMP_MAD_HDR_LEN, req, sizeof(req));
+	mad_fill(buf, RTE_ROCE_MGMT_CLASS_CM, 0x0010);
+	memcpy(buf + RTE_ROCE_MAD_HDR_LEN, req, sizeof(req));
 	out = mad_detail(buf, sizeof(buf));
 	ROCE_TEST_ASSERT(out != NULL, "no output");
 	ROCE_TEST_ASSERT(strstr(out, " MAD CM REQ tid 0x00000002a3fd18e8") != NULL &&
@@ -289,15 +290,15 @@ test_mad_detail_short(void)
 	char *out;
 
 	/* A REQ cut before its GIDs: header only, no REQ fields read. */
-	mad_fill(buf, DUMP_MGMT_CLASS_CM, 0x0010);
-	out = mad_detail(buf, DUMP_MAD_HDR_LEN + 60);
+	mad_fill(buf, RTE_ROCE_MGMT_CLASS_CM, 0x0010);
+	out = mad_detail(buf, RTE_ROCE_MAD_HDR_LEN + 60);
 	ROCE_TEST_ASSERT(out != NULL, "no output");
 	ROCE_TEST_ASSERT(strstr(out, "attr_id 0x0010") != NULL, "%s", out);
 	ROCE_TEST_ASSERT(strstr(out, "CM REQ local") == NULL, "%s", out);
 	free(out);
 	/* A DREQ of 4 data bytes: too short for both comm IDs. */
-	mad_fill(buf, DUMP_MGMT_CLASS_CM, 0x0015);
-	out = mad_detail(buf, DUMP_MAD_HDR_LEN + 4);
+	mad_fill(buf, RTE_ROCE_MGMT_CLASS_CM, 0x0015);
+	out = mad_detail(buf, RTE_ROCE_MAD_HDR_LEN + 4);
 	ROCE_TEST_ASSERT(out != NULL && strstr(out, "comm_id") == NULL, "%s", out);
 	free(out);
 	/* A non-CM class: header only, named by number. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
-/* Header accessors and constants of rte_roce_hdr.h against wire-facts.md. */
+/* Header accessors and constants of rte_roce_hdr.h against doc/wire-format.md. */
 
 #include <stddef.h>
 #include <string.h>
@@ -26,7 +26,7 @@ test_psn_arith(void)
 	return 0;
 }
 
-/* The CNP BTH of wire-facts section 3: 81 00 ff ff 40 00 00 d2 00 00 00 00. */
+/* The CNP BTH of doc/wire-format.md §3: 81 00 ff ff 40 00 00 d2 00 00 00 00. */
 static int
 test_bth_cnp_sample(void)
 {
@@ -46,7 +46,7 @@ test_bth_cnp_sample(void)
 	return 0;
 }
 
-/* The UC SEND_ONLY BTH of wire-facts section 4: 24 60 ffff 00 0000d3 00 cf1710. */
+/* The UC SEND_ONLY BTH of doc/wire-format.md §4.3: 24 60 ffff 00 0000d3 00 cf1710. */
 static int
 test_bth_set_get(void)
 {
@@ -95,7 +95,7 @@ test_aeth(void)
 	return 0;
 }
 
-/* wire-facts section 5, with rxe's typo for code 25 corrected. */
+/* doc/wire-format.md §5.3, with rxe's typo for code 25 corrected. */
 static int
 test_rnr_timer(void)
 {
@@ -121,7 +121,7 @@ test_layouts(void)
 	ROCE_TEST_ASSERT_EQ(RTE_ROCE_GRH_IPV4_OFF, 20, "GRH v4");
 	ROCE_TEST_ASSERT_EQ(RTE_ROCE_UDP_PORT, 0x12b7, "port");
 	ROCE_TEST_ASSERT_EQ(RTE_ROCE_QP1_QKEY, 0x80010000, "QP1 Q_Key");
-	/* Overheads of wire-facts section 1: 58 B IPv4, 78 B IPv6. */
+	/* Overheads of doc/wire-format.md §1.3: 58 B IPv4, 78 B IPv6. */
 	ROCE_TEST_ASSERT_EQ(RTE_ROCE_ETH_LEN + RTE_ROCE_IPV4_LEN + RTE_ROCE_UDP_LEN +
 			    RTE_ROCE_BTH_LEN + RTE_ROCE_ICRC_LEN, 58, "IPv4 overhead");
 	ROCE_TEST_ASSERT_EQ(RTE_ROCE_ETH_LEN + RTE_ROCE_IPV6_LEN + RTE_ROCE_UDP_LEN +

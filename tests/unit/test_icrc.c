@@ -32,7 +32,7 @@
 #define CRC32_POLY_REFLECTED 0xEDB88320u
 
 /*
- * Known answers (wire-facts §4). Each is the packet from the IP header up
+ * Known answers (doc/wire-format.md §4.3). Each is the packet from the IP header up
  * to and including the ICRC, as captured.
  */
 
@@ -61,8 +61,9 @@ static const uint8_t uc_send_vector[] = {
 
 /*
  * RC SEND_ONLY over IPv6 with non-zero traffic class (0x12) and flow label
- * (0xabcde), so that masking matters; ICRC computed outside the library:
- * the pseudo-header masked as IBA A17.3.3 says, fed to Python's zlib.crc32.
+ * (0xabcde), so that masking matters; ICRC computed
+ * independently: the masking of doc/wire-format.md §4.1 written in Python,
+ * and Python's zlib.crc32.
  */
 static const uint8_t ipv6_vector[] = {
 	0x61, 0x2a, 0xbc, 0xde, 0x00, 0x28, 0x11, 0x40,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * The opcode table against wire-facts.md section 3, written out here
+ * The opcode table against doc/wire-format.md §3, written out here
  * independently of the library's table, and rte_roce_opcode_may_follow()
  * against rules derived from the opcode names alone.
  */
@@ -35,7 +35,7 @@ struct exp_op {
 #define H1(a, oa) { { RTE_ROCE_HDR_ ## a, oa }, { -1, 0 } }
 #define H2(a, oa, b, ob) { { RTE_ROCE_HDR_ ## a, oa }, { RTE_ROCE_HDR_ ## b, ob }, { -1, 0 } }
 
-/* RC and UC share SEND and WRITE layouts (wire-facts section 3). */
+/* RC and UC share SEND and WRITE layouts (doc/wire-format.md §3). */
 #define SEND_WRITE(base, t) \
 	{ base + 0x00, t "_SEND_FIRST", 12, true, NONE }, \
 	{ base + 0x01, t "_SEND_MIDDLE", 12, true, NONE }, \
@@ -285,7 +285,7 @@ test_follow_examples(void)
 }
 
 static const struct roce_test_case cases[] = {
-	{ "defined_opcodes_match_wire_facts", test_defined_opcodes },
+	{ "defined_opcodes_match_wire_format", test_defined_opcodes },
 	{ "reserved_opcodes_have_no_entry", test_reserved_opcodes },
 	{ "kind_flags", test_kind_flags },
 	{ "positions_match_names", test_positions_match_names },

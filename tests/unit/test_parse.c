@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * The strict parser: the known-good vectors of wire-facts.md section 4, one
+ * The strict parser: the known-good vectors of doc/wire-format.md §4.3, one
  * negative test per drop reason (asserting the exact reason), truncation at
  * every length, random corruption, and frames split across mbuf segments.
  * Frames under test are copied to heap buffers of their exact length, so
@@ -26,7 +26,7 @@
 #define ETH_HDR_UNICAST 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0x02, \
 			0x08, 0x00
 
-/* ConnectX-4 Lx CNP (wire-facts section 4, from scapy roce.uts). */
+/* ConnectX-4 Lx CNP (doc/wire-format.md §4.3, from scapy roce.uts). */
 static const uint8_t cnp_vector[] = {
 	0xe4, 0x1d, 0x2d, 0xab, 0x2b, 0xc2, 0x7c, 0xfe, 0x90, 0x64, 0x3b, 0x32, 0x08, 0x00,
 	0x45, 0xc2, 0x00, 0x3c, 0x71, 0x8c, 0x40, 0x00, 0x40, 0x11, 0x91, 0x61,
@@ -37,7 +37,7 @@ static const uint8_t cnp_vector[] = {
 	0x82, 0xfd, 0x00, 0x2a,
 };
 
-/* UC SEND_ONLY, M = 1, PadCnt = 2 (wire-facts section 4), behind an Ethernet header. */
+/* UC SEND_ONLY, M = 1, PadCnt = 2 (doc/wire-format.md §4.3), behind an Ethernet header. */
 static const uint8_t uc_vector[] = {
 	ETH_HDR_UNICAST,
 	0x45, 0x01, 0x00, 0x40, 0x04, 0x78, 0x40, 0x00, 0x40, 0x11, 0xb4, 0xd5,

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * roce_perf's perftest exchange (app/roce_perf/perf_oob.c, wire-facts.md
- * 11b): the 108-byte RoCE key record byte for byte, its strict parser, and
- * the lockstep steps between a client and a server over a socketpair (the
- * server runs in a thread).
+ * roce_perf's perftest exchange (app/roce_perf/perf_oob.c,
+ * doc/wire-format.md §11.2): the 108-byte RoCE key record byte for byte,
+ * its strict parser, and the lockstep steps between a client and a server
+ * over a socketpair (the server runs in a thread).
  */
 
 #include <errno.h>
@@ -21,7 +21,7 @@
 
 #include "roce_test.h"
 
-/* wire-facts.md 11b's example record: lid 0, out_reads 1, QPN 0x11, ... 192.168.1.10 */
+/* doc/wire-format.md §11.2's example record: lid 0, out_reads 1, QPN 0x11, ... 192.168.1.10 */
 static const char example[PERF_DEST_MSG_LEN] =
 	"0000:0001:000011:abcdef:00001234:00007f0000001000:"
 	"00:00:00:00:00:00:00:00:00:00:ff:ff:c0:a8:01:0a:00000000:";

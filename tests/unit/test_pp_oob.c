@@ -2,7 +2,7 @@
 
 /*
  * The pingpong tools' TCP exchange (examples/common/pp_oob.c) against
- * wire-facts.md 11a, byte for byte: the record text, the GID encoding, the
+ * doc/wire-format.md §11.1, byte for byte: the record text, the GID encoding, the
  * order of the steps, and the failures (malformed records, a peer that
  * closes early or never answers, nobody listening). Over loopback TCP on a
  * port the kernel picks; the other side is either our own code in a second
@@ -28,7 +28,7 @@
 #define TEST_TIMEOUT_MS 5000
 #define SPLIT_PAUSE_US 20000
 
-/* wire-facts.md 11a's example record, with its NUL: 52 bytes. */
+/* doc/wire-format.md §11.1's example record, with its NUL: 52 bytes. */
 static const char example_msg[PP_DEST_MSG_LEN] =
 	"0000:000011:abcdef:00000000000000000000ffffc0a8010a";
 

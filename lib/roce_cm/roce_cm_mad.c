@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * The MAD path on QP1: buffers, address handles to peers, sends and their
+ * completions, and the checks every received MAD passes before the state
+ * machine sees it (each rejection counted by reason, never logged per MAD).
+ */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+
+#include "roce_cm.h"
+
+#define CM_IPV6_VERSION		6
+#define CM_IP_VERSION_SHIFT	4
+#define CM_AH_HOP_LIMIT		64
+
+static uint8_t *
+cm_send_buf(struct rte_roce_cm *cm, uint32_t slot)
+{
+	return cm->bufs + (size_t)slot * ROCE_CM_RECV_LEN;
+}
+
+static uint8_t *
+cm_recv_buf(struct rte_roce_cm *cm, uint32_t slot)
+{
+	return cm->bufs + ((size_t)cm->conf.mad_slots + slot) * ROCE_CM_RECV_LEN;
+}
+
+void
+roce_cm_mad_init(struct rte_roce_mad *mad, uint16_t attr_id, uint64_t tid)
+{
+	memset(mad, 0, sizeof(*mad));
+	mad->hdr.base_version = RTE_ROCE_MAD_BASE_VERSION;
+	mad->hdr.mgmt_class = RTE_ROCE_MGMT_CLASS_CM;
+	mad->hdr.class_version = RTE_ROCE_CM_CLASS_VERSION;
+	mad->hdr.method = RTE_ROCE_MAD_METHOD_SEND;
+	mad->hdr.tid = rte_cpu_to_be_64(tid);
+	mad->hdr.attr_id = rte_cpu_to_be_16(attr_id);
+}
+
+int
+roce_cm_mad_recv_post(struct rte_roce_cm *cm, uint32_t slot)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)cm_recv_buf(cm, slot),
+		.length = ROCE_CM_RECV_LEN,
+		.lkey = cm->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return rte_roce_post_recv(cm->qp1, &wr, &bad);
+}
+
+void
+roce_cm_ah_flush(struct rte_roce_cm *cm)
+{
+	unsigned int i;
+
+	for (i = 0; i < ROCE_CM_AH_MAX; i++) {
+		if (cm->ahs[i].ah != NULL)
+			rte_roce_destroy_ah(cm->ahs[i].ah);
+		cm->ahs[i].ah = NULL;
+	}
+}
+
+/* A free entry beats an idle one, an idle one used earlier beats one used later. */
+static bool
+cm_ah_better_victim(const struct roce_cm_ah *e, const struct roce_cm_ah *victim)
+{
+	if (e->ah != NULL && e->inflight != 0)
+		return false;
+	if (victim == NULL)
+		return true;
+	if (victim->ah == NULL)
+		return false;
+	return e->ah == NULL || e->last_use < victim->last_use;
+}
+
+/* The cached AH to dgid, or a new one in a free or idle entry (the least recently used). */
+static struct roce_cm_ah *
+cm_ah_get(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index)
+{
+	struct ibv_ah_attr attr = {
+		.is_global = 1,
+		.port_num = 1,
+		.grh = { .dgid = *dgid, .sgid_index = sgid_index, .hop_limit = CM_AH_HOP_LIMIT },
+	};
+	struct roce_cm_ah *e, *victim = NULL;
+	unsigned int i;
+
+	for (i = 0; i < ROCE_CM_AH_MAX; i++) {
+		e = &cm->ahs[i];
+		if (e->ah != NULL && e->sgid_index == sgid_index &&
+		    memcmp(&e->dgid, dgid, sizeof(*dgid)) == 0)
+			goto found;
+		if (cm_ah_better_victim(e, victim))
+			victim = e;
+	}
+	if (victim == NULL)
+		return NULL;
+	if (victim->ah != NULL)
+		rte_roce_destroy_ah(victim->ah);
+	victim->ah = rte_roce_create_ah(cm->pd, &attr);
+	if (victim->ah == NULL)
+		return NULL;
+	victim->dgid = *dgid;
+	victim->sgid_index = sgid_index;
+	e = victim;
+found:
+	e->last_use = rte_get_timer_cycles();
+	return e;
+}
+
+int
+roce_cm_mad_send(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index,
+		 const struct rte_roce_mad *mad)
+{
+	struct ibv_sge sge = { .length = RTE_ROCE_MAD_LEN, .lkey = cm->mr->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+	struct roce_cm_ah *ah;
+	uint32_t slot;
+	int rc;
+
+	ah = cm_ah_get(cm, dgid, sgid_index);
+	if (ah == NULL || cm->nb_free == 0) {
+		cm->stats.send_errors++;
+		return -ENOMEM;
+	}
+	slot = cm->free_slots[--cm->nb_free];
+	memcpy(cm_send_buf(cm, slot), mad, sizeof(*mad));
+	sge.addr = (uintptr_t)cm_send_buf(cm, slot);
+	wr.wr_id = slot;
+	wr.wr.ud.ah = ah->ah;
+	wr.wr.ud.remote_qpn = RTE_ROCE_QP1_QPN;
+	wr.wr.ud.remote_qkey = RTE_ROCE_QP1_QKEY;
+	rc = rte_roce_post_send(cm->qp1, &wr, &bad);
+	if (rc < 0) {
+		cm->free_slots[cm->nb_free++] = slot;
+		cm->stats.send_errors++;
+		return rc;
+	}
+	ah->inflight++;
+	cm->slot_ah[slot] = ah;
+	cm->stats.mads_sent++;
+	return 0;
+}
+
+void
+roce_cm_mad_send_done(struct rte_roce_cm *cm, const struct ibv_wc *wc)
+{
+	uint32_t slot = (uint32_t)wc->wr_id;
+
+	if (wc->status != IBV_WC_SUCCESS)
+		cm->stats.send_errors++;
+	cm->slot_ah[slot]->inflight--;
+	cm->slot_ah[slot] = NULL;
+	cm->free_slots[cm->nb_free++] = slot;
+}
+
+/*
+ * Who sent a MAD and to which of our addresses, from the GRH before it
+ * (IPv4 in its second half): replies without a connection go back from
+ * that address.
+ */
+static void
+cm_grh_peer(struct rte_roce_cm *cm, const uint8_t *buf, struct roce_cm_peer_addr *from)
+{
+	union rte_roce_grh grh;
+	union rte_roce_gid src, dst;
+
+	memcpy(&grh, buf, sizeof(grh));
+	if (grh.raw[0] >> CM_IP_VERSION_SHIFT == CM_IPV6_VERSION) {
+		memcpy(&src, &grh.ipv6.src_addr, sizeof(src));
+		memcpy(&dst, &grh.ipv6.dst_addr, sizeof(dst));
+	} else {
+		rte_roce_gid_from_ipv4(&src, grh.v4.ipv4.src_addr);
+		rte_roce_gid_from_ipv4(&dst, grh.v4.ipv4.dst_addr);
+	}
+	memcpy(&from->gid, &src, sizeof(from->gid));
+	from->sgid_index = roce_cm_gid_index(cm, (const union ibv_gid *)&dst);
+	if (from->sgid_index < 0)
+		from->sgid_index = 0;
+}
+
+/* ClassPortInfo GET (IBTA §13.4.8.1): the CM's response time, nothing redirected. */
+static void
+cm_class_port_info(struct rte_roce_cm *cm, const struct rte_roce_mad *req, const struct roce_cm_peer_addr *from)
+{
+	struct rte_roce_mad_class_port_info cpi = {
+		.base_version = RTE_ROCE_MAD_BASE_VERSION,
+		.class_version = RTE_ROCE_CM_CLASS_VERSION,
+		.cap_mask2_resp_time = rte_cpu_to_be_32(cm->conf.response_timeout),
+	};
+	struct rte_roce_mad resp = *req;
+
+	resp.hdr.method = RTE_ROCE_MAD_METHOD_GET_RESP;
+	resp.hdr.status = 0;
+	memset(resp.data, 0, sizeof(resp.data));
+	memcpy(resp.data, &cpi, sizeof(cpi));
+	roce_cm_mad_send(cm, &from->gid, from->sgid_index, &resp);
+}
+
+/* Answer req with msg (len bytes of class data) without a connection: same TID. */
+static void
+cm_reply(struct rte_roce_cm *cm, const struct rte_roce_mad *req, uint16_t attr, const void *msg,
+	 size_t len, const struct roce_cm_peer_addr *from)
+{
+	struct rte_roce_mad resp;
+
+	roce_cm_mad_init(&resp, attr, rte_be_to_cpu_64(req->hdr.tid));
+	memcpy(resp.data, msg, len);
+	roce_cm_mad_send(cm, &from->gid, from->sgid_index, &resp);
+}
+
+/* SIDR_REQ: service ID resolution is not served yet; say so (IBTA §12.11). */
+static void
+cm_sidr_unsupported(struct rte_roce_cm *cm, const struct rte_roce_mad *req,
+		    const struct roce_cm_peer_addr *from)
+{
+	struct rte_roce_cm_sidr_req sreq;
+	struct rte_roce_cm_sidr_rep srep;
+
+	memcpy(&sreq, req->data, sizeof(sreq));
+	memset(&srep, 0, sizeof(srep));
+	srep.request_id = sreq.request_id;
+	srep.status = RTE_ROCE_CM_SIDR_UNSUPPORTED;
+	srep.service_id = sreq.service_id;
+	cm_reply(cm, req, RTE_ROCE_CM_ATTR_SIDR_REP, &srep, sizeof(srep), from);
+}
+
+/* The header checks of IBTA §13.4.2 and the CM's class; 0 or the counter to bump. */
+static uint64_t *
+cm_mad_check(struct rte_roce_cm *cm, const struct ibv_wc *wc, const struct rte_roce_mad *mad)
+{
+	uint16_t attr = rte_be_to_cpu_16(mad->hdr.attr_id);
+
+	if (wc->byte_len != ROCE_CM_RECV_LEN)
+		return &cm->stats.drop_length;
+	if (mad->hdr.base_version != RTE_ROCE_MAD_BASE_VERSION)
+		return &cm->stats.drop_base_version;
+	if (mad->hdr.mgmt_class != RTE_ROCE_MGMT_CLASS_CM)
+		return &cm->stats.drop_class;
+	if (mad->hdr.class_version != RTE_ROCE_CM_CLASS_VERSION)
+		return &cm->stats.drop_class_version;
+	if (attr == RTE_ROCE_CM_ATTR_CLASS_PORT_INFO)
+		return mad->hdr.method == RTE_ROCE_MAD_METHOD_GET ? NULL : &cm->stats.drop_method;
+	/* LAP and APR (path migration) are not served: RoCE has one path. */
+	if (attr < RTE_ROCE_CM_ATTR_REQ || attr > RTE_ROCE_CM_ATTR_SIDR_REP)
+		return &cm->stats.drop_attr;
+	if (mad->hdr.method != RTE_ROCE_MAD_METHOD_SEND)
+		return &cm->stats.drop_method;
+	return NULL;
+}
+
+/* A DREQ for no connection gets a DREP all the same, so its sender stops (as Linux). */
+static void
+cm_drep_unknown(struct rte_roce_cm *cm, const struct rte_roce_mad *dreq,
+		const struct roce_cm_peer_addr *from)
+{
+	struct rte_roce_cm_dreq in;
+	struct rte_roce_cm_drep out;
+
+	memcpy(&in, dreq->data, sizeof(in));
+	memset(&out, 0, sizeof(out));
+	out.local_comm_id = in.remote_comm_id;
+	out.remote_comm_id = in.local_comm_id;
+	cm_reply(cm, dreq, RTE_ROCE_CM_ATTR_DREP, &out, sizeof(out), from);
+}
+
+/* A connection message (every CM message but REQ and SIDR) to the id it names. */
+static void
+cm_conn_input(struct rte_roce_cm *cm, const struct rte_roce_mad *mad,
+	      const struct roce_cm_peer_addr *from)
+{
+	struct rte_roce_cm_rtu ids;	/* every connection message starts with both comm IDs */
+	struct roce_cm_id *id;
+	uint16_t attr = rte_be_to_cpu_16(mad->hdr.attr_id);
+
+	memcpy(&ids, mad->data, sizeof(ids));
+	id = roce_cm_id_by_comm_id(cm, rte_be_to_cpu_32(ids.remote_comm_id));
+	if (id != NULL && id->remote_comm_id != 0 &&
+	    id->remote_comm_id != rte_be_to_cpu_32(ids.local_comm_id))
+		id = NULL;	/* another connection's, or a stale one */
+	if (id == NULL) {
+		cm->stats.drop_comm_id++;
+		if (attr == RTE_ROCE_CM_ATTR_DREQ)
+			cm_drep_unknown(cm, mad, from);
+		return;
+	}
+	roce_cm_state_input(id, mad);
+}
+
+void
+roce_cm_mad_input(struct rte_roce_cm *cm, const struct ibv_wc *wc)
+{
+	const uint8_t *buf = cm_recv_buf(cm, (uint32_t)wc->wr_id);
+	struct rte_roce_mad mad;
+	struct roce_cm_peer_addr from;
+	size_t got = wc->byte_len > RTE_ROCE_GRH_LEN ? wc->byte_len - RTE_ROCE_GRH_LEN : 0;
+	uint64_t *drop;
+
+	cm->stats.mads_rcvd++;
+	memset(&mad, 0, sizeof(mad));
+	memcpy(&mad, buf + RTE_ROCE_GRH_LEN, RTE_MIN(sizeof(mad), got));
+	drop = cm_mad_check(cm, wc, &mad);
+	if (drop != NULL) {
+		(*drop)++;
+		return;
+	}
+	cm_grh_peer(cm, buf, &from);
+	switch (rte_be_to_cpu_16(mad.hdr.attr_id)) {
+	case RTE_ROCE_CM_ATTR_CLASS_PORT_INFO:
+		cm_class_port_info(cm, &mad, &from);
+		break;
+	case RTE_ROCE_CM_ATTR_REQ:
+		roce_cm_req_input(cm, &mad, &from);
+		break;
+	case RTE_ROCE_CM_ATTR_SIDR_REQ:
+		cm_sidr_unsupported(cm, &mad, &from);
+		break;
+	case RTE_ROCE_CM_ATTR_SIDR_REP:
+		cm->stats.drop_comm_id++;	/* we send no SIDR_REQ */
+		break;
+	default:
+		cm_conn_input(cm, &mad, &from);
+		break;
+	}
+}

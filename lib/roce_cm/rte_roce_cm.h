@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef RTE_ROCE_CM_H
+#define RTE_ROCE_CM_H
+
+/**
+ * @file
+ * Connection management for librte_roce: the InfiniBand CM over QP1
+ * (IBTA Vol. 1 chapter 12) behind an API named and shaped after
+ * <rdma/rdma_cma.h>, so that an rdma_cm program ports by renaming
+ * (rdma_connect -> rte_roce_cm_connect) and a Linux rdma_cm peer sees
+ * the messages its own kernel would send.
+ *
+ * A CM instance serves one device (rte_roce_cm_open()); ids find their
+ * instance by the address they are bound to, as rdma_cm ids find their
+ * device. The CM makes progress only in rte_roce_cm_poll() (doc/cm.md,
+ * "Threading model"): call it with the device's progress (inline mode)
+ * or from any thread (worker mode). No call blocks.
+ *
+ * Return values follow the library: constructors return NULL and set
+ * rte_errno; other calls return 0 or a negative errno.
+ *
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ */
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <infiniband/verbs.h>
+
+#include <rte_compat.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A CM instance: the connection manager of one device (opaque). */
+struct rte_roce_cm;
+
+/** Port spaces, rdma_cm's values (RDMA_PS_*): the service ID's high bits. */
+enum rte_roce_cm_port_space {
+	RTE_ROCE_CM_PS_IPOIB = 0x0002,	/**< Not supported. */
+	RTE_ROCE_CM_PS_TCP = 0x0106,	/**< Reliable connections (RC). */
+	RTE_ROCE_CM_PS_UDP = 0x0111,	/**< Not supported yet (SIDR). */
+	RTE_ROCE_CM_PS_IB = 0x013f,	/**< RC; UD not supported yet. */
+};
+
+/** Events, rdma_cm's names and order (RDMA_CM_EVENT_*). */
+enum rte_roce_cm_event_type {
+	RTE_ROCE_CM_EVENT_ADDR_RESOLVED,
+	RTE_ROCE_CM_EVENT_ADDR_ERROR,
+	RTE_ROCE_CM_EVENT_ROUTE_RESOLVED,
+	RTE_ROCE_CM_EVENT_ROUTE_ERROR,
+	RTE_ROCE_CM_EVENT_CONNECT_REQUEST,
+	RTE_ROCE_CM_EVENT_CONNECT_RESPONSE,
+	RTE_ROCE_CM_EVENT_CONNECT_ERROR,
+	RTE_ROCE_CM_EVENT_UNREACHABLE,
+	RTE_ROCE_CM_EVENT_REJECTED,
+	RTE_ROCE_CM_EVENT_ESTABLISHED,
+	RTE_ROCE_CM_EVENT_DISCONNECTED,
+	RTE_ROCE_CM_EVENT_DEVICE_REMOVAL,
+	RTE_ROCE_CM_EVENT_MULTICAST_JOIN,
+	RTE_ROCE_CM_EVENT_MULTICAST_ERROR,
+	RTE_ROCE_CM_EVENT_ADDR_CHANGE,
+	RTE_ROCE_CM_EVENT_TIMEWAIT_EXIT,
+	RTE_ROCE_CM_EVENT_MAX	/**< Number of event types. */
+};
+
+/** An event channel: a queue of events and an fd readable while it is not empty. */
+struct rte_roce_cm_channel {
+	int fd;		/**< An eventfd, readable when an event is queued. */
+};
+
+/** A CM id: what rdma_cm_id shows, the rest is private. */
+struct rte_roce_cm_id {
+	struct ibv_context *verbs;	/**< The device, once bound (NULL before). */
+	struct rte_roce_cm_channel *channel;	/**< Where its events go. */
+	void *context;			/**< The application's. */
+	struct ibv_qp *qp;		/**< Set by rte_roce_cm_create_qp(). */
+	enum rte_roce_cm_port_space ps;	/**< Its port space. */
+	uint8_t port_num;		/**< 1 once bound. */
+};
+
+/** Connection parameters, as struct rdma_conn_param. */
+struct rte_roce_cm_conn_param {
+	const void *private_data;	/**< Sent in the REQ, REP or REJ. */
+	uint8_t private_data_len;	/**< Bytes of it (REQ: 56 at most, REP: 196). */
+	uint8_t responder_resources;	/**< READs/atomics the peer may have in flight to us. */
+	uint8_t initiator_depth;	/**< READs/atomics we may have in flight to the peer. */
+	uint8_t flow_control;		/**< Ignored (end-to-end flow control). */
+	uint8_t retry_count;		/**< Transport retries, 0..7 (connect only). */
+	uint8_t rnr_retry_count;	/**< RNR retries, 0..7 (7: infinite). */
+	uint8_t srq;			/**< Ignored: set from the QP. */
+	uint32_t qp_num;		/**< connect: the QPN to announce when the id has no QP. */
+};
+
+/** An event; valid until rte_roce_cm_ack_cm_event(). */
+struct rte_roce_cm_event {
+	struct rte_roce_cm_id *id;		/**< The id (CONNECT_REQUEST: the new one). */
+	struct rte_roce_cm_id *listen_id;	/**< CONNECT_REQUEST: the listener. */
+	enum rte_roce_cm_event_type event;	/**< What happened. */
+	/**
+	 * 0, or: REJECTED: the REJ reason (enum rte_roce_cm_rej_reason);
+	 * UNREACHABLE, CONNECT_ERROR: -ETIMEDOUT.
+	 */
+	int status;
+	struct rte_roce_cm_conn_param param;	/**< The peer's (private data in the event). */
+};
+
+/** Timeouts and limits of a CM instance; zero fields take the defaults shown. */
+struct rte_roce_cm_conf {
+	/**
+	 * CM response timeout, 4.096 us * 2^value (default 20: 4.3 s, Linux's
+	 * CMA_CM_RESPONSE_TIMEOUT); the wait before a REQ, REP or DREQ is sent
+	 * again.
+	 */
+	uint8_t response_timeout;
+	/** Sends of a REQ, REP or DREQ after the first, 1..15 (default 15). */
+	uint8_t max_cm_retries;
+	/** CM ids of the instance at most, listeners included (default 1024). */
+	uint32_t max_ids;
+	/** MADs in flight on QP1 at most, each way (default 64). */
+	uint32_t mad_slots;
+};
+
+/** Counters of a CM instance. */
+struct rte_roce_cm_stats {
+	uint64_t mads_sent;		/**< MADs posted to QP1. */
+	uint64_t mads_rcvd;		/**< MADs received on QP1. */
+	uint64_t retransmits;		/**< REQ, REP, DREQ sent again after a timeout. */
+	uint64_t timeouts;		/**< Exchanges given up after max_cm_retries. */
+	uint64_t duplicates;		/**< Duplicate messages answered from state. */
+	uint64_t rej_sent;		/**< REJs sent. */
+	uint64_t rej_rcvd;		/**< REJs received. */
+	uint64_t mra_sent;		/**< MRAs sent. */
+	uint64_t mra_rcvd;		/**< MRAs received. */
+	uint64_t established;		/**< Connections established. */
+	uint64_t backlog_full;		/**< REQs rejected because a listener's backlog was full. */
+	uint64_t drop_length;		/**< Dropped: not a whole 256-byte MAD. */
+	uint64_t drop_base_version;	/**< Dropped: base version not 1. */
+	uint64_t drop_class;		/**< Dropped: a management class other than the CM. */
+	uint64_t drop_class_version;	/**< Dropped: CM class version not 2. */
+	uint64_t drop_method;		/**< Dropped: a method the attribute does not take. */
+	uint64_t drop_attr;		/**< Dropped: an unknown or unsupported attribute. */
+	uint64_t drop_comm_id;		/**< Dropped: no connection has this comm ID. */
+	uint64_t drop_state;		/**< Dropped: a message the connection's state does not take. */
+	uint64_t drop_field;		/**< Dropped: a field out of range (MTU, transport...). */
+	uint64_t send_errors;		/**< MADs not sent: no buffer, no AH, post refused. */
+};
+
+/**
+ * Start connection management on a device: create QP1 (with its own PD,
+ * CQs and MAD buffers) and register the instance so that ids bound to
+ * the device's addresses find it.
+ *
+ * @param ctx
+ *   The device; it must have no QP1 yet.
+ * @param conf
+ *   Timeouts and limits, or NULL for the defaults.
+ * @return
+ *   The instance, or NULL with rte_errno: EINVAL (ctx NULL, response_timeout
+ *   above 31, max_cm_retries above 15), EEXIST (the device has a QP1 or a CM
+ *   already), ENOMEM, or the errno of the verbs call that failed.
+ */
+__rte_experimental
+struct rte_roce_cm *rte_roce_cm_open(struct ibv_context *ctx, const struct rte_roce_cm_conf *conf);
+
+/**
+ * Stop connection management on a device: QP1 and the instance's
+ * objects are destroyed.
+ *
+ * @param cm
+ *   The instance.
+ * @return
+ *   0; -EINVAL (cm NULL); -EBUSY (ids are still bound to it).
+ */
+__rte_experimental
+int rte_roce_cm_close(struct rte_roce_cm *cm);
+
+/**
+ * Make progress: handle the MADs QP1 received, free the buffers of sent
+ * ones, fire due timers. Call it as often as rte_roce_poll().
+ *
+ * @param cm
+ *   The instance.
+ * @return
+ *   MADs and timers handled (0 when idle); -EINVAL (cm NULL).
+ */
+__rte_experimental
+int rte_roce_cm_poll(struct rte_roce_cm *cm);
+
+/**
+ * Read the counters of an instance.
+ *
+ * @return
+ *   0; -EINVAL (NULL argument).
+ */
+__rte_experimental
+int rte_roce_cm_stats_get(struct rte_roce_cm *cm, struct rte_roce_cm_stats *stats);
+
+/**
+ * Names of the counters, as rte_roce_xstats_names_get(): call with NULL
+ * for the count. Names are those of struct rte_roce_cm_stats with the
+ * prefix "cm_".
+ *
+ * @return
+ *   The number of counters; -EINVAL (cm NULL).
+ */
+__rte_experimental
+int rte_roce_cm_xstats_names_get(struct rte_roce_cm *cm, char (*names)[64], unsigned int n);
+
+/**
+ * Values of the counters, in the order of rte_roce_cm_xstats_names_get().
+ *
+ * @return
+ *   The number of counters (n too small: the count needed, nothing written);
+ *   -EINVAL (cm NULL).
+ */
+__rte_experimental
+int rte_roce_cm_xstats_get(struct rte_roce_cm *cm, uint64_t *values, unsigned int n);
+
+/**
+ * Create an event channel, as rdma_create_event_channel().
+ *
+ * @return
+ *   The channel, or NULL with rte_errno: ENOMEM, or the errno of eventfd(2).
+ */
+__rte_experimental
+struct rte_roce_cm_channel *rte_roce_cm_create_event_channel(void);
+
+/**
+ * Destroy an event channel.
+ *
+ * @return
+ *   0; -EINVAL (NULL); -EBUSY (ids use it, or events are not acknowledged).
+ */
+__rte_experimental
+int rte_roce_cm_destroy_event_channel(struct rte_roce_cm_channel *channel);
+
+/**
+ * Create a CM id, as rdma_create_id().
+ *
+ * @param channel
+ *   Where its events go. NULL (rdma_cm's synchronous mode) is not supported yet.
+ * @param id
+ *   Where to write the id.
+ * @param context
+ *   The application's, in id->context.
+ * @param ps
+ *   RTE_ROCE_CM_PS_TCP or RTE_ROCE_CM_PS_IB (RC).
+ * @return
+ *   0; -EINVAL (NULL id, unsupported port space); -ENOTSUP (channel NULL);
+ *   -ENOMEM.
+ */
+__rte_experimental
+int rte_roce_cm_create_id(struct rte_roce_cm_channel *channel, struct rte_roce_cm_id **id,
+			  void *context, enum rte_roce_cm_port_space ps);
+
+/**
+ * Destroy a CM id, as rdma_destroy_id(). A connected id should be
+ * disconnected first; its QP (if rte_roce_cm_create_qp() made it) must be
+ * destroyed first with rte_roce_cm_destroy_qp().
+ *
+ * @return
+ *   0; -EINVAL (NULL); -EBUSY (an event of it is not acknowledged, or its QP
+ *   exists).
+ */
+__rte_experimental
+int rte_roce_cm_destroy_id(struct rte_roce_cm_id *id);
+
+/**
+ * Bind an id to a local address, as rdma_bind_addr(): the device whose
+ * GID table holds the address (any address: bound at resolve time or,
+ * for a listener, every instance). Port 0 picks a free port.
+ *
+ * @return
+ *   0; -EINVAL (NULL argument, family not AF_INET/AF_INET6, id bound
+ *   already); -EADDRNOTAVAIL (no device with a CM holds the address);
+ *   -EADDRINUSE (port taken in the port space).
+ */
+__rte_experimental
+int rte_roce_cm_bind_addr(struct rte_roce_cm_id *id, const struct sockaddr *addr);
+
+/**
+ * Resolve the destination, as rdma_resolve_addr(): bind to src (or to the
+ * first address of dst's family on a device with a CM) and queue
+ * ADDR_RESOLVED. The neighbour itself is resolved by the port when QP1
+ * first sends to it.
+ *
+ * @return
+ *   0; -EINVAL (NULL dst, families differ, not AF_INET/AF_INET6);
+ *   -EADDRNOTAVAIL (no source address).
+ */
+__rte_experimental
+int rte_roce_cm_resolve_addr(struct rte_roce_cm_id *id, const struct sockaddr *src,
+			     const struct sockaddr *dst, int timeout_ms);
+
+/**
+ * Resolve the route, as rdma_resolve_route(): on RoCE the path is the
+ * pair of GIDs; queues ROUTE_RESOLVED.
+ *
+ * @return
+ *   0; -EINVAL (NULL id, address not resolved).
+ */
+__rte_experimental
+int rte_roce_cm_resolve_route(struct rte_roce_cm_id *id, int timeout_ms);
+
+/**
+ * Listen for connection requests, as rdma_listen(). Each REQ for the
+ * id's service ID (port space and port) queues CONNECT_REQUEST with a new
+ * id; beyond backlog requests not yet accepted or rejected, REQs are
+ * rejected (NO_RESOURCES) and counted.
+ *
+ * @return
+ *   0; -EINVAL (NULL id, not bound, backlog < 0).
+ */
+__rte_experimental
+int rte_roce_cm_listen(struct rte_roce_cm_id *id, int backlog);
+
+/**
+ * Create an RC QP for an id on pd, as rdma_create_qp(): the QP is moved to
+ * INIT (P_Key index 0, port 1, the access rights rdma_cm gives) and set in
+ * id->qp. send_cq and recv_cq must be set in qp_init_attr.
+ *
+ * @return
+ *   0; -EINVAL (NULL argument, id not bound, qp_type not RC, id has a QP);
+ *   the errno of rte_roce_create_qp() or rte_roce_modify_qp().
+ */
+__rte_experimental
+int rte_roce_cm_create_qp(struct rte_roce_cm_id *id, struct ibv_pd *pd,
+			  struct ibv_qp_init_attr *qp_init_attr);
+
+/**
+ * Destroy the id's QP, as rdma_destroy_qp().
+ *
+ * @return
+ *   0; -EINVAL (NULL id or no QP); the errno of rte_roce_destroy_qp().
+ */
+__rte_experimental
+int rte_roce_cm_destroy_qp(struct rte_roce_cm_id *id);
+
+/**
+ * Connect, as rdma_connect(): send a REQ (rdma_cm's header, then
+ * param->private_data). REP moves the QP to RTR and RTS, sends the RTU and
+ * queues ESTABLISHED; a REJ queues REJECTED; no answer after
+ * max_cm_retries queues UNREACHABLE. An id without a QP announces
+ * param->qp_num; its REP queues CONNECT_RESPONSE, and the application
+ * moves its QP (rte_roce_cm_init_qp_attr()) and calls rte_roce_cm_establish().
+ *
+ * @return
+ *   0; -EINVAL (NULL argument, route not resolved, no QP and qp_num 0, private data
+ *   above 56 bytes, retry or RNR count above 7, responder resources or
+ *   initiator depth above the device's max_qp_rd_atom, state not idle);
+ *   -ENOMEM (no MAD buffer).
+ */
+__rte_experimental
+int rte_roce_cm_connect(struct rte_roce_cm_id *id, const struct rte_roce_cm_conn_param *param);
+
+/**
+ * Accept a connection request, as rdma_accept(): the QP is moved to RTR
+ * and RTS from the REQ's fields (as librdmacm does before the REP), the
+ * REP is sent; the RTU queues ESTABLISHED.
+ *
+ * @return
+ *   0; -EINVAL (NULL argument, id not from CONNECT_REQUEST or answered,
+ *   no QP, private data above 196 bytes); the errno of rte_roce_modify_qp().
+ */
+__rte_experimental
+int rte_roce_cm_accept(struct rte_roce_cm_id *id, const struct rte_roce_cm_conn_param *param);
+
+/**
+ * Reject a connection request, as rdma_reject(): a REJ with reason
+ * CONSUMER_DEFINED and the private data (148 bytes at most).
+ *
+ * @return
+ *   0; -EINVAL (NULL id, not a request waiting for an answer, private data
+ *   too long).
+ */
+__rte_experimental
+int rte_roce_cm_reject(struct rte_roce_cm_id *id, const void *private_data,
+		       uint8_t private_data_len);
+
+/**
+ * Complete an active connection whose id has no QP, as rdma_establish():
+ * after CONNECT_RESPONSE, send the RTU.
+ *
+ * @return
+ *   0; -EINVAL (NULL id, no REP waiting).
+ */
+__rte_experimental
+int rte_roce_cm_establish(struct rte_roce_cm_id *id);
+
+/**
+ * Attributes to move an application's QP for this connection, as
+ * rdma_init_qp_attr(): set qp_attr->qp_state to IBV_QPS_INIT, IBV_QPS_RTR
+ * or IBV_QPS_RTS; the attributes and their mask are written, for
+ * rte_roce_modify_qp(). RTR and RTS need the peer's REQ or REP.
+ *
+ * @return
+ *   0; -EINVAL (NULL argument, id not bound, another state, the peer not known yet).
+ */
+__rte_experimental
+int rte_roce_cm_init_qp_attr(struct rte_roce_cm_id *id, struct ibv_qp_attr *qp_attr,
+			     int *qp_attr_mask);
+
+/**
+ * Disconnect, as rdma_disconnect(): the QP is moved to ERR (its work
+ * requests flush) and a DREQ sent; the DREP, or max_cm_retries without
+ * one, queues DISCONNECTED and the id stays in timewait until
+ * TIMEWAIT_EXIT.
+ *
+ * @return
+ *   0; -EINVAL (NULL id, not connected).
+ */
+__rte_experimental
+int rte_roce_cm_disconnect(struct rte_roce_cm_id *id);
+
+/**
+ * Take the next event of a channel, as rdma_get_cm_event() on a
+ * non-blocking channel.
+ *
+ * @return
+ *   0 and *event set; -EINVAL (NULL argument); -EAGAIN (none queued).
+ */
+__rte_experimental
+int rte_roce_cm_get_cm_event(struct rte_roce_cm_channel *channel,
+			     struct rte_roce_cm_event **event);
+
+/**
+ * Acknowledge an event, as rdma_ack_cm_event(): it is freed. A
+ * CONNECT_REQUEST's id is the application's from then on.
+ *
+ * @return
+ *   0; -EINVAL (NULL).
+ */
+__rte_experimental
+int rte_roce_cm_ack_cm_event(struct rte_roce_cm_event *event);
+
+/**
+ * Name of an event type, as rdma_event_str().
+ *
+ * @return
+ *   "RDMA_CM_EVENT_ESTABLISHED"-style names; "UNKNOWN EVENT" out of range.
+ */
+__rte_experimental
+const char *rte_roce_cm_event_str(enum rte_roce_cm_event_type event);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RTE_ROCE_CM_H */

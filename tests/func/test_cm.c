@@ -1,0 +1,832 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * librte_roce_cm between two devices of one process over net_ring: a CM
+ * on each, rdma_cm-style ids connecting RC QPs, data through them, and the
+ * failure paths: REJ by the application or for want of a listener, a full
+ * backlog, MADs lost (drivers/fault) so that REQ or REP are sent again or
+ * time out, a duplicate REQ answered with an MRA, and malformed MADs sent
+ * from a plain UD QP, each dropped and counted by reason.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+
+#include <rte_roce.h>
+#include <rte_roce_cm.h>
+#include <rte_roce_fault.h>
+
+#include "roce_test.h"
+#include "roce_test_eal.h"
+#include "roce_test_port.h"
+#include "roce_test_verbs.h"
+
+#define CM_PORT			7471	/* rping's */
+#define CM_OTHER_PORT		7472
+#define CM_RESPONSE_TIMEOUT	15	/* 4.096 us * 2^15 = 134 ms */
+#define CM_MAX_RETRIES		3
+#define CM_WAIT_MS		5000
+#define CM_RD_ATOM		4
+#define CM_MSG_LEN		1000
+#define CM_BACKLOG		8
+#define CM_FAULT_SEED		0xc0ffee
+
+static const char req_data[] = "hello from A";
+static const char rep_data[] = "welcome, A";
+static const char rej_data[] = "go away";
+
+/* Two sides, each with a CM and an event channel; id[0] connects to listener on side 1. */
+struct cm_env {
+	struct roce_test_env e;
+	struct rte_roce_cm *cm[2];
+	struct rte_roce_cm_channel *ch[2];
+	struct rte_roce_cm_id *listener;
+	struct rte_roce_cm_id *id[2];	/* active on side 0, passive on side 1 */
+	struct rte_roce_fault *fault;
+	bool ipv6;
+};
+
+static const struct rte_roce_cm_conf cm_conf = {
+	.response_timeout = CM_RESPONSE_TIMEOUT,
+	.max_cm_retries = CM_MAX_RETRIES,
+};
+
+static void
+cm_pump(struct cm_env *c)
+{
+	roce_test_pump_env(&c->e);
+	rte_roce_cm_poll(c->cm[0]);
+	rte_roce_cm_poll(c->cm[1]);
+}
+
+static void
+cm_addr(struct sockaddr_storage *ss, bool ipv6, unsigned int side, uint16_t port)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (ipv6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		inet_pton(AF_INET6, side == 0 ? ROCE_TEST_ADDR6_A : ROCE_TEST_ADDR6_B, &s6->sin6_addr);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		inet_pton(AF_INET, side == 0 ? ROCE_TEST_ADDR_A : ROCE_TEST_ADDR_B, &s4->sin_addr);
+	}
+}
+
+/* Pump until side's channel has an event; it must be of type want. The caller acks it. */
+static int
+cm_wait_event(struct cm_env *c, unsigned int side, enum rte_roce_cm_event_type want,
+	      struct rte_roce_cm_event **ev)
+{
+	uint64_t end = roce_test_ms() + CM_WAIT_MS;
+
+	while (rte_roce_cm_get_cm_event(c->ch[side], ev) == -EAGAIN) {
+		ROCE_TEST_ASSERT(roce_test_ms() < end, "side %u: no event, waiting for %s", side,
+				 rte_roce_cm_event_str(want));
+		cm_pump(c);
+	}
+	ROCE_TEST_ASSERT((*ev)->event == want, "side %u: %s (status %d), wanted %s", side,
+			 rte_roce_cm_event_str((*ev)->event), (*ev)->status,
+			 rte_roce_cm_event_str(want));
+	return 0;
+}
+
+/* The same, acknowledged at once; the status returned in *status if not NULL. */
+static int
+cm_expect(struct cm_env *c, unsigned int side, enum rte_roce_cm_event_type want, int *status)
+{
+	struct rte_roce_cm_event *ev;
+
+	ROCE_TEST_ASSERT_EQ(cm_wait_event(c, side, want, &ev), 0, "");
+	if (status != NULL)
+		*status = ev->status;
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	return 0;
+}
+
+/* No event comes on side's channel while pumping for ms. */
+static int
+cm_expect_none(struct cm_env *c, unsigned int side, unsigned int ms)
+{
+	struct rte_roce_cm_event *ev;
+	uint64_t end = roce_test_ms() + ms;
+
+	while (roce_test_ms() < end) {
+		cm_pump(c);
+		ROCE_TEST_ASSERT(rte_roce_cm_get_cm_event(c->ch[side], &ev) == -EAGAIN,
+				 "side %u: unexpected %s", side, rte_roce_cm_event_str(ev->event));
+	}
+	return 0;
+}
+
+static uint64_t
+cm_stat(struct rte_roce_cm *cm, size_t off)
+{
+	struct rte_roce_cm_stats s;
+
+	if (rte_roce_cm_stats_get(cm, &s) != 0)
+		return UINT64_MAX;
+	return *(const uint64_t *)((const uint8_t *)&s + off);
+}
+
+#define CM_STAT(cm, field) cm_stat((cm), offsetof(struct rte_roce_cm_stats, field))
+
+/* Pump until the counter at off of cm differs from before (or the wait ends); its value. */
+static uint64_t
+cm_wait_stat_change(struct cm_env *c, struct rte_roce_cm *cm, size_t off, uint64_t before)
+{
+	uint64_t end = roce_test_ms() + CM_WAIT_MS;
+
+	while (cm_stat(cm, off) == before && roce_test_ms() < end)
+		cm_pump(c);
+	return cm_stat(cm, off);
+}
+
+static int
+cm_env_open(struct cm_env *c, bool ipv6)
+{
+	struct roce_test_conf conf = roce_test_default_conf;
+	struct sockaddr_storage ss;
+	unsigned int i;
+
+	memset(c, 0, sizeof(*c));
+	c->ipv6 = ipv6;
+	conf.ipv6 = ipv6;
+	ROCE_TEST_ASSERT_EQ(roce_test_env_open(&c->e, &conf, 0), 0, "sides");
+	for (i = 0; i < 2; i++) {
+		c->cm[i] = rte_roce_cm_open(c->e.s[i].ctx, &cm_conf);
+		ROCE_TEST_ASSERT(c->cm[i] != NULL, "cm_open: %s", rte_strerror(rte_errno));
+		c->ch[i] = rte_roce_cm_create_event_channel();
+		ROCE_TEST_ASSERT(c->ch[i] != NULL, "channel");
+	}
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[1], &c->listener, c, RTE_ROCE_CM_PS_TCP),
+			    0, "");
+	cm_addr(&ss, ipv6, 1, CM_PORT);
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_bind_addr(c->listener, (struct sockaddr *)&ss), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_listen(c->listener, CM_BACKLOG), 0, "");
+	return 0;
+}
+
+static int
+cm_qp_create(struct cm_env *c, unsigned int side, struct rte_roce_cm_id *id)
+{
+	struct ibv_qp_init_attr attr = {
+		.send_cq = c->e.s[side].scq,
+		.recv_cq = c->e.s[side].rcq,
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_qp(id, c->e.s[side].pd, &attr), 0, "create_qp");
+	ROCE_TEST_ASSERT(id->qp != NULL, "qp");
+	return 0;
+}
+
+/* Side 0 creates an id and resolves the listener's address and route. */
+static int
+cm_active_resolve(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port)
+{
+	struct sockaddr_storage src, dst;
+
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], id, c, RTE_ROCE_CM_PS_TCP), 0, "");
+	cm_addr(&src, c->ipv6, 0, 0);
+	cm_addr(&dst, c->ipv6, 1, port);
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(*id, (struct sockaddr *)&src,
+						     (struct sockaddr *)&dst, 1000), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_ADDR_RESOLVED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_route(*id, 1000), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_ROUTE_RESOLVED, NULL), 0, "");
+	return 0;
+}
+
+/* The same, and the id's QP. */
+static int
+cm_active_prepare(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port)
+{
+	ROCE_TEST_ASSERT_EQ(cm_active_resolve(c, id, port), 0, "");
+	return cm_qp_create(c, 0, *id);
+}
+
+/* What side 0 connects with. */
+static const struct rte_roce_cm_conn_param connect_param = {
+	.private_data = req_data,
+	.private_data_len = sizeof(req_data),
+	.responder_resources = CM_RD_ATOM,
+	.initiator_depth = CM_RD_ATOM,
+	.retry_count = ROCE_TEST_RETRY_CNT,
+	.rnr_retry_count = ROCE_TEST_RNR_INFINITE,
+};
+
+static int
+cm_connect(struct rte_roce_cm_id *id)
+{
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id, &connect_param), 0, "connect");
+	return 0;
+}
+
+/* Side 1 takes the CONNECT_REQUEST: the new id in c->id[1], private data checked. */
+static int
+cm_take_request(struct cm_env *c)
+{
+	struct rte_roce_cm_event *ev;
+
+	ROCE_TEST_ASSERT_EQ(cm_wait_event(c, 1, RTE_ROCE_CM_EVENT_CONNECT_REQUEST, &ev), 0, "");
+	ROCE_TEST_ASSERT(ev->listen_id == c->listener, "listener");
+	ROCE_TEST_ASSERT(ev->param.private_data_len >= sizeof(req_data) &&
+			 memcmp(ev->param.private_data, req_data, sizeof(req_data)) == 0,
+			 "REQ private data");
+	ROCE_TEST_ASSERT_EQ(ev->param.initiator_depth, CM_RD_ATOM, "");
+	c->id[1] = ev->id;
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	return 0;
+}
+
+static int
+cm_accept(struct cm_env *c)
+{
+	struct rte_roce_cm_conn_param p = {
+		.private_data = rep_data,
+		.private_data_len = sizeof(rep_data),
+		.responder_resources = CM_RD_ATOM,
+		.initiator_depth = CM_RD_ATOM,
+		.rnr_retry_count = ROCE_TEST_RNR_INFINITE,
+	};
+
+	ROCE_TEST_ASSERT_EQ(cm_qp_create(c, 1, c->id[1]), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_accept(c->id[1], &p), 0, "accept");
+	return 0;
+}
+
+/* Both QPs are in RTS, each aimed at the other, PSNs crossed. */
+static int
+cm_check_qps(struct cm_env *c)
+{
+	struct ibv_qp_attr a[2];
+	struct ibv_qp_init_attr ia;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++)
+		ROCE_TEST_ASSERT_EQ(rte_roce_query_qp(c->id[i]->qp, &a[i], 0, &ia), 0, "");
+	for (i = 0; i < 2; i++) {
+		ROCE_TEST_ASSERT_EQ(a[i].qp_state, IBV_QPS_RTS, "side %u", i);
+		ROCE_TEST_ASSERT_EQ(a[i].dest_qp_num, c->id[1 - i]->qp->qp_num, "side %u", i);
+		ROCE_TEST_ASSERT_EQ(a[i].rq_psn, a[1 - i].sq_psn, "side %u", i);
+		ROCE_TEST_ASSERT_EQ(a[i].max_rd_atomic, CM_RD_ATOM, "side %u", i);
+		ROCE_TEST_ASSERT_EQ(a[i].max_dest_rd_atomic, CM_RD_ATOM, "side %u", i);
+	}
+	return 0;
+}
+
+/* A SEND from side 0 to side 1 on the connected QPs. */
+static int
+cm_send_data(struct cm_env *c)
+{
+	struct roce_test_side *a = &c->e.s[0], *b = &c->e.s[1];
+	struct ibv_wc wc;
+
+	roce_test_fill(a->buf, CM_MSG_LEN, 7);
+	memset(b->buf, 0, CM_MSG_LEN);
+	ROCE_TEST_ASSERT_EQ(roce_test_post_recv(c->id[1]->qp, 1, b->buf, CM_MSG_LEN, b->mr->lkey),
+			    0, "");
+	ROCE_TEST_ASSERT_EQ(roce_test_post_send(c->id[0]->qp, IBV_WR_SEND, 2, a->buf, CM_MSG_LEN,
+						a->mr->lkey, 0, 0, IBV_SEND_SIGNALED), 0, "");
+	ROCE_TEST_ASSERT_EQ(roce_test_wait_wc_ctx(a->ctx, b->ctx, b->rcq, &wc, 1, CM_WAIT_MS), 1, "");
+	ROCE_TEST_ASSERT_EQ(wc.status, IBV_WC_SUCCESS, "");
+	ROCE_TEST_ASSERT_EQ(roce_test_wait_wc_ctx(a->ctx, b->ctx, a->scq, &wc, 1, CM_WAIT_MS), 1, "");
+	ROCE_TEST_ASSERT_EQ(wc.status, IBV_WC_SUCCESS, "");
+	ROCE_TEST_ASSERT(memcmp(a->buf, b->buf, CM_MSG_LEN) == 0, "data");
+	return 0;
+}
+
+/* Connect id[0] to the listener, accept on side 1, both ESTABLISHED. */
+static int
+cm_establish(struct cm_env *c)
+{
+	struct rte_roce_cm_event *ev;
+
+	ROCE_TEST_ASSERT_EQ(cm_active_prepare(c, &c->id[0], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_connect(c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_take_request(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_accept(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_wait_event(c, 0, RTE_ROCE_CM_EVENT_ESTABLISHED, &ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 1, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
+	return 0;
+}
+
+static int
+cm_id_close(struct rte_roce_cm_id **id)
+{
+	if (*id == NULL)
+		return 0;
+	if ((*id)->qp != NULL)
+		ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_qp(*id), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(*id), 0, "");
+	*id = NULL;
+	return 0;
+}
+
+static int
+cm_env_close(struct cm_env *c)
+{
+	unsigned int i;
+
+	if (c->fault != NULL)
+		rte_roce_fault_detach(c->fault);
+	ROCE_TEST_ASSERT_EQ(cm_id_close(&c->id[0]) | cm_id_close(&c->id[1]) |
+			    cm_id_close(&c->listener), 0, "ids");
+	for (i = 0; i < 2; i++) {
+		ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_event_channel(c->ch[i]), 0, "");
+		ROCE_TEST_ASSERT_EQ(rte_roce_cm_close(c->cm[i]), 0, "");
+	}
+	return roce_test_env_close(&c->e);
+}
+
+/* Drop every MAD (UD SEND to QP1) side receives, from the nth on, count of them (0: all). */
+static int
+cm_drop_mads(struct cm_env *c, unsigned int side, uint32_t nth, uint32_t count)
+{
+	const struct rte_roce_fault_conf fc = { .seed = CM_FAULT_SEED, .roce_only = true };
+	const struct rte_roce_fault_rule rule = {
+		.dir = RTE_ROCE_FAULT_RX,
+		.action = RTE_ROCE_FAULT_DROP,
+		.opcode = RTE_ROCE_OP_UD_SEND_ONLY,
+		.match_dqpn = true,
+		.dqpn = RTE_ROCE_QP1_QPN,
+		.nth = nth,
+		.count = count,
+	};
+	uint16_t eth = side == 0 ? c->e.pair->a : c->e.pair->b;
+
+	c->fault = rte_roce_fault_attach(eth, 0, RTE_ROCE_FAULT_RX, &fc);
+	ROCE_TEST_ASSERT(c->fault != NULL, "fault: %s", rte_strerror(rte_errno));
+	ROCE_TEST_ASSERT_EQ(rte_roce_fault_rule_add(c->fault, &rule), 0, "");
+	return 0;
+}
+
+static int
+cm_connect_disconnect(bool ipv6)
+{
+	struct cm_env c;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, ipv6), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_establish(&c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_check_qps(&c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_send_data(&c), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c.id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 1, RTE_ROCE_CM_EVENT_DISCONNECTED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_DISCONNECTED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_TIMEWAIT_EXIT, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 1, RTE_ROCE_CM_EVENT_TIMEWAIT_EXIT, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], established), 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[1], established), 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], retransmits) + CM_STAT(c.cm[1], retransmits), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c.id[0]), -EINVAL, "not connected any more");
+	return cm_env_close(&c);
+}
+
+static int
+test_cm_connect_disconnect(void)
+{
+	return cm_connect_disconnect(false);
+}
+
+static int
+test_cm_connect_disconnect_ipv6(void)
+{
+	return cm_connect_disconnect(true);
+}
+
+static int
+test_cm_reject(void)
+{
+	struct rte_roce_cm_event *ev;
+	struct cm_env c;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_prepare(&c, &c.id[0], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_connect(c.id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_take_request(&c), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_reject(c.id[1], rej_data, sizeof(rej_data)), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_reject(c.id[1], NULL, 0), -EINVAL, "answered already");
+	ROCE_TEST_ASSERT_EQ(cm_wait_event(&c, 0, RTE_ROCE_CM_EVENT_REJECTED, &ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(ev->status, RTE_ROCE_CM_REJ_CONSUMER_DEFINED, "");
+	ROCE_TEST_ASSERT(ev->param.private_data_len >= sizeof(rej_data) &&
+			 memcmp(ev->param.private_data, rej_data, sizeof(rej_data)) == 0, "data");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[1], rej_sent), 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], rej_rcvd), 1, "");
+	return cm_env_close(&c);
+}
+
+static int
+test_cm_no_listener(void)
+{
+	struct cm_env c;
+	int status;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_prepare(&c, &c.id[0], CM_OTHER_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_connect(c.id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_REJECTED, &status), 0, "");
+	ROCE_TEST_ASSERT_EQ(status, RTE_ROCE_CM_REJ_INVALID_SERVICE_ID, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect_none(&c, 1, ROCE_TEST_QUIET_MS), 0, "");
+	return cm_env_close(&c);
+}
+
+static int
+test_cm_backlog_full(void)
+{
+	struct rte_roce_cm_id *extra[CM_BACKLOG], *passive[CM_BACKLOG];
+	struct rte_roce_cm_event *ev;
+	struct cm_env c;
+	unsigned int i;
+	int status;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
+	for (i = 0; i < CM_BACKLOG; i++) {
+		ROCE_TEST_ASSERT_EQ(cm_active_prepare(&c, &extra[i], CM_PORT), 0, "");
+		ROCE_TEST_ASSERT_EQ(cm_connect(extra[i]), 0, "");
+	}
+	for (i = 0; i < CM_BACKLOG; i++) {
+		ROCE_TEST_ASSERT_EQ(cm_wait_event(&c, 1, RTE_ROCE_CM_EVENT_CONNECT_REQUEST, &ev), 0, "");
+		passive[i] = ev->id;
+		ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	}
+	/* One more than the backlog: refused at once, counted. */
+	ROCE_TEST_ASSERT_EQ(cm_active_prepare(&c, &c.id[0], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_connect(c.id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_REJECTED, &status), 0, "");
+	ROCE_TEST_ASSERT_EQ(status, RTE_ROCE_CM_REJ_NO_RESOURCES, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[1], backlog_full), 1, "");
+	for (i = 0; i < CM_BACKLOG; i++) {
+		ROCE_TEST_ASSERT_EQ(cm_id_close(&extra[i]), 0, "");
+		ROCE_TEST_ASSERT_EQ(cm_id_close(&passive[i]), 0, "");
+	}
+	return cm_env_close(&c);
+}
+
+/* Every MAD to side 1 lost: the REQ is sent 1 + max_cm_retries times, then UNREACHABLE. */
+static int
+test_cm_req_timeout(void)
+{
+	struct cm_env c;
+	int status;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_prepare(&c, &c.id[0], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_drop_mads(&c, 1, 1, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_connect(c.id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_UNREACHABLE, &status), 0, "");
+	ROCE_TEST_ASSERT_EQ(status, -ETIMEDOUT, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], retransmits), CM_MAX_RETRIES, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], timeouts), 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[1], mads_rcvd), 0, "");
+	return cm_env_close(&c);
+}
+
+/* The first REP is lost: side 1 sends it again, the connection is made once. */
+static int
+test_cm_rep_lost(void)
+{
+	struct cm_env c;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_drop_mads(&c, 0, 1, 1), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_establish(&c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_send_data(&c), 0, "");
+	ROCE_TEST_ASSERT(CM_STAT(c.cm[1], retransmits) >= 1, "REP sent again");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], established), 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[1], established), 1, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect_none(&c, 1, ROCE_TEST_QUIET_MS), 0, "no second request");
+	return cm_env_close(&c);
+}
+
+/* The RTU is lost (side 1's second MAD): the REP is sent again and answered with the RTU again. */
+static int
+test_cm_rtu_lost(void)
+{
+	struct cm_env c;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_drop_mads(&c, 1, 2, 1), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_establish(&c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_send_data(&c), 0, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[1], retransmits), 1, "REP sent again");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], duplicates), 1, "REP seen again, RTU resent");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], established) + CM_STAT(c.cm[1], established), 2, "");
+	return cm_env_close(&c);
+}
+
+/* The DREP is lost (side 0's second MAD): the DREQ is sent again, side 1 in timewait answers. */
+static int
+test_cm_drep_lost(void)
+{
+	struct cm_env c;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_drop_mads(&c, 0, 2, 1), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_establish(&c), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c.id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 1, RTE_ROCE_CM_EVENT_DISCONNECTED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_DISCONNECTED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], retransmits), 1, "DREQ sent again");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[1], duplicates), 1, "DREQ seen again, DREP resent");
+	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 1, RTE_ROCE_CM_EVENT_TIMEWAIT_EXIT, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_TIMEWAIT_EXIT, NULL), 0, "");
+	return cm_env_close(&c);
+}
+
+/* A connected id destroyed without disconnect: the peer gets a DREQ all the same. */
+static int
+test_cm_destroy_connected(void)
+{
+	struct cm_env c;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_establish(&c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_id_close(&c.id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 1, RTE_ROCE_CM_EVENT_DISCONNECTED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(&c, c.cm[0], offsetof(struct rte_roce_cm_stats,
+							    drop_comm_id), 0), 1, "the DREP finds no id");
+	return cm_env_close(&c);
+}
+
+/* Move an application's QP through INIT, RTR and RTS with the CM's attributes. */
+static int
+cm_app_qp_ready(struct rte_roce_cm_id *id, struct ibv_qp *qp)
+{
+	static const enum ibv_qp_state steps[] = { IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS };
+	struct ibv_qp_attr attr;
+	unsigned int i;
+	int mask;
+
+	for (i = 0; i < RTE_DIM(steps); i++) {
+		attr.qp_state = steps[i];
+		ROCE_TEST_ASSERT_EQ(rte_roce_cm_init_qp_attr(id, &attr, &mask), 0, "state %d", steps[i]);
+		ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &attr, mask), 0, "state %d", steps[i]);
+	}
+	return 0;
+}
+
+/*
+ * An active id without a QP (the application's own, announced by qp_num):
+ * CONNECT_RESPONSE; the application is slow, the REP comes again and gets
+ * an MRA; then the QP is moved with init_qp_attr and establish sends the RTU.
+ */
+static int
+test_cm_connect_response_establish(void)
+{
+	struct rte_roce_cm_conn_param p = connect_param;
+	struct ibv_qp_attr attr;
+	struct ibv_qp *qp;
+	struct cm_env c;
+	int mask;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_resolve(&c, &c.id[0], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(roce_test_qp_create(&c.e.s[0], IBV_QPT_RC, &qp), 0, "");
+	attr.qp_state = IBV_QPS_RTR;
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_init_qp_attr(c.id[0], &attr, &mask), -EINVAL, "no peer yet");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(c.id[0], &p), -EINVAL, "no QP, no qp_num");
+	p.qp_num = qp->qp_num;
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(c.id[0], &p), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_take_request(&c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_accept(&c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_CONNECT_RESPONSE, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(&c, c.cm[1], offsetof(struct rte_roce_cm_stats,
+							    mra_rcvd), 0), 1, "MRA for the REP");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], mra_sent), 1, "");
+	ROCE_TEST_ASSERT_EQ(cm_app_qp_ready(c.id[0], qp), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_establish(c.id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_establish(c.id[0]), -EINVAL, "established already");
+	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 1, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
+	c.id[0]->qp = qp;	/* cm_send_data() sends on it; destroyed by cm_id_close() */
+	ROCE_TEST_ASSERT_EQ(cm_send_data(&c), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(qp), 0, "");
+	c.id[0]->qp = NULL;
+	return cm_env_close(&c);
+}
+
+/*
+ * The application on side 1 is slow: the REQ is sent again, the duplicate
+ * is answered with an MRA (no second connection request), the acceptance
+ * then makes one connection.
+ */
+static int
+test_cm_duplicate_req_mra(void)
+{
+	struct cm_env c;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_prepare(&c, &c.id[0], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_connect(c.id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_take_request(&c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(&c, c.cm[0], offsetof(struct rte_roce_cm_stats,
+							    mra_rcvd), 0), 1, "MRA");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], retransmits), 1, "REQ sent again once");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[1], duplicates), 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[1], mra_sent), 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], mra_rcvd), 1, "");
+	ROCE_TEST_ASSERT_EQ(cm_accept(&c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 1, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_send_data(&c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect_none(&c, 1, ROCE_TEST_QUIET_MS), 0, "no second request");
+	return cm_env_close(&c);
+}
+
+/* A MAD as the test sends it from a plain UD QP, and the counter it must bump on side 1. */
+struct cm_bad_mad {
+	const char *what;
+	uint8_t base_version;
+	uint8_t mgmt_class;
+	uint8_t class_version;
+	uint8_t method;
+	uint16_t attr_id;
+	uint32_t len;
+	size_t counter;
+};
+
+#define CM_DROP(f) offsetof(struct rte_roce_cm_stats, f)
+
+static const struct cm_bad_mad bad_mads[] = {
+	{ "base version 2", 2, 0x07, 2, 0x03, 0x0010, 256, CM_DROP(drop_base_version) },
+	{ "class SA", 1, 0x03, 2, 0x03, 0x0010, 256, CM_DROP(drop_class) },
+	{ "class version 1", 1, 0x07, 1, 0x03, 0x0010, 256, CM_DROP(drop_class_version) },
+	{ "REQ with GET", 1, 0x07, 2, 0x01, 0x0010, 256, CM_DROP(drop_method) },
+	{ "unknown attribute", 1, 0x07, 2, 0x03, 0x0030, 256, CM_DROP(drop_attr) },
+	{ "LAP", 1, 0x07, 2, 0x03, 0x0019, 256, CM_DROP(drop_attr) },
+	{ "short MAD", 1, 0x07, 2, 0x03, 0x0010, 100, CM_DROP(drop_length) },
+	{ "RTU of no connection", 1, 0x07, 2, 0x03, 0x0014, 256, CM_DROP(drop_comm_id) },
+	{ "DREQ of no connection", 1, 0x07, 2, 0x03, 0x0015, 256, CM_DROP(drop_comm_id) },
+	{ "REQ without rdma_cm header", 1, 0x07, 2, 0x03, 0x0010, 256, CM_DROP(drop_field) },
+};
+
+static int
+cm_send_raw(struct cm_env *c, struct ibv_qp *qp, struct ibv_ah *ah, const struct cm_bad_mad *m)
+{
+	struct roce_test_side *a = &c->e.s[0];
+	struct rte_roce_mad *mad = (struct rte_roce_mad *)a->buf;
+	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_sge sge = { .addr = (uintptr_t)a->buf, .length = m->len, .lkey = a->mr->lkey };
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc;
+
+	memset(mad, 0, sizeof(*mad));
+	mad->hdr.base_version = m->base_version;
+	mad->hdr.mgmt_class = m->mgmt_class;
+	mad->hdr.class_version = m->class_version;
+	mad->hdr.method = m->method;
+	mad->hdr.tid = rte_cpu_to_be_64(0x1234);
+	mad->hdr.attr_id = rte_cpu_to_be_16(m->attr_id);
+	mad->data[3] = 0x77;	/* local comm ID 0x77, remote 0: no connection of side 1 */
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = RTE_ROCE_QP1_QPN;
+	wr.wr.ud.remote_qkey = RTE_ROCE_QP1_QKEY;
+	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(qp, &wr, &bad), 0, "");
+	ROCE_TEST_ASSERT_EQ(roce_test_wait_wc_ctx(a->ctx, c->e.s[1].ctx, a->scq, &wc, 1, CM_WAIT_MS),
+			    1, "");
+	ROCE_TEST_ASSERT_EQ(wc.status, IBV_WC_SUCCESS, "");
+	return 0;
+}
+
+static int
+test_cm_malformed_mads(void)
+{
+	struct ibv_qp *qp;
+	struct ibv_ah *ah;
+	struct cm_env c;
+	unsigned int i;
+	uint64_t before;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(roce_test_qp_create(&c.e.s[0], IBV_QPT_UD, &qp), 0, "");
+	ROCE_TEST_ASSERT_EQ(roce_test_ud_qp_ready(qp, RTE_ROCE_QP1_QKEY), 0, "");
+	ah = roce_test_ah_create(&c.e.s[0], ROCE_TEST_ADDR_B);
+	ROCE_TEST_ASSERT(ah != NULL, "ah");
+	for (i = 0; i < RTE_DIM(bad_mads); i++) {
+		before = cm_stat(c.cm[1], bad_mads[i].counter);
+		ROCE_TEST_ASSERT_EQ(cm_send_raw(&c, qp, ah, &bad_mads[i]), 0, "%s", bad_mads[i].what);
+		ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(&c, c.cm[1], bad_mads[i].counter, before),
+				    before + 1, "%s", bad_mads[i].what);
+	}
+	ROCE_TEST_ASSERT_EQ(cm_expect_none(&c, 1, ROCE_TEST_QUIET_MS), 0, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[1], mads_rcvd), RTE_DIM(bad_mads), "");
+	/*
+	 * The DREQ of no connection got a DREP and the REQ without rdma_cm's
+	 * header a REJ; side 0 has no connection of that comm ID either.
+	 */
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], drop_comm_id), 2, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_ah(ah), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(qp), 0, "");
+	/* The CM still connects after all that. */
+	ROCE_TEST_ASSERT_EQ(cm_establish(&c), 0, "");
+	return cm_env_close(&c);
+}
+
+static int
+test_cm_api_misuse(void)
+{
+	struct rte_roce_cm_conn_param big = { .private_data = rep_data, .private_data_len = 57 };
+	struct rte_roce_cm_id *id, *other;
+	struct sockaddr_storage ss;
+	struct rte_roce_cm_event *ev;
+	struct cm_env c;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
+	ROCE_TEST_ASSERT(rte_roce_cm_open(c.e.s[0].ctx, NULL) == NULL && rte_errno == EEXIST, "");
+	ROCE_TEST_ASSERT(rte_roce_cm_open(NULL, NULL) == NULL && rte_errno == EINVAL, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c.ch[0], &id, NULL, RTE_ROCE_CM_PS_UDP), -EINVAL, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(NULL, &id, NULL, RTE_ROCE_CM_PS_TCP), -ENOTSUP, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c.ch[0], &id, NULL, RTE_ROCE_CM_PS_TCP), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_route(id, 0), -EINVAL, "before resolve_addr");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id, &big), -EINVAL, "before resolve");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_listen(id, 1), -EINVAL, "not bound");
+	cm_addr(&ss, false, 0, CM_PORT);
+	((struct sockaddr_in *)&ss)->sin_addr.s_addr = htonl(0x0a000009);
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_bind_addr(id, (struct sockaddr *)&ss), -EADDRNOTAVAIL, "");
+	cm_addr(&ss, false, 1, CM_PORT);
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c.ch[1], &other, NULL, RTE_ROCE_CM_PS_TCP), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_bind_addr(other, (struct sockaddr *)&ss), -EADDRINUSE, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(other), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(id), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_prepare(&c, &c.id[0], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(c.id[0], &big), -EINVAL, "private data 57 > 56");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_accept(c.id[0], NULL), -EINVAL, "not a request");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c.id[0]), -EINVAL, "not connected");
+	ROCE_TEST_ASSERT_EQ(cm_connect(c.id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_wait_event(&c, 1, RTE_ROCE_CM_EVENT_CONNECT_REQUEST, &ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(ev->id), -EBUSY, "event not acknowledged");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_close(c.cm[1]), -EBUSY, "ids bound");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_event_channel(c.ch[1]), -EBUSY, "");
+	c.id[1] = ev->id;
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_get_cm_event(c.ch[1], &ev), -EAGAIN, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_get_cm_event(NULL, &ev), -EINVAL, "");
+	return cm_env_close(&c);
+}
+
+static int
+test_cm_xstats(void)
+{
+	char names[64][64];
+	uint64_t values[64];
+	struct cm_env c;
+	int n, i;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_establish(&c), 0, "");
+	n = rte_roce_cm_xstats_names_get(c.cm[0], NULL, 0);
+	ROCE_TEST_ASSERT(n > 0 && n <= 64, "%d", n);
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_xstats_names_get(c.cm[0], names, 64), n, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_xstats_get(c.cm[0], values, 64), n, "");
+	for (i = 0; i < n; i++)
+		if (strcmp(names[i], "cm_established") == 0)
+			break;
+	ROCE_TEST_ASSERT(i < n, "cm_established listed");
+	ROCE_TEST_ASSERT_EQ(values[i], 1, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_xstats_get(NULL, values, 64), -EINVAL, "");
+	return cm_env_close(&c);
+}
+
+static const struct roce_test_case cases[] = {
+	{ "cm_connect_disconnect", test_cm_connect_disconnect },
+	{ "cm_connect_disconnect_ipv6", test_cm_connect_disconnect_ipv6 },
+	{ "cm_reject", test_cm_reject },
+	{ "cm_no_listener", test_cm_no_listener },
+	{ "cm_backlog_full", test_cm_backlog_full },
+	{ "cm_req_timeout", test_cm_req_timeout },
+	{ "cm_rep_lost", test_cm_rep_lost },
+	{ "cm_rtu_lost", test_cm_rtu_lost },
+	{ "cm_drep_lost", test_cm_drep_lost },
+	{ "cm_destroy_connected", test_cm_destroy_connected },
+	{ "cm_duplicate_req_mra", test_cm_duplicate_req_mra },
+	{ "cm_connect_response_establish", test_cm_connect_response_establish },
+	{ "cm_malformed_mads", test_cm_malformed_mads },
+	{ "cm_api_misuse", test_cm_api_misuse },
+	{ "cm_xstats", test_cm_xstats },
+};
+
+int
+main(int argc, char **argv)
+{
+	RTE_SET_USED(argc);
+	if (roce_test_eal_init(argv[0], NULL) != 0 || roce_test_mbuf_pool() == NULL ||
+	    roce_test_pair_create(&roce_test_verbs_pair, "cm") != 0)
+		return 1;
+	return roce_test_run(cases, RTE_DIM(cases));
+}
