@@ -320,7 +320,7 @@ def check_vector(path):
 
 
 def test_cm_connections():
-    for name in ("rping.pcap", "ucmatose.pcap"):
+    for name in ("rping.pcap", "ucmatose.pcap", "rstream.pcap"):
         path = vector(name)
         cm = independent_counts(Pcap(path)).cm
         for attr in ("REQ", "REP", "RTU"):
@@ -377,6 +377,13 @@ def test_verbose_output():
     rc, out_plain, _ = run(path)
     check(len(out.splitlines()) > len(out_plain.splitlines()),
           "-v adds no lines")
+    # rsockets' data: RDMA WRITE with immediate, from the kernel.
+    rc, out, _ = run("-v", vector("rstream.pcap"))
+    text = out.decode()
+    check(rc == EXIT_OK, "rstream exit %d" % rc)
+    for name in ("RC_RDMA_WRITE_LAST_WITH_IMMEDIATE", "RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE"):
+        check(name in text, "opcode name %s not printed" % name)
+    check("\tImmDt imm 0x" in text, "-v shows no ImmDt")
 
 
 def test_verbose_json_combined():

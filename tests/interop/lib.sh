@@ -25,6 +25,11 @@ PREFIX_LEN=24
 GUEST_IP=198.18.0.11
 GUEST_MAC=52:54:00:18:00:11
 GUEST_LL=fe80::5054:ff:fe18:11 # EUI-64 of GUEST_MAC: rxe's GID index 0
+# The second guest: booted only to record kernel-to-kernel captures (run.sh
+# --record-vectors); its frames to the first guest cross TAP, where they are captured.
+TAP2=roitap1
+GUEST2_IP=198.18.0.12
+GUEST2_MAC=52:54:00:18:00:12
 ROCE_IP=198.18.0.2         # owned by the librte_roce program, no kernel address
 ROCE_MAC=52:54:00:18:00:02 # the veth's, fixed so that captures compare across runs
 GID_V6=0                   # rxe GID index of the IPv6 link-local GID
@@ -37,5 +42,7 @@ log() { printf '# %s\n' "$*" >&2; }
 now() { date +%s.%N; }
 elapsed() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.1f", a - b }'; }
 
-# Run a command inside the guest over its command channel (see gx.py).
-gx() { python3 "$INTEROP_DIR/gx.py" "$RUN/guest.ctl" "$@"; }
+# Run a command inside the guest over its command channel (see gx.py);
+# GX_CTL names the second guest's channel instead (on_guest2).
+gx() { python3 "$INTEROP_DIR/gx.py" "${GX_CTL:-$RUN/guest.ctl}" "$@"; }
+on_guest2() { GX_CTL=$RUN/guest2.ctl "$@"; }

@@ -6,6 +6,8 @@
 #
 #   run.sh [SCENARIO...]      all scenarios by default; prints TAP
 #   run.sh --list             the scenario names
+#   run.sh --record-vectors DIR [kx_NAME...]   kernel-to-kernel captures for
+#                             tests/vectors, between two guests (vectors.sh)
 #
 # Steps: build (or reuse) the guest image, create the bridge, tap and veth,
 # boot one guest, then per scenario: capture on the guest's bridge port, run
@@ -28,6 +30,7 @@
 #   ROCE_INTEROP_SUBSET   ci: only CI_SCENARIOS when none are named (.ci/run); default full
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
+source "$INTEROP_DIR/vectors.sh"
 
 BUILD=${ROCE_INTEROP_BUILD:-$INTEROP_DIR/../../build}
 OUT=${ROCE_INTEROP_OUT:-$BUILD/interop}
@@ -78,20 +81,25 @@ NETEM_DUP="duplicate 5%"
 
 # ---- host state: created here, removed by teardown ----------------------------
 
-QEMU_PID='' PEER_PID='' CAPTURE_PID=''
+QEMU_PID='' QEMU2_PID='' PEER_PID='' CAPTURE_PID=''
+
+# Stop guest $1 (its qemu PID) if it is still the one whose command channel is $2.
+guest_stop() {
+	[ -n "$1" ] && grep -q "$2" "/proc/$1/cmdline" 2>/dev/null || return 0
+	kill "$1"
+	for _ in $(seq 50); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$1" 2>/dev/null
+}
 
 teardown() {
 	[ -n "$CAPTURE_PID" ] && kill "$CAPTURE_PID" 2>/dev/null
 	[ -n "$PEER_PID" ] && kill "$PEER_PID" 2>/dev/null
-	if [ -n "$QEMU_PID" ] && grep -q "$RUN/guest.ctl" "/proc/$QEMU_PID/cmdline" 2>/dev/null; then
-		kill "$QEMU_PID"
-		for _ in $(seq 50); do
-			kill -0 "$QEMU_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -9 "$QEMU_PID" 2>/dev/null
-	fi
-	QEMU_PID='' PEER_PID='' CAPTURE_PID=''
+	guest_stop "$QEMU_PID" "$RUN/guest.ctl"
+	guest_stop "$QEMU2_PID" "$RUN/guest2.ctl"
+	QEMU_PID='' QEMU2_PID='' PEER_PID='' CAPTURE_PID=''
 	net_down
 	rm -rf "$RUN"
 }
@@ -99,23 +107,27 @@ teardown() {
 net_down() {
 	local l
 
-	for l in "$TAP" "$VETH" "$BR"; do
+	for l in "$TAP" "$TAP2" "$VETH" "$BR"; do
 		ip link show "$l" >/dev/null 2>&1 && ip link del "$l"
 	done
 	return 0
 }
 
+# $1 = 2: a second tap for the second guest (vectors only).
 net_up() {
-	local l
+	local l taps=("$TAP")
 
+	[ "${1:-}" = 2 ] && taps+=("$TAP2")
 	net_down
 	ip link add "$BR" type bridge stp_state 0 forward_delay 0 || return 1
-	ip tuntap add dev "$TAP" mode tap || return 1
+	for l in "${taps[@]}"; do
+		ip tuntap add dev "$l" mode tap || return 1
+	done
 	ip link add "$VETH" address "$ROCE_MAC" type veth peer name "$VETH_BR" || return 1
 	# No kernel IPv6 on our links (no router or MLD chatter in the captures,
 	# no kernel ND answers on the veth); no forwarding of frames that reach
 	# the veth: 198.18.0.2 belongs to the librte_roce program alone.
-	for l in "$BR" "$TAP" "$VETH" "$VETH_BR"; do
+	for l in "$BR" "${taps[@]}" "$VETH" "$VETH_BR"; do
 		sysctl -qw "net.ipv6.conf.$l.disable_ipv6=1"
 	done
 	sysctl -qw "net.ipv4.conf.$VETH.forwarding=0"
@@ -124,43 +136,51 @@ net_up() {
 	# guest's out-of-band TCP would go to the librte_roce port.
 	sysctl -qw "net.ipv4.conf.$VETH.arp_ignore=8"
 	ip addr add "$BR_IP/$PREFIX_LEN" dev "$BR"
-	ip link set "$TAP" master "$BR" up
+	for l in "${taps[@]}"; do
+		ip link set "$l" master "$BR" up
+	done
 	ip link set "$VETH_BR" master "$BR" up
 	ip link set "$VETH" up
 	ip link set "$BR" up
 }
 
+# Boot guest $2 (empty: the first; 2: the second, only to record vectors) from
+# image $1: its tap, addresses and files (RUN/guest$2.ctl, qemu$2.pid, console$2.log).
 guest_boot() {
-	local image=$1 t0 i
+	local image=$1 n=${2:-} t0 i pid tap=$TAP ip=$GUEST_IP mac=$GUEST_MAC
 
+	[ -n "$n" ] && { tap=$TAP2 ip=$GUEST2_IP mac=$GUEST2_MAC; }
 	mkdir -p "$RUN"
 	t0=$(now)
 	# TCG: KVM cannot run these guests on the CI machines (doc/interop.md).
-	qemu-system-x86_64 -name roce-interop -machine q35 \
+	# Not with the run's lock (fd 9): a guest left up (ROCE_INTEROP_KEEP)
+	# would hold it, and the next run, which removes that guest, would wait.
+	qemu-system-x86_64 -name "roce-interop$n" -machine q35 \
 		-accel tcg,thread=multi,tb-size=256 -cpu max -smp 1 -m "$GUEST_MEM_MB" \
 		-kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
-		-append "console=ttyS0,115200 rdinit=/init panic=-1 quiet loglevel=4 net.ifnames=0 roi.ip=$GUEST_IP/$PREFIX_LEN" \
+		-append "console=ttyS0,115200 rdinit=/init panic=-1 quiet loglevel=4 net.ifnames=0 roi.ip=$ip/$PREFIX_LEN" \
 		-no-reboot -nodefaults -vga none -display none \
-		-netdev tap,id=n0,ifname="$TAP",script=no,downscript=no \
-		-device virtio-net-pci,netdev=n0,mac="$GUEST_MAC" \
+		-netdev tap,id=n0,ifname="$tap",script=no,downscript=no \
+		-device virtio-net-pci,netdev=n0,mac="$mac" \
 		-object rng-random,id=rng0,filename=/dev/urandom -device virtio-rng-pci,rng=rng0 \
-		-chardev "socket,id=con,path=$RUN/guest.console,server=on,wait=off,logfile=$RUN/console.log" \
+		-chardev "socket,id=con,path=$RUN/guest$n.console,server=on,wait=off,logfile=$RUN/console$n.log" \
 		-serial chardev:con \
-		-chardev "socket,id=ctl,path=$RUN/guest.ctl,server=on,wait=off" -serial chardev:ctl \
-		-daemonize -pidfile "$RUN/qemu.pid" || return 1
-	QEMU_PID=$(cat "$RUN/qemu.pid")
+		-chardev "socket,id=ctl,path=$RUN/guest$n.ctl,server=on,wait=off" -serial chardev:ctl \
+		-daemonize -pidfile "$RUN/qemu$n.pid" 9>&- || return 1
+	pid=$(cat "$RUN/qemu$n.pid")
+	if [ -n "$n" ]; then QEMU2_PID=$pid; else QEMU_PID=$pid; fi
 	for i in $(seq $((BOOT_TIMEOUT_S * 10))); do
-		grep -q ROCE-GUEST-READY "$RUN/console.log" 2>/dev/null && break
-		kill -0 "$QEMU_PID" 2>/dev/null || break
+		grep -q ROCE-GUEST-READY "$RUN/console$n.log" 2>/dev/null && break
+		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
-	cp "$RUN/console.log" "$OUT/console.log" 2>/dev/null
-	grep -q ROCE-GUEST-READY "$RUN/console.log" 2>/dev/null || return 1
+	cp "$RUN/console$n.log" "$OUT/console$n.log" 2>/dev/null
+	grep -q ROCE-GUEST-READY "$RUN/console$n.log" 2>/dev/null || return 1
 	# The command channel answers once the guest's shell reads ttyS1.
 	for i in 1 2 3; do
-		gx -t 10 true && break
+		GX_CTL=$RUN/guest$n.ctl gx -t 10 true && break
 	done || return 1
-	log "guest ready after $(elapsed "$t0") s"
+	log "guest$n ready after $(elapsed "$t0") s"
 }
 
 # ---- per-scenario helpers --------------------------------------------------------
@@ -747,6 +767,7 @@ run_scenario() {
 	t0=$(now)
 	SKIP_REASON=
 	CORRUPTED=0
+	KX_LOG=
 	capture_start "$name" || { echo "not ok $num - $name # no capture"; return 1; }
 	"scen_$name" > "$OUT/$name.txt" 2>&1
 	rc=$?
@@ -756,6 +777,7 @@ run_scenario() {
 		return 0
 	fi
 	[ $rc = 0 ] && { capture_check "$name" "$min" >> "$OUT/$name.txt" 2>&1 || rc=1; }
+	[ $rc = 0 ] && [ -n "$VEC_DIR" ] && { kx_keep "$name" "$VEC_DIR" || rc=1; }
 	sed 's/^/# /' "$OUT/$name.txt"
 	if [ $rc = 0 ]; then
 		echo "ok $num - $name ($(elapsed "$t0") s)"
@@ -765,9 +787,19 @@ run_scenario() {
 	return $rc
 }
 
+VEC_DIR=
 main() {
-	local wanted=("$@") i num=0 failed=0 image t0 names=()
+	local wanted=("$@") i num=0 failed=0 image t0 names=() guests=1
 
+	if [ "${1:-}" = --record-vectors ]; then
+		[ -n "${2:-}" ] && VEC_DIR=$(realpath -m "$2") ||
+			{ echo "usage: run.sh --record-vectors DIR [--list | kx_NAME...]" >&2; exit 2; }
+		shift 2
+		wanted=("$@")
+		SCENARIOS=("${KX_VECTORS[@]}")
+		CAPTURE_FILTER="udp port 4791 or arp or icmp6"
+		guests=2
+	fi
 	for ((i = 0; i < ${#SCENARIOS[@]}; i += 2)); do
 		names+=("${SCENARIOS[$i]}")
 	done
@@ -777,6 +809,7 @@ main() {
 	fi
 	if [ "${1:-}" = --down ]; then
 		[ -f "$RUN/qemu.pid" ] && QEMU_PID=$(cat "$RUN/qemu.pid")
+		[ -f "$RUN/qemu2.pid" ] && QEMU2_PID=$(cat "$RUN/qemu2.pid")
 		teardown
 		exit 0
 	fi
@@ -797,6 +830,7 @@ main() {
 	flock -w 900 9 || { echo "Bail out! another interop run held $CACHE/lock for 15 minutes"; exit 1; }
 	# What a killed run (SIGKILL) left behind: its guest, by the PID it recorded.
 	[ -f "$RUN/qemu.pid" ] && QEMU_PID=$(cat "$RUN/qemu.pid")
+	[ -f "$RUN/qemu2.pid" ] && QEMU2_PID=$(cat "$RUN/qemu2.pid")
 	teardown
 	trap teardown EXIT
 	trap 'exit 130' INT TERM
@@ -807,8 +841,12 @@ main() {
 		{ cat "$OUT/build-guest.log" >&2; echo "Bail out! guest image build failed"; exit 1; }
 	log "guest image $image ($(tr '\n' ' ' < "$image/versions")) in $(elapsed "$t0") s"
 	cp "$image/versions" "$OUT/versions"
-	net_up || { echo "Bail out! cannot create $BR/$TAP/$VETH"; exit 1; }
+	net_up "$guests" || { echo "Bail out! cannot create $BR/$TAP/$VETH"; exit 1; }
 	guest_boot "$image" || { echo "Bail out! guest did not boot (see $OUT/console.log)"; exit 1; }
+	if [ "$guests" = 2 ]; then
+		guest_boot "$image" 2 || { echo "Bail out! guest2 did not boot (see $OUT/console2.log)"; exit 1; }
+		mkdir -p "$VEC_DIR" && kx_header "$image" "$VEC_DIR"
+	fi
 
 	for name in "${wanted[@]}"; do
 		num=$((num + 1))
