@@ -511,6 +511,22 @@ pp_port_wait_link(struct pp_port *pp, unsigned int timeout_ms)
 	return -ETIMEDOUT;
 }
 
+bool
+pp_port_link_lost(struct pp_port *pp)
+{
+	struct rte_roce_port_info info;
+	uint64_t now = pp_now_ms();
+
+	if (now - pp->link_read_ms < PP_LINK_CHECK_MS)
+		return false;
+	pp->link_read_ms = now;
+	if (rte_roce_port_info_get(pp->port, &info) != 0 || info.link_up)
+		return false;
+	fprintf(stderr, "Link of ethdev %u went down: the peer left (it may have failed)\n",
+		pp->eth);
+	return true;
+}
+
 void
 pp_port_linger(struct pp_port *pp, unsigned int quiet_ms, unsigned int max_ms)
 {

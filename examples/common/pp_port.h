@@ -30,6 +30,8 @@
 
 /** How long pp_port_wait_link() waits by default. */
 #define PP_LINK_WAIT_MS_DEFAULT 10000
+/** How often a wait for completions reads the link (pp_port_link_lost()). */
+#define PP_LINK_CHECK_MS 100
 
 /** What a port is opened from. */
 struct pp_port_conf {
@@ -58,6 +60,7 @@ struct pp_port {
 	bool capture;			/* --pcap: rte_roce_port_capture_start() ran */
 	bool pdump;			/* rte_roce_pdump_enable() ran: undo at close */
 	struct rte_roce_fault *fault_rx, *fault_tx;	/* --fault injectors, or NULL */
+	uint64_t link_read_ms;		/* when pp_port_link_lost() last read the link */
 };
 
 /*
@@ -153,6 +156,13 @@ int pp_port_poll(struct pp_port *pp);
  * after printing why.
  */
 int pp_port_wait_link(struct pp_port *pp, unsigned int timeout_ms);
+
+/*
+ * Whether the link went down, read at most every PP_LINK_CHECK_MS (true
+ * after printing why). Over net_memif that is the peer process leaving,
+ * perhaps after a failure of its own: nothing more will arrive.
+ */
+bool pp_port_link_lost(struct pp_port *pp);
 
 /*
  * Keep driving progress until nothing happened for quiet_ms (so the last

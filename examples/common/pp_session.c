@@ -80,6 +80,9 @@ pp_session_poll_cq(struct pp_events *ev, struct pp_port *pp, struct ibv_cq *cq, 
 			fprintf(stderr, "poll CQ failed %d\n", ne);
 			return -1;
 		}
+		/* A peer that left sends nothing more: do not wait for ever. */
+		if (ev->channel == NULL && ne == 0 && pp_port_link_lost(pp))
+			return -1;
 	} while (ev->channel == NULL && ne < 1);
 	return ne;
 }

@@ -66,8 +66,9 @@ int pp_session_accept(int listen_fd);
 
 /*
  * The tools' wait: with -e sleep for the event and re-arm, then poll the CQ
- * once; without, drive the port and poll until a completion comes. Up to n
- * completions into wc; their number or -1.
+ * once; without, drive the port and poll until a completion comes, or the
+ * link goes down (the peer left: pp_port_link_lost()). Up to n completions
+ * into wc; their number or -1.
  */
 int pp_session_poll_cq(struct pp_events *ev, struct pp_port *pp, struct ibv_cq *cq, int n,
 		       struct ibv_wc *wc);

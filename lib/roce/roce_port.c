@@ -31,12 +31,16 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
+#include <rte_kvargs.h>
 #include <rte_malloc.h>
 #include <rte_udp.h>
 
@@ -45,10 +49,18 @@
 #include "roce_port_priv.h"
 #include "rte_roce_icrc.h"
 
-/* rxe reserves this much of the Ethernet MTU for headers (K:rxe_param.h RXE_MAX_HDR_LENGTH). */
-#define ROCE_RXE_MAX_HDR_LENGTH 80
 #define ROCE_IB_MTU_MIN 256
 #define ROCE_IB_MTU_MAX 4096
+
+/*
+ * net_memif's buffer size: its vdev argument and default (DPDK 22.11
+ * ETH_MEMIF_DEFAULT_PKT_BUFFER_SIZE), and its zero-copy argument (then
+ * frames travel in the mbufs, not in those buffers).
+ */
+#define ROCE_MEMIF_DRIVER "net_memif"
+#define ROCE_MEMIF_BSIZE_ARG "bsize"
+#define ROCE_MEMIF_BSIZE_DEFAULT 2048
+#define ROCE_MEMIF_ZC_ARG "zero-copy"
 
 /* Mbufs of a pool the port creates: RX and TX rings, the backlog, and slack. */
 #define ROCE_PORT_POOL_SLACK 1024
@@ -97,14 +109,27 @@ rte_roce_port_ib_mtu(uint32_t mtu)
 {
 	uint32_t ib_mtu;
 
-	if (mtu < ROCE_IB_MTU_MIN + ROCE_RXE_MAX_HDR_LENGTH)
+	if (mtu < ROCE_IB_MTU_MIN + RTE_ROCE_PORT_IB_MTU_HDR)
 		return 0;
-	for (ib_mtu = ROCE_IB_MTU_MAX; ib_mtu > mtu - ROCE_RXE_MAX_HDR_LENGTH; ib_mtu >>= 1)
+	for (ib_mtu = ROCE_IB_MTU_MAX; ib_mtu > mtu - RTE_ROCE_PORT_IB_MTU_HDR; ib_mtu >>= 1)
 		;
 	return ib_mtu;
 }
 
 /* ---- bring-up ---- */
+
+/*
+ * The largest frame the port sends or receives at an Ethernet MTU: an
+ * Ethernet header and 4 bytes more than the MTU, which are a VLAN tag on a
+ * received full-MTU packet, or what an IPv6 packet of a full IB MTU payload
+ * behind RETH and ImmDt takes beyond rxe's MTU - 80 rule (doc/wire-format.md
+ * 1.3). No FCS: PMDs strip it.
+ */
+static uint32_t
+roce_port_frame_max(uint16_t mtu)
+{
+	return (uint32_t)mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN;
+}
 
 static struct rte_mempool *
 roce_port_pool_create(uint16_t port_id, uint16_t mtu, uint32_t nb_desc, uint16_t nb_queues,
@@ -170,6 +195,115 @@ roce_port_queues_check(uint16_t port_id, uint16_t nb_queues, struct rte_eth_dev_
 }
 
 /*
+ * Every frame is built in one mbuf of the port's pool (rte_roce_pkt_build_mbuf)
+ * and received in one (no RX scatter is asked for): the data room after the
+ * headroom must hold the largest frame.
+ */
+static int
+roce_port_pool_check(const struct rte_roce_port *port, uint16_t mtu, uint32_t frame)
+{
+	uint32_t room = rte_pktmbuf_data_room_size(port->pool);
+	uint32_t usable = room > RTE_PKTMBUF_HEADROOM ? room - RTE_PKTMBUF_HEADROOM : 0;
+
+	if (usable >= frame)
+		return 0;
+	ROCE_PORT_LOG(ERR, "port %u: the mbufs of pool %s hold %u bytes after the headroom, a "
+		      "frame at MTU %u takes %u: give a pool whose data room is at least %u "
+		      "(rte_roce_port_conf::pool) or lower rte_roce_port_conf::mtu",
+		      port->port_id, port->pool->name, usable, mtu, frame,
+		      frame + RTE_PKTMBUF_HEADROOM);
+	return -EINVAL;
+}
+
+/*
+ * What the PMD says it carries. Past it, a checked MTU is refused by
+ * rte_eth_dev_set_mtu(); an unchecked one is taken, and the log says which
+ * limit was not asked.
+ */
+static void
+roce_port_pmd_limits_note(const struct rte_roce_port *port, const struct rte_roce_port_conf *conf,
+			  const struct rte_eth_dev_info *info, uint32_t frame)
+{
+	if (!conf->mtu_unchecked || (conf->mtu <= info->max_mtu && frame <= info->max_rx_pktlen))
+		return;
+	ROCE_PORT_LOG(NOTICE, "port %u: mtu_unchecked: MTU %u (frames of %u bytes) taken without "
+		      "the PMD, which reports max_mtu %u and max_rx_pktlen %u; the mbuf and "
+		      "net_memif bsize checks still apply, what the device itself carries is "
+		      "not checked", port->port_id, conf->mtu, frame, info->max_mtu,
+		      info->max_rx_pktlen);
+}
+
+/* The value of key in a device's arguments; false if absent or unreadable. */
+static bool
+roce_port_devarg(const struct rte_eth_dev_info *info, const char *key, char *val, size_t len)
+{
+	const struct rte_devargs *da = info->device != NULL ? rte_dev_devargs(info->device) : NULL;
+	struct rte_kvargs *kv;
+	const char *v;
+
+	if (da == NULL || da->drv_str == NULL)
+		return false;
+	kv = rte_kvargs_parse(da->drv_str, NULL);
+	if (kv == NULL)
+		return false;
+	v = rte_kvargs_get(kv, key);
+	if (v != NULL)
+		strlcpy(val, v, len);
+	rte_kvargs_free(kv);
+	return v != NULL;
+}
+
+/*
+ * net_memif (copy mode) must carry every frame in one ring buffer: DPDK
+ * 22.11's eth_memif_tx() spreads a bigger frame over chained descriptors,
+ * but does not count its first descriptor before taking the next one, so a
+ * chained frame offered with one slot free overwrites a descriptor the peer
+ * has not read, and a slot reused after a chain keeps its NEXT flag
+ * (doc/lessons.md: frames are lost or merged, RC ends in retry exceeded).
+ * The ring's buffers are the memif client's bsize; each side checks its own.
+ */
+static int
+roce_port_memif_check(const struct rte_roce_port *port, const struct rte_eth_dev_info *info,
+		      uint16_t mtu, uint32_t frame)
+{
+	char val[16];
+	unsigned long bsize = ROCE_MEMIF_BSIZE_DEFAULT;
+
+	if (info->driver_name == NULL || strcmp(info->driver_name, ROCE_MEMIF_DRIVER) != 0)
+		return 0;
+	if (roce_port_devarg(info, ROCE_MEMIF_ZC_ARG, val, sizeof(val)) && strcmp(val, "yes") == 0)
+		return 0;
+	if (roce_port_devarg(info, ROCE_MEMIF_BSIZE_ARG, val, sizeof(val)))
+		bsize = strtoul(val, NULL, 10);
+	if (bsize >= frame)
+		return 0;
+	ROCE_PORT_LOG(ERR, "port %u: net_memif buffers of %lu bytes (vdev argument bsize) are "
+		      "smaller than a frame at MTU %u (%u bytes), which net_memif would chain "
+		      "and lose: set bsize=%u or more on both sides, or lower "
+		      "rte_roce_port_conf::mtu", port->port_id, bsize, mtu, frame, frame);
+	return -EINVAL;
+}
+
+/*
+ * Refuse, before the device is configured, an MTU whose frames the port
+ * could not carry: -EINVAL, logged with the knob to change.
+ */
+static int
+roce_port_frame_check(const struct rte_roce_port *port, const struct rte_roce_port_conf *conf,
+		      const struct rte_eth_dev_info *info, uint16_t mtu)
+{
+	uint32_t frame = roce_port_frame_max(mtu);
+	int ret;
+
+	ret = roce_port_pool_check(port, mtu, frame);
+	if (ret == 0)
+		ret = roce_port_memif_check(port, info, mtu, frame);
+	if (ret == 0)
+		roce_port_pmd_limits_note(port, conf, info, frame);
+	return ret;
+}
+
+/*
  * RSS on UDP when several queues share RX and the PMD hashes UDP; else the
  * frames land where the device puts them (net_ring, memif: the peer's TX
  * queue i is our RX queue i). No key: the PMD's default
@@ -217,8 +351,11 @@ roce_port_dev_setup(struct rte_roce_port *port, const struct rte_roce_port_conf 
 	} else if (conf->mtu != 0 && conf->mtu != port->mtu) {
 		ret = rte_eth_dev_set_mtu(id, conf->mtu);
 		if (ret != 0) {
-			ROCE_PORT_LOG(ERR, "port %u: MTU %u refused by the PMD: %s", id,
-				      conf->mtu, rte_strerror(-ret));
+			ROCE_PORT_LOG(ERR, "port %u: MTU %u refused by the PMD (%s; it reports "
+				      "max_mtu %u, max_rx_pktlen %u): lower rte_roce_port_conf::mtu, "
+				      "or set mtu_unchecked if the device carries bigger frames "
+				      "than it reports", id, conf->mtu, rte_strerror(-ret),
+				      info->max_mtu, info->max_rx_pktlen);
 			return ret;
 		}
 		port->mtu = conf->mtu;
@@ -226,8 +363,10 @@ roce_port_dev_setup(struct rte_roce_port *port, const struct rte_roce_port_conf 
 	for (q = 0; q < port->nb_queues; q++) {
 		ret = rte_eth_rx_queue_setup(id, q, conf->nb_rx_desc, socket, NULL, port->pool);
 		if (ret != 0) {
-			ROCE_PORT_LOG(ERR, "port %u: RX queue %u setup failed: %s", id, q,
-				      rte_strerror(-ret));
+			ROCE_PORT_LOG(ERR, "port %u: RX queue %u setup failed: %s (mbufs of %u "
+				      "bytes: a PMD may want bigger ones, rte_roce_port_conf::pool)",
+				      id, q, rte_strerror(-ret),
+				      rte_pktmbuf_data_room_size(port->pool));
 			return ret;
 		}
 		ret = rte_eth_tx_queue_setup(id, q, conf->nb_tx_desc, socket, NULL);
@@ -334,6 +473,9 @@ roce_port_init(struct rte_roce_port *port, const struct rte_roce_port_conf *conf
 		}
 		port->own_pool = true;
 	}
+	ret = roce_port_frame_check(port, conf, info, mtu);
+	if (ret != 0)
+		return ret;
 	for (q = 1; q < port->nb_queues; q++) {
 		ret = roce_port_handoff_init(port, &port->q[q]);
 		if (ret != 0)

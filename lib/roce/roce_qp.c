@@ -656,20 +656,40 @@ roce_qp_check_av(struct roce_qp *qp, const struct ibv_ah_attr *ah, union rte_roc
 	return rc;
 }
 
+/*
+ * A path MTU the port carries: at most its IB MTU, which its Ethernet MTU
+ * gives (rte_roce_port_ib_mtu); the port refused at creation an Ethernet
+ * MTU its mbufs or its PMD cannot carry.
+ */
+static int
+roce_qp_check_path_mtu(struct roce_qp *qp, enum ibv_mtu path_mtu)
+{
+	struct rte_roce_port_info info;
+
+	if (rte_roce_port_info_get(qp->dev->port, &info) < 0)
+		return -EINVAL;
+	if (roce_mtu_bytes(path_mtu) <= info.ib_mtu)
+		return 0;
+	ROCE_LOG(ERR, "QP 0x%x: path_mtu %u is above the port's IB MTU %u (Ethernet MTU %u, "
+		 "less 80 bytes of headers): lower path_mtu, or raise the port's MTU "
+		 "(rte_roce_port_conf::mtu) to at least %u", qp->ibv.qp_num,
+		 roce_mtu_bytes(path_mtu), info.ib_mtu, info.mtu,
+		 roce_mtu_bytes(path_mtu) + RTE_ROCE_PORT_IB_MTU_HDR);
+	return -EINVAL;
+}
+
 static int
 roce_qp_check_values(struct roce_qp *qp, const struct ibv_qp_attr *a, int mask,
 		     union rte_roce_gid *sgid)
 {
 	const struct rte_roce_dev_conf *lim = &qp->dev->conf;
-	struct rte_roce_port_info info;
 	const char *bad = NULL;
 
 	if ((mask & IBV_QP_PATH_MTU) != 0) {
-		if (rte_roce_port_info_get(qp->dev->port, &info) < 0)
+		if (a->path_mtu < IBV_MTU_256 || a->path_mtu > IBV_MTU_4096)
+			bad = "path_mtu (1..5)";
+		else if (roce_qp_check_path_mtu(qp, a->path_mtu) != 0)
 			return -EINVAL;
-		if (a->path_mtu < IBV_MTU_256 || a->path_mtu > IBV_MTU_4096 ||
-		    roce_mtu_bytes(a->path_mtu) > info.ib_mtu)
-			bad = "path_mtu (1..5, at most the port's active MTU)";
 	}
 	if ((mask & IBV_QP_ACCESS_FLAGS) != 0 && (a->qp_access_flags & ~ROCE_QP_ACCESS) != 0)
 		bad = "qp_access_flags";

@@ -70,6 +70,11 @@ extern "C" {
 #define RTE_ROCE_PORT_NEIGH_RETRY_MS_DEFAULT 1000
 /** Frames queued per unresolved neighbour when neigh_queue_len is 0. */
 #define RTE_ROCE_PORT_NEIGH_QUEUE_LEN_DEFAULT 16
+/**
+ * Bytes of the Ethernet MTU kept for headers when the IB MTU is derived
+ * from it (rte_roce_port_ib_mtu(); K:rxe_param.h RXE_MAX_HDR_LENGTH).
+ */
+#define RTE_ROCE_PORT_IB_MTU_HDR 80
 /** Most RX/TX queue pairs of a port (rte_roce_port_conf::nb_queues). */
 #define RTE_ROCE_PORT_QUEUES_MAX 16
 
@@ -81,9 +86,10 @@ struct rte_roce_port_conf {
 	uint16_t mtu;              /**< Ethernet MTU to set; 0 = keep the device's */
 	/**
 	 * Use mtu without asking the PMD (no rte_eth_dev_set_mtu()): for PMDs
-	 * that carry bigger frames than they report, like memif (reports
-	 * max_rx_pktlen 1518, passes frames up to at least 4170 B as chained
-	 * buffers). Frames the device cannot really carry are lost. Needs mtu.
+	 * that carry bigger frames than they report, like net_memif and
+	 * net_af_packet (both report max_rx_pktlen 1518). Only the PMD's own
+	 * limit is bypassed (logged at NOTICE): the mbuf data room and
+	 * net_memif's bsize are still checked. Needs mtu.
 	 */
 	bool mtu_unchecked;
 	/**
@@ -91,7 +97,12 @@ struct rte_roce_port_conf {
 	 * change its MAC (net_ring) is put in promiscuous mode instead.
 	 */
 	struct rte_ether_addr mac;
-	struct rte_mempool *pool;  /**< RX and control-frame mbufs; NULL = create one */
+	/**
+	 * RX and TX mbufs; NULL = create one sized for the MTU. Each holds a
+	 * whole frame: its data room must be at least RTE_PKTMBUF_HEADROOM +
+	 * mtu + 18 (Ethernet header and a VLAN tag).
+	 */
+	struct rte_mempool *pool;
 	uint32_t neigh_entries;    /**< neighbour cache entries */
 	/**
 	 * reachable lifetime of a learnt or confirmed neighbour; then it is
@@ -222,7 +233,9 @@ int rte_roce_eal_init(int argc, char **argv);
  *   The configuration.
  * @return
  *   The port, or NULL with rte_errno set: EINVAL (conf NULL or a value out of
- *   range, mtu_unchecked with an MTU below 68, no MAC address at all,
+ *   range, mtu_unchecked with an MTU below 68, an MTU whose frames (mtu + 18)
+ *   do not fit in one mbuf of the pool or, on net_memif in copy mode, in one
+ *   buffer of its bsize vdev argument (default 2048), no MAC address at all,
  *   nb_queues above RTE_ROCE_PORT_QUEUES_MAX or above the ethdev's
  *   max_rx_queues / max_tx_queues), ENODEV (no such ethdev), EBUSY (a port
  *   already runs on it), ENOTSUP (the PMD refuses to change the MTU, or both

@@ -40,7 +40,7 @@ EAL = ['--no-huge', '-m', '512', '--no-shconf', '--no-pci', '--no-telemetry',
        '--log-level=lib.eal:warning', '--log-level=pmd.net.memif:error']
 IR_SLACK = 1.5
 REPS = 3
-MEMIF = 'net_memif0,role=%s,socket=%s,bsize=4096'
+MEMIF = 'net_memif0,role=%s,socket=%s,bsize=8192'
 
 # (name, roce_perf args, function, counter giving the packets it handled)
 IR_RUNS = [

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <rte_common.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <rte_log.h>
 
 #include "roce_test_eal.h"
 
@@ -63,4 +66,44 @@ roce_test_mbuf_pool(void)
 	if (pool == NULL)
 		printf("# mbuf pool: %s\n", rte_strerror(rte_errno));
 	return pool;
+}
+
+static FILE *log_stream;
+static char *log_buf;
+static size_t log_len;
+
+int
+roce_test_log_capture(void)
+{
+	log_stream = open_memstream(&log_buf, &log_len);
+	if (log_stream == NULL || rte_openlog_stream(log_stream) != 0) {
+		printf("# cannot capture the log\n");
+		return -1;
+	}
+	return 0;
+}
+
+size_t
+roce_test_log_pos(void)
+{
+	fflush(log_stream);
+	return log_len;
+}
+
+bool
+roce_test_logged_since(size_t pos, const char *text)
+{
+	return roce_test_log_pos() > pos && strstr(log_buf + pos, text) != NULL;
+}
+
+void
+roce_test_log_release(void)
+{
+	rte_openlog_stream(NULL);
+	if (log_stream != NULL)
+		fclose(log_stream);
+	free(log_buf);
+	log_stream = NULL;
+	log_buf = NULL;
+	log_len = 0;
 }

@@ -9,6 +9,9 @@
  * hugetlbfs, run side by side, and work under valgrind and sanitizers.
  */
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include <rte_mbuf.h>
 
 #include "roce_test.h"
@@ -32,5 +35,17 @@ int roce_test_main_eal(const char *prog, const struct roce_test_case *cases,
 
 /* The test mbuf pool (created on first use), or NULL after printing why. */
 struct rte_mempool *roce_test_mbuf_pool(void);
+
+/*
+ * The EAL log, captured in memory so that a test checks what a refusal
+ * says: roce_test_log_capture() starts (0, or -1 after printing why),
+ * roce_test_log_pos() is the bytes logged so far, roce_test_logged_since()
+ * whether the log from pos on contains text, roce_test_log_release() gives
+ * the log back to stderr.
+ */
+int roce_test_log_capture(void);
+size_t roce_test_log_pos(void);
+bool roce_test_logged_since(size_t pos, const char *text);
+void roce_test_log_release(void);
 
 #endif /* ROCE_TEST_EAL_H */

@@ -106,29 +106,30 @@ class Harness:
         self.tmpdir = tmpdir
         self.runs = 0
 
-    def argv(self, role, ip, opts, server=None):
+    def argv(self, role, ip, opts, server=None, vdev_args=""):
         sock = os.path.join(self.tmpdir, "memif%d.sock" % self.runs)
         argv = [self.binary] + EAL_ARGS + [
             "--file-prefix", "pp_%s_%d_%d" % (role, os.getpid(), self.runs),
-            "--vdev", "net_memif0,role=%s,socket=%s" % (role, sock),
+            "--vdev", "net_memif0,role=%s,socket=%s%s" % (role, sock, vdev_args),
             "--"] + (["--ip", ip] if ip is not None else []) + opts
         if server is not None:
             argv.append(server)
         return argv
 
     def pair(self, opts, timeout=RUN_S, ips=(SERVER_IP + PREFIX, CLIENT_IP + PREFIX),
-             client_opts=(), server_opts=()):
+             client_opts=(), server_opts=(), vdev_args=""):
         """Run a server and a client; returns (server rc, client rc, server, client)."""
         self.runs += 1
         port = free_tcp_port()
         popts = ["-p", str(port)] + opts
-        srv = Proc(self.argv("server", ips[0], popts + list(server_opts)))
+        srv = Proc(self.argv("server", ips[0], popts + list(server_opts), vdev_args=vdev_args))
         cli = None
         try:
             if not srv.wait_line(r"^  local address:", STARTUP_S):
                 srv.kill()
                 return srv.finish(0), None, srv, None
-            cli = Proc(self.argv("client", ips[1], popts + list(client_opts), "127.0.0.1"))
+            cli = Proc(self.argv("client", ips[1], popts + list(client_opts), "127.0.0.1",
+                                 vdev_args))
             end = time.monotonic() + timeout
             crc = cli.finish(end - time.monotonic())
             src = srv.finish(end - time.monotonic())
@@ -138,11 +139,11 @@ class Harness:
             if cli is not None:
                 cli.kill()
 
-    def single(self, role, ip, opts, server=None, timeout=REFUSE_S):
+    def single(self, role, ip, opts, server=None, timeout=REFUSE_S, vdev_args=""):
         """One process alone (ip None: no --ip); returns (rc, elapsed seconds, proc)."""
         self.runs += 1
         start = time.monotonic()
-        proc = Proc(self.argv(role, ip, opts, server))
+        proc = Proc(self.argv(role, ip, opts, server, vdev_args))
         try:
             rc = proc.finish(timeout)
         finally:
@@ -166,10 +167,10 @@ def check(cond, why):
 
 
 
-def refused(opts, pattern, ip=SERVER_IP + PREFIX):
+def refused(opts, pattern, ip=SERVER_IP + PREFIX, vdev_args=""):
     """A case: the server alone with opts exits non-zero, saying pattern, before any exchange."""
     def run(h, results):
-        rc, secs, proc = h.single("server", ip, opts)
+        rc, secs, proc = h.single("server", ip, opts, vdev_args=vdev_args)
         check(rc not in (0, None), "exit status %s after %.1f s" % (rc, secs))
         check(re.search(pattern, proc.text()), "message:\n%s" % proc.text())
         check(not any(RE_ADDR.match(l) for l in proc.out), "refused before any exchange")

@@ -76,22 +76,37 @@ test_create_misuse(void)
 static int
 test_mtu(void)
 {
-	struct rte_roce_port_conf conf = { .mtu = 9000 };
+	struct rte_roce_port_conf conf = { .mtu = 4200 };
 	struct rte_roce_port_info info;
 	struct rte_roce_port *p;
 
-	/* net_ring cannot change its MTU: a clean -ENOTSUP. */
+	size_t pos = roce_test_log_pos();
+
+	/* net_ring cannot change its MTU: a clean -ENOTSUP, naming the way out. */
 	p = roce_test_port(pair.a, &conf, NULL);
 	ROCE_TEST_ASSERT(p == NULL && rte_errno == ENOTSUP, "MTU refused: %s",
 			 rte_strerror(rte_errno));
-	/* mtu_unchecked: taken as is, without asking the PMD; it needs an MTU. */
+	ROCE_TEST_ASSERT(roce_test_logged_since(pos, "MTU 4200 refused by the PMD") &&
+			 roce_test_logged_since(pos, "mtu_unchecked"), "refusal names the knobs");
+	/*
+	 * mtu_unchecked: taken without asking the PMD, but a 9018-byte frame
+	 * must still fit in one mbuf of the pool (4352 bytes after headroom).
+	 */
 	conf.mtu_unchecked = true;
+	conf.mtu = 9000;
+	pos = roce_test_log_pos();
 	p = roce_test_port(pair.a, &conf, NULL);
-	ROCE_TEST_ASSERT(p != NULL, "unchecked MTU 9000");
+	ROCE_TEST_ASSERT(p == NULL && rte_errno == EINVAL, "MTU 9000 in 4352-byte mbufs");
+	ROCE_TEST_ASSERT(roce_test_logged_since(pos, "a frame at MTU 9000 takes 9018") &&
+			 roce_test_logged_since(pos, "rte_roce_port_conf::pool"),
+			 "refusal names the pool");
+	conf.mtu = 4200;
+	p = roce_test_port(pair.a, &conf, NULL);
+	ROCE_TEST_ASSERT(p != NULL, "unchecked MTU 4200");
 	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(p, &info), 0, "info");
 	rte_roce_port_destroy(p);
-	ROCE_TEST_ASSERT_EQ(info.mtu, 9000, "unchecked MTU kept");
-	ROCE_TEST_ASSERT_EQ(info.ib_mtu, 4096, "IB MTU of 9000");
+	ROCE_TEST_ASSERT_EQ(info.mtu, 4200, "unchecked MTU kept");
+	ROCE_TEST_ASSERT_EQ(info.ib_mtu, 4096, "IB MTU of 4200");
 	conf.mtu = 0;
 	p = roce_test_port(pair.a, &conf, NULL);
 	ROCE_TEST_ASSERT(p == NULL && rte_errno == EINVAL, "unchecked without an MTU");
@@ -124,6 +139,34 @@ test_info(void)
 	ROCE_TEST_ASSERT(info.mac.addr_bytes[0] == RTE_ETHER_LOCAL_ADMIN_ADDR, "configured MAC");
 	ROCE_TEST_ASSERT(info.pool == roce_test_mbuf_pool(), "pool");
 	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(NULL, &info), -EINVAL, "NULL port");
+	return 0;
+}
+
+/* A pool whose mbufs cannot hold a frame at the MTU: refused, naming the pool and the MTU. */
+static int
+test_pool_too_small(void)
+{
+	struct rte_roce_port_conf conf = { 0 };
+	struct rte_mempool *small;
+	struct rte_roce_port *p;
+	size_t pos = roce_test_log_pos();
+
+	small = rte_pktmbuf_pool_create("api_small", 63, 0, 0, RTE_PKTMBUF_HEADROOM + 1024,
+					rte_socket_id());
+	ROCE_TEST_ASSERT(small != NULL, "pool: %s", rte_strerror(rte_errno));
+	conf.pool = small;
+	p = roce_test_port(pair.a, &conf, NULL);
+	rte_mempool_free(small);
+	ROCE_TEST_ASSERT(p == NULL && rte_errno == EINVAL, "1518-byte frames in 1024-byte mbufs");
+	ROCE_TEST_ASSERT(roce_test_logged_since(pos, "hold 1024 bytes after the headroom, a frame "
+						"at MTU 1500 takes 1518") &&
+			 roce_test_logged_since(pos, "rte_roce_port_conf::pool") &&
+			 roce_test_logged_since(pos, "rte_roce_port_conf::mtu"),
+			 "refusal names the pool and the MTU");
+	/* Refused before the ethdev was touched: it takes a port at once. */
+	p = roce_test_port(pair.a, NULL, NULL);
+	ROCE_TEST_ASSERT(p != NULL, "port after the refusal");
+	rte_roce_port_destroy(p);
 	return 0;
 }
 
@@ -286,6 +329,7 @@ static const struct roce_test_case cases[] = {
 	{ "eal_already_initialised", test_eal_already_initialised },
 	{ "create_misuse", test_create_misuse },
 	{ "mtu_refused_and_ib_mtu", test_mtu },
+	{ "pool_too_small_refused", test_pool_too_small },
 	{ "info", test_info },
 	{ "own_pool_created_and_freed", test_own_pool },
 	{ "gid_table", test_gid_table },
@@ -295,9 +339,13 @@ static const struct roce_test_case cases[] = {
 int
 main(int argc, char **argv)
 {
+	int ret;
+
 	RTE_SET_USED(argc);
 	if (roce_test_eal_init(argv[0], NULL) != 0 || roce_test_mbuf_pool() == NULL ||
-	    roce_test_pair_create(&pair, "api") != 0)
+	    roce_test_pair_create(&pair, "api") != 0 || roce_test_log_capture() != 0)
 		return 1;
-	return roce_test_run(cases, RTE_DIM(cases));
+	ret = roce_test_run(cases, RTE_DIM(cases));
+	roce_test_log_release();
+	return ret;
 }

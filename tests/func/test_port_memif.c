@@ -34,12 +34,52 @@
 #define PSN 0x123
 #define PAYLOAD 1000
 #define VDEV_ARGS_LEN 128
+#define BIG_BSIZE 8192		/* the third memif's buffers: a frame at MTU 4200 fits */
 
-static uint16_t eth_server, eth_client;
+static uint16_t eth_server, eth_client, eth_big;
 static struct rte_roce_port *a, *b;
 
 static const char *const addrs_a[] = { "198.18.0.1/24", "2001:db8::1/64", NULL };
 static const char *const addrs_b[] = { "198.18.0.2/24", "2001:db8::2/64", NULL };
+
+/* Frames above net_memif's buffer size would be chained, which loses them: refused. */
+static int
+test_bsize_below_frame(void)
+{
+	struct rte_roce_port_conf conf = { .mtu = 4200, .mtu_unchecked = true };
+	size_t pos = roce_test_log_pos();
+	struct rte_roce_port *p;
+
+	p = roce_test_port(eth_server, &conf, NULL);
+	ROCE_TEST_ASSERT(p == NULL && rte_errno == EINVAL, "4218-byte frames, bsize 2048");
+	ROCE_TEST_ASSERT(roce_test_logged_since(pos, "net_memif buffers of 2048 bytes (vdev "
+						"argument bsize)") &&
+			 roce_test_logged_since(pos, "set bsize=4218 or more"),
+			 "refusal names bsize and the size it needs");
+	return 0;
+}
+
+/* An unchecked MTU past what memif reports is taken, and the log says what was not asked. */
+static int
+test_unchecked_mtu_noted(void)
+{
+	struct rte_roce_port_conf conf = { .mtu = 4200, .mtu_unchecked = true };
+	size_t pos = roce_test_log_pos();
+	struct rte_roce_port_info info;
+	struct rte_roce_port *p;
+	int ret;
+
+	p = roce_test_port(eth_big, &conf, NULL);
+	ROCE_TEST_ASSERT(p != NULL, "MTU 4200 with bsize %u", BIG_BSIZE);
+	ret = rte_roce_port_info_get(p, &info);
+	rte_roce_port_destroy(p);
+	ROCE_TEST_ASSERT(ret == 0 && info.ib_mtu == 4096, "IB MTU 4096");
+	ROCE_TEST_ASSERT(roce_test_logged_since(pos, "mtu_unchecked: MTU 4200 (frames of 4218 "
+						"bytes) taken without the PMD") &&
+			 roce_test_logged_since(pos, "max_rx_pktlen 1518"),
+			 "the bypassed limit is logged");
+	return 0;
+}
 
 static int
 test_link_up(void)
@@ -123,6 +163,8 @@ test_roce_both_ways(void)
 }
 
 static const struct roce_test_case cases[] = {
+	{ "memif_bsize_below_frame_refused", test_bsize_below_frame },
+	{ "memif_unchecked_mtu_noted", test_unchecked_mtu_noted },
 	{ "memif_link_up_in_one_process", test_link_up },
 	{ "memif_resolve_both_ways", test_resolve_both_ways },
 	{ "memif_roce_both_ways", test_roce_both_ways },
@@ -131,9 +173,9 @@ static const struct roce_test_case cases[] = {
 int
 main(int argc, char **argv)
 {
-	char sname[RTE_ETH_NAME_MAX_LEN], cname[RTE_ETH_NAME_MAX_LEN];
-	char server[VDEV_ARGS_LEN], client[VDEV_ARGS_LEN];
-	const char *args[] = { "--vdev", server, "--vdev", client, NULL };
+	char sname[RTE_ETH_NAME_MAX_LEN], cname[RTE_ETH_NAME_MAX_LEN], bname[RTE_ETH_NAME_MAX_LEN];
+	char server[VDEV_ARGS_LEN], client[VDEV_ARGS_LEN], big[VDEV_ARGS_LEN];
+	const char *args[] = { "--vdev", server, "--vdev", client, "--vdev", big, NULL };
 	int ret;
 
 	RTE_SET_USED(argc);
@@ -144,15 +186,21 @@ main(int argc, char **argv)
 		 getpid());
 	snprintf(client, sizeof(client), "%s,role=client,id=1,socket=/roce-test-%d.sock", cname,
 		 getpid());
+	/* A server alone (no client comes) with big buffers. */
+	snprintf(bname, sizeof(bname), "net_memif_b%d", getpid());
+	snprintf(big, sizeof(big), "%s,role=server,id=2,bsize=%u,socket=/roce-test-b%d.sock",
+		 bname, BIG_BSIZE, getpid());
 	if (roce_test_eal_init(argv[0], args) != 0 || roce_test_mbuf_pool() == NULL ||
 	    rte_eth_dev_get_port_by_name(sname, &eth_server) != 0 ||
-	    rte_eth_dev_get_port_by_name(cname, &eth_client) != 0)
+	    rte_eth_dev_get_port_by_name(cname, &eth_client) != 0 ||
+	    rte_eth_dev_get_port_by_name(bname, &eth_big) != 0 || roce_test_log_capture() != 0)
 		return 1;
 	ret = roce_test_run(cases, RTE_DIM(cases));
 	/* Before the ports stop: no memif handler may run during the teardown. */
 	pp_intr_park(PP_INTR_PARK_TIMEOUT_MS);
 	rte_roce_port_destroy(a);
 	rte_roce_port_destroy(b);
+	roce_test_log_release();
 	pp_eal_fini();
 	return ret;
 }

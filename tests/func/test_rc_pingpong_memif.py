@@ -25,9 +25,11 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 from pp_memif import (CLIENT_IP, CLIENT_IP6, PREFIX, PREFIX6, RE_ADDR, RE_BW, RE_LAT, REFUSE_S,
-                      SERVER_IP, SERVER_IP6, check, free_tcp_port, refused, run_cases)
+                      SERVER_IP, SERVER_IP6, STARTUP_S, Proc, check, free_tcp_port, refused,
+                      run_cases)
 
 
 def parse_run(proc):
@@ -47,12 +49,12 @@ def parse_run(proc):
     return found
 
 
-def check_success(h, size, iters, opts, results, v6=False, client_opts=()):
+def check_success(h, size, iters, opts, results, v6=False, client_opts=(), vdev_args=""):
     ips = (SERVER_IP6 + PREFIX6, CLIENT_IP6 + PREFIX6) if v6 else \
         (SERVER_IP + PREFIX, CLIENT_IP + PREFIX)
     gids = (SERVER_IP6, CLIENT_IP6) if v6 else ("::ffff:" + SERVER_IP, "::ffff:" + CLIENT_IP)
     src, crc, srv, cli = h.pair(["-s", str(size), "-n", str(iters)] + opts, ips=ips,
-                                client_opts=list(client_opts))
+                                client_opts=list(client_opts), vdev_args=vdev_args)
     detail = "\n[server]\n%s\n[client]\n%s" % (srv.text(), cli.text() if cli else "")
     check(src == 0 and crc == 0, "exit statuses server %s client %s%s" % (src, crc, detail))
     s, c = parse_run(srv), parse_run(cli)
@@ -73,10 +75,43 @@ def check_success(h, size, iters, opts, results, v6=False, client_opts=()):
     return srv, cli
 
 
-def case_size(size, iters, opts=(), v6=False):
+def case_size(size, iters, opts=(), v6=False, vdev_args=""):
     def run(h, results):
-        check_success(h, size, iters, list(opts), results, v6)
+        check_success(h, size, iters, list(opts), results, v6, vdev_args=vdev_args)
     return run
+
+
+# IB MTU 4096 over memif: an Ethernet MTU of 4176 (4096 + 80, rxe's rule), which
+# memif carries but does not report, and buffers that hold a whole frame of it
+# (4176 + 18 bytes): a frame chained over two memif buffers may be lost.
+MTU4096_OPTS = ["-m", "4096", "--eth-mtu", "4176", "--mtu-unchecked"]
+MTU4096_VDEV = ",bsize=8192"
+
+
+def case_peer_dies(h, results):
+    """The client is killed mid-run: the server notices its link go down and exits non-zero."""
+    h.runs += 1
+    port = free_tcp_port()
+    opts = ["-p", str(port), "-s", "1024", "-n", "100000000"]
+    srv = Proc(h.argv("server", SERVER_IP + PREFIX, opts))
+    cli = None
+    try:
+        check(srv.wait_line(r"^  local address:", STARTUP_S), "server up:\n%s" % srv.text())
+        cli = Proc(h.argv("client", CLIENT_IP + PREFIX, opts, "127.0.0.1"))
+        check(cli.wait_line(r"^  remote address:", STARTUP_S), "client ran:\n%s" % cli.text())
+        time.sleep(0.5)
+        cli.kill()
+        start = time.monotonic()
+        rc = srv.finish(REFUSE_S)
+        secs = time.monotonic() - start
+    finally:
+        srv.kill()
+        if cli is not None:
+            cli.kill()
+    check(rc not in (0, None), "server exit status %s after %.1f s" % (rc, secs))
+    check(re.search(r"Link of ethdev 0 went down: the peer left", srv.text()),
+          "server says why:\n%s" % srv.text())
+    results.append("server left %.1f s after its peer was killed" % secs)
 
 
 def write_config(h, text):
@@ -151,8 +186,10 @@ def case_mtu_above_port(h, results):
     src, crc, srv, cli = h.pair(["-m", "4096", "-n", "1"], timeout=REFUSE_S)
     check(src not in (0, None) and crc not in (0, None),
           "exit statuses server %s client %s" % (src, crc))
-    check(re.search(r"Failed to modify QP to RTR", srv.text()),
-          "server says why:\n%s" % srv.text())
+    check(re.search(r"Failed to modify QP to RTR", srv.text()) and
+          re.search(r"path_mtu 4096 is above the port's IB MTU 1024 \(Ethernet MTU 1500.*"
+                    r"rte_roce_port_conf::mtu\) to at least 4176", srv.text()),
+          "server says why, naming the MTU to set:\n%s" % srv.text())
     check(cli.text() != "" and re.search(r"remote address", cli.text()),
           "client says the exchange failed:\n%s" % cli.text())
 
@@ -253,6 +290,19 @@ def cases_for(t):
             ("memif_mtu_512_rx_depth_2", case_size(8192, 200, ["-m", "512", "-r", "2"])),
             ("memif_mtu_above_port_refused", case_mtu_above_port),
             ("bad_mtu_usage", refused(["-m", "1000"], r"Usage")),
+            ("memif_mtu_4096_size_65536",
+             case_size(65536, 200, MTU4096_OPTS, vdev_args=MTU4096_VDEV)),
+            ("memif_mtu_4096_size_1MiB",
+             case_size(1 << 20, 100, MTU4096_OPTS, vdev_args=MTU4096_VDEV)),
+            ("memif_mtu_4096_ipv6_size_1MiB",
+             case_size(1 << 20, 20, MTU4096_OPTS, v6=True, vdev_args=MTU4096_VDEV)),
+            ("memif_mtu_4096_bsize_below_frame_refused",
+             refused(MTU4096_OPTS, r"net_memif buffers of 4096 bytes \(vdev argument bsize\).*"
+                     r"set bsize=4194 or more", vdev_args=",bsize=4096")),
+            ("memif_mtu_4096_mbuf_size_below_frame_refused",
+             refused(MTU4096_OPTS + ["--mbuf-size", "4224"],
+                     r"hold 4096 bytes after the headroom, a frame at MTU 4176 takes 4194.*"
+                     r"rte_roce_port_conf::pool", vdev_args=MTU4096_VDEV)),
         ]
     if t == "rc":
         cases += [
@@ -273,8 +323,11 @@ def cases_for(t):
         ("empty_gid_refused", refused(["-g", "9"], r"can't read sgid of index 9")),
         ("bad_port_usage", refused(["-p", "70000"], r"Usage")),
         ("bad_eth_mtu_usage", refused(["--eth-mtu", "10"], r"Usage")),
+        # memif cannot set an MTU; frames at 2000 would fit its 2048-byte buffers.
         ("memif_eth_mtu_refused",
-         refused(["--eth-mtu", "4200"], r"Couldn't create a RoCE port on ethdev 0")),
+         refused(["--eth-mtu", "2000"], r"MTU 2000 refused by the PMD.*mtu_unchecked(.|\n)*"
+                 r"Couldn't create a RoCE port on ethdev 0")),
+        ("memif_server_exits_when_client_dies", case_peer_dies),
     ]
     return [(t + "_pingpong_" + name, fn) for name, fn in cases]
 

@@ -262,7 +262,7 @@ def two_process_case(perf, sock, n, test, size, iters, extra, lcores=None):
             '-p', port, '--verify'] + extra
     srv = subprocess.Popen([perf] + EAL + (['--lcores', lcores] if lcores else ['-l', '0']) +
                            ['--file-prefix', 'tps%s' % port,
-                            '--vdev', 'net_memif0,role=server,socket=%s,bsize=4096' % sock,
+                            '--vdev', 'net_memif0,role=server,socket=%s,bsize=8192' % sock,
                             '--', '--ip', '198.18.1.2/24'] + args,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # The server listens once its EAL and device are up: under load that may
@@ -271,7 +271,7 @@ def two_process_case(perf, sock, n, test, size, iters, extra, lcores=None):
         time.sleep(1)
         cli = run(perf, ['--ip', '198.18.1.1/24'] + args + ['127.0.0.1'], lcore='1',
                   prefix='tpc%s' % port, lcores=lcores,
-                  vdev='net_memif0,role=client,socket=%s,bsize=4096' % sock)
+                  vdev='net_memif0,role=client,socket=%s,bsize=8192' % sock)
         if 'Connection refused' not in cli.stderr:
             break
     try:

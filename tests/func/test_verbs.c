@@ -41,9 +41,6 @@
 
 static struct roce_test_pair pair;
 static struct rte_roce_port *port_a, *port_b;
-static FILE *log_stream;
-static char *log_buf;
-static size_t log_len;
 
 /* One device with a PD, a CQ and an RC QP; most cases start from it. */
 struct fx {
@@ -52,14 +49,6 @@ struct fx {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 };
-
-/* Bytes the library has logged so far (the log goes to a memory stream). */
-static size_t
-log_pos(void)
-{
-	fflush(log_stream);
-	return log_len;
-}
 
 static int
 fx_open(struct fx *f, const struct rte_roce_dev_conf *conf)
@@ -274,20 +263,20 @@ test_device_misuse(void)
 
 	rte_errno = 0;
 	ROCE_TEST_ASSERT(rte_roce_open_device(NULL, NULL) == NULL && rte_errno == EINVAL, "NULL");
-	pos = log_pos();
+	pos = roce_test_log_pos();
 	rte_errno = 0;
 	ROCE_TEST_ASSERT(rte_roce_open_device(port_a, &conf) == NULL && rte_errno == EINVAL,
 			 "max_qp above the limit");
-	ROCE_TEST_ASSERT(log_pos() > pos, "refusal logged");
+	ROCE_TEST_ASSERT(roce_test_log_pos() > pos, "refusal logged");
 	conf = (struct rte_roce_dev_conf){ .max_qp_rd_atom = RTE_ROCE_DEV_MAX_RD_ATOM_MAX + 1 };
 	ROCE_TEST_ASSERT(rte_roce_open_device(port_a, &conf) == NULL && rte_errno == EINVAL,
 			 "max_qp_rd_atom above the limit");
 	conf = (struct rte_roce_dev_conf){ .max_sge = RTE_ROCE_DEV_MAX_SGE_MAX + 1 };
 	ROCE_TEST_ASSERT(rte_roce_open_device(port_a, &conf) == NULL && rte_errno == EINVAL,
 			 "max_sge above the limit");
-	pos = log_pos();
+	pos = roce_test_log_pos();
 	ROCE_TEST_ASSERT_EQ(rte_roce_close_device(NULL), -EINVAL, "close NULL");
-	ROCE_TEST_ASSERT(log_pos() > pos, "NULL refusal logged");
+	ROCE_TEST_ASSERT(roce_test_log_pos() > pos, "NULL refusal logged");
 	ROCE_TEST_ASSERT_EQ(rte_roce_poll(NULL), -EINVAL, "poll NULL");
 	if (fx_open(&f, NULL) != 0)
 		return -1;
@@ -399,11 +388,11 @@ test_mr_reg_misuse(void)
 	rte_errno = 0;
 	ROCE_TEST_ASSERT(rte_roce_reg_mr(pd, buf, 1, IBV_ACCESS_MW_BIND) == NULL &&
 			 rte_errno == EINVAL, "unsupported access");
-	pos = log_pos();
+	pos = roce_test_log_pos();
 	rte_errno = 0;
 	ROCE_TEST_ASSERT(rte_roce_reg_mr(pd, buf, 1, IBV_ACCESS_REMOTE_WRITE) == NULL &&
 			 rte_errno == EINVAL, "REMOTE_WRITE without LOCAL_WRITE");
-	ROCE_TEST_ASSERT(log_pos() > pos, "logged");
+	ROCE_TEST_ASSERT(roce_test_log_pos() > pos, "logged");
 	rte_errno = 0;
 	ROCE_TEST_ASSERT(rte_roce_reg_mr(pd, buf, 1, IBV_ACCESS_REMOTE_ATOMIC) == NULL &&
 			 rte_errno == EINVAL, "REMOTE_ATOMIC without LOCAL_WRITE");
@@ -764,11 +753,11 @@ static int
 expect_refused(struct ibv_qp *qp, enum ibv_qp_state next, int mask, const char *why)
 {
 	enum ibv_qp_state cur = qp->state;
-	size_t pos = log_pos();
+	size_t pos = roce_test_log_pos();
 
 	ROCE_TEST_ASSERT_EQ(modify(qp, next, mask), -EINVAL, "%d -> %d mask 0x%x: %s",
 			    cur, next, mask, why);
-	ROCE_TEST_ASSERT(log_pos() > pos, "%d -> %d mask 0x%x refused without a log line",
+	ROCE_TEST_ASSERT(roce_test_log_pos() > pos, "%d -> %d mask 0x%x refused without a log line",
 			 cur, next, mask);
 	ROCE_TEST_ASSERT_EQ(qp->state, cur, "state unchanged after refusal");
 	return 0;
@@ -860,13 +849,13 @@ bad_value(struct ibv_qp *qp, enum ibv_qp_state next, int mask,
 {
 	enum ibv_qp_state cur = qp->state;
 	struct ibv_qp_attr a;
-	size_t pos = log_pos();
+	size_t pos = roce_test_log_pos();
 
 	good_attr(&a, next);
 	a.cur_qp_state = cur;
 	edit(&a);
 	ROCE_TEST_ASSERT_EQ(rte_roce_modify_qp(qp, &a, mask), -EINVAL, "%s", why);
-	ROCE_TEST_ASSERT(log_pos() > pos, "%s: not logged", why);
+	ROCE_TEST_ASSERT(roce_test_log_pos() > pos, "%s: not logged", why);
 	ROCE_TEST_ASSERT_EQ(qp->state, cur, "state unchanged");
 	return 0;
 }
@@ -913,6 +902,7 @@ test_qp_values(void)
 {
 	struct ibv_qp_attr qa;
 	struct ibv_qp_init_attr qi;
+	size_t pos;
 	struct fx f;
 
 	if (fx_open(&f, NULL) != 0 || drive_to(f.qp, IBV_QPS_RESET) != 0)
@@ -923,9 +913,16 @@ test_qp_values(void)
 		return -1;
 	if (drive_to(f.qp, IBV_QPS_INIT) != 0)
 		return -1;
+	pos = roce_test_log_pos();
+	if (bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, mtu4096, "path MTU above the port's"))
+		return -1;
+	/* The port runs at Ethernet MTU 1500: IB MTU 1024, 4096 needs 4176. */
+	ROCE_TEST_ASSERT(roce_test_logged_since(pos, "path_mtu 4096 is above the port's IB MTU "
+						"1024 (Ethernet MTU 1500") &&
+			 roce_test_logged_since(pos, "rte_roce_port_conf::mtu) to at least 4176"),
+			 "the refusal names the port's MTU and what it needs");
 	if (bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, mtu0, "path MTU 0") ||
 	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, mtu6, "path MTU 6") ||
-	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, mtu4096, "path MTU above the port's") ||
 	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, rq_psn, "rq_psn 2^24") ||
 	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, dqpn, "dest QPN 2^24") ||
 	    bad_value(f.qp, IBV_QPS_RTR, RTR_MASK, dest_rd, "max_dest_rd_atomic 17") ||
@@ -1022,9 +1019,9 @@ test_post_send_misuse(void)
 	wr.num_sge = 1;
 	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(NULL, &wr, &bad), -EINVAL, "NULL qp");
 	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(f.qp, NULL, &bad), -EINVAL, "NULL wr");
-	pos = log_pos();
+	pos = roce_test_log_pos();
 	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(f.qp, &wr, NULL), -EINVAL, "NULL bad_wr");
-	ROCE_TEST_ASSERT(log_pos() > pos, "NULL refusal logged");
+	ROCE_TEST_ASSERT(roce_test_log_pos() > pos, "NULL refusal logged");
 	/* RESET, INIT, RTR refuse. */
 	bad = NULL;
 	ROCE_TEST_ASSERT(rte_roce_post_send(f.qp, &wr, &bad) == -EINVAL && bad == &wr, "RESET");
@@ -1041,10 +1038,10 @@ test_post_send_misuse(void)
 		struct ibv_send_wr w = wr;					\
 		edit;								\
 		bad = NULL;							\
-		pos = log_pos();						\
+		pos = roce_test_log_pos();						\
 		ROCE_TEST_ASSERT(rte_roce_post_send(f.qp, &w, &bad) == -EINVAL &&	\
 				 bad == &w, why);				\
-		ROCE_TEST_ASSERT(log_pos() > pos, why ": not logged");		\
+		ROCE_TEST_ASSERT(roce_test_log_pos() > pos, why ": not logged");		\
 		ROCE_TEST_ASSERT_EQ(rqp->sq.prod, prod, why ": nothing posted");	\
 	} while (0)
 	SEND_FAILS(w.opcode = IBV_WR_LOCAL_INV, "LOCAL_INV");
@@ -1510,14 +1507,11 @@ main(int argc, char **argv)
 	if (port_a == NULL || port_b == NULL)
 		return 1;
 	/* Refusals are logged: capture the log to check that each one says why. */
-	log_stream = open_memstream(&log_buf, &log_len);
-	if (log_stream == NULL || rte_openlog_stream(log_stream) != 0)
+	if (roce_test_log_capture() != 0)
 		return 1;
 	rc = roce_test_run(cases, RTE_DIM(cases));
 	roce_test_pair_drain(&pair);
-	rte_openlog_stream(NULL);
-	fclose(log_stream);
-	free(log_buf);
+	roce_test_log_release();
 	rte_roce_port_destroy(port_a);
 	rte_roce_port_destroy(port_b);
 	return rc;

@@ -151,7 +151,7 @@ test_config_example(void)
 	ROCE_TEST_ASSERT(a != NULL && b != NULL, "ports by name");
 	ROCE_TEST_ASSERT(rte_roce_config_port_find(&cfg, "c") == NULL && rte_errno == ENOENT, "no c");
 	ROCE_TEST_ASSERT(rte_roce_config_port_find(NULL, "a") == NULL && rte_errno == EINVAL, "NULL");
-	ROCE_TEST_ASSERT(strcmp(a->dev, "net_memif0,role=server,socket=/tmp/roce-a.sock") == 0,
+	ROCE_TEST_ASSERT(strcmp(a->dev, "net_memif0,role=server,socket=/tmp/roce-a.sock,bsize=8192") == 0,
 			 "dev %s", a->dev);
 	rte_roce_gid_parse("fd00::1", &gid);
 	ROCE_TEST_ASSERT(a->nb_addrs == 2 && a->prefix_len[0] == 24 && a->prefix_len[1] == 64 &&
