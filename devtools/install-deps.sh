@@ -6,11 +6,15 @@ set -euo pipefail
 packages=(
 	gcc g++ pkg-config meson ninja-build python3 git
 	libdpdk-dev libnuma-dev libibverbs-dev libisal-dev
+	libpcap-dev	# roce_dump reads pcap and pcapng, compiles BPF filters
 	dpdk-dev	# func suite: dpdk-telemetry.py (telemetry), dpdk-dumpcap (pdump)
 	clang libclang-rt-14-dev
 	llvm-14		# llvm-symbolizer: sanitizer reports name functions, so suppressions match
 	valgrind	# bench suite: callgrind instruction counts (roce_perf)
+	ibverbs-utils	# func suite: unmodified ibv_devices, ibv_devinfo, ibv_*_pingpong (verbs_preload)
+	perftest	# unmodified ib_write_bw & co. through librte_roce_verbs (doc/verbs-abi.md)
 	iproute2	# func suite: lanes_af_packet makes a veth pair with ip(8)
+	python3-yaml python3-kubernetes	# unit k8s_manifests: the Kubernetes API schemas
 )
 
 # shellcheck source=devtools/lib-install.sh

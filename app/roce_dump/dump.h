@@ -18,12 +18,13 @@
 
 #include "dump_json.h"
 #include "dump_mad.h"
+#include "dump_read.h"
 
 /* Exit statuses; with several files the worst (largest) one wins. */
 enum dump_exit {
 	DUMP_EXIT_OK = 0,		/* every RoCEv2 frame well formed, ICRC good */
 	DUMP_EXIT_BAD_FRAMES = 1,	/* a malformed frame or a bad ICRC */
-	DUMP_EXIT_UNUSABLE = 2,		/* usage error, or a file not readable as pcap */
+	DUMP_EXIT_UNUSABLE = 2,		/* usage error, bad filter, or an unusable capture */
 };
 
 struct dump_opts {
@@ -71,6 +72,7 @@ enum dump_aeth_kind {
 
 /* Counters of one capture file. */
 struct dump_stats {
+	struct dump_read_counts read;	/* what was not decoded, and why */
 	uint64_t frames;
 	uint64_t non_roce;
 	uint64_t snapped;	/* RoCEv2 frames cut by the capture's snaplen */
@@ -95,8 +97,7 @@ void dump_classify(const uint8_t *frame, uint32_t len, struct dump_flow *df);
 enum dump_aeth_kind dump_aeth_kind(uint8_t syndrome);
 const char *dump_aeth_kind_name(enum dump_aeth_kind kind);
 void dump_frame(const struct dump_opts *opts, struct dump_stats *st,
-		uint64_t index, uint64_t ts_ns, const uint8_t *frame,
-		uint32_t caplen, uint32_t origlen);
+		const struct dump_record *rec);
 
 /* dump_summary.c */
 void dump_summary_text(FILE *out, const char *path, const struct dump_stats *st);

@@ -135,27 +135,26 @@ dump_roce(const struct dump_opts *opts, struct dump_stats *st,
 	has_mad = decode_mad(frame, &pkt, &mad);
 	count_roce(st, &pkt, has_mad ? &mad : NULL);
 	if (!opts->json)
-		dump_print_roce(line, opts->verbose, frame, &pkt, icrc_ok,
+		dump_print_roce(line, frame, &pkt, icrc_ok,
 				has_mad ? &mad : NULL);
 }
 
 void
 dump_frame(const struct dump_opts *opts, struct dump_stats *st,
-	   uint64_t index, uint64_t ts_ns, const uint8_t *frame,
-	   uint32_t caplen, uint32_t origlen)
+	   const struct dump_record *rec)
 {
 	struct dump_flow df;
 	struct dump_line line = {
-		.out = stdout, .index = index, .ts_ns = ts_ns, .df = &df,
+		.out = stdout, .rec = rec, .df = &df, .verbose = opts->verbose,
 	};
 
 	st->frames++;
-	dump_classify(frame, caplen, &df);
+	dump_classify(rec->frame, rec->caplen, &df);
 	if (df.cls == DUMP_CLASS_ROCE) {
-		dump_roce(opts, st, &line, frame, caplen, origlen);
+		dump_roce(opts, st, &line, rec->frame, rec->caplen, rec->origlen);
 		return;
 	}
 	st->non_roce++;
 	if (!opts->json)
-		dump_print_other(&line, caplen);
+		dump_print_other(&line, rec->caplen);
 }

@@ -47,8 +47,8 @@ print_prefix(const struct dump_line *line)
 {
 	const struct dump_flow *df = line->df;
 
-	fprintf(line->out, "%" PRIu64 " %" PRIu64 ".%09" PRIu64, line->index,
-		line->ts_ns / NS_PER_S, line->ts_ns % NS_PER_S);
+	fprintf(line->out, "%" PRIu64 " %" PRIu64 ".%09" PRIu64, line->rec->index,
+		line->rec->ts_ns / NS_PER_S, line->rec->ts_ns % NS_PER_S);
 	if (df->cls == DUMP_CLASS_L2)
 		return;
 	fprintf(line->out, " %s ", df->ipv6 ? "IPv6" : "IPv4");
@@ -92,6 +92,22 @@ print_icmp_type(FILE *out, const struct dump_flow *df)
 	fprintf(out, " type %u", df->icmp_type);
 }
 
+/* -v: "\tinterface 1 dpdk:1 (vdev-net_memif0)", for frames of a pcapng capture. */
+static void
+print_interface(const struct dump_line *line)
+{
+	const struct dump_record *rec = line->rec;
+
+	if (line->verbose == 0 || rec->ifindex < 0)
+		return;
+	fprintf(line->out, "\tinterface %" PRId64, rec->ifindex);
+	if (rec->ifname != NULL)
+		fprintf(line->out, " %s", rec->ifname);
+	if (rec->ifdescr != NULL)
+		fprintf(line->out, " (%s)", rec->ifdescr);
+	fputc('\n', line->out);
+}
+
 void
 dump_print_other(const struct dump_line *line, uint32_t caplen)
 {
@@ -113,6 +129,7 @@ dump_print_other(const struct dump_line *line, uint32_t caplen)
 		fprintf(line->out, " ethertype 0x%04x", df->ether_type);
 	}
 	fprintf(line->out, ", length %u, not RoCEv2\n", caplen);
+	print_interface(line);
 }
 
 void
@@ -122,6 +139,7 @@ dump_print_snapped(const struct dump_line *line, uint32_t caplen,
 	print_prefix(line);
 	fprintf(line->out, " RoCEv2 cut by the capture (%u of %u bytes), not checked\n",
 		caplen, origlen);
+	print_interface(line);
 }
 
 void
@@ -131,6 +149,7 @@ dump_print_malformed(const struct dump_line *line,
 	print_prefix(line);
 	fprintf(line->out, " RoCEv2 MALFORMED %s\n",
 		rte_roce_drop_reason_name(reason));
+	print_interface(line);
 }
 
 /* "ACK credit 31", "NAK psn_sequence_error", "RNR NAK timer 12 (640 us)". */
@@ -263,7 +282,7 @@ print_detail(FILE *out, const uint8_t *frame, const struct rte_roce_pkt *pkt)
 }
 
 void
-dump_print_roce(const struct dump_line *line, unsigned int verbose,
+dump_print_roce(const struct dump_line *line,
 		const uint8_t *frame, const struct rte_roce_pkt *pkt,
 		bool icrc_ok, const struct dump_mad *mad)
 {
@@ -283,8 +302,9 @@ dump_print_roce(const struct dump_line *line, unsigned int verbose,
 	if (mad != NULL)
 		dump_mad_print_brief(out, mad);
 	fputs(icrc_ok ? " icrc ok\n" : " ICRC BAD\n", out);
-	if (verbose == 0)
+	if (line->verbose == 0)
 		return;
+	print_interface(line);
 	print_detail(out, frame, pkt);
 	if (mad != NULL)
 		dump_mad_print_detail(out, mad);

@@ -6,7 +6,7 @@
 /*
  * Text output, one line per frame, tcpdump-like:
  *   INDEX SEC.NSEC IPv4 SRC.SPORT > DST.DPORT: OPCODE qp QPN psn PSN ... icrc ok
- * With -v, tab-indented lines follow with every header field.
+ * With -v, tab-indented lines follow: the pcapng interface, every header field.
  */
 
 #include <stdbool.h>
@@ -21,9 +21,9 @@
 /* What starts every line of a frame. */
 struct dump_line {
 	FILE *out;
-	uint64_t index;			/* 1-based, as in Wireshark */
-	uint64_t ts_ns;			/* capture time, ns since the epoch */
+	const struct dump_record *rec;	/* index (1-based, as in Wireshark), time, interface */
 	const struct dump_flow *df;
+	unsigned int verbose;		/* -v: detail lines, the pcapng interface first */
 };
 
 /* A frame that is not RoCEv2: one short line. */
@@ -38,7 +38,7 @@ void dump_print_malformed(const struct dump_line *line,
 			  enum rte_roce_drop_reason reason);
 
 /* A parsed RoCEv2 frame; mad is NULL unless it carries a QP1 MAD. */
-void dump_print_roce(const struct dump_line *line, unsigned int verbose,
+void dump_print_roce(const struct dump_line *line,
 		     const uint8_t *frame, const struct rte_roce_pkt *pkt,
 		     bool icrc_ok, const struct dump_mad *mad);
 

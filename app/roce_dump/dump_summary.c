@@ -60,6 +60,13 @@ dump_summary_text(FILE *out, const char *path, const struct dump_stats *st)
 		st->malformed, st->non_roce);
 	if (st->snapped != 0)
 		fprintf(out, ", %" PRIu64 " cut by snaplen", st->snapped);
+	if (st->read.skipped != 0)
+		fprintf(out, ", %" PRIu64 " skipped (interface not Ethernet)", st->read.skipped);
+	if (st->read.filtered != 0)
+		fprintf(out, ", %" PRIu64 " not matching the filter", st->read.filtered);
+	if (st->read.unknown_blocks != 0)
+		fprintf(out, ", %" PRIu64 " pcapng blocks of unknown type skipped",
+			st->read.unknown_blocks);
 	fputc('\n', out);
 	text_counters(out, path, "malformed", st->drops, RTE_DIM(st->drops),
 		      drop_name);
@@ -110,6 +117,11 @@ dump_summary_json(struct dump_json *js, const char *path,
 		dump_json_member_string(js, "error", error);
 	/* A file that could not be opened has no counters at all. */
 	if (st != NULL) {
+		dump_json_member_string(js, "format", st->read.pcapng ? "pcapng" : "pcap");
+		dump_json_member_u64(js, "interfaces", st->read.interfaces);
+		dump_json_member_u64(js, "skipped", st->read.skipped);
+		dump_json_member_u64(js, "filtered", st->read.filtered);
+		dump_json_member_u64(js, "unknown_blocks", st->read.unknown_blocks);
 		dump_json_member_u64(js, "frames", st->frames);
 		dump_json_member_u64(js, "roce", st->roce);
 		dump_json_member_u64(js, "non_roce", st->non_roce);

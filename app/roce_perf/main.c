@@ -28,6 +28,7 @@
 #include <rte_roce_verbs.h>
 
 #include "perf.h"
+#include "pp_oob.h"
 #include "pp_port.h"
 
 #define PERF_RING_SIZE 1024
@@ -568,6 +569,8 @@ perf_main(const struct perf_opts *o)
 
 	n = perf_sizes(o, sizes);
 	ret = perf_setup(&r, side, sizes[n - 1]);
+	if (ret == -ENOMEM)
+		perf_explain_nomem(o);
 	if (ret == 0)
 		perf_print_header(o, &side[0]);
 	for (i = 0; i < n && ret == 0; i++) {
@@ -584,6 +587,9 @@ perf_main(const struct perf_opts *o)
 			perf_print_json(o, &res);
 		}
 	}
+	/* SIGTERM or SIGINT: a clean stop, not a failure (doc/deploy.md) */
+	if (pp_stop_requested)
+		ret = perf_stop(&r, side, RTE_DIM(side));
 	if (ret == 0 && !o->json)
 		printf("%s\n", PERF_LINE);
 	/*
@@ -593,7 +599,7 @@ perf_main(const struct perf_opts *o)
 	 */
 	pp_intr_park(PP_INTR_PARK_TIMEOUT_MS);
 	if (r.oob >= 0)
-		perf_oob_close(r.oob, r.cli != NULL, perf_sync_close(o));
+		perf_oob_close(r.oob, r.cli != NULL, perf_sync_close(o) && !pp_stop_requested);
 	/* Stopped here to learn whether the file was written; destroy would stop it silently. */
 	if (side[0].capture) {
 		stop = rte_roce_port_capture_stop(side[0].port);
@@ -617,6 +623,9 @@ main(int argc, char **argv)
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
 		fprintf(stderr, "roce_perf: EAL init failed: %s\n", rte_strerror(rte_errno));
+		/* 22.11 says EACCES when no hugepage is free, ENOMEM when they do not suffice */
+		if (rte_errno == EACCES || rte_errno == ENOMEM)
+			perf_explain_nomem(NULL);
 		return 1;
 	}
 	argc -= ret;
@@ -628,6 +637,8 @@ main(int argc, char **argv)
 	 * (rte_roce_pdump_enable() logs why at INFO). Undone once the ports
 	 * are stopped, before the EAL goes.
 	 */
+	if (ret == 0)
+		ret = pp_oob_stop_on_signals();
 	if (ret == 0 && !o.no_pdump)
 		pdump = rte_roce_pdump_enable() == 0;
 	if (ret == 0) {

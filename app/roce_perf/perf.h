@@ -209,6 +209,12 @@ bool perf_sync_before(const struct perf_opts *o, bool first);
 bool perf_sync_after(const struct perf_opts *o);
 bool perf_sync_close(const struct perf_opts *o);
 unsigned int perf_progress(struct perf_run *r);
+/*
+ * After SIGTERM or SIGINT: every QP of the nb_sides sides to the Error
+ * state, the flushed work requests polled, a line per side and its counters
+ * printed. 0, or -EIO when a QP refused the Error state.
+ */
+int perf_stop(struct perf_run *r, struct perf_side *side, unsigned int nb_sides);
 
 /* perf_base.c */
 int perf_base_loopback(struct perf_run *r, uint32_t frame_len, struct perf_baseline *b);
@@ -240,9 +246,22 @@ int perf_dest_parse(const char msg[PERF_DEST_MSG_LEN], struct perf_dest *d);
 int perf_oob_report(int fd, bool client, struct perf_result *res);
 void perf_oob_close(int fd, bool client, bool records);
 
+/*
+ * perf_memory.c: after an allocation failed (o), or when the EAL found no
+ * hugepages (o NULL: before the options are read), print what the EAL had,
+ * what the kernel and the hugetlbfs mounts have left, what the run needs and
+ * what to change. The figures, measured with the defaults over memif in
+ * containers (doc/deploy.md, "Sizing"): the EAL and the PMD's state, and one
+ * end (its port's mbuf pool and its device), in MiB of 2 MiB pages.
+ */
+#define PERF_EAL_MIB 4
+#define PERF_SIDE_MIB 8
+void perf_explain_nomem(const struct perf_opts *o);
+
 /* perf_out.c */
 void perf_print_header(const struct perf_opts *o, const struct perf_side *s);
 void perf_print_row(const struct perf_opts *o, const struct perf_result *res);
+void perf_print_counters(const struct perf_result *r, const char *const *side);
 void perf_print_json(const struct perf_opts *o, const struct perf_result *res);
 const char *perf_test_name(enum perf_test t);
 

@@ -10,6 +10,8 @@
 
 #include "perf.h"
 
+/* The devices of a result, in order: the client's, then the server's. */
+static const char *const perf_roles[] = { "requester", "responder" };
 
 const char *
 perf_test_name(enum perf_test t)
@@ -44,11 +46,10 @@ perf_print_header(const struct perf_opts *o, const struct perf_side *s)
 	fflush(stdout);	/* before the progress lines on stderr */
 }
 
-/* One line per device: its transport counters that moved (port counters are in the JSON). */
-static void
-perf_print_counters(const struct perf_result *r)
+/* One line per device (named side[i]): its transport counters that moved (port counters are in the JSON). */
+void
+perf_print_counters(const struct perf_result *r, const char *const *side)
 {
-	static const char *const side[] = { "requester", "responder" };
 	const char *name;
 	unsigned int i, k;
 
@@ -110,7 +111,7 @@ perf_print_row(const struct perf_opts *o, const struct perf_result *r)
 		printf(" %-6u %-11" PRIu64 " %-14.2f %-14.2f %-16.2f %-14.2f %-15.2f %-23.2f %.2f\n",
 		       r->size, r->msgs, l->min * k, l->max * k, l->p50 * k, l->avg * k,
 		       l->stdev * k, l->p99 * k, l->p999 * k);
-	perf_print_counters(r);
+	perf_print_counters(r, perf_roles);
 	perf_print_lanes(r);
 	if (r->base.done)
 		printf(" raw %u B frames: %.3f Mpps, %.2f Gb/s, RTT p50 %.2f us p99 %.2f us"

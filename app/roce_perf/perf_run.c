@@ -29,8 +29,11 @@
 #endif
 
 #include "perf.h"
+#include "pp_oob.h"
 
 #define PERF_WC_BURST 32
+#define PERF_FLUSH_QUIET_MS 20	/* no flushed completion for this long: all are in */
+#define PERF_FLUSH_MAX_MS 300	/* so that a stop takes well under a second */
 #define PERF_POST_LIST_MAX 64
 #define PERF_STALL_S 5			/* no completion for this long: the peer is gone */
 #define PERF_QP_SHIFT 40		/* wr_id = QP index << 40 | sequence */
@@ -520,6 +523,8 @@ perf_bw(struct perf_run *r, uint32_t size, struct perf_result *res)
 			break;
 		if ((++loops & PERF_OOB_CHECK_MASK) != 0)
 			continue;
+		if (pp_stop_requested)
+			return -EINTR;
 		now = rte_rdtsc();
 		if (o->duration_s > 0 && bw.target == UINT64_MAX &&
 		    now - t0 >= (uint64_t)(o->duration_s * hz)) {
@@ -575,6 +580,8 @@ perf_wait_wc(struct perf_run *r, struct ibv_cq *cq, struct ibv_wc *wc, uint32_t 
 		n = rte_roce_poll_cq(cq, 1, wc);
 		if (n == 1)
 			return perf_wc_check(wc, r->cli->name);
+		if (pp_stop_requested)
+			return -EINTR;
 		if (rte_rdtsc() - t0 > PERF_STALL_S * hz) {
 			fprintf(stderr, "roce_perf: no completion for %d s\n", PERF_STALL_S);
 			return -ETIMEDOUT;
@@ -605,6 +612,8 @@ perf_wait_mark(struct perf_run *r, uint32_t size, int mark, uint64_t *verified,
 		if (perf_srv_step(r, size, verified) < 0 || n < 0)
 			return -EIO;
 		*completed += (uint64_t)n;
+		if (pp_stop_requested)
+			return -EINTR;
 		if (rte_rdtsc() - t0 > PERF_STALL_S * hz) {
 			fprintf(stderr, "roce_perf: no echo for %d s\n", PERF_STALL_S);
 			return -ETIMEDOUT;
@@ -870,6 +879,8 @@ perf_serve_size(struct perf_run *r, uint32_t size, bool first, struct perf_resul
 		}
 		if ((++loops & PERF_OOB_CHECK_MASK) != 0 || rte_rdtsc() < next)
 			continue;
+		if (pp_stop_requested)
+			return -EINTR;
 		echoes = o->test == PERF_TEST_WRITE ? r->srv->echo_next[0] - 1 : r->srv->echo_next[0];
 		if (echo && echoes < o->iters)
 			continue;
@@ -892,5 +903,66 @@ perf_serve_size(struct perf_run *r, uint32_t size, bool first, struct perf_resul
 		res->bw_gbps = res->msg_rate_mpps * size * 8 / 1e3;
 		res->bw_peak_gbps = res->bw_gbps;
 	}
+	return ret;
+}
+
+/*
+ * Poll side s's CQs until its flushed work requests stop coming
+ * (PERF_FLUSH_QUIET_MS without one, PERF_FLUSH_MAX_MS at most); how many
+ * came.
+ */
+static uint64_t
+perf_flush(struct perf_run *r, struct perf_side *s)
+{
+	const uint64_t hz = rte_get_tsc_hz();
+	uint64_t t0 = rte_rdtsc(), last = t0, now = t0, flushed = 0;
+	struct ibv_wc wc[PERF_WC_BURST];
+	int n;
+
+	while ((now - last) * 1000 < PERF_FLUSH_QUIET_MS * hz &&
+	       (now - t0) * 1000 < PERF_FLUSH_MAX_MS * hz) {
+		perf_progress(r);
+		n = RTE_MAX(perf_poll_cqs(s->scq, s->nb_lanes, PERF_WC_BURST, wc), 0);
+		n += RTE_MAX(perf_poll_cqs(s->rcq, s->nb_lanes, PERF_WC_BURST, wc), 0);
+		now = rte_rdtsc();
+		if (n > 0)
+			last = now;
+		flushed += (uint64_t)n;
+	}
+	return flushed;
+}
+
+int
+perf_stop(struct perf_run *r, struct perf_side *side, unsigned int nb_sides)
+{
+	struct ibv_qp_attr err = { .qp_state = IBV_QPS_ERR };
+	const char *names[2];
+	struct perf_result res = { 0 };
+	struct perf_side *s;
+	unsigned int i, nb_qps;
+	uint32_t q;
+	int ret = 0;
+
+	for (i = 0; i < nb_sides; i++) {
+		s = &side[i];
+		if (s->ctx == NULL || s->scq[0] == NULL)
+			continue;
+		nb_qps = 0;
+		for (q = 0; q < PERF_QPS_MAX; q++) {
+			/* not connected yet: nothing posted, nothing to flush */
+			if (s->qp[q] == NULL || s->qp[q]->state == IBV_QPS_RESET)
+				continue;
+			/* IBA 10.3.1: to Error from any state but Reset; every outstanding WR is flushed */
+			if (rte_roce_modify_qp(s->qp[q], &err, IBV_QP_STATE) != 0)
+				ret = -EIO;
+			nb_qps++;
+		}
+		printf("roce_perf: %s: stopped by a signal: %u QPs moved to the Error state, "
+		       "%" PRIu64 " work requests flushed\n", s->name, nb_qps, perf_flush(r, s));
+		names[res.nb_ports] = s->name;
+		perf_counters_delta(s, &res, res.nb_ports++);
+	}
+	perf_print_counters(&res, names);
+	fflush(stdout);
 	return ret;
 }

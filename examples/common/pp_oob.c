@@ -198,8 +198,11 @@ pp_oob_listen(uint16_t port, uint16_t *bound)
 
 /* How often a waiting exchange lets the stack make progress. */
 #define PP_OOB_PROGRESS_MS 1
+#define PP_OOB_STOP_CHECK_MS 100	/* a stop is seen this long after at most */
 
 static void (*pp_progress_fn)(void *arg);
+volatile sig_atomic_t pp_stop_requested;
+static bool pp_stop_handled;	/* pp_oob_stop_on_signals() was called */
 static void *pp_progress_arg;
 
 void
@@ -245,17 +248,39 @@ pp_wait_readable(int fd)
 	int n;
 
 	for (;;) {
+		/* in slices while a stop may come: the signal may land in another thread */
 		n = poll(&pfd, 1, pp_progress_fn != NULL ? PP_OOB_PROGRESS_MS :
-			 limit != 0 ? (int)limit : -1);
+			 pp_stop_handled ? PP_OOB_STOP_CHECK_MS : limit != 0 ? (int)limit : -1);
 		if (n > 0)
 			return 0;
 		if (n < 0 && errno != EINTR)
 			return -errno;
+		if (pp_stop_requested)
+			return -EINTR;
 		if (pp_progress_fn != NULL)
 			pp_progress_fn(pp_progress_arg);
 		if (limit != 0 && pp_now_ms() - start >= limit)
 			return -EAGAIN;
 	}
+}
+
+
+static void
+pp_stop_handler(int sig __attribute__((unused)))
+{
+	pp_stop_requested = 1;
+}
+
+int
+pp_oob_stop_on_signals(void)
+{
+	struct sigaction sa = { .sa_handler = pp_stop_handler };
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGTERM, &sa, NULL) != 0 || sigaction(SIGINT, &sa, NULL) != 0)
+		return -errno;
+	pp_stop_handled = true;
+	return 0;
 }
 
 int

@@ -20,6 +20,7 @@
  * and its reply. Every call returns 0 or a negative errno and never exits.
  */
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -104,5 +105,18 @@ int pp_oob_recv_done(int fd);
 
 /* Bound every later read and write on fd to timeout_ms (SO_RCVTIMEO/SO_SNDTIMEO). 0 or -errno. */
 int pp_oob_set_timeout(int fd, unsigned int timeout_ms);
+
+/*
+ * Set once SIGTERM or SIGINT arrived, after pp_oob_stop_on_signals(): the
+ * program's loops end on it, and a wait of this exchange (accept, read)
+ * returns -EINTR instead of waiting on.
+ */
+extern volatile sig_atomic_t pp_stop_requested;
+
+/*
+ * SIGTERM and SIGINT set pp_stop_requested, without SA_RESTART, so that a
+ * blocked read or poll returns. 0 or -errno.
+ */
+int pp_oob_stop_on_signals(void);
 
 #endif /* PP_OOB_H */

@@ -18,7 +18,6 @@
 #include "roce_ah.h"
 #include "roce_dev.h"
 #include "roce_log.h"
-#include "roce_worker.h"
 
 int
 roce_av_check(struct roce_dev *dev, const struct ibv_ah_attr *ah, bool mcast_ok,

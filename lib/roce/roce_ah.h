@@ -56,4 +56,8 @@ roce_ah_put(struct roce_ah *ah)
 	__atomic_fetch_sub(&ah->users, 1, __ATOMIC_RELEASE);
 }
 
+/* The control calls behind rte_roce_create_ah/destroy_ah (roce_verbs.c: lanes held). */
+struct ibv_ah *roce_ctrl_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int roce_ctrl_destroy_ah(struct ibv_ah *ibv_ah);
+
 #endif /* ROCE_AH_H */

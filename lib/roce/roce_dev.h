@@ -182,25 +182,11 @@ void roce_dev_qp_schedule(struct roce_dev *dev, struct roce_qp *qp);
 void roce_dev_cq_error(struct roce_lane *lane);
 
 /*
- * One pass of a lane's progress loop: a burst received, the frames other
- * lanes handed over, the timers, the QPs with work, TX flushed. Run by the
- * lane's thread only; returns the packets and work requests handled.
- */
-int roce_dev_progress(struct roce_lane *lane);
-
-/*
  * Hand frame m, for QP qpn (kept in m->hash.usr), to lane to (not the
  * caller's lane from). The mbuf is the ring's then; a full ring frees and
  * counts it. false if dropped.
  */
 bool roce_dev_handoff(struct roce_lane *from, uint16_t to, struct rte_mbuf *m, uint32_t qpn);
-
-/*
- * Inline mode: one pass of lane for the application's poller, unless a
- * control call holds the lane (then 0 at once). The inline half of the
- * quiescent handshake of roce_worker.c.
- */
-int roce_dev_poll_inline(struct roce_lane *lane);
 
 /* Bytes of a verbs path MTU enum (IBV_MTU_256 = 1 .. IBV_MTU_4096 = 5). */
 uint32_t roce_mtu_bytes(enum ibv_mtu mtu);

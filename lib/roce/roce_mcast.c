@@ -12,10 +12,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "rte_roce_pkt.h"
 #include "roce_dev.h"
 #include "roce_log.h"
-#include "roce_worker.h"
 #include "roce_mcast.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
@@ -114,21 +112,4 @@ roce_mcast_qp_fini(struct roce_qp *qp)
 	for (i = 0; i < RTE_ROCE_DEV_MCAST_MAX; i++)
 		if (qp->dev->mcast[i].qp == qp)
 			mcast_detach(&qp->dev->mcast[i]);
-}
-
-void
-roce_mcast_recv(struct roce_lane *lane, const struct rte_roce_pkt *pkt, struct rte_mbuf *m)
-{
-	struct roce_dev *dev = lane->dev;
-	unsigned int i, n = 0;
-
-	/* A member on another lane gets a reference through the hand-off ring. */
-	for (i = 0; i < RTE_ROCE_DEV_MCAST_MAX; i++) {
-		if (dev->mcast[i].qp != NULL && rte_roce_gid_equal(&dev->mcast[i].gid, &pkt->dgid)) {
-			roce_recv_route(lane, dev->mcast[i].qp, pkt, m);
-			n++;
-		}
-	}
-	if (n == 0)
-		ROCE_COUNT(lane->xstats.rx_drops[ROCE_RX_DROP_MCAST]);
 }

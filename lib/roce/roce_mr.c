@@ -23,7 +23,6 @@
 
 #include "roce_dev.h"
 #include "roce_log.h"
-#include "roce_worker.h"
 #include "roce_mr.h"
 
 /* Optional access bits (RC:verbs.h IBV_ACCESS_OPTIONAL_RANGE): a provider may ignore them. */

@@ -134,4 +134,8 @@ void roce_sge_put(const struct roce_sge *sge, uint32_t num_sge);
 int roce_mr_table_init(struct roce_dev *dev);
 void roce_mr_table_fini(struct roce_dev *dev);
 
+/* The control calls behind rte_roce_reg_mr/dereg_mr (roce_verbs.c: lanes held). */
+struct ibv_mr *roce_ctrl_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access);
+int roce_ctrl_dereg_mr(struct ibv_mr *ibv_mr);
+
 #endif /* ROCE_MR_H */

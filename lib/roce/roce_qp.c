@@ -20,7 +20,6 @@
 #include "roce_mcast.h"
 #include "roce_dev.h"
 #include "roce_log.h"
-#include "roce_worker.h"
 #include "roce_mr.h"
 #include "roce_qp.h"
 #include "roce_srq.h"
@@ -548,13 +547,13 @@ roce_ctrl_create_qp1(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	if (qp == NULL)
 		return NULL;
 	/* Ready to receive and send, as the GSI QP of a kernel device is. */
-	if (rte_roce_modify_qp(&qp->ibv, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			       IBV_QP_QKEY) == 0) {
+	if (roce_ctrl_modify_qp(&qp->ibv, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				IBV_QP_QKEY) == 0) {
 		a.qp_state = IBV_QPS_RTR;
-		(void)rte_roce_modify_qp(&qp->ibv, &a, IBV_QP_STATE);
+		(void)roce_ctrl_modify_qp(&qp->ibv, &a, IBV_QP_STATE);
 		a.qp_state = IBV_QPS_RTS;
 		a.sq_psn = 0;
-		(void)rte_roce_modify_qp(&qp->ibv, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+		(void)roce_ctrl_modify_qp(&qp->ibv, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
 	}
 	return &qp->ibv;
 }

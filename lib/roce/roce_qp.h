@@ -204,4 +204,12 @@ int roce_recv_post(struct roce_dev *dev, struct ibv_pd *pd, struct roce_queue *q
 		   uint32_t max_sge, const char *what, uint32_t id, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
 
+/* The control calls behind rte_roce_*_qp* (roce_verbs.c runs them with the lanes held). */
+struct ibv_qp *roce_ctrl_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+struct ibv_qp *roce_ctrl_create_qp1(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+int roce_ctrl_query_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask,
+		       struct ibv_qp_init_attr *init_attr);
+int roce_ctrl_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask);
+int roce_ctrl_destroy_qp(struct ibv_qp *ibv_qp);
+
 #endif /* ROCE_QP_H */

@@ -7,9 +7,9 @@
  * UD multicast to every attached QP (K:rxe_recv.c). Every drop is
  * counted by reason in the device's xstats.
  *
- * The port parsed the frame already but does not hand the result out, so
- * it is parsed a second time here (a cost to remove when the port exposes
- * its struct rte_roce_pkt).
+ * The port parsed the frame already and hands its parse over with it
+ * (roce_port_rx_parsed()): nothing is parsed twice. Only a frame another
+ * lane handed over (roce_recv_handed()) is parsed again, from its mbuf.
  */
 
 #include <rte_mbuf.h>
@@ -197,4 +197,21 @@ roce_recv_burst(struct roce_lane *lane, struct rte_mbuf **pkts,
 		recv_one(lane, pkts[i], parsed != NULL ? &parsed[i] : NULL);
 		rte_pktmbuf_free(pkts[i]);
 	}
+}
+
+void
+roce_mcast_recv(struct roce_lane *lane, const struct rte_roce_pkt *pkt, struct rte_mbuf *m)
+{
+	struct roce_dev *dev = lane->dev;
+	unsigned int i, n = 0;
+
+	/* A member on another lane gets a reference through the hand-off ring. */
+	for (i = 0; i < RTE_ROCE_DEV_MCAST_MAX; i++) {
+		if (dev->mcast[i].qp != NULL && rte_roce_gid_equal(&dev->mcast[i].gid, &pkt->dgid)) {
+			roce_recv_route(lane, dev->mcast[i].qp, pkt, m);
+			n++;
+		}
+	}
+	if (n == 0)
+		ROCE_COUNT(lane->xstats.rx_drops[ROCE_RX_DROP_MCAST]);
 }

@@ -17,7 +17,6 @@
 
 #include "roce_dev.h"
 #include "roce_log.h"
-#include "roce_worker.h"
 #include "roce_mr.h"
 #include "roce_qp.h"
 #include "roce_srq.h"

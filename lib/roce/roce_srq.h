@@ -60,4 +60,10 @@ struct roce_recv_wqe *roce_srq_take(struct roce_qp *qp);
 void roce_srq_attach(struct roce_srq *srq, uint16_t lane);
 void roce_srq_detach(struct roce_srq *srq);
 
+/* The control calls behind rte_roce_*_srq (roce_verbs.c runs them with the lanes held). */
+struct ibv_srq *roce_ctrl_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *init_attr);
+int roce_ctrl_modify_srq(struct ibv_srq *ibv_srq, struct ibv_srq_attr *attr, int attr_mask);
+int roce_ctrl_query_srq(struct ibv_srq *ibv_srq, struct ibv_srq_attr *attr);
+int roce_ctrl_destroy_srq(struct ibv_srq *ibv_srq);
+
 #endif /* ROCE_SRQ_H */

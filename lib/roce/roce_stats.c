@@ -20,6 +20,7 @@
 #include "roce_log.h"
 #include "roce_port_priv.h"
 #include "roce_qp.h"
+#include "roce_lane.h"
 #include "roce_stats.h"
 #include "roce_worker.h"
 

@@ -219,6 +219,13 @@ void roce_recv_handed(struct roce_lane *lane, const struct rte_mbuf *m, uint32_t
  */
 void roce_recv_route(struct roce_lane *lane, struct roce_qp *qp, const struct rte_roce_pkt *pkt,
 		     struct rte_mbuf *m);
+/*
+ * Deliver a UD SEND to DestQP RTE_ROCE_MCAST_QPN, received by lane, to each
+ * QP attached to its group (those of other lanes through their hand-off
+ * ring); the groups are the device's table (roce_mcast.c attaches).
+ */
+void roce_mcast_recv(struct roce_lane *lane, const struct rte_roce_pkt *pkt,
+		     struct rte_mbuf *m);
 /* Check a frame against qp (NULL: none) and hand it to its role, or count the drop on lane. */
 void roce_recv_deliver(struct roce_lane *lane, struct roce_qp *qp, const struct rte_roce_pkt *pkt,
 		       const struct rte_mbuf *m);
@@ -249,7 +256,7 @@ void roce_comp_drain(struct roce_qp *qp);
  */
 bool roce_comp_flush_wqe(struct roce_qp *qp);
 
-/* Packet helpers shared by requester and responder (roce_req.c). */
+/* The way out of requester and responder (roce_net.c). */
 void roce_qp_pkt_init(struct roce_qp *qp, struct rte_roce_pkt *pkt, uint8_t opcode, uint32_t psn);
 int roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *payload);
 

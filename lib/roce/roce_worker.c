@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * Worker mode (doc/workers.md): the device's progress loop on pinned
- * lcores launched with rte_eal_remote_launch(), the quiescent handshake
- * that parks them around control calls, and the public control calls,
- * which wrap the object code of roce_qp.c, roce_mr.c, roce_srq.c,
- * roce_ah.c and roce_mcast.c in that handshake.
+ * Worker mode (doc/workers.md): the device's lanes on pinned lcores
+ * launched with rte_eal_remote_launch(), the worker's half of the
+ * quiescent handshake that parks them around control calls (the
+ * controller's half is roce_ctrl_begin(), roce_lane.c), and the workers'
+ * counters.
  */
 
 #include <errno.h>
@@ -18,6 +18,7 @@
 #include <rte_pause.h>
 
 #include "roce_dev.h"
+#include "roce_lane.h"
 #include "roce_log.h"
 #include "roce_port_priv.h"
 #include "roce_worker.h"
@@ -172,69 +173,6 @@ roce_workers_stop(struct roce_dev *dev)
 	dev->workers = NULL;
 }
 
-/*
- * Inline mode, the same handshake with the application's pollers: a poll
- * stores busy then loads pause, the controller stores pause then loads
- * busy (SEQ_CST both, as with the workers): either the poll sees the
- * pause and returns without running, or the controller waits for it.
- */
-int
-roce_dev_poll_inline(struct roce_lane *lane)
-{
-	int work = 0;
-
-	__atomic_store_n(&lane->busy, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&lane->pause, __ATOMIC_SEQ_CST) == 0)
-		work = roce_dev_progress(lane);
-	/* What the pass did happens before the controller's call. */
-	__atomic_store_n(&lane->busy, 0, __ATOMIC_RELEASE);
-	return work;
-}
-
-/* Hold (pause 1) or release (pause 0) every worker or inline lane of dev. */
-static void
-roce_ctrl_pause(struct roce_dev *dev, uint32_t pause)
-{
-	unsigned int i;
-
-	for (i = 0; i < dev->nb_workers; i++)
-		__atomic_store_n(&dev->workers[i].pause, pause, __ATOMIC_SEQ_CST);
-	if (dev->nb_workers == 0) {
-		for (i = 0; i < dev->nb_lanes; i++)
-			__atomic_store_n(&dev->lanes[i].pause, pause, __ATOMIC_SEQ_CST);
-	}
-}
-
-void
-roce_ctrl_begin(struct roce_dev *dev)
-{
-	unsigned int i;
-
-	if (dev == NULL)
-		return;
-	rte_spinlock_recursive_lock(&dev->ctrl_lock);
-	if (dev->ctrl_lock.count > 1)
-		return;		/* nested (create_qp1 modifies its QP): already held */
-	roce_ctrl_pause(dev, 1);
-	for (i = 0; i < dev->nb_workers; i++)
-		while (__atomic_load_n(&dev->workers[i].parked, __ATOMIC_SEQ_CST) == 0)
-			rte_pause();
-	/* Inline: a poller of another thread finishes its pass (the caller's own is not running). */
-	for (i = 0; dev->nb_workers == 0 && i < dev->nb_lanes; i++)
-		while (__atomic_load_n(&dev->lanes[i].busy, __ATOMIC_SEQ_CST) != 0)
-			rte_pause();
-}
-
-void
-roce_ctrl_end(struct roce_dev *dev)
-{
-	if (dev == NULL)
-		return;
-	if (dev->ctrl_lock.count == 1)
-		roce_ctrl_pause(dev, 0);
-	rte_spinlock_recursive_unlock(&dev->ctrl_lock);
-}
-
 int
 rte_roce_dev_nb_workers(struct ibv_context *ctx)
 {
@@ -285,194 +223,4 @@ rte_roce_worker_stats_get(struct ibv_context *ctx, int worker, struct rte_roce_w
 			roce_worker_stats_add(stats, &dev->workers[i]);
 	}
 	return 0;
-}
-
-/* ---- Control calls: each parks the workers around the object code ---- */
-
-static struct roce_dev *
-roce_ctrl_dev(struct ibv_context *ctx)
-{
-	return ctx != NULL ? roce_dev_of(ctx) : NULL;
-}
-
-struct ibv_qp *
-rte_roce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
-{
-	struct roce_dev *dev = roce_ctrl_dev(pd != NULL ? pd->context : NULL);
-	struct ibv_qp *qp;
-
-	roce_ctrl_begin(dev);
-	qp = roce_ctrl_create_qp(pd, attr);
-	roce_ctrl_end(dev);
-	return qp;
-}
-
-struct ibv_qp *
-rte_roce_create_qp1(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
-{
-	struct roce_dev *dev = roce_ctrl_dev(pd != NULL ? pd->context : NULL);
-	struct ibv_qp *qp;
-
-	roce_ctrl_begin(dev);
-	qp = roce_ctrl_create_qp1(pd, attr);
-	roce_ctrl_end(dev);
-	return qp;
-}
-
-int
-rte_roce_query_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask,
-		  struct ibv_qp_init_attr *init_attr)
-{
-	struct roce_dev *dev = roce_ctrl_dev(ibv_qp != NULL ? ibv_qp->context : NULL);
-	int rc;
-
-	roce_ctrl_begin(dev);
-	rc = roce_ctrl_query_qp(ibv_qp, attr, attr_mask, init_attr);
-	roce_ctrl_end(dev);
-	return rc;
-}
-
-int
-rte_roce_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask)
-{
-	struct roce_dev *dev = roce_ctrl_dev(ibv_qp != NULL ? ibv_qp->context : NULL);
-	int rc;
-
-	roce_ctrl_begin(dev);
-	rc = roce_ctrl_modify_qp(ibv_qp, attr, attr_mask);
-	roce_ctrl_end(dev);
-	return rc;
-}
-
-int
-rte_roce_destroy_qp(struct ibv_qp *ibv_qp)
-{
-	struct roce_dev *dev = roce_ctrl_dev(ibv_qp != NULL ? ibv_qp->context : NULL);
-	int rc;
-
-	roce_ctrl_begin(dev);
-	rc = roce_ctrl_destroy_qp(ibv_qp);
-	roce_ctrl_end(dev);
-	return rc;
-}
-
-struct ibv_mr *
-rte_roce_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
-{
-	struct roce_dev *dev = roce_ctrl_dev(pd != NULL ? pd->context : NULL);
-	struct ibv_mr *mr;
-
-	roce_ctrl_begin(dev);
-	mr = roce_ctrl_reg_mr(pd, addr, length, access);
-	roce_ctrl_end(dev);
-	return mr;
-}
-
-int
-rte_roce_dereg_mr(struct ibv_mr *ibv_mr)
-{
-	struct roce_dev *dev = roce_ctrl_dev(ibv_mr != NULL ? ibv_mr->context : NULL);
-	int rc;
-
-	roce_ctrl_begin(dev);
-	rc = roce_ctrl_dereg_mr(ibv_mr);
-	roce_ctrl_end(dev);
-	return rc;
-}
-
-struct ibv_srq *
-rte_roce_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *init_attr)
-{
-	struct roce_dev *dev = roce_ctrl_dev(pd != NULL ? pd->context : NULL);
-	struct ibv_srq *srq;
-
-	roce_ctrl_begin(dev);
-	srq = roce_ctrl_create_srq(pd, init_attr);
-	roce_ctrl_end(dev);
-	return srq;
-}
-
-int
-rte_roce_modify_srq(struct ibv_srq *ibv_srq, struct ibv_srq_attr *attr, int attr_mask)
-{
-	struct roce_dev *dev = roce_ctrl_dev(ibv_srq != NULL ? ibv_srq->context : NULL);
-	int rc;
-
-	roce_ctrl_begin(dev);
-	rc = roce_ctrl_modify_srq(ibv_srq, attr, attr_mask);
-	roce_ctrl_end(dev);
-	return rc;
-}
-
-int
-rte_roce_query_srq(struct ibv_srq *ibv_srq, struct ibv_srq_attr *attr)
-{
-	struct roce_dev *dev = roce_ctrl_dev(ibv_srq != NULL ? ibv_srq->context : NULL);
-	int rc;
-
-	roce_ctrl_begin(dev);
-	rc = roce_ctrl_query_srq(ibv_srq, attr);
-	roce_ctrl_end(dev);
-	return rc;
-}
-
-int
-rte_roce_destroy_srq(struct ibv_srq *ibv_srq)
-{
-	struct roce_dev *dev = roce_ctrl_dev(ibv_srq != NULL ? ibv_srq->context : NULL);
-	int rc;
-
-	roce_ctrl_begin(dev);
-	rc = roce_ctrl_destroy_srq(ibv_srq);
-	roce_ctrl_end(dev);
-	return rc;
-}
-
-int
-rte_roce_attach_mcast(struct ibv_qp *ibv_qp, const union ibv_gid *gid, uint16_t lid)
-{
-	struct roce_dev *dev = roce_ctrl_dev(ibv_qp != NULL ? ibv_qp->context : NULL);
-	int rc;
-
-	roce_ctrl_begin(dev);
-	rc = roce_ctrl_attach_mcast(ibv_qp, gid, lid);
-	roce_ctrl_end(dev);
-	return rc;
-}
-
-int
-rte_roce_detach_mcast(struct ibv_qp *ibv_qp, const union ibv_gid *gid, uint16_t lid)
-{
-	struct roce_dev *dev = roce_ctrl_dev(ibv_qp != NULL ? ibv_qp->context : NULL);
-	int rc;
-
-	roce_ctrl_begin(dev);
-	rc = roce_ctrl_detach_mcast(ibv_qp, gid, lid);
-	roce_ctrl_end(dev);
-	return rc;
-}
-
-/* An AH resolves its neighbour: the port's cache belongs to the progress thread. */
-struct ibv_ah *
-rte_roce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
-{
-	struct roce_dev *dev = roce_ctrl_dev(pd != NULL ? pd->context : NULL);
-	struct ibv_ah *ah;
-
-	roce_ctrl_begin(dev);
-	ah = roce_ctrl_create_ah(pd, attr);
-	roce_ctrl_end(dev);
-	return ah;
-}
-
-int
-rte_roce_destroy_ah(struct ibv_ah *ibv_ah)
-{
-	struct roce_dev *dev = roce_ctrl_dev(ibv_ah != NULL ? ibv_ah->context : NULL);
-	int rc;
-
-	roce_ctrl_begin(dev);
-	rc = roce_ctrl_destroy_ah(ibv_ah);
-	roce_ctrl_end(dev);
-	return rc;
 }

@@ -41,26 +41,4 @@ int roce_workers_start(struct roce_dev *dev);
 /* Stop and join dev's workers (close_device, or open failing). */
 void roce_workers_stop(struct roce_dev *dev);
 
-/* Park dev's workers for a control call, and let them go (no-op in inline mode or dev NULL). */
-void roce_ctrl_begin(struct roce_dev *dev);
-void roce_ctrl_end(struct roce_dev *dev);
-
-/* The control calls (roce_qp.c, roce_mr.c, roce_srq.c, roce_ah.c, roce_mcast.c), wrapped. */
-struct ibv_qp *roce_ctrl_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
-struct ibv_qp *roce_ctrl_create_qp1(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
-int roce_ctrl_query_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask,
-		       struct ibv_qp_init_attr *init_attr);
-int roce_ctrl_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_mask);
-int roce_ctrl_destroy_qp(struct ibv_qp *ibv_qp);
-struct ibv_mr *roce_ctrl_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access);
-int roce_ctrl_dereg_mr(struct ibv_mr *ibv_mr);
-struct ibv_srq *roce_ctrl_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *init_attr);
-int roce_ctrl_modify_srq(struct ibv_srq *ibv_srq, struct ibv_srq_attr *attr, int attr_mask);
-int roce_ctrl_query_srq(struct ibv_srq *ibv_srq, struct ibv_srq_attr *attr);
-int roce_ctrl_destroy_srq(struct ibv_srq *ibv_srq);
-struct ibv_ah *roce_ctrl_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
-int roce_ctrl_destroy_ah(struct ibv_ah *ibv_ah);
-int roce_ctrl_attach_mcast(struct ibv_qp *ibv_qp, const union ibv_gid *gid, uint16_t lid);
-int roce_ctrl_detach_mcast(struct ibv_qp *ibv_qp, const union ibv_gid *gid, uint16_t lid);
-
 #endif /* ROCE_WORKER_H */

@@ -15,11 +15,11 @@
 #include <rte_mbuf.h>
 
 #include <rte_roce_icrc.h>
-#include <rte_roce_pcap.h>
 #include <rte_roce_pkt.h>
 
 #include "roce_test.h"
 #include "roce_test_eal.h"
+#include "roce_test_pcap.h"
 #include "roce_test_port.h"
 
 #define ROCE_TEST_RING_SIZE 1024
@@ -174,26 +174,25 @@ int
 roce_test_read_capture(const char *path, uint32_t ib_mtu, unsigned int *frames,
 		       unsigned int *roce)
 {
-	struct rte_roce_pcap *p = rte_roce_pcap_open(path);
+	pcap_t *p = roce_test_pcap_open(path);
 	const uint8_t *frame;
 	struct rte_roce_pkt pkt;
 	uint32_t caplen, origlen;
-	uint64_t ts;
 	int ret;
 
 	if (p == NULL)
-		return -rte_errno;
+		return -EINVAL;
 	*frames = 0;
 	*roce = 0;
-	while ((ret = rte_roce_pcap_next(p, &frame, &caplen, &origlen, &ts)) == 1) {
+	while ((ret = roce_test_pcap_next(p, &frame, &caplen, &origlen)) == 1) {
 		(*frames)++;
 		if (caplen == origlen &&
 		    rte_roce_pkt_parse(frame, caplen, ib_mtu, &pkt) == RTE_ROCE_DROP_NONE &&
 		    rte_roce_icrc_check(frame + pkt.l3_off, pkt.icrc_off - pkt.l3_off) == 0)
 			(*roce)++;
 	}
-	rte_roce_pcap_close(p);
-	return ret;
+	pcap_close(p);
+	return ret == 0 ? 0 : -EBADMSG;
 }
 
 struct rte_mbuf *

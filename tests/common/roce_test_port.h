@@ -89,9 +89,10 @@ struct rte_mbuf *roce_test_send_only(const char *src, const char *dst, uint32_t 
 				     uint32_t psn, uint32_t payload_len);
 
 /*
- * Read a pcap file: the frames in it, and how many of them are RoCEv2
- * frames that rte_roce_pkt_parse() accepts at ib_mtu with a good ICRC.
- * Returns 0, or a negative errno (unreadable, truncated, malformed).
+ * Read a capture with libpcap: the frames in it, and how many of them are
+ * RoCEv2 frames that rte_roce_pkt_parse() accepts at ib_mtu with a good
+ * ICRC. Returns 0, or -EINVAL (cannot be opened, not Ethernet) or -EBADMSG
+ * (damaged), after printing why.
  */
 int roce_test_read_capture(const char *path, uint32_t ib_mtu, unsigned int *frames,
 			   unsigned int *roce);

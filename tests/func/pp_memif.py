@@ -177,8 +177,11 @@ def refused(opts, pattern, ip=SERVER_IP + PREFIX, vdev_args=""):
     return run
 
 
-def run_cases(doc, cases):
-    """TAP over cases [(name, fn(harness, results))]; argv: BINARY ROCE_DUMP [NAME_PART]."""
+def run_cases(doc, cases, make=Harness):
+    """TAP over cases [(name, fn(harness, results))]; argv: BINARY ROCE_DUMP [NAME_PART].
+
+    make(BINARY, ROCE_DUMP, tmpdir) builds the harness the cases get.
+    """
     if len(sys.argv) not in (3, 4):
         print(doc)
         return 2
@@ -188,7 +191,7 @@ def run_cases(doc, cases):
     failed = 0
     results = []
     with tempfile.TemporaryDirectory(prefix="pingpong_") as tmpdir:
-        h = Harness(binary, roce_dump, tmpdir)
+        h = make(binary, roce_dump, tmpdir)
         for i, (name, fn) in enumerate(cases, 1):
             try:
                 fn(h, results)

@@ -153,6 +153,44 @@ cm_wait_stat_change(struct cm_env *c, struct rte_roce_cm *cm, size_t off, uint64
 	return cm_stat(cm, off);
 }
 
+/* Every case's environment; cm_env_live while it is open, for cm_env_leftover_release(). */
+static struct cm_env cm_env_case;
+static struct cm_env *cm_env_live;
+
+/*
+ * A case that failed returned without closing its environment: release
+ * what it left (ids with their events, CMs, devices, ports), so that the
+ * next case starts clean and its result is its own.
+ */
+static void
+cm_env_leftover_release(void)
+{
+	struct cm_env *c = cm_env_live;
+	struct rte_roce_cm_event *ev;
+	unsigned int i;
+
+	if (c == NULL)
+		return;
+	cm_env_live = NULL;
+	rte_roce_fault_detach(c->fault);
+	for (i = 0; i < 2; i++)
+		while (c->ch[i] != NULL && rte_roce_cm_get_cm_event(c->ch[i], &ev) == 0)
+			rte_roce_cm_ack_cm_event(ev);
+	for (i = 0; i < 2; i++) {
+		if (c->id[i] != NULL && c->id[i]->qp != NULL)
+			rte_roce_cm_destroy_qp(c->id[i]);
+		if (c->id[i] != NULL)
+			rte_roce_cm_destroy_id(c->id[i]);
+	}
+	if (c->listener != NULL)
+		rte_roce_cm_destroy_id(c->listener);
+	for (i = 0; i < 2; i++) {
+		rte_roce_cm_destroy_event_channel(c->ch[i]);
+		rte_roce_cm_close(c->cm[i]);
+	}
+	roce_test_env_close(&c->e);
+}
+
 static int
 cm_env_open(struct cm_env *c, bool ipv6)
 {
@@ -160,7 +198,9 @@ cm_env_open(struct cm_env *c, bool ipv6)
 	struct sockaddr_storage ss;
 	unsigned int i;
 
+	cm_env_leftover_release();
 	memset(c, 0, sizeof(*c));
+	cm_env_live = c;
 	c->ipv6 = ipv6;
 	conf.ipv6 = ipv6;
 	ROCE_TEST_ASSERT_EQ(roce_test_env_open(&c->e, &conf, 0), 0, "sides");
@@ -342,6 +382,7 @@ cm_env_close(struct cm_env *c)
 {
 	unsigned int i;
 
+	cm_env_live = NULL;
 	if (c->fault != NULL)
 		rte_roce_fault_detach(c->fault);
 	ROCE_TEST_ASSERT_EQ(cm_id_close(&c->id[0]) | cm_id_close(&c->id[1]) |
@@ -378,22 +419,22 @@ cm_drop_mads(struct cm_env *c, unsigned int side, uint32_t nth, uint32_t count)
 static int
 cm_connect_disconnect(bool ipv6)
 {
-	struct cm_env c;
+	struct cm_env *const c = &cm_env_case;
 
-	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, ipv6), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_establish(&c), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_check_qps(&c), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_send_data(&c), 0, "");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c.id[0]), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 1, RTE_ROCE_CM_EVENT_DISCONNECTED, NULL), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_DISCONNECTED, NULL), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_TIMEWAIT_EXIT, NULL), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 1, RTE_ROCE_CM_EVENT_TIMEWAIT_EXIT, NULL), 0, "");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], established), 1, "");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[1], established), 1, "");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], retransmits) + CM_STAT(c.cm[1], retransmits), 0, "");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c.id[0]), -EINVAL, "not connected any more");
-	return cm_env_close(&c);
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, ipv6), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_establish(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_check_qps(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_send_data(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 1, RTE_ROCE_CM_EVENT_DISCONNECTED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_DISCONNECTED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_TIMEWAIT_EXIT, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 1, RTE_ROCE_CM_EVENT_TIMEWAIT_EXIT, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], established), 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], established), 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], retransmits) + CM_STAT(c->cm[1], retransmits), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c->id[0]), -EINVAL, "not connected any more");
+	return cm_env_close(c);
 }
 
 static int
@@ -412,37 +453,37 @@ static int
 test_cm_reject(void)
 {
 	struct rte_roce_cm_event *ev;
-	struct cm_env c;
+	struct cm_env *const c = &cm_env_case;
 
-	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_active_prepare(&c, &c.id[0], CM_PORT), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_connect(c.id[0]), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_take_request(&c), 0, "");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_reject(c.id[1], rej_data, sizeof(rej_data)), 0, "");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_reject(c.id[1], NULL, 0), -EINVAL, "answered already");
-	ROCE_TEST_ASSERT_EQ(cm_wait_event(&c, 0, RTE_ROCE_CM_EVENT_REJECTED, &ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_prepare(c, &c->id[0], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_connect(c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_take_request(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_reject(c->id[1], rej_data, sizeof(rej_data)), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_reject(c->id[1], NULL, 0), -EINVAL, "answered already");
+	ROCE_TEST_ASSERT_EQ(cm_wait_event(c, 0, RTE_ROCE_CM_EVENT_REJECTED, &ev), 0, "");
 	ROCE_TEST_ASSERT_EQ(ev->status, RTE_ROCE_CM_REJ_CONSUMER_DEFINED, "");
 	ROCE_TEST_ASSERT(ev->param.private_data_len >= sizeof(rej_data) &&
 			 memcmp(ev->param.private_data, rej_data, sizeof(rej_data)) == 0, "data");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[1], rej_sent), 1, "");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], rej_rcvd), 1, "");
-	return cm_env_close(&c);
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], rej_sent), 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], rej_rcvd), 1, "");
+	return cm_env_close(c);
 }
 
 static int
 test_cm_no_listener(void)
 {
-	struct cm_env c;
+	struct cm_env *const c = &cm_env_case;
 	int status;
 
-	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_active_prepare(&c, &c.id[0], CM_OTHER_PORT), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_connect(c.id[0]), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_REJECTED, &status), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_prepare(c, &c->id[0], CM_OTHER_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_connect(c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_REJECTED, &status), 0, "");
 	ROCE_TEST_ASSERT_EQ(status, RTE_ROCE_CM_REJ_INVALID_SERVICE_ID, "");
-	ROCE_TEST_ASSERT_EQ(cm_expect_none(&c, 1, ROCE_TEST_QUIET_MS), 0, "");
-	return cm_env_close(&c);
+	ROCE_TEST_ASSERT_EQ(cm_expect_none(c, 1, ROCE_TEST_QUIET_MS), 0, "");
+	return cm_env_close(c);
 }
 
 static int
@@ -450,117 +491,119 @@ test_cm_backlog_full(void)
 {
 	struct rte_roce_cm_id *extra[CM_BACKLOG], *passive[CM_BACKLOG];
 	struct rte_roce_cm_event *ev;
-	struct cm_env c;
+	struct cm_env *const c = &cm_env_case;
 	unsigned int i;
 	int status;
 
-	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
 	for (i = 0; i < CM_BACKLOG; i++) {
-		ROCE_TEST_ASSERT_EQ(cm_active_prepare(&c, &extra[i], CM_PORT), 0, "");
+		ROCE_TEST_ASSERT_EQ(cm_active_prepare(c, &extra[i], CM_PORT), 0, "");
 		ROCE_TEST_ASSERT_EQ(cm_connect(extra[i]), 0, "");
 	}
 	for (i = 0; i < CM_BACKLOG; i++) {
-		ROCE_TEST_ASSERT_EQ(cm_wait_event(&c, 1, RTE_ROCE_CM_EVENT_CONNECT_REQUEST, &ev), 0, "");
+		ROCE_TEST_ASSERT_EQ(cm_wait_event(c, 1, RTE_ROCE_CM_EVENT_CONNECT_REQUEST, &ev), 0, "");
 		passive[i] = ev->id;
 		ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
 	}
 	/* One more than the backlog: refused at once, counted. */
-	ROCE_TEST_ASSERT_EQ(cm_active_prepare(&c, &c.id[0], CM_PORT), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_connect(c.id[0]), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_REJECTED, &status), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_prepare(c, &c->id[0], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_connect(c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_REJECTED, &status), 0, "");
 	ROCE_TEST_ASSERT_EQ(status, RTE_ROCE_CM_REJ_NO_RESOURCES, "");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[1], backlog_full), 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], backlog_full), 1, "");
 	for (i = 0; i < CM_BACKLOG; i++) {
 		ROCE_TEST_ASSERT_EQ(cm_id_close(&extra[i]), 0, "");
 		ROCE_TEST_ASSERT_EQ(cm_id_close(&passive[i]), 0, "");
 	}
-	return cm_env_close(&c);
+	return cm_env_close(c);
 }
 
 /* Every MAD to side 1 lost: the REQ is sent 1 + max_cm_retries times, then UNREACHABLE. */
 static int
 test_cm_req_timeout(void)
 {
-	struct cm_env c;
+	struct cm_env *const c = &cm_env_case;
 	int status;
 
-	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_active_prepare(&c, &c.id[0], CM_PORT), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_drop_mads(&c, 1, 1, 0), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_connect(c.id[0]), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_UNREACHABLE, &status), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_prepare(c, &c->id[0], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_drop_mads(c, 1, 1, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_connect(c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_UNREACHABLE, &status), 0, "");
 	ROCE_TEST_ASSERT_EQ(status, -ETIMEDOUT, "");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], retransmits), CM_MAX_RETRIES, "");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], timeouts), 1, "");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[1], mads_rcvd), 0, "");
-	return cm_env_close(&c);
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], retransmits), CM_MAX_RETRIES, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], timeouts), 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], mads_rcvd), 0, "");
+	return cm_env_close(c);
 }
 
 /* The first REP is lost: side 1 sends it again, the connection is made once. */
 static int
 test_cm_rep_lost(void)
 {
-	struct cm_env c;
+	struct cm_env *const c = &cm_env_case;
 
-	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_drop_mads(&c, 0, 1, 1), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_establish(&c), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_send_data(&c), 0, "");
-	ROCE_TEST_ASSERT(CM_STAT(c.cm[1], retransmits) >= 1, "REP sent again");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], established), 1, "");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[1], established), 1, "");
-	ROCE_TEST_ASSERT_EQ(cm_expect_none(&c, 1, ROCE_TEST_QUIET_MS), 0, "no second request");
-	return cm_env_close(&c);
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_drop_mads(c, 0, 1, 1), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_establish(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_send_data(c), 0, "");
+	/* Sent again on B's timer, or as the answer to A's REQ sent again: which first is load's. */
+	ROCE_TEST_ASSERT(CM_STAT(c->cm[1], retransmits) + CM_STAT(c->cm[1], duplicates) >= 1,
+			 "REP sent again");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], established), 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], established), 1, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect_none(c, 1, ROCE_TEST_QUIET_MS), 0, "no second request");
+	return cm_env_close(c);
 }
 
 /* The RTU is lost (side 1's second MAD): the REP is sent again and answered with the RTU again. */
 static int
 test_cm_rtu_lost(void)
 {
-	struct cm_env c;
+	struct cm_env *const c = &cm_env_case;
 
-	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_drop_mads(&c, 1, 2, 1), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_establish(&c), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_send_data(&c), 0, "");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[1], retransmits), 1, "REP sent again");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], duplicates), 1, "REP seen again, RTU resent");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], established) + CM_STAT(c.cm[1], established), 2, "");
-	return cm_env_close(&c);
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_drop_mads(c, 1, 2, 1), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_establish(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_send_data(c), 0, "");
+	ROCE_TEST_ASSERT(CM_STAT(c->cm[1], retransmits) >= 1, "REP sent again");
+	ROCE_TEST_ASSERT(CM_STAT(c->cm[0], duplicates) >= 1, "REP seen again, RTU resent");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], established) + CM_STAT(c->cm[1], established), 2, "");
+	return cm_env_close(c);
 }
 
 /* The DREP is lost (side 0's second MAD): the DREQ is sent again, side 1 in timewait answers. */
 static int
 test_cm_drep_lost(void)
 {
-	struct cm_env c;
+	struct cm_env *const c = &cm_env_case;
 
-	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_drop_mads(&c, 0, 2, 1), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_establish(&c), 0, "");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c.id[0]), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 1, RTE_ROCE_CM_EVENT_DISCONNECTED, NULL), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_DISCONNECTED, NULL), 0, "");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], retransmits), 1, "DREQ sent again");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[1], duplicates), 1, "DREQ seen again, DREP resent");
-	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 1, RTE_ROCE_CM_EVENT_TIMEWAIT_EXIT, NULL), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_TIMEWAIT_EXIT, NULL), 0, "");
-	return cm_env_close(&c);
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_drop_mads(c, 0, 2, 1), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_establish(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 1, RTE_ROCE_CM_EVENT_DISCONNECTED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_DISCONNECTED, NULL), 0, "");
+	ROCE_TEST_ASSERT(CM_STAT(c->cm[0], retransmits) >= 1, "DREQ sent again");
+	ROCE_TEST_ASSERT(CM_STAT(c->cm[1], duplicates) >= 1, "DREQ seen again, DREP resent");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 1, RTE_ROCE_CM_EVENT_TIMEWAIT_EXIT, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_TIMEWAIT_EXIT, NULL), 0, "");
+	return cm_env_close(c);
 }
 
 /* A connected id destroyed without disconnect: the peer gets a DREQ all the same. */
 static int
 test_cm_destroy_connected(void)
 {
-	struct cm_env c;
+	struct cm_env *const c = &cm_env_case;
 
-	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_establish(&c), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_id_close(&c.id[0]), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 1, RTE_ROCE_CM_EVENT_DISCONNECTED, NULL), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(&c, c.cm[0], offsetof(struct rte_roce_cm_stats,
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_establish(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_id_close(&c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 1, RTE_ROCE_CM_EVENT_DISCONNECTED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(c, c->cm[0], offsetof(struct rte_roce_cm_stats,
 							    drop_comm_id), 0), 1, "the DREP finds no id");
-	return cm_env_close(&c);
+	return cm_env_close(c);
 }
 
 /* Move an application's QP through INIT, RTR and RTS with the CM's attributes. */
@@ -591,32 +634,32 @@ test_cm_connect_response_establish(void)
 	struct rte_roce_cm_conn_param p = connect_param;
 	struct ibv_qp_attr attr;
 	struct ibv_qp *qp;
-	struct cm_env c;
+	struct cm_env *const c = &cm_env_case;
 	int mask;
 
-	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_active_resolve(&c, &c.id[0], CM_PORT), 0, "");
-	ROCE_TEST_ASSERT_EQ(roce_test_qp_create(&c.e.s[0], IBV_QPT_RC, &qp), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_resolve(c, &c->id[0], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(roce_test_qp_create(&c->e.s[0], IBV_QPT_RC, &qp), 0, "");
 	attr.qp_state = IBV_QPS_RTR;
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_init_qp_attr(c.id[0], &attr, &mask), -EINVAL, "no peer yet");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(c.id[0], &p), -EINVAL, "no QP, no qp_num");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_init_qp_attr(c->id[0], &attr, &mask), -EINVAL, "no peer yet");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(c->id[0], &p), -EINVAL, "no QP, no qp_num");
 	p.qp_num = qp->qp_num;
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(c.id[0], &p), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_take_request(&c), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_accept(&c), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_CONNECT_RESPONSE, NULL), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(&c, c.cm[1], offsetof(struct rte_roce_cm_stats,
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(c->id[0], &p), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_take_request(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_accept(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_CONNECT_RESPONSE, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(c, c->cm[1], offsetof(struct rte_roce_cm_stats,
 							    mra_rcvd), 0), 1, "MRA for the REP");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], mra_sent), 1, "");
-	ROCE_TEST_ASSERT_EQ(cm_app_qp_ready(c.id[0], qp), 0, "");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_establish(c.id[0]), 0, "");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_establish(c.id[0]), -EINVAL, "established already");
-	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 1, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
-	c.id[0]->qp = qp;	/* cm_send_data() sends on it; destroyed by cm_id_close() */
-	ROCE_TEST_ASSERT_EQ(cm_send_data(&c), 0, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], mra_sent), 1, "");
+	ROCE_TEST_ASSERT_EQ(cm_app_qp_ready(c->id[0], qp), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_establish(c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_establish(c->id[0]), -EINVAL, "established already");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 1, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
+	c->id[0]->qp = qp;	/* cm_send_data() sends on it; destroyed by cm_id_close() */
+	ROCE_TEST_ASSERT_EQ(cm_send_data(c), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(qp), 0, "");
-	c.id[0]->qp = NULL;
-	return cm_env_close(&c);
+	c->id[0]->qp = NULL;
+	return cm_env_close(c);
 }
 
 /*
@@ -627,24 +670,24 @@ test_cm_connect_response_establish(void)
 static int
 test_cm_duplicate_req_mra(void)
 {
-	struct cm_env c;
+	struct cm_env *const c = &cm_env_case;
 
-	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_active_prepare(&c, &c.id[0], CM_PORT), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_connect(c.id[0]), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_take_request(&c), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(&c, c.cm[0], offsetof(struct rte_roce_cm_stats,
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_prepare(c, &c->id[0], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_connect(c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_take_request(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(c, c->cm[0], offsetof(struct rte_roce_cm_stats,
 							    mra_rcvd), 0), 1, "MRA");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], retransmits), 1, "REQ sent again once");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[1], duplicates), 1, "");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[1], mra_sent), 1, "");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], mra_rcvd), 1, "");
-	ROCE_TEST_ASSERT_EQ(cm_accept(&c), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 0, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_expect(&c, 1, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_send_data(&c), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_expect_none(&c, 1, ROCE_TEST_QUIET_MS), 0, "no second request");
-	return cm_env_close(&c);
+	/* Under load the REQ may come again more than once before the MRA is out: MRA again. */
+	ROCE_TEST_ASSERT(CM_STAT(c->cm[0], retransmits) >= 1, "REQ sent again");
+	ROCE_TEST_ASSERT(CM_STAT(c->cm[1], duplicates) >= 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], mra_sent), 1, "one MRA made, resent from state");
+	ROCE_TEST_ASSERT_EQ(cm_accept(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 1, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_send_data(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect_none(c, 1, ROCE_TEST_QUIET_MS), 0, "no second request");
+	return cm_env_close(c);
 }
 
 /* A MAD as the test sends it from a plain UD QP, and the counter it must bump on side 1. */
@@ -709,33 +752,33 @@ test_cm_malformed_mads(void)
 {
 	struct ibv_qp *qp;
 	struct ibv_ah *ah;
-	struct cm_env c;
+	struct cm_env *const c = &cm_env_case;
 	unsigned int i;
 	uint64_t before;
 
-	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
-	ROCE_TEST_ASSERT_EQ(roce_test_qp_create(&c.e.s[0], IBV_QPT_UD, &qp), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(roce_test_qp_create(&c->e.s[0], IBV_QPT_UD, &qp), 0, "");
 	ROCE_TEST_ASSERT_EQ(roce_test_ud_qp_ready(qp, RTE_ROCE_QP1_QKEY), 0, "");
-	ah = roce_test_ah_create(&c.e.s[0], ROCE_TEST_ADDR_B);
+	ah = roce_test_ah_create(&c->e.s[0], ROCE_TEST_ADDR_B);
 	ROCE_TEST_ASSERT(ah != NULL, "ah");
 	for (i = 0; i < RTE_DIM(bad_mads); i++) {
-		before = cm_stat(c.cm[1], bad_mads[i].counter);
-		ROCE_TEST_ASSERT_EQ(cm_send_raw(&c, qp, ah, &bad_mads[i]), 0, "%s", bad_mads[i].what);
-		ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(&c, c.cm[1], bad_mads[i].counter, before),
+		before = cm_stat(c->cm[1], bad_mads[i].counter);
+		ROCE_TEST_ASSERT_EQ(cm_send_raw(c, qp, ah, &bad_mads[i]), 0, "%s", bad_mads[i].what);
+		ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(c, c->cm[1], bad_mads[i].counter, before),
 				    before + 1, "%s", bad_mads[i].what);
 	}
-	ROCE_TEST_ASSERT_EQ(cm_expect_none(&c, 1, ROCE_TEST_QUIET_MS), 0, "");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[1], mads_rcvd), RTE_DIM(bad_mads), "");
+	ROCE_TEST_ASSERT_EQ(cm_expect_none(c, 1, ROCE_TEST_QUIET_MS), 0, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], mads_rcvd), RTE_DIM(bad_mads), "");
 	/*
 	 * The DREQ of no connection got a DREP and the REQ without rdma_cm's
 	 * header a REJ; side 0 has no connection of that comm ID either.
 	 */
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c.cm[0], drop_comm_id), 2, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], drop_comm_id), 2, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_ah(ah), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(qp), 0, "");
 	/* The CM still connects after all that. */
-	ROCE_TEST_ASSERT_EQ(cm_establish(&c), 0, "");
-	return cm_env_close(&c);
+	ROCE_TEST_ASSERT_EQ(cm_establish(c), 0, "");
+	return cm_env_close(c);
 }
 
 static int
@@ -745,14 +788,14 @@ test_cm_api_misuse(void)
 	struct rte_roce_cm_id *id, *other;
 	struct sockaddr_storage ss;
 	struct rte_roce_cm_event *ev;
-	struct cm_env c;
+	struct cm_env *const c = &cm_env_case;
 
-	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
-	ROCE_TEST_ASSERT(rte_roce_cm_open(c.e.s[0].ctx, NULL) == NULL && rte_errno == EEXIST, "");
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	ROCE_TEST_ASSERT(rte_roce_cm_open(c->e.s[0].ctx, NULL) == NULL && rte_errno == EEXIST, "");
 	ROCE_TEST_ASSERT(rte_roce_cm_open(NULL, NULL) == NULL && rte_errno == EINVAL, "");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c.ch[0], &id, NULL, RTE_ROCE_CM_PS_UDP), -EINVAL, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, NULL, RTE_ROCE_CM_PS_UDP), -EINVAL, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(NULL, &id, NULL, RTE_ROCE_CM_PS_TCP), -ENOTSUP, "");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c.ch[0], &id, NULL, RTE_ROCE_CM_PS_TCP), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, NULL, RTE_ROCE_CM_PS_TCP), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_route(id, 0), -EINVAL, "before resolve_addr");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id, &big), -EINVAL, "before resolve");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_listen(id, 1), -EINVAL, "not bound");
@@ -760,24 +803,24 @@ test_cm_api_misuse(void)
 	((struct sockaddr_in *)&ss)->sin_addr.s_addr = htonl(0x0a000009);
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_bind_addr(id, (struct sockaddr *)&ss), -EADDRNOTAVAIL, "");
 	cm_addr(&ss, false, 1, CM_PORT);
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c.ch[1], &other, NULL, RTE_ROCE_CM_PS_TCP), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[1], &other, NULL, RTE_ROCE_CM_PS_TCP), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_bind_addr(other, (struct sockaddr *)&ss), -EADDRINUSE, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(other), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(id), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_active_prepare(&c, &c.id[0], CM_PORT), 0, "");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(c.id[0], &big), -EINVAL, "private data 57 > 56");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_accept(c.id[0], NULL), -EINVAL, "not a request");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c.id[0]), -EINVAL, "not connected");
-	ROCE_TEST_ASSERT_EQ(cm_connect(c.id[0]), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_wait_event(&c, 1, RTE_ROCE_CM_EVENT_CONNECT_REQUEST, &ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_prepare(c, &c->id[0], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(c->id[0], &big), -EINVAL, "private data 57 > 56");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_accept(c->id[0], NULL), -EINVAL, "not a request");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c->id[0]), -EINVAL, "not connected");
+	ROCE_TEST_ASSERT_EQ(cm_connect(c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_wait_event(c, 1, RTE_ROCE_CM_EVENT_CONNECT_REQUEST, &ev), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(ev->id), -EBUSY, "event not acknowledged");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_close(c.cm[1]), -EBUSY, "ids bound");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_event_channel(c.ch[1]), -EBUSY, "");
-	c.id[1] = ev->id;
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_close(c->cm[1]), -EBUSY, "ids bound");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_event_channel(c->ch[1]), -EBUSY, "");
+	c->id[1] = ev->id;
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_get_cm_event(c.ch[1], &ev), -EAGAIN, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_get_cm_event(c->ch[1], &ev), -EAGAIN, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_get_cm_event(NULL, &ev), -EINVAL, "");
-	return cm_env_close(&c);
+	return cm_env_close(c);
 }
 
 static int
@@ -785,22 +828,22 @@ test_cm_xstats(void)
 {
 	char names[64][64];
 	uint64_t values[64];
-	struct cm_env c;
+	struct cm_env *const c = &cm_env_case;
 	int n, i;
 
-	ROCE_TEST_ASSERT_EQ(cm_env_open(&c, false), 0, "");
-	ROCE_TEST_ASSERT_EQ(cm_establish(&c), 0, "");
-	n = rte_roce_cm_xstats_names_get(c.cm[0], NULL, 0);
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_establish(c), 0, "");
+	n = rte_roce_cm_xstats_names_get(c->cm[0], NULL, 0);
 	ROCE_TEST_ASSERT(n > 0 && n <= 64, "%d", n);
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_xstats_names_get(c.cm[0], names, 64), n, "");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_xstats_get(c.cm[0], values, 64), n, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_xstats_names_get(c->cm[0], names, 64), n, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_xstats_get(c->cm[0], values, 64), n, "");
 	for (i = 0; i < n; i++)
 		if (strcmp(names[i], "cm_established") == 0)
 			break;
 	ROCE_TEST_ASSERT(i < n, "cm_established listed");
 	ROCE_TEST_ASSERT_EQ(values[i], 1, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_xstats_get(NULL, values, 64), -EINVAL, "");
-	return cm_env_close(&c);
+	return cm_env_close(c);
 }
 
 static const struct roce_test_case cases[] = {

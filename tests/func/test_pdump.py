@@ -11,9 +11,11 @@ its own; it skips (TAP skip plan, with the reason) only if that is
 impossible on this machine. Then:
 
  - roce_perf --loopback runs as the primary for a while; dumpcap captures
-   its net_ring port in classic pcap (-P) and in pcapng while it runs; the
-   pcap goes through roce_dump --json: RoCEv2 frames, every one well formed
-   with a good ICRC, both directions (requests and ACKs);
+   its net_ring port in classic pcap (-P) and in pcapng while it runs; both
+   go through roce_dump --json: RoCEv2 frames, every one well formed with a
+   good ICRC, both directions (requests and ACKs); dumpcap -w - on its
+   second port piped into roce_dump -v -: decoded as captured, clean, every
+   frame labelled with that port's interface;
  - examples/rc_pingpong (pdump through examples/common) over net_memif:
    dumpcap attaches to the server while it waits for its client, then the
    client starts; the capture holds RoCEv2 SENDs and ACKs, clean;
@@ -29,8 +31,10 @@ the mount, the EAL runtime directories of its prefixes, the hugepages it
 added. Python 3 standard library only.
 """
 
+import collections
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -40,16 +44,17 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'common'))
 import roce_tap  # noqa: E402
+from roce_hugepages import Hugepages  # noqa: E402
 
 NEED_MB = 256               # roce_perf ~50 MB, dumpcap's pool and ring, pdump's stats memzone
-PRIMARY_S = 25              # roce_perf -D: how long dumpcap has to attach (2 shared cores)
+PRIMARY_S = 40              # roce_perf -D: how long three dumpcap runs have to attach (2 shared cores)
 READY_TIMEOUT_S = 90        # primary started and pdump on
 DUMPCAP_TIMEOUT_S = 90      # dumpcap: EAL as a secondary, then N frames
 CAPTURE_FRAMES = 200
-PCAPNG_FRAMES = 50
 PCAPNG_MAGIC = b'\x0a\x0d\x0d\x0a'
 RUNTIME_DIR = '/var/run/dpdk'
 ETHDEV = 'net_ring_perf_a'  # roce_perf --loopback's client port (rte_eth_from_rings name)
+ETHDEV_B = 'net_ring_perf_b'  # ... and its server port
 OP_ACK = '0x11'             # RC ACKNOWLEDGE: what port a receives
 OPS_WRITE = ('0x06', '0x07', '0x08', '0x0a')  # RDMA WRITE first/middle/last/only: what it sends
 LOG = ['--log-level=lib.eal:warning', '--log-level=lib.roce:info']
@@ -69,69 +74,6 @@ ASAN_BASE = ['--base-virtaddr', '0x200000000000']
 # secondary process copies from the primary (librte_bus_vdev calloc/strdup):
 # LeakSanitizer reports it in pdump_peer's secondary run. Not ours.
 LSAN_SUPP = 'leak:librte_bus_vdev.so\n'
-
-
-def meminfo():
-    """HugePages_Total, HugePages_Free and Hugepagesize (kB) from /proc/meminfo."""
-    vals = {}
-    with open('/proc/meminfo') as f:
-        for line in f:
-            key, _, rest = line.partition(':')
-            vals[key] = int(rest.split()[0])
-    return vals['HugePages_Total'], vals['HugePages_Free'], vals['Hugepagesize']
-
-
-class Hugepages:
-    """Enough free hugepages and a hugetlbfs mount of our own, undone by close()."""
-
-    NR = '/proc/sys/vm/nr_hugepages'
-
-    def __init__(self):
-        self.added = 0
-        self.dir = None
-        self.mounted = False
-
-    def setup(self):
-        """None if ready, else why this machine cannot do it."""
-        if os.geteuid() != 0:
-            return 'needs root to reserve hugepages and mount hugetlbfs'
-        total, free, size_kb = meminfo()
-        need = max(1, NEED_MB * 1024 // size_kb)
-        if free < need:
-            try:
-                with open(self.NR, 'w') as f:
-                    f.write(str(total + need - free))
-            except OSError as e:
-                return 'cannot reserve hugepages: %s' % e
-            self.added = need - free
-            free = meminfo()[1]
-            if free < need:
-                return 'the kernel gave %d of %d hugepages of %d kB' % (free, need, size_kb)
-        self.dir = tempfile.mkdtemp(prefix='roce_pdump_huge_')
-        r = subprocess.run(['mount', '-t', 'hugetlbfs', 'nodev', self.dir],
-                           capture_output=True, text=True, check=False)
-        if r.returncode != 0:
-            return 'cannot mount hugetlbfs: %s' % r.stderr.strip()
-        self.mounted = True
-        return None
-
-    def wipe(self):
-        """Remove the hugepage files the EAL left (it keeps them after exit)."""
-        if self.dir is not None:
-            for name in os.listdir(self.dir):
-                os.unlink(os.path.join(self.dir, name))
-
-    def close(self):
-        if self.mounted:
-            self.wipe()
-            subprocess.run(['umount', self.dir], check=False)
-        if self.dir is not None:
-            os.rmdir(self.dir)
-        if self.added:
-            # Give back only what we added: other programs may hold pages.
-            total = meminfo()[0]
-            with open(self.NR, 'w') as f:
-                f.write(str(max(0, total - self.added)))
 
 
 class Run:
@@ -178,7 +120,7 @@ class Test:
     def __init__(self, args):
         self.perf, self.dump, self.peer_bin, self.dumpcap_bin, self.pp = args
         self.tmp = tempfile.mkdtemp(prefix='roce_pdump_')
-        self.huge = Hugepages()
+        self.huge = Hugepages(NEED_MB, 'roce_pdump_huge_')
         self.runs = []
         self.prefixes = []
         self.base = 'roce_pdump_%d' % os.getpid()
@@ -247,7 +189,7 @@ class Test:
                        'status %s: %s' % (status, dc.err()[-2000:]))
         pcapng = os.path.join(self.tmp, 'perf.pcapng')
         status, dc = self.dumpcap('dumpcap_pcapng', prefix,
-                                  ['-c', str(PCAPNG_FRAMES), '-w', pcapng])
+                                  ['-c', str(CAPTURE_FRAMES), '-w', pcapng])
         magic = b''
         if os.path.exists(pcapng):
             with open(pcapng, 'rb') as f:
@@ -255,15 +197,60 @@ class Test:
         roce_tap.check('dumpcap pcapng capture', status == 0 and magic == PCAPNG_MAGIC,
                        'status %s magic %r: %s' % (status, magic, dc.err()[-2000:]))
         self.check_pcap(pcap, 'roce_perf', CAPTURE_FRAMES, OPS_WRITE)
+        self.check_pcap(pcapng, 'roce_perf pcapng', CAPTURE_FRAMES, OPS_WRITE)
+        self.live_pipe(prefix)
         status = perf.wait(PRIMARY_S + READY_TIMEOUT_S)
         roce_tap.check('roce_perf survives the captures and exits 0', status == 0,
                        'status %s\n%s\n%s' % (status, perf.out()[-2000:], perf.err()[-2000:]))
+
+    def live_pipe(self, prefix):
+        """dpdk-dumpcap -w - | roce_dump -v -, on the second port: decoded as captured,
+        every frame labelled with that port's interface."""
+        out = os.path.join(self.tmp, 'pipe.txt')
+        with open(out, 'w') as f:
+            dump = subprocess.Popen([self.dump, '-v', '-'], stdin=subprocess.PIPE, stdout=f,
+                                    stderr=subprocess.PIPE)
+            dc = subprocess.Popen([self.dumpcap_bin, '--file-prefix', prefix, '-q',
+                                   '-i', ETHDEV_B, '-c', str(CAPTURE_FRAMES), '-w', '-'],
+                                  stdout=dump.stdin, stderr=subprocess.PIPE)
+            dump.stdin.close()
+            try:
+                dc_status = dc.wait(DUMPCAP_TIMEOUT_S)
+                dump_status = dump.wait(DUMPCAP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                dc_status = dump_status = None
+            for p in (dc, dump):
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+            err = dc.stderr.read().decode(errors='replace') + dump.stderr.read().decode(
+                errors='replace')
+            dc.stderr.close()
+            dump.stderr.close()
+        with open(out) as f:
+            text = f.read()
+        roce_tap.check('dumpcap -w - | roce_dump -: both exit 0', dc_status == 0 and
+                       dump_status == 0, 'dumpcap %s roce_dump %s: %s %s'
+                       % (dc_status, dump_status, text[-2000:], err[-2000:]))
+        m = re.search(r'^-: (\d+) frames, (\d+) RoCEv2 \(icrc ok (\d+), icrc bad 0, '
+                      r'malformed 0\)', text, re.M)
+        roce_tap.check('dumpcap -w - | roce_dump -: every frame, clean',
+                       m is not None and int(m.group(1)) >= CAPTURE_FRAMES and
+                       int(m.group(2)) > 0 and m.group(2) == m.group(3), text[-2000:])
+        # dumpcap 22.11 describes every port of the primary (if_name dpdk:PORT,
+        # if_hardware vdev-NAME), then writes the frames of the captured one.
+        ifaces = collections.Counter(re.findall(r'^\tinterface .*$', text, re.M))
+        roce_tap.check('dumpcap -w - | roce_dump -v -: every frame on the second port',
+                       m is not None and len(ifaces) == 1 and
+                       sum(ifaces.values()) == int(m.group(1)) and
+                       next(iter(ifaces)).endswith(' (vdev-%s)' % ETHDEV_B) and
+                       not next(iter(ifaces)).startswith('\tinterface 0 '), repr(ifaces))
 
     def check_pcap(self, pcap, what, frames, requests):
         """roce_dump --json on a dumpcap capture: enough frames, RoCEv2, clean, both ways."""
         if not os.path.exists(pcap):
             roce_tap.check('%s: roce_dump reads the capture' % what, False, 'no ' + pcap)
-            return
+            return {}
         r = subprocess.run([self.dump, '--json', pcap], capture_output=True, text=True,
                            timeout=DUMPCAP_TIMEOUT_S, check=False)
         try:
@@ -274,7 +261,7 @@ class Test:
                        r.returncode == 0 and 'frames' in j,
                        'exit %d: %s %s' % (r.returncode, r.stdout, r.stderr))
         if 'frames' not in j:
-            return
+            return j
         roce_tap.check('%s: every captured frame is there' % what, j['frames'] >= frames,
                        r.stdout)
         roce_tap.check('%s: RoCEv2 frames captured' % what, j['roce'] > 0, r.stdout)
@@ -285,6 +272,7 @@ class Test:
         roce_tap.check('%s: requests captured' % what, any(o in ops for o in requests),
                        r.stdout)
         roce_tap.check('%s: ACKs captured' % what, OP_ACK in ops, r.stdout)
+        return j
 
     def example(self):
         """rc_pingpong: pdump through examples/common; dumpcap attached before the client."""

@@ -684,21 +684,12 @@ def test_usage():
     check(rc == EXIT_UNUSABLE, "bad option: exit %d" % rc)
 
 
-def main():
-    global ROCE_DUMP, VECTORS, TMPDIR
-    if len(sys.argv) != 3:
-        print(__doc__, file=sys.stderr)
-        return 2
-    ROCE_DUMP, VECTORS = sys.argv[1], sys.argv[2]
-    vectors = sorted(glob.glob(os.path.join(VECTORS, "*.pcap")))
-    tests = [("vectors_present", lambda: check(vectors, "no pcap in " + VECTORS))]
-    tests += [("vector_" + os.path.basename(v), lambda v=v: check_vector(v))
-              for v in vectors]
-    tests += [(name[len("test_"):], fn) for name, fn in globals().items()
-              if name.startswith("test_") and callable(fn)]
+def run_cases(tests, tmp_prefix, set_tmpdir):
+    """Run (name, fn) cases as TAP in a fresh temporary directory; the exit status."""
     print("1..%d" % len(tests))
     failed = 0
-    with tempfile.TemporaryDirectory(prefix="roce_dump_test.") as TMPDIR:
+    with tempfile.TemporaryDirectory(prefix=tmp_prefix) as tmpdir:
+        set_tmpdir(tmpdir)
         for i, (name, fn) in enumerate(tests, 1):
             try:
                 fn()
@@ -711,5 +702,23 @@ def main():
     return 1 if failed else 0
 
 
+def tap_main(module, tmp_prefix, first_cases=list):
+    """usage: PROGRAM ROCE_DUMP VECTORS_DIR: first_cases(), then module's test_* functions."""
+    if len(sys.argv) != 3:
+        print(module["__doc__"], file=sys.stderr)
+        return 2
+    module.update(ROCE_DUMP=sys.argv[1], VECTORS=sys.argv[2])
+    tests = first_cases() + [(name[len("test_"):], fn) for name, fn in module.items()
+                             if name.startswith("test_") and callable(fn)]
+    return run_cases(tests, tmp_prefix, lambda d: module.update(TMPDIR=d))
+
+
+def vector_cases():
+    vectors = sorted(glob.glob(os.path.join(VECTORS, "*.pcap")))
+    tests = [("vectors_present", lambda: check(vectors, "no pcap in " + VECTORS))]
+    return tests + [("vector_" + os.path.basename(v), lambda v=v: check_vector(v))
+                    for v in vectors]
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(tap_main(globals(), "roce_dump_test.", vector_cases))

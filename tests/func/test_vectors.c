@@ -5,7 +5,7 @@
  *
  * usage: test_func_vectors VECTORS_DIR
  *
- * Every *.pcap in VECTORS_DIR is read; nothing about their contents is
+ * Every *.pcap in VECTORS_DIR is read (with libpcap); nothing about their contents is
  * assumed beyond "every RoCEv2 frame is one rxe sent, with a correct ICRC".
  * Two TAP cases per file:
  *
@@ -28,7 +28,6 @@
 #include <string.h>
 
 #include <rte_common.h>
-#include <rte_errno.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
@@ -42,6 +41,7 @@
 
 #include "roce_test.h"
 #include "roce_test_eal.h"
+#include "roce_test_pcap.h"
 
 /* The largest IB MTU: every capture's payloads fit. */
 #define VEC_MTU 4096
@@ -269,18 +269,14 @@ flip_frame(const uint8_t *frame, uint32_t len, unsigned int n, struct flip_count
 	return 0;
 }
 
-/* Open file i; NULL after printing why. */
-static struct rte_roce_pcap *
+/* Open file i with libpcap; NULL after printing why. */
+static pcap_t *
 open_file(unsigned int i)
 {
 	char path[VEC_PATH_LEN];
-	struct rte_roce_pcap *p;
 
 	file_path(path, i);
-	p = rte_roce_pcap_open(path);
-	if (p == NULL)
-		printf("# %s: %s\n", path, rte_strerror(rte_errno));
-	return p;
+	return roce_test_pcap_open(path);
 }
 
 static int
@@ -288,15 +284,14 @@ test_parse_rebuild(void)
 {
 	unsigned int n = 0, nb_roce = 0, nb_v6 = 0, nb_padded = 0, nb_split = 0;
 	bool split_done[VEC_OPCODES] = { false };
-	struct rte_roce_pcap *p = open_file(cur_file);
+	pcap_t *p = open_file(cur_file);
 	uint32_t caplen, origlen;
 	struct rte_roce_pkt pkt;
 	const uint8_t *frame;
-	uint64_t ts;
 	int rc = 0, more;
 
 	ROCE_TEST_ASSERT(p != NULL, "open");
-	while (rc == 0 && (more = rte_roce_pcap_next(p, &frame, &caplen, &origlen, &ts)) == 1) {
+	while (rc == 0 && (more = roce_test_pcap_next(p, &frame, &caplen, &origlen)) == 1) {
 		n++;
 		if (!is_rocev2(frame, caplen))
 			continue;
@@ -314,7 +309,7 @@ test_parse_rebuild(void)
 			rc = check_mbuf_splits(frame, caplen, &pkt, &nb_split);
 		}
 	}
-	rte_roce_pcap_close(p);
+	pcap_close(p);
 	printf("# %s: %u frames, %u RoCEv2 (%u IPv6, %u with Ethernet padding), "
 	       "%u 2-segment mbuf parses\n", files[cur_file], n, nb_roce, nb_v6, nb_padded,
 	       nb_split);
@@ -329,17 +324,16 @@ test_flip_bytes(void)
 {
 	bool done[VEC_OPCODES] = { false };
 	unsigned int file = cur_file++;
-	struct rte_roce_pcap *p = open_file(file);
+	pcap_t *p = open_file(file);
 	struct flip_counts c = { 0 };
 	uint32_t caplen, origlen;
 	struct rte_roce_pkt pkt;
 	const uint8_t *frame;
 	unsigned int n = 0;
-	uint64_t ts;
 	int rc = 0;
 
 	ROCE_TEST_ASSERT(p != NULL, "open");
-	while (rc == 0 && rte_roce_pcap_next(p, &frame, &caplen, &origlen, &ts) == 1) {
+	while (rc == 0 && roce_test_pcap_next(p, &frame, &caplen, &origlen) == 1) {
 		n++;
 		if (!is_rocev2(frame, caplen) ||
 		    rte_roce_pkt_parse(frame, caplen, VEC_MTU, &pkt) != RTE_ROCE_DROP_NONE ||
@@ -348,7 +342,7 @@ test_flip_bytes(void)
 		done[pkt.opcode] = true;
 		rc = flip_frame(frame, caplen, n, &c);
 	}
-	rte_roce_pcap_close(p);
+	pcap_close(p);
 	printf("# %s: %u packets, %u flips: %u caught by the parser, %u by the ICRC, "
 	       "%u passed (masked and unchecked fields only)\n", files[file],
 	       c.packets, c.flips, c.by_parser, c.by_icrc, c.passed);

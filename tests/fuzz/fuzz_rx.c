@@ -45,11 +45,11 @@
 #include <rte_ring.h>
 
 #include <rte_roce_icrc.h>
-#include <rte_roce_pcap.h>
 #include <rte_roce_pkt.h>
 #include <rte_roce_port.h>
 
 #include "roce_test_eal.h"
+#include "roce_test_pcap.h"
 #include "roce_test_port.h"
 
 /* The largest IB MTU. */
@@ -106,18 +106,17 @@ seed_from_pcap(const char *vectors, const char *name, const char *dir)
 {
 	bool seen[FUZZ_OPCODES] = { false }, other = false;
 	char path[FUZZ_PATH_LEN];
-	struct rte_roce_pcap *p;
 	struct rte_roce_pkt pkt;
 	uint32_t caplen, origlen;
 	const uint8_t *frame;
 	unsigned int n = 0, nb = 0;
-	uint64_t ts;
+	pcap_t *p;
 
 	snprintf(path, sizeof(path), "%s/%s", vectors, name);
-	p = rte_roce_pcap_open(path);
+	p = roce_test_pcap_open(path);
 	if (p == NULL)
 		return 0;
-	while (rte_roce_pcap_next(p, &frame, &caplen, &origlen, &ts) == 1) {
+	while (roce_test_pcap_next(p, &frame, &caplen, &origlen) == 1) {
 		n++;
 		if (rte_roce_pkt_parse(frame, caplen, FUZZ_MTU, &pkt) == RTE_ROCE_DROP_NONE) {
 			if (seen[pkt.opcode])
@@ -131,7 +130,7 @@ seed_from_pcap(const char *vectors, const char *name, const char *dir)
 		write_seed(dir, name, n, frame, caplen);
 		nb++;
 	}
-	rte_roce_pcap_close(p);
+	pcap_close(p);
 	return nb;
 }
 

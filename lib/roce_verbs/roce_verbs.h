@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef ROCE_VERBS_H
+#define ROCE_VERBS_H
+
+/*
+ * librte_roce_verbs: libibverbs' exported functions, preloaded in front of
+ * the real libibverbs.so.1, for the devices of a librte_roce configuration
+ * file (doc/verbs-abi.md). Private header: nothing here is installed.
+ *
+ * Every exported function is defined under a C name of its own and given
+ * the libibverbs name by an asm label (ROCE_VERBS_EXPORT), so that its
+ * prototype may differ from the one in <infiniband/verbs.h> (macros, the
+ * compat port attributes); version.map gives it rdma-core 44's version.
+ */
+
+#include <stdbool.h>
+
+#include <infiniband/verbs.h>
+#include <rte_log.h>
+#include <rte_spinlock.h>
+
+#include <rte_roce_config.h>
+
+extern int roce_verbs_logtype;
+
+#define RV_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, roce_verbs_logtype, "ROCE verbs: %s(): " fmt "\n", \
+		__func__, ##__VA_ARGS__)
+
+/* The symbol name of an exported function (version.map gives its version). */
+#define ROCE_VERBS_EXPORT(name) __asm__(#name)
+
+/* The environment variables roce-run sets. */
+#define ROCE_VERBS_ENV_CONFIG "ROCE_VERBS_CONFIG"
+#define ROCE_VERBS_ENV_EAL_ARGS "ROCE_VERBS_EAL_ARGS"
+
+/* One device of the configuration: a [port NAME] section. */
+struct roce_verbs_dev {
+	struct ibv_device ibv;		/* what ibv_get_device_list() hands out */
+	unsigned int index;		/* roce<index>, its place in the file */
+	const struct rte_roce_config_port *conf;
+	struct rte_roce_port *port;	/* NULL until first use */
+	struct ibv_context *ctx;	/* NULL until first use */
+	unsigned int opens;		/* ibv_open_device() not yet closed */
+	/* Taken by the thread that drives an inline device's progress. */
+	rte_spinlock_t progress_lock;
+};
+
+/*
+ * The real libibverbs function of that name and version (dlvsym on
+ * RTLD_NEXT), typed as our own function fn that stands for it, or NULL if
+ * the process has none; looked up once per call site.
+ */
+#define ROCE_VERBS_REAL(fn, name, version) \
+	({ \
+		static __typeof__(&fn) real_; \
+		if (real_ == NULL) \
+			real_ = (__typeof__(&fn))roce_verbs_real_lookup(name, version); \
+		real_; \
+	})
+
+void *roce_verbs_real_lookup(const char *name, const char *version);
+
+/* The configured devices (0 if no configuration); loads it on first call. */
+unsigned int roce_verbs_dev_count(void);
+struct roce_verbs_dev *roce_verbs_dev_at(unsigned int i);
+
+/* The device of one of our ibv_device / ibv_context, or NULL if not ours. */
+struct roce_verbs_dev *roce_verbs_dev_of_ibv(const struct ibv_device *device);
+struct roce_verbs_dev *roce_verbs_dev_of_ctx(const struct ibv_context *ctx);
+
+/*
+ * Make progress on an inline device, unless another thread is (it does not
+ * wait): the packets and work requests handled, 0 when idle (and always in
+ * worker mode, where the workers make progress).
+ */
+int roce_verbs_progress(struct ibv_context *ctx);
+
+/* Fill the fast-path ops of a freshly opened device's context. */
+void roce_verbs_ops_init(struct ibv_context *ctx);
+
+/* errno of a librte_roce call: its -errno, or rte_errno for a constructor. */
+static inline int
+roce_verbs_errno(int rc)
+{
+	return rc < 0 ? -rc : rc;
+}
+
+#endif /* ROCE_VERBS_H */

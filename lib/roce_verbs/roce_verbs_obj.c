@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * PDs, MRs, CQs, completion channels, QPs, SRQs and AHs: each call on an
+ * object of ours goes to librte_roce's verbs-like API, converting its
+ * -errno to verbs' positive errno (and rte_errno to errno); a call on any
+ * other object goes to the real libibverbs. doc/verbs-abi.md.
+ */
+
+#include <errno.h>
+
+#include <rte_errno.h>
+
+#include <rte_roce_event.h>
+#include <rte_roce_verbs.h>
+
+#include "roce_verbs.h"
+
+/* A librte_roce constructor's result, with errno set from rte_errno when NULL. */
+#define RV_NEW(expr) \
+	({ \
+		__typeof__(expr) obj_ = (expr); \
+		if (obj_ == NULL) \
+			errno = rte_errno; \
+		obj_; \
+	})
+
+/* True for an object of ours: its context is one of our devices'. */
+#define RV_OURS(obj) ((obj) != NULL && roce_verbs_dev_of_ctx((obj)->context) != NULL)
+
+static void *
+rv_refuse(const char *what)
+{
+	RV_LOG(NOTICE, "%s: not supported on librte_roce devices", what);
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+/* Protection domains. */
+
+struct ibv_pd *rv_alloc_pd(struct ibv_context *ctx) ROCE_VERBS_EXPORT(ibv_alloc_pd);
+struct ibv_pd *
+rv_alloc_pd(struct ibv_context *ctx)
+{
+	if (roce_verbs_dev_of_ctx(ctx) == NULL)
+		return ROCE_VERBS_REAL(rv_alloc_pd, "ibv_alloc_pd", "IBVERBS_1.1")(ctx);
+	return RV_NEW(rte_roce_alloc_pd(ctx));
+}
+
+int rv_dealloc_pd(struct ibv_pd *pd) ROCE_VERBS_EXPORT(ibv_dealloc_pd);
+int
+rv_dealloc_pd(struct ibv_pd *pd)
+{
+	if (!RV_OURS(pd))
+		return ROCE_VERBS_REAL(rv_dealloc_pd, "ibv_dealloc_pd", "IBVERBS_1.1")(pd);
+	return roce_verbs_errno(rte_roce_dealloc_pd(pd));
+}
+
+/* Memory regions. librte_roce keys MRs by process virtual address. */
+
+/*
+ * The access flags librte_roce is given: the optional ones dropped, as
+ * rdma-core lets a provider do (IBV_ACCESS_OPTIONAL_RANGE).
+ */
+static int
+rv_mr_access(unsigned int access)
+{
+	return access & ~IBV_ACCESS_OPTIONAL_RANGE;
+}
+
+struct ibv_mr *rv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
+	ROCE_VERBS_EXPORT(ibv_reg_mr);
+struct ibv_mr *
+rv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
+{
+	if (!RV_OURS(pd))
+		return ROCE_VERBS_REAL(rv_reg_mr, "ibv_reg_mr", "IBVERBS_1.1")
+			(pd, addr, length, access);
+	return RV_NEW(rte_roce_reg_mr(pd, addr, length, rv_mr_access(access)));
+}
+
+/* An IOVA other than the address is refused: remote keys name virtual addresses. */
+static struct ibv_mr *
+rv_reg_mr_at(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned int access)
+{
+	if (iova != (uintptr_t)addr)
+		return rv_refuse("ibv_reg_mr_iova with an IOVA other than the address");
+	return RV_NEW(rte_roce_reg_mr(pd, addr, length, rv_mr_access(access)));
+}
+
+struct ibv_mr *rv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+			      int access) ROCE_VERBS_EXPORT(ibv_reg_mr_iova);
+struct ibv_mr *
+rv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, int access)
+{
+	if (!RV_OURS(pd))
+		return ROCE_VERBS_REAL(rv_reg_mr_iova, "ibv_reg_mr_iova", "IBVERBS_1.7")
+			(pd, addr, length, iova, access);
+	return rv_reg_mr_at(pd, addr, length, iova, access);
+}
+
+/* verbs.h's ibv_reg_mr() macro calls this one when the access flags are not constant. */
+struct ibv_mr *rv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+			       unsigned int access) ROCE_VERBS_EXPORT(ibv_reg_mr_iova2);
+struct ibv_mr *
+rv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+		unsigned int access)
+{
+	if (!RV_OURS(pd))
+		return ROCE_VERBS_REAL(rv_reg_mr_iova2, "ibv_reg_mr_iova2", "IBVERBS_1.8")
+			(pd, addr, length, iova, access);
+	return rv_reg_mr_at(pd, addr, length, iova, access);
+}
+
+struct ibv_mr *rv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+				uint64_t iova, int fd, int access)
+	ROCE_VERBS_EXPORT(ibv_reg_dmabuf_mr);
+struct ibv_mr *
+rv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length, uint64_t iova, int fd,
+		 int access)
+{
+	if (!RV_OURS(pd))
+		return ROCE_VERBS_REAL(rv_reg_dmabuf_mr, "ibv_reg_dmabuf_mr", "IBVERBS_1.12")
+			(pd, offset, length, iova, fd, access);
+	return rv_refuse("ibv_reg_dmabuf_mr");
+}
+
+int rv_dereg_mr(struct ibv_mr *mr) ROCE_VERBS_EXPORT(ibv_dereg_mr);
+int
+rv_dereg_mr(struct ibv_mr *mr)
+{
+	if (!RV_OURS(mr))
+		return ROCE_VERBS_REAL(rv_dereg_mr, "ibv_dereg_mr", "IBVERBS_1.1")(mr);
+	return roce_verbs_errno(rte_roce_dereg_mr(mr));
+}
+
+int rv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length,
+		int access) ROCE_VERBS_EXPORT(ibv_rereg_mr);
+int
+rv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length,
+	    int access)
+{
+	if (!RV_OURS(mr))
+		return ROCE_VERBS_REAL(rv_rereg_mr, "ibv_rereg_mr", "IBVERBS_1.1")
+			(mr, flags, pd, addr, length, access);
+	rv_refuse("ibv_rereg_mr");
+	return IBV_REREG_MR_ERR_INPUT;	/* the MR is unchanged */
+}
+
+/* Completion queues and channels. */
+
+struct ibv_cq *rv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
+			    struct ibv_comp_channel *channel, int comp_vector)
+	ROCE_VERBS_EXPORT(ibv_create_cq);
+struct ibv_cq *
+rv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
+	     struct ibv_comp_channel *channel, int comp_vector)
+{
+	if (roce_verbs_dev_of_ctx(ctx) == NULL)
+		return ROCE_VERBS_REAL(rv_create_cq, "ibv_create_cq", "IBVERBS_1.1")
+			(ctx, cqe, cq_context, channel, comp_vector);
+	return RV_NEW(rte_roce_create_cq(ctx, cqe, cq_context, channel, comp_vector));
+}
+
+int rv_destroy_cq(struct ibv_cq *cq) ROCE_VERBS_EXPORT(ibv_destroy_cq);
+int
+rv_destroy_cq(struct ibv_cq *cq)
+{
+	if (!RV_OURS(cq))
+		return ROCE_VERBS_REAL(rv_destroy_cq, "ibv_destroy_cq", "IBVERBS_1.1")(cq);
+	return roce_verbs_errno(rte_roce_destroy_cq(cq));
+}
+
+int rv_resize_cq(struct ibv_cq *cq, int cqe) ROCE_VERBS_EXPORT(ibv_resize_cq);
+int
+rv_resize_cq(struct ibv_cq *cq, int cqe)
+{
+	if (!RV_OURS(cq))
+		return ROCE_VERBS_REAL(rv_resize_cq, "ibv_resize_cq", "IBVERBS_1.1")(cq, cqe);
+	rv_refuse("ibv_resize_cq");
+	return EOPNOTSUPP;
+}
+
+struct ibv_comp_channel *rv_create_comp_channel(struct ibv_context *ctx)
+	ROCE_VERBS_EXPORT(ibv_create_comp_channel);
+struct ibv_comp_channel *
+rv_create_comp_channel(struct ibv_context *ctx)
+{
+	if (roce_verbs_dev_of_ctx(ctx) == NULL)
+		return ROCE_VERBS_REAL(rv_create_comp_channel, "ibv_create_comp_channel",
+				       "IBVERBS_1.0")(ctx);
+	return RV_NEW(rte_roce_create_comp_channel(ctx));
+}
+
+int rv_destroy_comp_channel(struct ibv_comp_channel *channel)
+	ROCE_VERBS_EXPORT(ibv_destroy_comp_channel);
+int
+rv_destroy_comp_channel(struct ibv_comp_channel *channel)
+{
+	if (!RV_OURS(channel))
+		return ROCE_VERBS_REAL(rv_destroy_comp_channel, "ibv_destroy_comp_channel",
+				       "IBVERBS_1.0")(channel);
+	return roce_verbs_errno(rte_roce_destroy_comp_channel(channel));
+}
+
+void rv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
+	ROCE_VERBS_EXPORT(ibv_ack_cq_events);
+void
+rv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
+{
+	if (!RV_OURS(cq)) {
+		ROCE_VERBS_REAL(rv_ack_cq_events, "ibv_ack_cq_events", "IBVERBS_1.1")
+			(cq, nevents);
+		return;
+	}
+	/* Acknowledging none is a no-op (programs do it at exit), also without a channel. */
+	if (nevents != 0 && rte_roce_ack_cq_events(cq, nevents) < 0)
+		RV_LOG(ERR, "CQ %p: %u events acknowledged, fewer got", (void *)cq, nevents);
+}
+
+/* Queue pairs. */
+
+struct ibv_qp *rv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+	ROCE_VERBS_EXPORT(ibv_create_qp);
+struct ibv_qp *
+rv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	if (!RV_OURS(pd))
+		return ROCE_VERBS_REAL(rv_create_qp, "ibv_create_qp", "IBVERBS_1.1")(pd, attr);
+	return RV_NEW(rte_roce_create_qp(pd, attr));
+}
+
+int rv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
+	ROCE_VERBS_EXPORT(ibv_modify_qp);
+int
+rv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
+{
+	if (!RV_OURS(qp))
+		return ROCE_VERBS_REAL(rv_modify_qp, "ibv_modify_qp", "IBVERBS_1.1")
+			(qp, attr, attr_mask);
+	return roce_verbs_errno(rte_roce_modify_qp(qp, attr, attr_mask));
+}
+
+int rv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+		struct ibv_qp_init_attr *init_attr) ROCE_VERBS_EXPORT(ibv_query_qp);
+int
+rv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+	    struct ibv_qp_init_attr *init_attr)
+{
+	if (!RV_OURS(qp))
+		return ROCE_VERBS_REAL(rv_query_qp, "ibv_query_qp", "IBVERBS_1.1")
+			(qp, attr, attr_mask, init_attr);
+	return roce_verbs_errno(rte_roce_query_qp(qp, attr, attr_mask, init_attr));
+}
+
+int rv_destroy_qp(struct ibv_qp *qp) ROCE_VERBS_EXPORT(ibv_destroy_qp);
+int
+rv_destroy_qp(struct ibv_qp *qp)
+{
+	if (!RV_OURS(qp))
+		return ROCE_VERBS_REAL(rv_destroy_qp, "ibv_destroy_qp", "IBVERBS_1.1")(qp);
+	return roce_verbs_errno(rte_roce_destroy_qp(qp));
+}
+
+int rv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+	ROCE_VERBS_EXPORT(ibv_attach_mcast);
+int
+rv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	if (!RV_OURS(qp))
+		return ROCE_VERBS_REAL(rv_attach_mcast, "ibv_attach_mcast", "IBVERBS_1.1")
+			(qp, gid, lid);
+	return roce_verbs_errno(rte_roce_attach_mcast(qp, gid, lid));
+}
+
+int rv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+	ROCE_VERBS_EXPORT(ibv_detach_mcast);
+int
+rv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	if (!RV_OURS(qp))
+		return ROCE_VERBS_REAL(rv_detach_mcast, "ibv_detach_mcast", "IBVERBS_1.1")
+			(qp, gid, lid);
+	return roce_verbs_errno(rte_roce_detach_mcast(qp, gid, lid));
+}
+
+/* Extended QPs (ibv_wr_*) are next: an ordinary QP of ours has none. */
+struct ibv_qp_ex *rv_qp_to_qp_ex(struct ibv_qp *qp) ROCE_VERBS_EXPORT(ibv_qp_to_qp_ex);
+struct ibv_qp_ex *
+rv_qp_to_qp_ex(struct ibv_qp *qp)
+{
+	if (!RV_OURS(qp))
+		return ROCE_VERBS_REAL(rv_qp_to_qp_ex, "ibv_qp_to_qp_ex", "IBVERBS_1.6")(qp);
+	return NULL;
+}
+
+int rv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece) ROCE_VERBS_EXPORT(ibv_query_ece);
+int
+rv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	if (!RV_OURS(qp))
+		return ROCE_VERBS_REAL(rv_query_ece, "ibv_query_ece", "IBVERBS_1.10")(qp, ece);
+	rv_refuse("ibv_query_ece");
+	return EOPNOTSUPP;
+}
+
+int rv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece) ROCE_VERBS_EXPORT(ibv_set_ece);
+int
+rv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	if (!RV_OURS(qp))
+		return ROCE_VERBS_REAL(rv_set_ece, "ibv_set_ece", "IBVERBS_1.10")(qp, ece);
+	rv_refuse("ibv_set_ece");
+	return EOPNOTSUPP;
+}
+
+/* 0: no in-order guarantee is claimed (ibv_query_qp_data_in_order(3)). */
+int rv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags)
+	ROCE_VERBS_EXPORT(ibv_query_qp_data_in_order);
+int
+rv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags)
+{
+	if (!RV_OURS(qp))
+		return ROCE_VERBS_REAL(rv_query_qp_data_in_order, "ibv_query_qp_data_in_order",
+				       "IBVERBS_1.14")(qp, op, flags);
+	return 0;
+}
+
+/* Shared receive queues. */
+
+struct ibv_srq *rv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+	ROCE_VERBS_EXPORT(ibv_create_srq);
+struct ibv_srq *
+rv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+{
+	if (!RV_OURS(pd))
+		return ROCE_VERBS_REAL(rv_create_srq, "ibv_create_srq", "IBVERBS_1.1")(pd, attr);
+	return RV_NEW(rte_roce_create_srq(pd, attr));
+}
+
+int rv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask)
+	ROCE_VERBS_EXPORT(ibv_modify_srq);
+int
+rv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask)
+{
+	if (!RV_OURS(srq))
+		return ROCE_VERBS_REAL(rv_modify_srq, "ibv_modify_srq", "IBVERBS_1.1")
+			(srq, attr, mask);
+	return roce_verbs_errno(rte_roce_modify_srq(srq, attr, mask));
+}
+
+int rv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr) ROCE_VERBS_EXPORT(ibv_query_srq);
+int
+rv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
+{
+	if (!RV_OURS(srq))
+		return ROCE_VERBS_REAL(rv_query_srq, "ibv_query_srq", "IBVERBS_1.1")(srq, attr);
+	return roce_verbs_errno(rte_roce_query_srq(srq, attr));
+}
+
+int rv_destroy_srq(struct ibv_srq *srq) ROCE_VERBS_EXPORT(ibv_destroy_srq);
+int
+rv_destroy_srq(struct ibv_srq *srq)
+{
+	if (!RV_OURS(srq))
+		return ROCE_VERBS_REAL(rv_destroy_srq, "ibv_destroy_srq", "IBVERBS_1.1")(srq);
+	return roce_verbs_errno(rte_roce_destroy_srq(srq));
+}
+
+/* Address handles. */
+
+struct ibv_ah *rv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+	ROCE_VERBS_EXPORT(ibv_create_ah);
+struct ibv_ah *
+rv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	if (!RV_OURS(pd))
+		return ROCE_VERBS_REAL(rv_create_ah, "ibv_create_ah", "IBVERBS_1.1")(pd, attr);
+	return RV_NEW(rte_roce_create_ah(pd, attr));
+}
+
+int rv_destroy_ah(struct ibv_ah *ah) ROCE_VERBS_EXPORT(ibv_destroy_ah);
+int
+rv_destroy_ah(struct ibv_ah *ah)
+{
+	if (!RV_OURS(ah))
+		return ROCE_VERBS_REAL(rv_destroy_ah, "ibv_destroy_ah", "IBVERBS_1.1")(ah);
+	return roce_verbs_errno(rte_roce_destroy_ah(ah));
+}
+
+int rv_init_ah_from_wc(struct ibv_context *ctx, uint8_t port_num, struct ibv_wc *wc,
+		       struct ibv_grh *grh, struct ibv_ah_attr *ah_attr)
+	ROCE_VERBS_EXPORT(ibv_init_ah_from_wc);
+int
+rv_init_ah_from_wc(struct ibv_context *ctx, uint8_t port_num, struct ibv_wc *wc,
+		   struct ibv_grh *grh, struct ibv_ah_attr *ah_attr)
+{
+	if (roce_verbs_dev_of_ctx(ctx) == NULL)
+		return ROCE_VERBS_REAL(rv_init_ah_from_wc, "ibv_init_ah_from_wc", "IBVERBS_1.1")
+			(ctx, port_num, wc, grh, ah_attr);
+	rv_refuse("ibv_init_ah_from_wc");
+	return EOPNOTSUPP;
+}
+
+struct ibv_ah *rv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
+				    uint8_t port_num) ROCE_VERBS_EXPORT(ibv_create_ah_from_wc);
+struct ibv_ah *
+rv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
+		     uint8_t port_num)
+{
+	if (!RV_OURS(pd))
+		return ROCE_VERBS_REAL(rv_create_ah_from_wc, "ibv_create_ah_from_wc",
+				       "IBVERBS_1.1")(pd, wc, grh, port_num);
+	return rv_refuse("ibv_create_ah_from_wc");
+}
+
+int rv_resolve_eth_l2_from_gid(struct ibv_context *ctx, struct ibv_ah_attr *attr,
+			       uint8_t eth_mac[6], uint16_t *vid)
+	ROCE_VERBS_EXPORT(ibv_resolve_eth_l2_from_gid);
+int
+rv_resolve_eth_l2_from_gid(struct ibv_context *ctx, struct ibv_ah_attr *attr,
+			   uint8_t eth_mac[6], uint16_t *vid)
+{
+	if (roce_verbs_dev_of_ctx(ctx) == NULL)
+		return ROCE_VERBS_REAL(rv_resolve_eth_l2_from_gid, "ibv_resolve_eth_l2_from_gid",
+				       "IBVERBS_1.1")(ctx, attr, eth_mac, vid);
+	rv_refuse("ibv_resolve_eth_l2_from_gid");
+	return EOPNOTSUPP;
+}
+
+/* Asynchronous events. */
+
+int rv_get_async_event(struct ibv_context *ctx, struct ibv_async_event *event)
+	ROCE_VERBS_EXPORT(ibv_get_async_event);
+int
+rv_get_async_event(struct ibv_context *ctx, struct ibv_async_event *event)
+{
+	int rc;
+
+	if (roce_verbs_dev_of_ctx(ctx) == NULL)
+		return ROCE_VERBS_REAL(rv_get_async_event, "ibv_get_async_event",
+				       "IBVERBS_1.1")(ctx, event);
+	/* verbs: -1 with errno set. */
+	rc = rte_roce_get_async_event(ctx, event);
+	if (rc < 0) {
+		errno = -rc;
+		return -1;
+	}
+	return 0;
+}
+
+/* True when the event names an object of ours; port and device events name none. */
+static bool
+rv_async_event_ours(const struct ibv_async_event *event)
+{
+	switch (event->event_type) {
+	case IBV_EVENT_CQ_ERR:
+		return RV_OURS(event->element.cq);
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		return RV_OURS(event->element.srq);
+	case IBV_EVENT_PORT_ACTIVE:
+	case IBV_EVENT_PORT_ERR:
+	case IBV_EVENT_LID_CHANGE:
+	case IBV_EVENT_PKEY_CHANGE:
+	case IBV_EVENT_SM_CHANGE:
+	case IBV_EVENT_CLIENT_REREGISTER:
+	case IBV_EVENT_GID_CHANGE:
+	case IBV_EVENT_DEVICE_FATAL:
+		return false;	/* nothing to acknowledge, for us or the real one */
+	default:
+		return RV_OURS(event->element.qp);
+	}
+}
+
+void rv_ack_async_event(struct ibv_async_event *event) ROCE_VERBS_EXPORT(ibv_ack_async_event);
+void
+rv_ack_async_event(struct ibv_async_event *event)
+{
+	if (event == NULL || !rv_async_event_ours(event)) {
+		ROCE_VERBS_REAL(rv_ack_async_event, "ibv_ack_async_event", "IBVERBS_1.1")(event);
+		return;
+	}
+	if (rte_roce_ack_async_event(event) < 0)
+		RV_LOG(ERR, "event %d acknowledged but not got", event->event_type);
+}
