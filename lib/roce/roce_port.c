@@ -794,14 +794,23 @@ roce_port_l2_fill(struct rte_roce_port *port, struct rte_mbuf *m,
 static void
 roce_port_tx_flush(struct rte_roce_port *port, struct roce_port_queue *pq)
 {
+	uint32_t bytes[ROCE_PORT_TX_BURST + 1];
 	uint16_t burst, sent, i;
 
 	while (pq->tx_count != 0) {
-		/* The backlog wraps: send its first contiguous run. */
+		/* The backlog wraps: send its first contiguous run, a burst at a time. */
 		burst = RTE_MIN(pq->tx_count, ROCE_PORT_TX_BACKLOG - pq->tx_head);
+		burst = RTE_MIN(burst, ROCE_PORT_TX_BURST);
+		/*
+		 * Counted before the PMD has them: a sent mbuf is the PMD's, and
+		 * one that copies (memif) or passes pointers (ring) may have freed
+		 * it, and another thread allocated it again, by the time it returns.
+		 */
+		bytes[0] = 0;
+		for (i = 0; i < burst; i++)
+			bytes[i + 1] = bytes[i] + pq->tx_backlog[pq->tx_head + i]->pkt_len;
 		sent = rte_eth_tx_burst(port->port_id, pq->id, &pq->tx_backlog[pq->tx_head], burst);
-		for (i = 0; i < sent; i++)
-			pq->stats.tx_bytes += pq->tx_backlog[pq->tx_head + i]->pkt_len;
+		pq->stats.tx_bytes += bytes[sent];
 		pq->stats.tx_packets += sent;
 		pq->tx_head = (pq->tx_head + sent) & (ROCE_PORT_TX_BACKLOG - 1);
 		pq->tx_count -= sent;

@@ -386,6 +386,19 @@ rte_roce_xstats_names_get(struct ibv_context *ctx, struct rte_roce_xstat_name *n
 	return n;
 }
 
+/*
+ * The port's counters are plain fields of the queues' owners (the lanes), and
+ * a port's calls run while no queue is driven by another thread
+ * (roce_port.c): the lanes are parked while they are read.
+ */
+void
+roce_port_stats_read(struct roce_dev *dev, struct rte_roce_port_stats *port)
+{
+	roce_ctrl_begin(dev);
+	rte_roce_port_stats_get(dev->port, port);
+	roce_ctrl_end(dev);
+}
+
 int
 rte_roce_xstats_get(struct ibv_context *ctx, struct rte_roce_xstat *xstats, unsigned int n)
 {
@@ -400,7 +413,7 @@ rte_roce_xstats_get(struct ibv_context *ctx, struct rte_roce_xstat *xstats, unsi
 	if (xstats == NULL || n < count)
 		return count;
 	dev = roce_dev_of(ctx);
-	rte_roce_port_stats_get(dev->port, &port);
+	roce_port_stats_read(dev, &port);
 	for (i = 0; i < count; i++) {
 		xstats[i].id = i;
 		xstats[i].value = roce_xstat_value(dev, &port, i);
@@ -423,7 +436,7 @@ rte_roce_xstats_get_by_name(struct ibv_context *ctx, const char *name, uint64_t 
 	dev = roce_dev_of(ctx);
 	for (i = 0; i < n; i++) {
 		if (strcmp(roce_xstat_name(i, buf, sizeof(buf)), name) == 0) {
-			rte_roce_port_stats_get(dev->port, &port);
+			roce_port_stats_read(dev, &port);
 			*value = roce_xstat_value(dev, &port, i);
 			return 0;
 		}

@@ -40,6 +40,8 @@ enum roce_xstat_src {
 unsigned int roce_xstats_count(void);
 /* Name and value of extended statistic i < roce_xstats_count(). */
 const char *roce_xstat_name(unsigned int i, char *buf, size_t size);
+/* The port's counters of dev, read with its lanes parked (they write them unlocked). */
+void roce_port_stats_read(struct roce_dev *dev, struct rte_roce_port_stats *port);
 uint64_t roce_xstat_value(struct roce_dev *dev, const struct rte_roce_port_stats *port,
 			  unsigned int i);
 enum roce_xstat_src roce_xstat_src(unsigned int i);

@@ -116,7 +116,7 @@ tel_xstats(const char *params, struct rte_tel_data *d, bool port_only)
 	dev = tel_dev_get(params, NULL, false);
 	if (dev == NULL)
 		return -EINVAL;
-	rte_roce_port_stats_get(dev->port, &port);
+	roce_port_stats_read(dev, &port);
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < n && i < RTE_TEL_MAX_DICT_ENTRIES; i++)
 		if (!port_only || roce_xstat_src(i) == XS_PORT)
