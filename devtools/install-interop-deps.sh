@@ -8,6 +8,7 @@ set -euo pipefail
 
 packages=(
 	qemu-system-x86 mmdebstrap cpio zstd kmod iproute2 tcpdump python3
+	procps		# sysctl(8): the harness turns IPv6 and ARP answers off on its links
 	ca-certificates
 )
 
