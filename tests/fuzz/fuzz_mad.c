@@ -21,6 +21,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/stat.h>
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
@@ -118,6 +119,8 @@ seed_corpus(const char *dir)
 {
 	struct rte_roce_mad mad;
 
+	/* A fresh build has no corpus yet: libFuzzer refuses a missing one. */
+	FUZZ_CHECK(mkdir(dir, 0755) == 0 || errno == EEXIST);
 	seed_req(&mad);
 	seed_write(dir, "req", &mad, sizeof(mad));
 	mad.hdr.method = RTE_ROCE_MAD_METHOD_GET;
