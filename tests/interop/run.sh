@@ -742,7 +742,7 @@ done
 
 # ROCE_INTEROP_SUBSET=ci (.ci/run): what CI's budget affords, a few minutes
 # on its 2 cores: the basics, the neighbour probes, RC both roles at both MTUs, RC under the
-# guest's and our own impairments, UD both ways, and perftest in both roles.
+# guest's impairments (netem), UD both ways, and perftest in both roles.
 # The full suite (the default) runs everything above.
 # rc_pingpong_fault_guest_client is out of the subset for now: it failed with
 # "transport retry counter exceeded" in both runs inside CI's fresh root
