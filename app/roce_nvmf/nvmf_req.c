@@ -97,8 +97,6 @@ req_sgl_keyed(struct nvmf_req *req, const uint8_t *sgl, uint8_t sub)
 		return NVMF_SC_SGL_INVALID_TYPE;
 	if (len > req->q->tgt->conf.max_transfer)
 		return NVMF_SC_SGL_INVALID_DATA_LEN;
-	if (len != 0 && req->dir == NVMF_DIR_NONE)
-		return NVMF_SC_INVALID_FIELD;
 	req->len = len;
 	req->raddr = nvmf_get64(sgl, NVMF_SGL_ADDR);
 	req->rkey = nvmf_get32(sgl, NVMF_SGL_KEYED_KEY);
@@ -116,10 +114,14 @@ req_sgl(struct nvmf_req *req, uint32_t icd_len)
 	if (req->sqe[NVMF_SQE_FLAGS] >> NVMF_FLAGS_PSDT_SHIFT != NVMF_PSDT_SGL_MPTR_BUF ||
 	    (req->sqe[NVMF_SQE_FLAGS] & NVMF_FLAGS_FUSE_MASK) != 0)
 		return NVMF_SC_INVALID_FIELD;	/* Fabrics: SGLs only; no fused commands */
+	if (req->dir == NVMF_DIR_NONE)
+		return NVMF_SC_SUCCESS;	/* no data: whatever describes none */
 	switch (type) {
 	case NVMF_SGL_TYPE_KEYED:
 		return req_sgl_keyed(req, sgl, sub);
 	case NVMF_SGL_TYPE_DATA:
+		if (sub == NVMF_SGL_SUB_ADDRESS && nvmf_get32(sgl, NVMF_SGL_DATA_LEN) == 0)
+			return NVMF_SC_SUCCESS;	/* a null descriptor: no data */
 		if (sub != NVMF_SGL_SUB_OFFSET)
 			return NVMF_SC_SGL_INVALID_TYPE;
 		return req_sgl_in_capsule(req, sgl, icd_len);
@@ -349,6 +351,20 @@ req_start(struct nvmf_req *req, struct nvmf_recv *r, uint32_t byte_len)
 	req->state = NVMF_REQ_NEW;
 }
 
+/*
+ * A work request failed: counted unless it was flushed (the QP went to
+ * ERR for another reason, counted where it happened); the queue goes.
+ */
+static void
+req_wc_error(struct nvmf_queue *q, const struct ibv_wc *wc, const char *what)
+{
+	if (wc->status != IBV_WC_WR_FLUSH_ERR) {
+		q->tgt->stats.wc_errors++;
+		NVMF_LOG(INFO, "queue %u: %s failed: status %d", q->qid, what, wc->status);
+	}
+	nvmf_queue_close(q, "work request failed");
+}
+
 void
 nvmf_req_recv_done(struct nvmf_recv *r, const struct ibv_wc *wc)
 {
@@ -356,14 +372,12 @@ nvmf_req_recv_done(struct nvmf_recv *r, const struct ibv_wc *wc)
 	struct nvmf_req *req;
 
 	q->posted--;
-	if (q->state == NVMF_Q_DRAINING)
-		return;
 	if (wc->status != IBV_WC_SUCCESS) {
-		q->tgt->stats.wc_errors++;
-		NVMF_LOG(INFO, "queue %u: receive failed: status %d", q->qid, wc->status);
-		nvmf_queue_close(q, "receive failed");
+		req_wc_error(q, wc, "receive");
 		return;
 	}
+	if (q->state == NVMF_Q_DRAINING)
+		return;
 	q->tgt->stats.capsules++;
 	if (wc->byte_len < NVMF_SQE_LEN) {
 		/* no command to answer: a transport error, the queue goes (RDMA §3.5) */
@@ -389,14 +403,10 @@ nvmf_req_send_done(struct nvmf_req *req, const struct ibv_wc *wc)
 
 	q->posted--;
 	req->wrs--;
-	if (wc->status != IBV_WC_SUCCESS && q->state != NVMF_Q_DRAINING) {
-		/* an SGL the host's MR does not cover ends here: NAK, QP in error */
-		q->tgt->stats.wc_errors++;
-		NVMF_LOG(INFO, "queue %u: %s failed: status %d", q->qid,
-			 wc->opcode == IBV_WC_RDMA_READ ? "RDMA READ" :
-			 wc->opcode == IBV_WC_RDMA_WRITE ? "RDMA WRITE" : "SEND", wc->status);
-		nvmf_queue_close(q, "work request failed");
-	}
+	/* an SGL the host's MR does not cover ends here: NAK, QP in error */
+	if (wc->status != IBV_WC_SUCCESS)
+		req_wc_error(q, wc, req->state == NVMF_REQ_DATA_IN ? "RDMA READ" :
+				    req->wrs != 0 ? "RDMA WRITE" : "SEND");
 	if (req->wrs != 0)
 		return;
 	if (q->state == NVMF_Q_DRAINING || req->state == NVMF_REQ_RESPONSE_SENT) {
