@@ -141,10 +141,11 @@ static int
 test_admin(void)
 {
 	struct host_queue a;
-	uint8_t sqe[64], cqe[16], *d = host_buf(&env, RD_OFF);
+	uint8_t sqe[64], cqe[16], *d;
 	uint64_t v;
 
 	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
+	d = host_buf(&env, RD_OFF);
 	ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, &a, 0), 0, "");
 	ROCE_TEST_ASSERT(a.cntlid >= 1 && a.cntlid <= 0xffef, "dynamic CNTLID %u", a.cntlid);
 	ROCE_TEST_ASSERT_EQ(host_prop_get(&a, 0x00, true, &v), 0, "CAP");
