@@ -121,6 +121,7 @@ struct roce_dev {
 	struct rte_roce_dev_conf conf;	/* limits, defaults applied */
 	const struct roce_engine *engine;	/* its timer handlers (roce_transport.h) */
 	int socket;			/* NUMA socket of the port */
+	uint16_t port_id;		/* the port's ethdev */
 
 	uint32_t nb_pds;
 	uint32_t nb_cqs;
