@@ -151,6 +151,7 @@ struct nvmf_tgt {
 	struct nvmf_ctrl **ctrl;	/* by cntlid - 1 */
 	struct nvmf_queue_list queues;
 	uint32_t nb_queues;
+	uint16_t listen_port;		/* the port listened on (conf's, or 4420) */
 	uint64_t ka_next_check;
 	bool stopping;
 	struct nvmf_tgt_stats stats;
@@ -180,6 +181,7 @@ void nvmf_req_drop(struct nvmf_req *req);
 void nvmf_req_fail(struct nvmf_req *req, uint16_t status);
 
 /* nvmf_fabrics.c */
+bool nvmf_host_allowed(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s, const char *host);
 void nvmf_fabrics_exec(struct nvmf_req *req);
 void nvmf_ctrl_put(struct nvmf_ctrl *ctrl);
 void nvmf_ctrl_kill(struct nvmf_ctrl *ctrl, const char *why);

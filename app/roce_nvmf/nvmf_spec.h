@@ -260,6 +260,30 @@ enum nvmf_io_opc {
 #define NVMF_LOG_CHANGED_NS	0x04
 #define NVMF_LOG_DISCOVERY	0x70
 
+/* Base, Discovery Log Page: header, then 1024-byte entries; RDMA §3.1 Figure 3 (TSAS). */
+#define NVMF_DISC_HDR_LEN	1024
+#define NVMF_DISC_ENTRY_LEN	1024
+#define NVMF_DISC_NUMREC	8
+#define NVMF_DISC_TRTYPE	0
+#define NVMF_DISC_ADRFAM	1
+#define NVMF_DISC_SUBTYPE	2
+#define NVMF_DISC_PORTID	4
+#define NVMF_DISC_CNTLID	6
+#define NVMF_DISC_ASQSZ		8
+#define NVMF_DISC_TRSVCID	32
+#define NVMF_DISC_TRSVCID_LEN	32
+#define NVMF_DISC_SUBNQN	256
+#define NVMF_DISC_TRADDR	512
+#define NVMF_DISC_TRADDR_LEN	256
+#define NVMF_DISC_TSAS		768
+#define NVMF_TRTYPE_RDMA	1
+#define NVMF_ADRFAM_IPV4	1
+#define NVMF_ADRFAM_IPV6	2
+#define NVMF_SUBTYPE_NVME	2	/* an NVM subsystem (1: a referral to a discovery service) */
+#define NVMF_RDMA_QPTYPE_RC	1
+#define NVMF_RDMA_PRTYPE_ROCEV2	4
+#define NVMF_RDMA_CMS_RDMA_CM	1
+
 /* Base, Dataset Management: CDW11 bit 2 deallocate; 16-byte ranges. */
 #define NVMF_DSM_DEALLOCATE	0x04
 #define NVMF_DSM_RANGE_LEN	16

@@ -202,6 +202,81 @@ test_admin(void)
 	return host_env_close(&env);
 }
 
+/* Get Log Page 70h of the discovery controller, whose length is 1024 + 1024 per entry. */
+static int
+discovery_log(struct host_queue *a, uint8_t *d, uint32_t len)
+{
+	uint8_t sqe[64];
+
+	host_sqe(a, sqe, 0x02, 0);
+	host_sgl_keyed(a, sqe, RD_OFF, len, false);
+	put32(sqe + 40, 0x70 | (len / 4 - 1) << 16);
+	memset(d, 0xee, len);
+	ROCE_TEST_ASSERT_EQ(cmd_status(a, sqe), 0, "discovery log page");
+	return 0;
+}
+
+/* The discovery subsystem: its controller, its log page (one entry; none for a host not allowed). */
+static int
+test_discovery(void)
+{
+	static const char disc[] = "nqn.2014-08.org.nvmexpress.discovery";
+	struct host_cm_req req = host_cm_req_default(1, 31, 0);
+	struct nvmf_tgt_conf conf;
+	struct host_queue a, io;
+	uint8_t sqe[64], cqe[16], *d, *e;
+
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
+	d = host_buf(&env, RD_OFF);
+	e = d + 1024;
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up_to(&env, &a, disc, 0), 0, "");
+	host_sqe(&a, sqe, 0x06, 0);
+	host_sgl_keyed(&a, sqe, RD_OFF, 4096, false);
+	sqe[40] = 0x01;
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0, "Identify Controller");
+	ROCE_TEST_ASSERT_EQ(d[111], 2, "CNTRLTYPE: discovery");
+	ROCE_TEST_ASSERT(strcmp((const char *)d + 768, disc) == 0, "SUBNQN");
+	ROCE_TEST_ASSERT_EQ(discovery_log(&a, d, 2048), 0, "");
+	ROCE_TEST_ASSERT_EQ(d[8], 1, "NUMREC");
+	ROCE_TEST_ASSERT(e[0] == 1 && e[1] == 1 && e[2] == 2, "TRTYPE RDMA, ADRFAM IPv4, NVM subsystem");
+	ROCE_TEST_ASSERT_EQ(e[6] | e[7] << 8, 0xffff, "CNTLID: dynamic");
+	ROCE_TEST_ASSERT(memcmp(e + 32, "4420 ", 5) == 0, "TRSVCID");
+	ROCE_TEST_ASSERT(memcmp(e + 512, "10.0.0.2 ", 9) == 0, "TRADDR");
+	ROCE_TEST_ASSERT(strcmp((const char *)e + 256, HOST_SUBNQN) == 0, "SUBNQN");
+	ROCE_TEST_ASSERT(e[768] == 1 && e[769] == 4 && e[770] == 1, "TSAS: RC, RoCE v2, RDMA_CM");
+	/* with an offset: the entry alone (LPA bit 2) */
+	host_sqe(&a, sqe, 0x02, 0);
+	host_sgl_keyed(&a, sqe, RD_OFF, 1024, false);
+	put32(sqe + 40, 0x70 | (1024 / 4 - 1) << 16);
+	put64(sqe + 48, 1024);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0, "");
+	ROCE_TEST_ASSERT(d[0] == 1 && d[2] == 2, "the entry at offset 1024");
+	/* what a discovery controller does not have: namespaces, SMART, I/O queues */
+	host_sqe(&a, sqe, 0x06, 1);
+	host_sgl_keyed(&a, sqe, RD_OFF, 4096, false);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0x02, "Identify Namespace");
+	host_sqe(&a, sqe, 0x02, 0);
+	host_sgl_keyed(&a, sqe, RD_OFF, 512, false);
+	put32(sqe + 40, 0x02 | (512 / 4 - 1) << 16);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0x109, "SMART: Invalid Log Page");
+	req.cntlid = a.cntlid;
+	ROCE_TEST_ASSERT_EQ(host_queue_connect(&env, &io, &req), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_fabrics_connect(&io, disc, HOST_NQN, a.cntlid, 0, cqe), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0x182, "no I/O queue");
+	ROCE_TEST_ASSERT_EQ(io_close(&a, &io), 0, "");
+	/* a host not on the allow-list discovers nothing */
+	host_tgt_conf(&conf);
+	conf.nb_hosts = 1;
+	snprintf(conf.hosts[0], sizeof(conf.hosts[0]), "nqn.2026-11.org.example:other");
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, &conf), 0, "");
+	d = host_buf(&env, RD_OFF);
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up_to(&env, &a, disc, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(discovery_log(&a, d, 1024), 0, "");
+	ROCE_TEST_ASSERT_EQ(d[8], 0, "NUMREC");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&a), 0, "");
+	return host_env_close(&env);
+}
+
 /* Write by RDMA READ, read back by RDMA WRITE, in-capsule data, Write Zeroes, DSM, Flush. */
 static int
 test_io(void)
@@ -552,6 +627,7 @@ static const struct roce_test_case cases[] = {
 	{ "nvmf_cm_reject", test_cm_reject },
 	{ "nvmf_admin", test_admin },
 	{ "nvmf_io", test_io },
+	{ "nvmf_discovery", test_discovery },
 	{ "nvmf_send_invalidate", test_send_invalidate },
 	{ "nvmf_bad_sgl", test_bad_sgl },
 	{ "nvmf_bad_cmds", test_bad_cmds },
