@@ -34,6 +34,7 @@ enum {
 	OPT_NQN = PP_PORT_OPT_END,
 	OPT_PORT,
 	OPT_NS,
+	OPT_NS_FILE,
 	OPT_HOST,
 	OPT_QUEUES,
 	OPT_DEPTH,
@@ -48,6 +49,7 @@ static const struct option nvmf_longopts[] = {
 	{ "nqn", required_argument, NULL, OPT_NQN },
 	{ "port", required_argument, NULL, OPT_PORT },
 	{ "ns", required_argument, NULL, OPT_NS },
+	{ "ns-file", required_argument, NULL, OPT_NS_FILE },
 	{ "host", required_argument, NULL, OPT_HOST },
 	{ "io-queues", required_argument, NULL, OPT_QUEUES },
 	{ "queue-depth", required_argument, NULL, OPT_DEPTH },
@@ -66,6 +68,8 @@ usage(void)
 	       "  --port N             the RDMA CM port to listen on (default 4420)\n"
 	       "  --ns MIB[,BLOCK]     a RAM namespace of MIB MiB, 512 (default) or 4096-byte\n"
 	       "                       blocks; once per namespace (NSID 1, 2, ...)\n"
+	       "  --ns-file PATH[,BLOCK] a namespace on a file or block device (all of it),\n"
+	       "                       through io_uring\n"
 	       "  --host NQN           allow this host (repeat; default: any host)\n"
 	       "  --io-queues N        I/O queues per controller (default 8)\n"
 	       "  --queue-depth N      entries per queue, CAP.MQES + 1 (default 128)\n"
@@ -90,6 +94,28 @@ opt_ns(struct nvmf_tgt_conf *c, const char *arg)
 		return -EINVAL;
 	c->ns[c->nb_ns].size = (uint64_t)mib << 20;
 	c->ns[c->nb_ns].block_size = (uint32_t)bs;
+	c->nb_ns++;
+	return 0;
+}
+
+static int
+opt_ns_file(struct nvmf_tgt_conf *c, const char *arg)
+{
+	struct nvmf_ns_conf *ns = &c->ns[c->nb_ns];
+	const char *comma = strrchr(arg, ',');
+	size_t len = comma != NULL ? (size_t)(comma - arg) : strlen(arg);
+	char *end;
+
+	if (c->nb_ns == NVMF_NS_MAX || len == 0 || len >= sizeof(ns->path))
+		return -EINVAL;
+	memcpy(ns->path, arg, len);
+	ns->path[len] = '\0';
+	ns->block_size = 512;
+	if (comma != NULL) {
+		ns->block_size = (uint32_t)strtoul(comma + 1, &end, 10);
+		if (*end != '\0')
+			return -EINVAL;
+	}
 	c->nb_ns++;
 	return 0;
 }
@@ -124,6 +150,8 @@ opt_nvmf(struct nvmf_tgt_conf *c, uint16_t *port, int opt, const char *arg)
 		return 0;
 	case OPT_NS:
 		return opt_ns(c, arg);
+	case OPT_NS_FILE:
+		return opt_ns_file(c, arg);
 	case OPT_PORT:
 		rc = opt_number(arg, UINT16_MAX, &v);
 		*port = (uint16_t)v;
@@ -171,7 +199,7 @@ parse(int argc, char **argv, struct pp_port_conf *pc, struct nvmf_tgt_conf *c, u
 	if (pp_port_conf_check(pc) != 0)
 		return -EINVAL;
 	if (c->subnqn[0] == '\0' || c->nb_ns == 0) {
-		fprintf(stderr, "roce_nvmf: --nqn and at least one --ns are required\n");
+		fprintf(stderr, "roce_nvmf: --nqn and at least one --ns or --ns-file are required\n");
 		return -EINVAL;
 	}
 	return 0;

@@ -90,6 +90,7 @@ enum nvmf_rdma_cm_status {
 /* A status: SCT << 8 | SC, as the tables of the Base specification list them. */
 #define NVMF_SCT_GENERIC	0x0
 #define NVMF_SCT_CMD		0x1
+#define NVMF_SCT_MEDIA		0x2
 #define NVMF_STATUS(sct, sc)	((uint16_t)((sct) << 8 | (sc)))
 #define NVMF_DNR		0x8000	/* in the CQE's status field: do not retry */
 
@@ -107,6 +108,8 @@ enum nvmf_status {
 	NVMF_SC_SGL_INVALID_TYPE = NVMF_STATUS(NVMF_SCT_GENERIC, 0x11),
 	NVMF_SC_SGL_INVALID_OFFSET = NVMF_STATUS(NVMF_SCT_GENERIC, 0x16),
 	NVMF_SC_LBA_RANGE = NVMF_STATUS(NVMF_SCT_GENERIC, 0x80),
+	NVMF_SC_WRITE_FAULT = NVMF_STATUS(NVMF_SCT_MEDIA, 0x80),
+	NVMF_SC_UNRECOVERED_READ = NVMF_STATUS(NVMF_SCT_MEDIA, 0x81),
 	NVMF_SC_INVALID_LOG_PAGE = NVMF_STATUS(NVMF_SCT_CMD, 0x09),
 	NVMF_SC_AER_LIMIT = NVMF_STATUS(NVMF_SCT_CMD, 0x05),
 	NVMF_SC_FEATURE_NOT_CHANGEABLE = NVMF_STATUS(NVMF_SCT_CMD, 0x0e),
