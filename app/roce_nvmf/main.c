@@ -41,6 +41,7 @@ enum {
 	OPT_ICD,
 	OPT_MAX_TRANSFER,
 	OPT_BUFFERS,
+	OPT_TARGET_CONFIG,
 	OPT_HELP,
 };
 
@@ -56,6 +57,7 @@ static const struct option nvmf_longopts[] = {
 	{ "in-capsule", required_argument, NULL, OPT_ICD },
 	{ "max-transfer", required_argument, NULL, OPT_MAX_TRANSFER },
 	{ "buffers", required_argument, NULL, OPT_BUFFERS },
+	{ "target-config", required_argument, NULL, OPT_TARGET_CONFIG },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -75,7 +77,9 @@ usage(void)
 	       "  --queue-depth N      entries per queue, CAP.MQES + 1 (default 128)\n"
 	       "  --in-capsule BYTES   in-capsule data on I/O queues (default 8192)\n"
 	       "  --max-transfer BYTES data per command, MDTS (default 131072)\n"
-	       "  --buffers N          data buffers of max-transfer bytes (default 256)\n");
+	       "  --buffers N          data buffers of max-transfer bytes (default 256)\n"
+	       "  --target-config FILE the options above as \"key = value\" lines\n"
+	       "                       (config/nvmf.conf.example); later options override\n");
 	pp_port_usage();
 }
 
@@ -175,6 +179,73 @@ opt_nvmf(struct nvmf_tgt_conf *c, uint16_t *port, int opt, const char *arg)
 	}
 }
 
+/* The long option called name that sets the target (not the port), or NULL. */
+static const struct option *
+opt_find(const char *name)
+{
+	const struct option *o;
+
+	for (o = nvmf_longopts; o->name != NULL; o++)
+		if (o->val >= OPT_NQN && o->val < OPT_TARGET_CONFIG && strcmp(o->name, name) == 0)
+			return o;
+	return NULL;
+}
+
+/* "key = value" for one line of a target configuration file: 0, or -EINVAL after saying why. */
+static int
+config_line(struct nvmf_tgt_conf *c, uint16_t *port, char *line, const char *path,
+	    unsigned int lineno)
+{
+	char *eq = strchr(line, '='), *key = line, *val, *end;
+	const struct option *o;
+
+	if (eq == NULL) {
+		fprintf(stderr, "%s:%u: '%s' is not key = value\n", path, lineno, line);
+		return -EINVAL;
+	}
+	*eq = '\0';
+	val = eq + 1;
+	for (end = eq; end > key && (end[-1] == ' ' || end[-1] == '\t'); end--)
+		end[-1] = '\0';
+	val += strspn(val, " \t");
+	o = opt_find(key);
+	if (o == NULL) {
+		fprintf(stderr, "%s:%u: %s: unknown key\n", path, lineno, key);
+		return -EINVAL;
+	}
+	if (opt_nvmf(c, port, o->val, val) != 0) {
+		fprintf(stderr, "%s:%u: %s: bad value '%s'\n", path, lineno, key, val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A target configuration file: the target's long options as "key = value" lines. */
+static int
+config_load(struct nvmf_tgt_conf *c, uint16_t *port, const char *path)
+{
+	unsigned int lineno = 0;
+	char buf[512];
+	FILE *f;
+	int rc = 0;
+
+	f = fopen(path, "r");
+	if (f == NULL) {
+		fprintf(stderr, "roce_nvmf: --target-config %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	while (rc == 0 && fgets(buf, sizeof(buf), f) != NULL) {
+		char *line = buf + strspn(buf, " \t");
+
+		lineno++;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] != '\0' && line[0] != '#' && line[0] != ';')
+			rc = config_line(c, port, line, path, lineno);
+	}
+	fclose(f);
+	return rc;
+}
+
 static int
 parse(int argc, char **argv, struct pp_port_conf *pc, struct nvmf_tgt_conf *c, uint16_t *port)
 {
@@ -186,6 +257,11 @@ parse(int argc, char **argv, struct pp_port_conf *pc, struct nvmf_tgt_conf *c, u
 		if (opt == OPT_HELP || opt == '?') {
 			usage();
 			return opt == OPT_HELP ? 1 : -EINVAL;
+		}
+		if (opt == OPT_TARGET_CONFIG) {
+			if (config_load(c, port, optarg) != 0)
+				return -EINVAL;
+			continue;
 		}
 		rc = pp_port_opt(pc, opt, optarg);
 		if (rc == 0)
