@@ -10,10 +10,10 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <rte_hash_crc.h>
-#include <rte_malloc.h>
 
 #include "nvmf_priv.h"
 
@@ -27,8 +27,15 @@ ns_ram_init(struct nvmf_ns *ns, const struct nvmf_ns_conf *conf)
 		NVMF_LOG(ERR, "namespace %u: a RAM namespace needs a size", ns->nsid);
 		return -EINVAL;
 	}
-	ns->ram = rte_zmalloc("nvmf_ns", conf->size, 4096);
-	if (ns->ram == NULL) {
+	/*
+	 * Anonymous memory, not the EAL's: never registered (data moves through
+	 * the pool's buffers), zero until written, given back at once by munmap
+	 * (rte_free() would clear every page first), and no -m to size for it.
+	 */
+	ns->ram = mmap(NULL, conf->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+		       MAP_NORESERVE, -1, 0);
+	if (ns->ram == MAP_FAILED) {
+		ns->ram = NULL;
 		NVMF_LOG(ERR, "namespace %u: %lu bytes of RAM not available", ns->nsid,
 			 (unsigned long)conf->size);
 		return -ENOMEM;
@@ -67,7 +74,8 @@ nvmf_ns_init(struct nvmf_subsys *s, const struct nvmf_ns_conf *conf, uint32_t ns
 void
 nvmf_ns_fini(struct nvmf_ns *ns)
 {
-	rte_free(ns->ram);
+	if (ns->ram != NULL)
+		munmap(ns->ram, ns->nblocks << ns->block_shift);
 	ns->ram = NULL;
 	if (ns->fd >= 0)
 		close(ns->fd);
