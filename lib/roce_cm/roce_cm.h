@@ -65,7 +65,7 @@ struct roce_cm_ah {
 /* What the peer's REQ asked (passive side) or its REP answered (active side). */
 struct roce_cm_peer {
 	uint32_t qpn;
-	uint32_t psn;
+	uint32_t psn;		/* its Starting PSN: the first it expects, our SQ PSN */
 	uint8_t resp_res;	/* READs it accepts in flight to it */
 	uint8_t init_depth;	/* READs it sends in flight */
 	uint8_t mtu;		/* enum ibv_mtu */
@@ -109,7 +109,7 @@ struct roce_cm_id {
 	/* Connection */
 	struct roce_cm_peer peer;
 	uint32_t qpn;			/* our QP's: id's QP, or the application's (conn_param.qp_num) */
-	uint32_t psn;			/* our starting PSN */
+	uint32_t psn;			/* our Starting PSN: our RQ PSN (roce_cm_qp.c) */
 	uint8_t resp_res;		/* ours (REQ/REP field) */
 	uint8_t init_depth;
 	uint8_t retry_cnt;

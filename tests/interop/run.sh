@@ -601,6 +601,100 @@ scen_uc_pingpong_v4_guest_client() { pp_scenario uc_pingpong_v4_guest_client uc 
 scen_srq_pingpong_v4_guest_server() { pp_scenario srq_pingpong_v4_guest_server srq server "$GID_V4"; }
 scen_srq_pingpong_v4_guest_client() { pp_scenario srq_pingpong_v4_guest_client srq client "$GID_V4"; }
 
+# ---- rping: rdma_cm (the IB CM on QP1) against examples/rping ------------------
+
+RPING_PORT=7174             # rping's default
+# Sizes and iteration counts: rping's default size 1000 times (-v: each ping
+# printed and counted), then its largest (64 KiB - 1) with -V only.
+RPING_SIZES=(64 65535)
+RPING_ITERS=(1000 50)
+RPING_VERBOSE_MAX=64        # -v only up to this size (it prints the whole buffer)
+RPING_EAL=(--log-level=lib.roce.cm:debug)  # the CM's state transitions in the host log
+
+# The host rping: examples/rping, or what ROCE_INTEROP_RPING names (meson sets it).
+rping_bin() {
+	if [ -n "${ROCE_INTEROP_RPING+set}" ]; then
+		echo "$ROCE_INTEROP_RPING"
+	else
+		echo "$BUILD/examples/rping/rping"
+	fi
+}
+
+# An rdma_cm listener exists in the guest (rping has no TCP port to wait for).
+guest_cm_listening() {
+	gx "for i in \$(seq 100); do rdma res show cm_id | grep -q LISTEN && exit 0; sleep 0.1; done; exit 1" \
+		>/dev/null
+}
+
+# The addresses of an rping run over IP version $1: RP_GUEST and RP_HOST (what
+# each side connects to; the guest needs the link's scope for link-local).
+rping_addrs() {
+	if [ "$1" = 6 ]; then
+		RP_GUEST=$GUEST_LL RP_HOST=$(roce_ll) RP_SCOPE=%eth0
+	else
+		RP_GUEST=$GUEST_IP RP_HOST=$ROCE_IP RP_SCOPE=
+	fi
+}
+
+# The guest's rping in role $2 against ours over IPv$3, every size of RPING_SIZES.
+rping_scenario() {
+	local name=$1 role=$2 ipver=$3 bin i
+
+	bin=$(rping_bin)
+	if [ -z "$bin" ] || [ ! -x "$bin" ]; then
+		SKIP_REASON="examples/rping is not built"
+		return 77
+	fi
+	rping_addrs "$ipver"
+	for i in "${!RPING_SIZES[@]}"; do
+		rping_once "$name" "$bin" "$role" "${RPING_SIZES[$i]}" "${RPING_ITERS[$i]}" || return 1
+	done
+}
+
+# One size: $4 bytes, $5 iterations; both sides validate (-V), both exit 0, and
+# with -v the client printed every ping.
+rping_once() {
+	local name=$1 bin=$2 role=$3 s=$4 n=$5 host_ok=0 ok=0 opts client_log
+
+	opts=(-C "$n" -S "$s" -V -p "$RPING_PORT")
+	[ "$s" -le "$RPING_VERBOSE_MAX" ] && opts+=(-v)
+	gx "ip neigh flush dev eth0" || return 1
+	if [ "$role" = server ]; then
+		guest_bg "$name" "rping -s -a $RP_GUEST$RP_SCOPE ${opts[*]}"
+		guest_cm_listening || return 1
+		timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" "${RPING_EAL[@]}" -- \
+			--ip "$ROCE_IP/$PREFIX_LEN" -c -a "$RP_GUEST" -I "$RP_HOST" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 || host_ok=1
+		client_log=$OUT/$name.host.log
+	else
+		timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" "${RPING_EAL[@]}" -- \
+			--ip "$ROCE_IP/$PREFIX_LEN" -s -a "$RP_HOST" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 &
+		PEER_PID=$!
+		if host_log_wait "$name" 'listening on'; then
+			guest_bg "$name" "rping -c -a $RP_HOST$RP_SCOPE ${opts[*]}"
+		fi
+		peer_wait || host_ok=1
+		client_log=$OUT/$name.guest.log
+	fi
+	guest_bg_wait "$name" "$(guest_wait_s $host_ok 120)" || ok=1
+	echo "size $s x $n: host exit $host_ok, guest exit $ok"
+	# -v output is long: the first and last pings and the rest of the output.
+	for f in "$OUT/$name.host.log" "$OUT/$name.guest.log"; do
+		grep -v 'ping data' "$f"
+		grep 'ping data' "$f" | sed -n '1p;$p'
+	done
+	if [ "$s" -le "$RPING_VERBOSE_MAX" ] &&
+	   [ "$(grep -c '^ping data: rdma-ping-' "$client_log")" != "$n" ]; then
+		echo "the client printed $(grep -c '^ping data: rdma-ping-' "$client_log") pings of $n"
+		ok=1
+	fi
+	[ $host_ok = 0 ] && [ $ok = 0 ]
+}
+
+scen_rping_v4_guest_server() { rping_scenario rping_v4_guest_server server 4; }
+scen_rping_v4_guest_client() { rping_scenario rping_v4_guest_client client 4; }
+scen_rping_v6_guest_server() { rping_scenario rping_v6_guest_server server 6; }
+scen_rping_v6_guest_client() { rping_scenario rping_v6_guest_client client 6; }
+
 # ---- perftest: roce_perf against the guest's ib_*_bw / ib_*_lat ----------------
 
 ROCE_PERF=$BUILD/app/roce_perf/roce_perf
@@ -735,6 +829,10 @@ SCENARIOS=(
 	uc_pingpong_v4_guest_client 1
 	srq_pingpong_v4_guest_server 1
 	srq_pingpong_v4_guest_client 1
+	rping_v4_guest_server 1
+	rping_v4_guest_client 1
+	rping_v6_guest_server 1
+	rping_v6_guest_client 1
 )
 for t in "${PERF_TOOLS[@]}"; do
 	SCENARIOS+=("perftest_${t#ib_}_guest_server" 1 "perftest_${t#ib_}_guest_client" 1)
@@ -742,7 +840,8 @@ done
 
 # ROCE_INTEROP_SUBSET=ci (.ci/run): what CI's budget affords, a few minutes
 # on its 2 cores: the basics, the neighbour probes, RC both roles at both MTUs, RC under the
-# guest's impairments (netem), UD both ways, and perftest in both roles.
+# guest's impairments (netem), UD both ways, perftest in both roles, and rdma_cm
+# (rping) in both roles and both IP versions.
 # The full suite (the default) runs everything above.
 # rc_pingpong_fault_guest_client is out of the subset for now: it failed with
 # "transport retry counter exceeded" in both runs inside CI's fresh root
@@ -752,7 +851,8 @@ CI_SCENARIOS=(guest_rxe arp_nd_ping rdma_cm_req ud_raw_v4_guest_client neigh_pro
 	rc_pingpong_v4_guest_server rc_pingpong_v6_guest_client
 	rc_pingpong_mtu4096_v4_guest_client rc_pingpong_loss
 	ud_pingpong_v4_guest_server ud_pingpong_v6_guest_client
-	perftest_write_bw_guest_server perftest_send_lat_guest_client)
+	perftest_write_bw_guest_server perftest_send_lat_guest_client
+	rping_v4_guest_server rping_v6_guest_client)
 
 # ---- main -----------------------------------------------------------------------
 
