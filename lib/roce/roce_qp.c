@@ -35,6 +35,7 @@
 #define ROCE_UDP_SPORT_BITS	14
 /* Stride alignment of WQE slots. */
 #define ROCE_WQE_ALIGN		16
+#define NS_PER_US		UINT64_C(1000)
 
 /* Send flags a WR may carry. */
 #define ROCE_SEND_FLAGS (IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_INLINE)
@@ -224,15 +225,159 @@ roce_rq_owned(struct roce_qp *qp)
 	return roce_rq_peek(qp);
 }
 
+/* ---- Engine state (roce_transport.h: the contract) ---- */
+
+/* Local ACK timeout: 4.096 us x 2^timeout, 0 = infinite (doc/wire-format.md §7). */
+static uint64_t
+roce_qp_ack_timeout_us(uint8_t timeout)
+{
+	if (timeout == 0)
+		return 0;
+	return RTE_MAX(((uint64_t)ROCE_ACK_TIMEOUT_NS_UNIT << timeout) / NS_PER_US, UINT64_C(1));
+}
+
+/* The roles' state as at creation; the timers, stopped, get the engine's handlers. */
+static void
+roce_qp_engine_init(struct roce_qp *qp)
+{
+	memset(&qp->req, 0, sizeof(qp->req));
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	memset(&qp->comp, 0, sizeof(qp->comp));
+	qp->req.max_unacked = ROCE_MAX_UNACKED_PSNS;
+	/* Between messages: any FIRST or ONLY of the QP's transport may come. */
+	qp->resp.opcode = qp->ibv.qp_type == IBV_QPT_UC ? RTE_ROCE_OP_UC_SEND_ONLY :
+							  RTE_ROCE_OP_RC_SEND_ONLY;
+	roce_timer_init(&qp->comp.retrans, qp->dev->engine->retrans_expired);
+	roce_timer_init(&qp->comp.rnr, qp->dev->engine->rnr_expired);
+}
+
+static void
+roce_qp_engine_timers_stop(struct roce_qp *qp)
+{
+	roce_timer_cancel(&qp->lane->timers, &qp->comp.retrans);
+	roce_timer_cancel(&qp->lane->timers, &qp->comp.rnr);
+}
+
+/* After a successful modify: the attributes the roles read. */
+static void
+roce_qp_engine_modify(struct roce_qp *qp, const struct ibv_qp_attr *attr, int mask)
+{
+	if (mask & IBV_QP_RQ_PSN)
+		qp->resp.psn = attr->rq_psn & RTE_ROCE_PSN_MASK;
+	if (mask & IBV_QP_SQ_PSN) {
+		qp->req.psn = attr->sq_psn & RTE_ROCE_PSN_MASK;
+		qp->comp.psn = qp->req.psn;
+	}
+	if (mask & IBV_QP_TIMEOUT)
+		qp->comp.timeout_us = roce_qp_ack_timeout_us(attr->timeout);
+	if (mask & IBV_QP_RETRY_CNT)
+		qp->comp.retry_left = attr->retry_cnt;
+	if (mask & IBV_QP_RNR_RETRY)
+		qp->comp.rnr_left = attr->rnr_retry;
+}
+
+/*
+ * WQEs dropped without a completion (RESET, destroy) give their send CQ
+ * slots back, so that a CQ shared with other QPs does not lose them. A
+ * control call: the CQ's producer is parked (or is this thread).
+ */
+static void
+roce_qp_engine_release_slots(struct roce_qp *qp)
+{
+	uint32_t i;
+
+	for (i = 0; i < roce_queue_size(&qp->sq); i++)
+		roce_sq_release_cq_slot(qp, roce_sq_wqe(qp, i));
+}
+
+/* To RESET: the roles start afresh. */
+static void
+roce_qp_engine_reset(struct roce_qp *qp)
+{
+	uint32_t i;
+
+	roce_qp_engine_timers_stop(qp);
+	roce_qp_engine_init(qp);
+	roce_qp_engine_release_slots(qp);
+	/* Slots retired by a flush keep their last state: every WQE starts afresh. */
+	for (i = 0; i < roce_queue_size(&qp->sq); i++)
+		roce_sq_wqe(qp, i)->tx.state = ROCE_WQE_NEW;
+}
+
+/* To ERR, before the queues are flushed: no timer fires, no response is pending. */
+static void
+roce_qp_engine_stop(struct roce_qp *qp)
+{
+	unsigned int i;
+
+	roce_qp_engine_timers_stop(qp);
+	qp->comp.rnr_wait = false;
+	qp->resp.ack_pending = false;
+	qp->resp.nak_pending = false;
+	for (i = 0; i < ROCE_RD_ATOM_MAX; i++)
+		qp->resp.res[i].pending = false;
+	qp->resp.res_pending = 0;
+}
+
+/* At destroy. */
+static void
+roce_qp_engine_fini(struct roce_qp *qp)
+{
+	roce_qp_engine_timers_stop(qp);
+	roce_qp_engine_release_slots(qp);
+}
+
 /* ---- Flush ---- */
+
+/*
+ * Flush the oldest send WQE (QP in ERR or SQE): IBV_WC_WR_FLUSH_ERR,
+ * signaled or not. false, with the QP scheduled again, when the send CQ has
+ * no room for it: the flush resumes at a later pass, once the application
+ * polled (a flush completion is never dropped, IBA 10.8.3).
+ */
+static bool
+roce_qp_flush_wqe(struct roce_qp *qp)
+{
+	struct roce_send_wqe *wqe = roce_sq_wqe(qp, roce_sq_consumer(qp));
+	struct ibv_wc wc = {
+		.wr_id = wqe->wr_id,
+		.status = IBV_WC_WR_FLUSH_ERR,
+		.opcode = roce_wr_info[wqe->opcode].wc,
+		.qp_num = qp->ibv.qp_num,
+	};
+
+	/*
+	 * A WQE the requester started has its slot; one never started needs
+	 * a free one. None: held until the application polls, the QP runs
+	 * again at the next pass to look (the same wake-up as the
+	 * requester's, roce_req.c req_start_wqe()). An overrun CQ takes
+	 * nothing any more: the push below reports it, nothing waits.
+	 */
+	if (!wqe->tx.cq_slot && roce_cq_room(qp->scq) == 0 && !roce_cq_overflowed(qp->scq)) {
+		ROCE_QP_STAT_INC(qp, send_cq_full_stalls);
+		roce_dev_qp_schedule(qp->dev, qp);
+		return false;
+	}
+	roce_sq_release_cq_slot(qp, wqe);
+	roce_sq_count_send(qp, wqe);
+	/*
+	 * Every WQE, signaled or not: verbs reports each flushed WR
+	 * (K:rxe_comp.c flush_send_wqe() posts one CQE per WQE). Retired
+	 * before its completion shows: the slot is free for a poster. A CQ
+	 * overrun is the CQ's error, already recorded by the push.
+	 */
+	roce_sq_retire(qp);
+	(void)roce_cq_push(qp->scq, &wc);
+	return true;
+}
 
 static void
 roce_qp_flush_send(struct roce_qp *qp)
 {
 	uint32_t prod = roce_sq_producer(qp);
 
-	/* Stops while the send CQ is full; resumed at a later pass (roce_comp.c). */
-	while (qp->sq.cons != prod && roce_comp_flush_wqe(qp))
+	/* Stops while the send CQ is full; resumed at a later pass. */
+	while (qp->sq.cons != prod && roce_qp_flush_wqe(qp))
 		;
 }
 
@@ -301,7 +446,7 @@ static void
 roce_qp_enter_err(struct roce_qp *qp)
 {
 	roce_qp_set_state(qp, IBV_QPS_ERR);
-	roce_transport_qp_flush(qp);
+	roce_qp_engine_stop(qp);
 	roce_qp_flush(qp);
 	if (qp->srq != NULL)
 		roce_qp_last_wqe_reached(qp);
@@ -520,7 +665,7 @@ roce_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr, uint32_t qpn)
 	if (qp->srq != NULL)
 		roce_srq_attach(qp->srq, qp->lane->id);
 	attr->cap = qp->cap;
-	roce_transport_qp_init(qp);
+	roce_qp_engine_init(qp);
 	return qp;
 }
 
@@ -599,7 +744,7 @@ roce_ctrl_destroy_qp(struct ibv_qp *ibv_qp)
 	if (roce_dev_async_release(dev, ibv_qp) < 0)
 		return -EBUSY;
 	roce_mcast_qp_fini(qp);
-	roce_transport_qp_fini(qp);
+	roce_qp_engine_fini(qp);
 	roce_qp_drop_wqes(qp);
 	/* A pending doorbell names the QPN, which now finds nothing. */
 	roce_dev_qpn_free(dev, ibv_qp->qp_num);
@@ -801,12 +946,12 @@ roce_ctrl_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_ma
 		return rc;
 	roce_qp_apply(qp, attr, attr_mask, &sgid);
 	if (next == cur) {
-		roce_transport_qp_modify(qp, attr, attr_mask);
+		roce_qp_engine_modify(qp, attr, attr_mask);
 		return 0;
 	}
 	switch (next) {
 	case IBV_QPS_RESET:
-		roce_transport_qp_reset(qp);
+		roce_qp_engine_reset(qp);
 		roce_qp_drop_wqes(qp);
 		roce_qp_set_state(qp, next);
 		break;
@@ -817,7 +962,7 @@ roce_ctrl_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_ma
 		roce_qp_set_state(qp, next);
 		break;
 	}
-	roce_transport_qp_modify(qp, attr, attr_mask);
+	roce_qp_engine_modify(qp, attr, attr_mask);
 	/* WQEs posted in SQD (or before RTS) may start now. */
 	if (next == IBV_QPS_RTS)
 		roce_dev_qp_schedule(qp->dev, qp);
