@@ -778,6 +778,8 @@ rp_run_client(struct rp_ctx *c)
 static int
 rp_run(struct rp_ctx *c)
 {
+	int ret;
+
 	c->cm = rte_roce_cm_open(c->pp.ctx, &c->o->cm);
 	if (c->cm == NULL) {
 		fprintf(stderr, "rte_roce_cm_open: %s\n", rte_strerror(rte_errno));
@@ -788,9 +790,13 @@ rp_run(struct rp_ctx *c)
 		fprintf(stderr, "rdma_create_event_channel: %s\n", rte_strerror(rte_errno));
 		return -1;
 	}
-	if (pp_port_wait_link(&c->pp, PP_LINK_WAIT_MS_DEFAULT) != 0)
+	/* The server listens whatever the link (net_memif's comes up with its client). */
+	if (!c->o->server && pp_port_wait_link(&c->pp, PP_LINK_WAIT_MS_DEFAULT) != 0)
 		return -1;
-	return c->o->server ? rp_run_server(c) : rp_run_client(c);
+	ret = c->o->server ? rp_run_server(c) : rp_run_client(c);
+	/* What the CM answered last (the server's DREP) leaves before the port closes. */
+	pp_port_linger(&c->pp, PP_LINGER_QUIET_MS, PP_LINGER_MAX_MS);
+	return ret;
 }
 
 int
