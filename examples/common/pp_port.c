@@ -22,6 +22,7 @@
 
 #include <rte_bus.h>
 #include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_roce_config.h>
 #include <rte_roce_pdump.h>
 #include <rte_roce_verbs.h>
@@ -49,6 +50,7 @@
  */
 #define PP_FAULT_REORDER_MAX_US 2000
 #define PP_FAULT_KEY_LEN 16
+#define PP_NET_VDEV_PREFIX "net_"	/* a vdev that should become an ethdev */
 
 uint64_t
 pp_now_ms(void)
@@ -295,6 +297,26 @@ pp_parse_ip(const char *arg, union rte_roce_gid *addr, uint8_t *prefix_len)
 		return -EINVAL;
 	*prefix_len = plen;
 	return 0;
+}
+
+int
+pp_vdevs_check(const char *prog)
+{
+	struct rte_devargs *da;
+	uint16_t port;
+	int ret = 0;
+
+	RTE_EAL_DEVARGS_FOREACH("vdev", da) {
+		if (strncmp(da->name, PP_NET_VDEV_PREFIX, strlen(PP_NET_VDEV_PREFIX)) != 0 ||
+		    rte_eth_dev_get_port_by_name(da->name, &port) == 0)
+			continue;
+		fprintf(stderr, "%s: --vdev %s: the EAL did not make this device (its log above "
+			"says why); net_af_packet needs CAP_NET_RAW and CAP_NET_ADMIN, net_memif a "
+			"socket directory it may write (doc/deploy.md, \"Security context\")\n",
+			prog, da->name);
+		ret = -ENODEV;
+	}
+	return ret;
 }
 
 int

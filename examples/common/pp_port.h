@@ -128,6 +128,16 @@ int pp_parse_ip(const char *arg, union rte_roce_gid *addr, uint8_t *prefix_len);
  */
 int pp_config_load(const char *path, const char *name, const struct rte_roce_config_port **sec);
 
+/*
+ * Whether every network vdev given to the EAL (--vdev net_...) became an
+ * ethdev: the EAL logs a PMD that failed (net_af_packet without its
+ * capabilities, a memif socket it may not create) and goes on without it, and
+ * a program must not then run on another device, or fail later for a reason
+ * that hides this one. 0, or -ENODEV after naming each device that is
+ * missing (prog: the program's name in the message).
+ */
+int pp_vdevs_check(const char *prog);
+
 /* The ethdev called name (NULL: the first one): 0, or -ENODEV. */
 int pp_find_ethdev(const char *name, uint16_t *eth);
 
