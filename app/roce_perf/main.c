@@ -661,7 +661,10 @@ main(int argc, char **argv)
 	}
 	argc -= ret;
 	argv += ret;
-	ret = perf_parse(argc, argv, &o);
+	/* a --vdev the EAL could not make: no silent net_ring pair instead (--loopback) */
+	ret = pp_vdevs_check("roce_perf");
+	if (ret == 0)
+		ret = perf_parse(argc, argv, &o);
 	/*
 	 * dpdk-dumpcap can capture our ethdevs when the EAL runs with
 	 * multi-process and hugepages; otherwise we run on without it

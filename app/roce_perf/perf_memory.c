@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_lcore.h>
@@ -81,12 +82,17 @@ perf_print_hugetlbfs(void)
 		any = true;
 		/* without size= the kernel reports no block count: only its pool limits */
 		if (st.f_blocks == 0 || st.f_blocks == (fsblkcnt_t)-1)
-			fprintf(stderr, "  hugetlbfs %s: %lu kB pages, no size limit\n",
+			fprintf(stderr, "  hugetlbfs %s: %lu kB pages, no size limit",
 				m->mnt_dir, st.f_bsize / 1024);
 		else
-			fprintf(stderr, "  hugetlbfs %s: %lu kB pages, %lu free of %lu (its size=)\n",
+			fprintf(stderr, "  hugetlbfs %s: %lu kB pages, %lu free of %lu (its size=)",
 				m->mnt_dir, st.f_bsize / 1024, (unsigned long)st.f_bavail,
 				(unsigned long)st.f_blocks);
+		/* without --in-memory the EAL keeps a file per page there */
+		if (access(m->mnt_dir, W_OK) != 0)
+			fprintf(stderr, ", not writable by uid %u: run with --in-memory (no files "
+				"there) or mount it with uid=/gid=", (unsigned int)geteuid());
+		fprintf(stderr, "\n");
 	}
 	endmntent(f);
 	if (!any)
