@@ -10,7 +10,7 @@
  * Threading (doc/architecture.md, doc/workers.md): a device has lanes, one
  * per worker lcore (worker mode) or one driven by rte_roce_poll() (inline
  * mode). Lane i owns port queue i, its QPs' protocol state, their timers and
- * its counters; control calls park every worker first (roce_worker.h).
+ * its counters; control calls hold every lane first (roce_lane.h).
  * Other threads post to QPs and poll CQs (SPSC rings, roce_queue.h) and
  * ring the QP's doorbell with roce_dev_qp_schedule(), which is lock-free
  * (an MP/SC rte_ring per lane). A frame received by a lane that does not
