@@ -1075,7 +1075,8 @@ done
 # ROCE_INTEROP_SUBSET=ci (.ci/run): what CI's budget affords, a few minutes
 # on its 2 cores: the basics, the neighbour probes, RC both roles at both MTUs, RC under the
 # guest's impairments (netem), UD both ways, perftest in both roles, and rdma_cm
-# (rping) in both roles and both IP versions.
+# (rping) in both roles and both IP versions, and the Linux NVMe-oF host
+# (nvme-cli) against roce_nvmf.
 # The full suite (the default) runs everything above.
 # rc_pingpong_fault_guest_client is out of the subset for now: it failed with
 # "transport retry counter exceeded" in both runs inside CI's fresh root
@@ -1086,7 +1087,7 @@ CI_SCENARIOS=(guest_rxe arp_nd_ping rdma_cm_req ud_raw_v4_guest_client neigh_pro
 	rc_pingpong_mtu4096_v4_guest_client rc_pingpong_loss
 	ud_pingpong_v4_guest_server ud_pingpong_v6_guest_client
 	perftest_write_bw_guest_server perftest_send_lat_guest_client
-	rping_v4_guest_server rping_v6_guest_client)
+	rping_v4_guest_server rping_v6_guest_client nvmf_v4_guest_host)
 
 # ---- main -----------------------------------------------------------------------
 
