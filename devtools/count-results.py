@@ -7,24 +7,31 @@ Reads BUILDDIR/meson-logs/testlog.json, the named meson test log, or the
 TAP output of a script (a .tap file). A TAP test program counts each of its
 "ok" / "not ok" lines; a program that failed without reporting a failing case
 (a crash, a timeout, a sanitizer abort) counts one more failure; a program
-that prints no TAP counts once, by its exit status. Prints one line
-"N passed, N failed" (", N skipped" when some were) and exits 1 on failures.
+that prints no TAP counts once, by its exit status. Prints why each skipped
+program or case was skipped, then one line "N passed, N failed" (", N skipped"
+when some were), and exits 1 on failures.
 """
 import json
 import re
 import sys
 
 TAP_LINE = re.compile(r"^(not ok|ok)\b(.*)$")
+SKIP_ALL = re.compile(r"^1\.\.0\s*#\s*SKIP\s*(.*)$", re.I)
 BAD_RESULTS = {"FAIL", "TIMEOUT", "ERROR", "UNEXPECTEDPASS"}
 
 
-def count_test(entry):
+def count_test(entry, skips):
+    """(passed, failed, skipped) of one test program; why each skip into skips."""
     passed = failed = skipped = 0
     for line in (entry.get("stdout") or "").splitlines():
+        whole = SKIP_ALL.match(line)
+        if whole:
+            skips.append(f"{entry.get('name')}: {whole.group(1)}")
         m = TAP_LINE.match(line)
         if not m:
             continue
         if "# SKIP" in m.group(2).upper():
+            skips.append(f"{entry.get('name')}: {m.group(2).strip(' -')}")
             skipped += 1
         elif m.group(1) == "ok":
             passed += 1
@@ -42,6 +49,7 @@ def count_test(entry):
 
 def main(dirs):
     total = [0, 0, 0]
+    skips = []
     for d in dirs:
         path = d if d.endswith((".json", ".tap")) else f"{d}/meson-logs/testlog.json"
         try:
@@ -55,12 +63,14 @@ def main(dirs):
             total[1] += 1
             continue
         for entry in entries:
-            p, f_, s = count_test(entry)
+            p, f_, s = count_test(entry, skips)
             total[0] += p
             total[1] += f_
             total[2] += s
             if f_:
                 print(f"count-results: FAILED {d}: {entry.get('name')}", file=sys.stderr)
+    for why in skips:
+        print(f"count-results: SKIPPED {why}")
     line = f"{total[0]} passed, {total[1]} failed"
     if total[2]:
         line += f", {total[2]} skipped"

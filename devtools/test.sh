@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # The test command of the README: builds librte_roce three times and runs the suites.
-#   build/       gcc, as users build it:                 suites unit, func
+#   build/       gcc, as users build it:                 suites unit, func, container
+#                (container: the image built and run with podman; skipped,
+#                saying why, without root, podman, runc or mmdebstrap, or where
+#                podman cannot run a container; its first image build takes
+#                10 to 20 minutes, later ones reuse podman's cache until a
+#                source file changes)
 #   build-san/   clang with AddressSanitizer, UBSan and
 #                libFuzzer:                              suites unit, func, fuzz
 #   build-tsan/  clang with ThreadSanitizer:             the tests that use threads
@@ -45,7 +50,7 @@ run() {		# run DIR SUITE...
 }
 
 if setup build; then
-	run build unit func
+	run build unit func container
 else
 	status=1
 fi

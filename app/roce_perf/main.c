@@ -28,6 +28,7 @@
 #include <rte_roce_verbs.h>
 
 #include "perf.h"
+#include "pp_mem.h"
 #include "pp_oob.h"
 #include "pp_port.h"
 
@@ -44,11 +45,12 @@
 #define PERF_RX_DEPTH_SEND 512
 #define PERF_CQ_MOD 100
 #define PERF_TCP_PORT 18515
+#define PERF_DRY_RUN 1		/* perf_setup(): --dry-run printed what it needs, stop */
 
 enum {
 	OPT_TEST = 256, OPT_MODE, OPT_CQ_MOD, OPT_WORKERS, OPT_VERIFY, OPT_JSON, OPT_BASELINE,
 	OPT_FAULT, OPT_LOOPBACK, OPT_IP, OPT_CONFIG, OPT_CONFIG_PORT, OPT_NO_PDUMP,
-	OPT_PCAP,
+	OPT_PCAP, OPT_PRINT_MEMORY, OPT_DRY_RUN,
 };
 
 static const struct option perf_longopts[] = {
@@ -79,6 +81,8 @@ static const struct option perf_longopts[] = {
 	{ "config-port", required_argument, NULL, OPT_CONFIG_PORT },
 	{ "no-pdump", no_argument, NULL, OPT_NO_PDUMP },
 	{ "pcap", required_argument, NULL, OPT_PCAP },
+	{ "print-memory", no_argument, NULL, OPT_PRINT_MEMORY },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -120,7 +124,11 @@ perf_usage(void)
 	       "  --pcap FILE         capture every frame of our port (--loopback: the client's, so\n"
 	       "                      both directions of the link) to FILE, any EAL mode\n"
 	       "  --no-pdump          do not let dpdk-dumpcap capture (it can by default when the\n"
-	       "                      EAL runs with multi-process and hugepages)\n", PERF_QPS_MAX);
+	       "                      EAL runs with multi-process and hugepages)\n"
+	       "  --print-memory      print the DPDK memory (hugepages) the run needs, item by\n"
+	       "                      item, before asking for it, and what it took once set up\n"
+	       "  --dry-run           print what --print-memory prints first, then exit 0\n",
+	       PERF_QPS_MAX);
 }
 
 static int
@@ -382,6 +390,12 @@ perf_parse(int argc, char **argv, struct perf_opts *o)
 		case OPT_PCAP:
 			o->pcap = optarg;
 			break;
+		case OPT_PRINT_MEMORY:
+			o->print_memory = true;
+			break;
+		case OPT_DRY_RUN:
+			o->dry_run = true;
+			break;
 		case 'h':
 			perf_usage();
 			exit(0);
@@ -474,9 +488,13 @@ perf_capture_start(const struct perf_opts *o, struct perf_side *s)
 	return ret;
 }
 
-/* Set up: sides, QPs, exchange, connect. */
+/*
+ * Set up: sides, QPs, exchange, connect. --print-memory and --dry-run: what
+ * it needs into need, printed once the ethdevs exist (their PMDs' memory is
+ * the EAL's part), before the first port; --dry-run stops there (PERF_DRY_RUN).
+ */
 static int
-perf_setup(struct perf_run *r, struct perf_side *side, uint32_t max_size)
+perf_setup(struct perf_run *r, struct perf_side *side, uint32_t max_size, struct pp_mem *need)
 {
 	const struct perf_opts *o = r->o;
 	uint16_t eth[2];
@@ -488,6 +506,10 @@ perf_setup(struct perf_run *r, struct perf_side *side, uint32_t max_size)
 			fprintf(stderr, "roce_perf: --loopback: no net_ring pair: %s\n", strerror(-ret));
 			return ret;
 		}
+		if (o->print_memory || o->dry_run)
+			perf_mem_print_need(o, need);
+		if (o->dry_run)
+			return PERF_DRY_RUN;
 		side[0].name = "client";
 		side[1].name = "server";
 		/* the client's device on the workers, the server inline with as many lanes */
@@ -509,6 +531,10 @@ perf_setup(struct perf_run *r, struct perf_side *side, uint32_t max_size)
 		ret = perf_side_connect(r->cli, o);
 		return ret == 0 ? perf_side_connect(r->srv, o) : ret;
 	}
+	if (o->print_memory || o->dry_run)
+		perf_mem_print_need(o, need);
+	if (o->dry_run)
+		return PERF_DRY_RUN;
 	if (pp_find_ethdev(o->ethdev, &eth[0]) != 0) {
 		fprintf(stderr, "roce_perf: no ethdev %s\n", o->ethdev ? o->ethdev : "at all");
 		return -ENODEV;
@@ -563,14 +589,19 @@ perf_main(const struct perf_opts *o)
 {
 	struct perf_side side[2] = { 0 };
 	struct perf_run r = { .o = o, .oob = -1 };
+	struct pp_mem need;
 	uint32_t sizes[32];
 	struct perf_result res;
 	int n, i, ret, stop;
 
 	n = perf_sizes(o, sizes);
-	ret = perf_setup(&r, side, sizes[n - 1]);
+	ret = perf_setup(&r, side, sizes[n - 1], &need);
+	if (ret == PERF_DRY_RUN)
+		return 0;
 	if (ret == -ENOMEM)
 		perf_explain_nomem(o);
+	if (ret == 0 && o->print_memory)
+		perf_mem_print_used(o, &need);
 	if (ret == 0)
 		perf_print_header(o, &side[0]);
 	for (i = 0; i < n && ret == 0; i++) {
@@ -630,7 +661,10 @@ main(int argc, char **argv)
 	}
 	argc -= ret;
 	argv += ret;
-	ret = perf_parse(argc, argv, &o);
+	/* a --vdev the EAL could not make: no silent net_ring pair instead (--loopback) */
+	ret = pp_vdevs_check("roce_perf");
+	if (ret == 0)
+		ret = perf_parse(argc, argv, &o);
 	/*
 	 * dpdk-dumpcap can capture our ethdevs when the EAL runs with
 	 * multi-process and hugepages; otherwise we run on without it

@@ -68,6 +68,8 @@ struct perf_opts {
 	bool json;
 	bool baseline;
 	bool loopback;
+	bool print_memory;	/* --print-memory: the need before set-up, the use after */
+	bool dry_run;		/* --dry-run: the need, then exit 0 without setting up */
 	bool no_pdump;		/* --no-pdump: no rte_roce_pdump_enable() */
 	const char *pcap;	/* --pcap FILE: the built-in capture of our (first) port */
 	bool fault;
@@ -247,15 +249,20 @@ int perf_oob_report(int fd, bool client, struct perf_result *res);
 void perf_oob_close(int fd, bool client, bool records);
 
 /*
- * perf_memory.c: after an allocation failed (o), or when the EAL found no
- * hugepages (o NULL: before the options are read), print what the EAL had,
- * what the kernel and the hugetlbfs mounts have left, what the run needs and
- * what to change. The figures, measured with the defaults over memif in
- * containers (doc/deploy.md, "Sizing"): the EAL and the PMD's state, and one
- * end (its port's mbuf pool and its device), in MiB of 2 MiB pages.
+ * perf_memory.c: the DPDK memory of the run o, as pp_mem.h computes it
+ * (pages of page_size, eal_bytes for the EAL): perf_mem_need(); printed
+ * with the EAL's heap in use now (--print-memory, --dry-run):
+ * perf_mem_print_need(); what the heap holds once set up against it:
+ * perf_mem_print_used(). After an allocation failed (o), or when the EAL
+ * found no hugepages (o NULL: before the options are read),
+ * perf_explain_nomem() prints what the EAL had, what the kernel and the
+ * hugetlbfs mounts have left, what the run needs and what to change.
  */
-#define PERF_EAL_MIB 4
-#define PERF_SIDE_MIB 8
+struct pp_mem;
+void perf_mem_need(const struct perf_opts *o, uint64_t page_size, uint64_t eal_bytes,
+		   struct pp_mem *m);
+void perf_mem_print_need(const struct perf_opts *o, struct pp_mem *m);
+void perf_mem_print_used(const struct perf_opts *o, const struct pp_mem *m);
 void perf_explain_nomem(const struct perf_opts *o);
 
 /* perf_out.c */

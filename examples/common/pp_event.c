@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <rte_roce_event.h>
 
 #include "pp_event.h"
+#include "pp_oob.h"
+
+#define PP_EVENTS_STOP_CHECK_MS 100	/* a stop is seen this long after at most */
 
 int
 pp_events_open(struct pp_events *ev, struct ibv_context *ctx, bool use_event)
@@ -54,6 +58,15 @@ pp_events_begin(struct pp_events *ev, struct pp_port *pp, struct ibv_cq *cq)
 	return 0;
 }
 
+/* Whether the channel's eventfd is readable within PP_EVENTS_STOP_CHECK_MS. */
+static bool
+pp_events_ready(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, PP_EVENTS_STOP_CHECK_MS) > 0;
+}
+
 int
 pp_events_wait(struct pp_events *ev, struct ibv_cq *cq)
 {
@@ -62,6 +75,11 @@ pp_events_wait(struct pp_events *ev, struct ibv_cq *cq)
 
 	if (ev->channel == NULL)
 		return 0;
+	/* in slices, so that SIGTERM or SIGINT ends the wait (pp_session_stop()) */
+	while (!pp_events_ready(ev->channel->fd)) {
+		if (pp_stop_requested)
+			return -1;
+	}
 	if (rte_roce_get_cq_event(ev->channel, &ev_cq, &ev_ctx) != 0) {
 		fprintf(stderr, "Failed to get cq_event\n");
 		return -1;

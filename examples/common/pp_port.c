@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <netinet/in.h>
+#include <netdb.h>
 
 #include <rte_eal.h>
 #include <rte_interrupts.h>
@@ -20,6 +22,7 @@
 
 #include <rte_bus.h>
 #include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_roce_config.h>
 #include <rte_roce_pdump.h>
 #include <rte_roce_verbs.h>
@@ -47,6 +50,7 @@
  */
 #define PP_FAULT_REORDER_MAX_US 2000
 #define PP_FAULT_KEY_LEN 16
+#define PP_NET_VDEV_PREFIX "net_"	/* a vdev that should become an ethdev */
 
 uint64_t
 pp_now_ms(void)
@@ -68,6 +72,46 @@ pp_parse_number(const char *s, unsigned long min, unsigned long max, unsigned lo
 	*val = strtoul(s, &end, 0);
 	if (errno != 0 || *end != '\0' || *val < min || *val > max)
 		return -EINVAL;
+	return 0;
+}
+
+void
+pp_sockaddr_set_port(struct sockaddr_storage *ss, uint16_t port)
+{
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+}
+
+void
+pp_gid_sockaddr(const union rte_roce_gid *gid, uint16_t port, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (rte_roce_gid_is_ipv4(gid)) {
+		ss->ss_family = AF_INET;
+		((struct sockaddr_in *)ss)->sin_addr.s_addr = rte_roce_gid_to_ipv4(gid);
+	} else {
+		ss->ss_family = AF_INET6;
+		memcpy(&((struct sockaddr_in6 *)ss)->sin6_addr, gid, sizeof(*gid));
+	}
+	pp_sockaddr_set_port(ss, port);
+}
+
+int
+pp_parse_sockaddr(const char *text, uint16_t port, struct sockaddr_storage *ss, const char **why)
+{
+	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST }, *res;
+	int ret = getaddrinfo(text, NULL, &hints, &res);
+
+	if (ret != 0) {
+		*why = gai_strerror(ret);
+		return -EINVAL;
+	}
+	memset(ss, 0, sizeof(*ss));
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	pp_sockaddr_set_port(ss, port);
 	return 0;
 }
 
@@ -253,6 +297,26 @@ pp_parse_ip(const char *arg, union rte_roce_gid *addr, uint8_t *prefix_len)
 		return -EINVAL;
 	*prefix_len = plen;
 	return 0;
+}
+
+int
+pp_vdevs_check(const char *prog)
+{
+	struct rte_devargs *da;
+	uint16_t port;
+	int ret = 0;
+
+	RTE_EAL_DEVARGS_FOREACH("vdev", da) {
+		if (strncmp(da->name, PP_NET_VDEV_PREFIX, strlen(PP_NET_VDEV_PREFIX)) != 0 ||
+		    rte_eth_dev_get_port_by_name(da->name, &port) == 0)
+			continue;
+		fprintf(stderr, "%s: --vdev %s: the EAL did not make this device (its log above "
+			"says why); net_af_packet needs CAP_NET_RAW and CAP_NET_ADMIN, net_memif a "
+			"socket directory it may write (doc/deploy.md, \"Security context\")\n",
+			prog, da->name);
+		ret = -ENODEV;
+	}
+	return ret;
 }
 
 int

@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <stdint.h>
 #include <time.h>
+#include <sys/socket.h>
 
 #include <infiniband/verbs.h>
 
@@ -127,6 +128,16 @@ int pp_parse_ip(const char *arg, union rte_roce_gid *addr, uint8_t *prefix_len);
  */
 int pp_config_load(const char *path, const char *name, const struct rte_roce_config_port **sec);
 
+/*
+ * Whether every network vdev given to the EAL (--vdev net_...) became an
+ * ethdev: the EAL logs a PMD that failed (net_af_packet without its
+ * capabilities, a memif socket it may not create) and goes on without it, and
+ * a program must not then run on another device, or fail later for a reason
+ * that hides this one. 0, or -ENODEV after naming each device that is
+ * missing (prog: the program's name in the message).
+ */
+int pp_vdevs_check(const char *prog);
+
 /* The ethdev called name (NULL: the first one): 0, or -ENODEV. */
 int pp_find_ethdev(const char *name, uint16_t *eth);
 
@@ -204,6 +215,22 @@ int pp_port_close(struct pp_port *pp);
  * rte_eal_cleanup(). Call it last, after pp_port_close().
  */
 void pp_eal_fini(void);
+
+/*
+ * The socket address of a GID and a port: IPv4 when the GID is IPv4-mapped
+ * (RFC 4291 2.5.5.2), else IPv6 (for the rdma_cm examples).
+ */
+void pp_gid_sockaddr(const union rte_roce_gid *gid, uint16_t port, struct sockaddr_storage *ss);
+
+/*
+ * A numeric IPv4 or IPv6 address ("fe80::1%eth0" keeps its scope) and a port
+ * as a socket address: 0, or -EINVAL with gai_strerror()'s reason in *why.
+ */
+int pp_parse_sockaddr(const char *text, uint16_t port, struct sockaddr_storage *ss,
+		      const char **why);
+
+/* Set the port of an AF_INET or AF_INET6 socket address. */
+void pp_sockaddr_set_port(struct sockaddr_storage *ss, uint16_t port);
 
 /* The verbs enum of a path MTU in bytes (256..4096), or 0 if it is not one. */
 enum ibv_mtu pp_mtu_to_enum(unsigned long mtu);

@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_roce_stats.h>
 #include <rte_roce_verbs.h>
 
 #include "pp_oob.h"
 #include "pp_session.h"
+
+#define PP_STOP_BATCH 32
+#define PP_STOP_XSTATS_MAX 256	/* room for the device's counters */
 
 int
 pp_session_listen(const struct pp_opts_common *cmn, int *listen_fd)
@@ -57,7 +62,9 @@ pp_session_accept(int listen_fd)
 
 	fd = pp_oob_accept(listen_fd);
 	if (fd < 0) {
-		fprintf(stderr, "accept() failed: %s\n", strerror(-fd));
+		/* a stop is no failure: the caller stops cleanly (pp_session_stop()) */
+		if (!pp_stop_requested)
+			fprintf(stderr, "accept() failed: %s\n", strerror(-fd));
 		return -1;
 	}
 	return pp_session_timed(fd);
@@ -72,6 +79,9 @@ pp_session_poll_cq(struct pp_events *ev, struct pp_port *pp, struct ibv_cq *cq, 
 	if (pp_events_wait(ev, cq) != 0)
 		return -1;
 	do {
+		/* SIGTERM, SIGINT: the caller stops cleanly (pp_session_stop()) */
+		if (pp_stop_requested)
+			return -1;
 		/* With -e the progress thread owns the device. */
 		if (ev->channel == NULL)
 			pp_port_poll(pp);
@@ -138,4 +148,68 @@ pp_session_count(struct pp_counts *cnt, uint64_t wr_id, uint32_t rx_depth, uint3
 		return -1;
 	}
 	return 0;
+}
+
+/* Completions polled from cq, the port driven, until quiet (PP_STOP_QUIET_MS) or PP_STOP_MAX_MS. */
+static uint64_t
+pp_session_flush(struct pp_port *pp, struct ibv_cq *cq)
+{
+	uint64_t start = pp_now_ms(), last = start, flushed = 0;
+	struct ibv_wc wc[PP_STOP_BATCH];
+	int k;
+
+	while (pp_now_ms() - last < PP_STOP_QUIET_MS && pp_now_ms() - start < PP_STOP_MAX_MS) {
+		pp_port_poll(pp);
+		k = rte_roce_poll_cq(cq, PP_STOP_BATCH, wc);
+		if (k > 0) {
+			flushed += (uint64_t)k;
+			last = pp_now_ms();
+		}
+	}
+	return flushed;
+}
+
+/* The device's non-zero counters on one line. */
+static void
+pp_session_counters(struct ibv_context *ctx, const char *prog)
+{
+	struct rte_roce_xstat_name names[PP_STOP_XSTATS_MAX];
+	struct rte_roce_xstat xs[PP_STOP_XSTATS_MAX];
+	int n = rte_roce_xstats_names_get(ctx, names, PP_STOP_XSTATS_MAX);
+	int i;
+
+	if (n <= 0 || n > PP_STOP_XSTATS_MAX || rte_roce_xstats_get(ctx, xs, (unsigned int)n) != n)
+		n = 0;
+	printf("counters (%s):", prog);
+	for (i = 0; i < n; i++) {
+		if (xs[i].value != 0)
+			printf(" %s %" PRIu64, names[xs[i].id].name, xs[i].value);
+	}
+	printf("\n");
+}
+
+int
+pp_session_stop(struct pp_port *pp, struct ibv_qp *const *qp, unsigned int n,
+		struct ibv_cq *cq, const char *prog)
+{
+	struct ibv_qp_attr err = { .qp_state = IBV_QPS_ERR };
+	unsigned int i, moved = 0;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		/* in Reset nothing was posted: nothing to flush */
+		if (qp[i] == NULL || qp[i]->state == IBV_QPS_RESET)
+			continue;
+		if (rte_roce_modify_qp(qp[i], &err, IBV_QP_STATE) != 0) {
+			fprintf(stderr, "%s: QP %u refused the Error state\n", prog, qp[i]->qp_num);
+			ret = -1;
+			continue;
+		}
+		moved++;
+	}
+	printf("%s: stopped by a signal: %u QPs moved to the Error state, %" PRIu64
+	       " work requests flushed\n", prog, moved, cq != NULL ? pp_session_flush(pp, cq) : 0);
+	pp_session_counters(pp->ctx, prog);
+	fflush(stdout);
+	return ret;
 }

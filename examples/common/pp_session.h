@@ -81,4 +81,21 @@ int pp_session_poll_cq(struct pp_events *ev, struct pp_port *pp, struct ibv_cq *
 int pp_session_run(struct pp_events *ev, struct pp_port *pp, struct ibv_cq *cq,
 		   const struct pp_opts_common *cmn, int (*run)(void *arg), void *arg);
 
+/*
+ * After SIGTERM or SIGINT (pp_stop_requested; the program called
+ * pp_oob_stop_on_signals()), the clean stop a container runtime expects
+ * within its grace period: every QP of qp[0..n-1] that left Reset to the
+ * Error state (IBA 10.3.1: its outstanding work requests complete as
+ * flushed), the completions polled from cq while the port is driven until
+ * none came for PP_STOP_QUIET_MS (at most PP_STOP_MAX_MS), then on stdout
+ * "<prog>: stopped by a signal: N QPs moved to the Error state, M work
+ * requests flushed" and "counters (<prog>):" with the device's non-zero
+ * counters. Call it single-threaded (after pp_session_run(), whose -e thread
+ * has ended). 0, or -1 after saying which QP refused the Error state.
+ */
+#define PP_STOP_QUIET_MS 20
+#define PP_STOP_MAX_MS 500
+int pp_session_stop(struct pp_port *pp, struct ibv_qp *const *qp, unsigned int n,
+		    struct ibv_cq *cq, const char *prog);
+
 #endif /* PP_SESSION_H */

@@ -123,6 +123,8 @@ pp_eal_init(int *argc, char ***argv)
 		fprintf(stderr, "EAL: %s\n", strerror(-ret));
 		return -1;
 	}
+	if (pp_vdevs_check((*argv)[0]) != 0)
+		return -1;
 	(*argv)[ret] = (*argv)[0];
 	*argc -= ret;
 	*argv += ret;

@@ -73,6 +73,7 @@
 #endif
 #define PP_RC (PP_QP_TYPE == IBV_QPT_RC)
 #define PP_UD (PP_QP_TYPE == IBV_QPT_UD)
+#define PP_PROG (PP_RC ? "rc_pingpong" : PP_UD ? "ud_pingpong" : "uc_pingpong")
 /* getopt strings of the originals (RC:libibverbs/examples/{rc,uc,ud}_pingpong.c). */
 #define PP_OPTSTRING_RC "p:d:i:s:m:r:n:l:eg:oOPtcjN"
 #define PP_OPTSTRING_UC "p:d:i:s:m:r:n:l:eg:c"
@@ -560,7 +561,9 @@ main(int argc, char **argv)
 	long page_size;
 	int failed;
 
-	if (pp_eal_init(&argc, &argv) != 0 || pp_parse_args(argc, argv, &o) != 0)
+	/* SIGTERM, SIGINT: a clean stop, exit 0 (pp_session_stop(), doc/deploy.md) */
+	if (pp_eal_init(&argc, &argv) != 0 || pp_parse_args(argc, argv, &o) != 0 ||
+	    pp_oob_stop_on_signals() != 0)
 		return EXIT_FAILURE;
 	srand48(getpid() * time(NULL));
 	page_size = sysconf(_SC_PAGESIZE);
@@ -568,6 +571,8 @@ main(int argc, char **argv)
 	failed = pp_port_open(&c.pp, &o.cmn.port) != 0;
 	if (!failed) {
 		failed = pp_init(&c, &o, page_size) != 0 || pp_session(&c, &o, page_size) != 0;
+		if (pp_stop_requested)
+			failed = pp_session_stop(&c.pp, &c.qp, 1, c.cq, PP_PROG) != 0;
 		failed |= pp_destroy(&c) != 0;
 		failed |= pp_port_close(&c.pp) != 0;
 	}

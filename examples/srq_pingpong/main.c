@@ -522,13 +522,17 @@ main(int argc, char **argv)
 	struct pp_opts o;
 	int failed;
 
-	if (pp_eal_init(&argc, &argv) != 0 || pp_parse_args(argc, argv, &o) != 0)
+	/* SIGTERM, SIGINT: a clean stop, exit 0 (pp_session_stop(), doc/deploy.md) */
+	if (pp_eal_init(&argc, &argv) != 0 || pp_parse_args(argc, argv, &o) != 0 ||
+	    pp_oob_stop_on_signals() != 0)
 		return EXIT_FAILURE;
 	srand48(getpid() * time(NULL));
 	memset(&c, 0, sizeof(c));
 	failed = pp_port_open(&c.pp, &o.cmn.port) != 0;
 	if (!failed) {
 		failed = pp_init(&c, &o, sysconf(_SC_PAGESIZE)) != 0 || pp_session(&c, &o) != 0;
+		if (pp_stop_requested)
+			failed = pp_session_stop(&c.pp, c.qp, c.num_qp, c.cq, "srq_pingpong") != 0;
 		failed |= pp_destroy(&c) != 0;
 		failed |= pp_port_close(&c.pp) != 0;
 	}

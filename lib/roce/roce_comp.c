@@ -19,7 +19,6 @@
  */
 
 #include <inttypes.h>
-#include <string.h>
 
 #include <rte_common.h>
 
@@ -30,8 +29,6 @@
 #include "roce_qp.h"
 #include "roce_transport.h"
 #include "roce_wr.h"
-
-#define NS_PER_US UINT64_C(1000)
 
 enum comp_state {
 	COMP_GET_WQE,		/* oldest outstanding WQE */
@@ -322,27 +319,6 @@ comp_ack(struct comp_ctx *ctx)
 									      COMP_DONE;
 }
 
-/* rxe's rdma_sends: SEND WRs completed, whatever the status (K:rxe_comp.c do_complete). */
-static void
-comp_count_send(struct roce_qp *qp, const struct roce_send_wqe *wqe)
-{
-	if ((roce_wr_info[wqe->opcode].flags & ROCE_WRF_SEND) != 0)
-		ROCE_QP_STAT_INC(qp, rdma_sends);
-}
-
-/*
- * The send CQ slot a WQE reserved when it started is given back: its
- * completion is pushed now (into the slot kept for it), or there is none.
- */
-static void
-comp_release_slot(struct roce_qp *qp, struct roce_send_wqe *wqe)
-{
-	if (!wqe->tx.cq_slot)
-		return;
-	wqe->tx.cq_slot = 0;
-	roce_cq_unreserve(qp->scq);
-}
-
 /*
  * Retire the oldest WQE and post its completion (if due). false on CQ
  * overrun (which the reservation made when the WQE started rules out,
@@ -376,46 +352,10 @@ comp_post(struct roce_qp *qp, struct roce_send_wqe *wqe, enum ibv_wc_status stat
 	}
 	/* The slot's next WQE starts afresh (the posting path never writes tx). */
 	wqe->tx.state = ROCE_WQE_NEW;
-	comp_release_slot(qp, wqe);
-	comp_count_send(qp, wqe);
+	roce_sq_release_cq_slot(qp, wqe);
+	roce_sq_count_send(qp, wqe);
 	roce_sq_retire(qp);
 	return !post || roce_cq_push(qp->scq, &wc) == 0;
-}
-
-bool
-roce_comp_flush_wqe(struct roce_qp *qp)
-{
-	struct roce_send_wqe *wqe = roce_sq_wqe(qp, roce_sq_consumer(qp));
-	struct ibv_wc wc = {
-		.wr_id = wqe->wr_id,
-		.status = IBV_WC_WR_FLUSH_ERR,
-		.opcode = roce_wr_info[wqe->opcode].wc,
-		.qp_num = qp->ibv.qp_num,
-	};
-
-	/*
-	 * A WQE the requester started has its slot; one never started needs
-	 * a free one. None: held until the application polls, the QP runs
-	 * again at the next pass to look (the same wake-up as the
-	 * requester's, roce_req.c req_start_wqe()). An overrun CQ takes
-	 * nothing any more: the push below reports it, nothing waits.
-	 */
-	if (!wqe->tx.cq_slot && roce_cq_room(qp->scq) == 0 && !roce_cq_overflowed(qp->scq)) {
-		ROCE_QP_STAT_INC(qp, send_cq_full_stalls);
-		roce_dev_qp_schedule(qp->dev, qp);
-		return false;
-	}
-	comp_release_slot(qp, wqe);
-	comp_count_send(qp, wqe);
-	/*
-	 * Every WQE, signaled or not: verbs reports each flushed WR
-	 * (K:rxe_comp.c flush_send_wqe() posts one CQE per WQE). Retired
-	 * before its completion shows: the slot is free for a poster. A CQ
-	 * overrun is the CQ's error, already recorded by the push.
-	 */
-	roce_sq_retire(qp);
-	(void)roce_cq_push(qp->scq, &wc);
-	return true;
 }
 
 /* UC/UD have no responses: a WQE completes once its last packet was handed to the port. */
@@ -575,103 +515,7 @@ comp_rnr_expired(struct roce_timer *t)
 	roce_dev_qp_schedule(qp->dev, qp);
 }
 
-/* Local ACK timeout: 4.096 us x 2^timeout, 0 = infinite (doc/wire-format.md §7). */
-static uint64_t
-ack_timeout_us(uint8_t timeout)
-{
-	if (timeout == 0)
-		return 0;
-	return RTE_MAX(((uint64_t)ROCE_ACK_TIMEOUT_NS_UNIT << timeout) / NS_PER_US, UINT64_C(1));
-}
-
-static void
-transport_state_init(struct roce_qp *qp)
-{
-	memset(&qp->req, 0, sizeof(qp->req));
-	memset(&qp->resp, 0, sizeof(qp->resp));
-	memset(&qp->comp, 0, sizeof(qp->comp));
-	qp->req.max_unacked = ROCE_MAX_UNACKED_PSNS;
-	/* Between messages: any FIRST or ONLY of the QP's transport may come. */
-	qp->resp.opcode = qp->ibv.qp_type == IBV_QPT_UC ? RTE_ROCE_OP_UC_SEND_ONLY :
-							  RTE_ROCE_OP_RC_SEND_ONLY;
-	roce_timer_init(&qp->comp.retrans, comp_retrans_expired);
-	roce_timer_init(&qp->comp.rnr, comp_rnr_expired);
-}
-
-static void
-transport_timers_stop(struct roce_qp *qp)
-{
-	roce_timer_cancel(&qp->lane->timers, &qp->comp.retrans);
-	roce_timer_cancel(&qp->lane->timers, &qp->comp.rnr);
-}
-
-void
-roce_transport_qp_init(struct roce_qp *qp)
-{
-	transport_state_init(qp);
-}
-
-void
-roce_transport_qp_modify(struct roce_qp *qp, const struct ibv_qp_attr *attr, int mask)
-{
-	if (mask & IBV_QP_RQ_PSN)
-		qp->resp.psn = attr->rq_psn & RTE_ROCE_PSN_MASK;
-	if (mask & IBV_QP_SQ_PSN) {
-		qp->req.psn = attr->sq_psn & RTE_ROCE_PSN_MASK;
-		qp->comp.psn = qp->req.psn;
-	}
-	if (mask & IBV_QP_TIMEOUT)
-		qp->comp.timeout_us = ack_timeout_us(attr->timeout);
-	if (mask & IBV_QP_RETRY_CNT)
-		qp->comp.retry_left = attr->retry_cnt;
-	if (mask & IBV_QP_RNR_RETRY)
-		qp->comp.rnr_left = attr->rnr_retry;
-}
-
-/*
- * WQEs dropped without a completion (RESET, destroy) give their send CQ
- * slots back, so that a CQ shared with other QPs does not lose them. A
- * control call: the CQ's producer is parked (or is this thread).
- */
-static void
-transport_release_slots(struct roce_qp *qp)
-{
-	uint32_t i;
-
-	for (i = 0; i < roce_queue_size(&qp->sq); i++)
-		comp_release_slot(qp, roce_sq_wqe(qp, i));
-}
-
-void
-roce_transport_qp_reset(struct roce_qp *qp)
-{
-	uint32_t i;
-
-	transport_timers_stop(qp);
-	transport_state_init(qp);
-	transport_release_slots(qp);
-	/* Slots retired by a flush keep their last state: every WQE starts afresh. */
-	for (i = 0; i < roce_queue_size(&qp->sq); i++)
-		roce_sq_wqe(qp, i)->tx.state = ROCE_WQE_NEW;
-}
-
-void
-roce_transport_qp_flush(struct roce_qp *qp)
-{
-	unsigned int i;
-
-	transport_timers_stop(qp);
-	qp->comp.rnr_wait = false;
-	qp->resp.ack_pending = false;
-	qp->resp.nak_pending = false;
-	for (i = 0; i < ROCE_RD_ATOM_MAX; i++)
-		qp->resp.res[i].pending = false;
-	qp->resp.res_pending = 0;
-}
-
-void
-roce_transport_qp_fini(struct roce_qp *qp)
-{
-	transport_timers_stop(qp);
-	transport_release_slots(qp);
-}
+const struct roce_engine roce_engine = {
+	.retrans_expired = comp_retrans_expired,
+	.rnr_expired = comp_rnr_expired,
+};

@@ -80,6 +80,10 @@ static const struct config_key config_keys[] = {
 	  RTE_MAX_LCORE - 1 },
 	{ "lanes", CFG_U16, offsetof(struct rte_roce_config_port, dev_conf.nb_lanes), 0, 1,
 	  RTE_ROCE_DEV_WORKERS_MAX },
+	{ "link_wait_ms", CFG_U32, offsetof(struct rte_roce_config_port, link_wait_ms), 0, 1,
+	  RTE_ROCE_CONFIG_LINK_WAIT_MS_MAX },
+	{ "report_active", CFG_BOOL, offsetof(struct rte_roce_config_port, report_active), 0, 0,
+	  1 },
 };
 
 /* The reading of one file. */

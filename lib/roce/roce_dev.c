@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * Devices: open/close, the query verbs, the QP table by QPN and the
- * doorbells of a lane's rings (the schedule of a QP with work, the
- * hand-off of a frame to the lane owning its QP). The lanes' progress loop
- * is in roce_lane.c.
+ * Devices: create and destroy (rte_roce_open_device() in roce_verbs.c adds
+ * the lanes and workers), the list of open devices, the query verbs, the QP
+ * table by QPN and the doorbells of a lane's rings (the schedule of a QP
+ * with work, the hand-off of a frame to the lane owning its QP). The lanes'
+ * progress loop is in roce_lane.c.
  */
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,16 +17,12 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 
-#include "roce_cq.h"
 #include "roce_dev.h"
-#include "roce_lane.h"
 #include "roce_log.h"
 #include "roce_port_priv.h"
 #include "roce_mr.h"
 #include "roce_qp.h"
-#include "roce_stats.h"
 #include "roce_transport.h"
-#include "roce_worker.h"
 
 /* 16,384 QPs for applications, plus QP1 (issue 5: at least 16k QPs per port). */
 #define ROCE_DEV_DEFAULT_MAX_QP		(16384 + RTE_ROCE_QP1_QPN)
@@ -41,6 +39,8 @@
 
 /* What query_device reports beyond the configured limits. */
 #define ROCE_DEV_VENDOR_PART_ID		0x5244	/* "RD" */
+/* No IEEE OUI of its own: the value rxe reports (and rdma-core's tests want non-zero). */
+#define ROCE_DEV_VENDOR_ID		0xffffff
 #define ROCE_DEV_PAGE_SIZE_CAP		0xfffff000ull	/* any page of 4 KiB or more */
 /* Local CA ACK delay reported, as rxe (K:rxe_param.h RXE_LOCAL_CA_ACK_DELAY). */
 #define ROCE_DEV_LOCAL_CA_ACK_DELAY	15
@@ -152,20 +152,6 @@ roce_dev_qp_table_init(struct roce_dev *dev)
 }
 
 static void
-roce_dev_free(struct roce_dev *dev)
-{
-	/* First: telemetry must not find it while it goes. */
-	roce_stats_dev_del(dev);
-	roce_async_fini(dev);
-	roce_mr_table_fini(dev);
-	roce_dev_lanes_free(dev);
-	rte_free(dev->qp_gen);
-	rte_free(dev->qp_free);
-	rte_free(dev->qp_tbl);
-	rte_free(dev);
-}
-
-static void
 roce_dev_ibv_init(struct roce_dev *dev, const struct rte_roce_port_info *info)
 {
 	dev->ibv_dev.node_type = IBV_NODE_CA;
@@ -174,12 +160,21 @@ roce_dev_ibv_init(struct roce_dev *dev, const struct rte_roce_port_info *info)
 	snprintf(dev->ibv_dev.dev_name, sizeof(dev->ibv_dev.dev_name), "roce%u", info->port_id);
 	dev->ibv.device = &dev->ibv_dev;
 	dev->ibv.cmd_fd = -1;
-	/* A CQ's comp_vector names the lane (worker) that completes into it. */
-	dev->ibv.num_comp_vectors = dev->nb_lanes;
 }
 
-struct ibv_context *
-rte_roce_open_device(struct rte_roce_port *port, const struct rte_roce_dev_conf *conf)
+void
+roce_dev_destroy(struct roce_dev *dev)
+{
+	roce_async_fini(dev);
+	roce_mr_table_fini(dev);
+	rte_free(dev->qp_gen);
+	rte_free(dev->qp_free);
+	rte_free(dev->qp_tbl);
+	rte_free(dev);
+}
+
+struct roce_dev *
+roce_dev_create(struct rte_roce_port *port, const struct rte_roce_dev_conf *conf)
 {
 	struct rte_roce_port_info info;
 	struct roce_dev *dev;
@@ -210,40 +205,22 @@ rte_roce_open_device(struct rte_roce_port *port, const struct rte_roce_dev_conf 
 	if (rc == 0)
 		rc = roce_dev_qp_table_init(dev);
 	if (rc == 0)
-		rc = roce_dev_lanes_init(dev);
-	if (rc == 0)
 		rc = roce_mr_table_init(dev);
 	if (rc == 0)
 		rc = roce_async_init(dev);
-	if (rc == 0)
-		rc = roce_stats_dev_add(dev);
 	if (rc < 0) {
-		roce_dev_free(dev);
+		roce_dev_destroy(dev);
 		rte_errno = -rc;
 		return NULL;
 	}
 	roce_dev_ibv_init(dev, &info);
 	rte_spinlock_recursive_init(&dev->ctrl_lock);
-	/* Last: from here on the workers own the progress state. */
-	rc = roce_workers_start(dev);
-	if (rc < 0) {
-		roce_dev_free(dev);
-		rte_errno = -rc;
-		return NULL;
-	}
-	return &dev->ibv;
+	return dev;
 }
 
 int
-rte_roce_close_device(struct ibv_context *ctx)
+roce_dev_check_idle(const struct roce_dev *dev)
 {
-	struct roce_dev *dev;
-
-	if (ctx == NULL) {
-		ROCE_LOG(ERR, "NULL argument");
-		return -EINVAL;
-	}
-	dev = roce_dev_of(ctx);
 	if (dev->nb_pds != 0 || dev->nb_cqs != 0 || dev->nb_qps != 0 || dev->nb_mrs != 0 ||
 	    dev->nb_srqs != 0) {
 		ROCE_LOG(ERR, "device %s still has %u PDs, %u CQs, %u QPs, %u MRs, %u SRQs",
@@ -256,9 +233,60 @@ rte_roce_close_device(struct ibv_context *ctx)
 			 dev->async.nb_channels);
 		return -EBUSY;
 	}
-	roce_workers_stop(dev);
-	roce_dev_free(dev);
 	return 0;
+}
+
+static pthread_mutex_t roce_dev_list_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct roce_dev *roce_dev_list[ROCE_DEV_LIST_MAX];
+
+void
+roce_dev_list_lock(void)
+{
+	pthread_mutex_lock(&roce_dev_list_mutex);
+}
+
+void
+roce_dev_list_unlock(void)
+{
+	pthread_mutex_unlock(&roce_dev_list_mutex);
+}
+
+int
+roce_dev_list_add(struct roce_dev *dev)
+{
+	unsigned int i;
+	int rc = -ENOSPC;
+
+	roce_dev_list_lock();
+	for (i = 0; i < ROCE_DEV_LIST_MAX; i++) {
+		if (roce_dev_list[i] == NULL) {
+			roce_dev_list[i] = dev;
+			rc = 0;
+			break;
+		}
+	}
+	roce_dev_list_unlock();
+	if (rc < 0)
+		ROCE_LOG(ERR, "more than %u devices open", ROCE_DEV_LIST_MAX);
+	return rc;
+}
+
+void
+roce_dev_list_del(struct roce_dev *dev)
+{
+	unsigned int i;
+
+	roce_dev_list_lock();
+	for (i = 0; i < ROCE_DEV_LIST_MAX; i++)
+		if (roce_dev_list[i] == dev)
+			roce_dev_list[i] = NULL;
+	roce_dev_list_unlock();
+}
+
+struct roce_dev *
+roce_dev_listed(uint32_t id)
+{
+	return id < ROCE_DEV_LIST_MAX ? roce_dev_list[id] : NULL;
 }
 
 struct roce_dev *
@@ -319,10 +347,10 @@ roce_dev_qpn_free(struct roce_dev *dev, uint32_t qpn)
 	uint32_t slot = qpn & dev->qp_mask;
 	uint32_t tail = (dev->qp_free_head + dev->qp_free_count) & dev->qp_mask;
 
-	/* Readers that start from the registry (telemetry) see it or nothing. */
-	roce_stats_lock();
+	/* Readers that start from the device list (telemetry) see it or nothing. */
+	roce_dev_list_lock();
 	dev->qp_tbl[slot] = NULL;
-	roce_stats_unlock();
+	roce_dev_list_unlock();
 	/* Reserved QPNs (QP1) keep their number and never enter the free FIFO. */
 	if (qpn < ROCE_QPN_FIRST) {
 		dev->nb_qps--;
@@ -410,6 +438,7 @@ rte_roce_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
 	attr->sys_image_guid = attr->node_guid;
 	attr->max_mr_size = UINT64_MAX;
 	attr->page_size_cap = ROCE_DEV_PAGE_SIZE_CAP;
+	attr->vendor_id = ROCE_DEV_VENDOR_ID;
 	attr->vendor_part_id = ROCE_DEV_VENDOR_PART_ID;
 	attr->max_qp = dev->conf.max_qp;
 	attr->max_qp_wr = dev->conf.max_qp_wr;

@@ -96,9 +96,9 @@ struct roce_lane {
 	uint16_t id;			/* lane index = port queue */
 	bool cq_error;			/* a CQ of one of its QPs overran: move them to ERR */
 	uint16_t timer_defers;		/* full RX bursts in a row with the timers put off */
-	/* Inline mode: the control handshake with its pollers (roce_worker.c). */
-	uint32_t pause;			/* controller -> pollers: do not run it */
-	uint32_t busy;			/* a poller is running it */
+	/* The control handshake (roce_lane.c), with its worker or inline poller. */
+	uint32_t pause;			/* controller -> lane: do not run it */
+	uint32_t busy;			/* its worker or a poller may be running it */
 	uint32_t nb_qps;		/* QPs on this lane (control path) */
 	struct rte_ring *sched;		/* QPNs of its QPs with work; each at most once */
 	struct rte_ring **inbox;	/* [from lane]: SPSC of mbufs, QPN in hash.usr; NULL for itself */
@@ -119,6 +119,7 @@ struct roce_dev {
 	struct ibv_device ibv_dev;	/* what ibv.device points to */
 	struct rte_roce_port *port;
 	struct rte_roce_dev_conf conf;	/* limits, defaults applied */
+	const struct roce_engine *engine;	/* its timer handlers (roce_transport.h) */
 	int socket;			/* NUMA socket of the port */
 
 	uint32_t nb_pds;
@@ -163,6 +164,17 @@ roce_dev_of(struct ibv_context *ctx)
 }
 
 /*
+ * A device on port with conf's limits: its tables, async events and
+ * ibv_context, no lanes yet (rte_roce_open_device(), roce_verbs.c, adds
+ * them). NULL with rte_errno set if port or conf cannot work.
+ */
+struct roce_dev *roce_dev_create(struct rte_roce_port *port, const struct rte_roce_dev_conf *conf);
+/* Free what roce_dev_create() made; the lanes are freed first. */
+void roce_dev_destroy(struct roce_dev *dev);
+/* 0 if dev holds no object any more, else -EBUSY, logged with what is left. */
+int roce_dev_check_idle(const struct roce_dev *dev);
+
+/*
  * The device of pd, for the create calls that take (pd, attr): NULL with
  * rte_errno EINVAL (logged) if either is NULL.
  */
@@ -190,6 +202,24 @@ bool roce_dev_handoff(struct roce_lane *from, uint16_t to, struct rte_mbuf *m, u
 
 /* Bytes of a verbs path MTU enum (IBV_MTU_256 = 1 .. IBV_MTU_4096 = 5). */
 uint32_t roce_mtu_bytes(enum ibv_mtu mtu);
+
+/*
+ * The list of open devices, for the readers that start from nothing
+ * (telemetry): a device is listed from open to close, under one lock that
+ * also covers taking a QP out of a device's table, so that a reader holding
+ * it never sees a QP or a device being freed.
+ */
+/* Devices listed at once: ids are 0 .. ROCE_DEV_LIST_MAX - 1. */
+#define ROCE_DEV_LIST_MAX 64
+
+void roce_dev_list_lock(void);
+void roce_dev_list_unlock(void);
+/* List dev (at open): 0, or -ENOSPC when ROCE_DEV_LIST_MAX are open. */
+int roce_dev_list_add(struct roce_dev *dev);
+/* Unlist dev (at close, before it is freed). */
+void roce_dev_list_del(struct roce_dev *dev);
+/* The device listed as id, or NULL; the caller holds the lock. */
+struct roce_dev *roce_dev_listed(uint32_t id);
 
 /* Slot management for roce_qp.c: 0 and *qpn, or -ENOSPC. */
 int roce_dev_qpn_alloc(struct roce_dev *dev, struct roce_qp *qp, uint32_t *qpn);

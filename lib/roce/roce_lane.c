@@ -27,7 +27,6 @@
 #include "roce_port_priv.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
-#include "roce_worker.h"
 
 /* An rte_ring of pointers in the device's memory; NULL with rte_errno. */
 static struct rte_ring *
@@ -140,6 +139,8 @@ roce_dev_lanes_init(struct roce_dev *dev)
 			 "(rte_roce_port_conf.nb_queues)", dev->nb_lanes, nb_queues);
 		return -EINVAL;
 	}
+	/* A CQ's comp_vector names the lane (worker) that completes into it. */
+	dev->ibv.num_comp_vectors = dev->nb_lanes;
 	dev->lanes = rte_zmalloc_socket("roce_lanes", dev->nb_lanes * sizeof(*dev->lanes),
 					RTE_CACHE_LINE_SIZE, dev->socket);
 	if (dev->lanes == NULL)
@@ -401,36 +402,63 @@ rte_roce_poll_lane(struct ibv_context *ctx, uint16_t lane)
 }
 
 /*
- * Inline mode, the same handshake with the application's pollers: a poll
- * stores busy then loads pause, the controller stores pause then loads
- * busy (SEQ_CST both, as with the workers): either the poll sees the
- * pause and returns without running, or the controller waits for it.
+ * The control handshake, one for both modes: a controller stores pause,
+ * then waits for busy to be 0; a lane's driver stores busy, then loads
+ * pause. Each side stores one flag and loads the other (the store-load
+ * pattern), so both use sequentially consistent atomics: either the driver
+ * sees the pause, or the controller sees it busy and waits. An inline
+ * poller is busy for one pass; a worker from its start until it parks
+ * (roce_lane_park()), so that its pass costs one load of pause.
  */
+void
+roce_lane_busy(struct roce_lane *lane)
+{
+	__atomic_store_n(&lane->busy, 1, __ATOMIC_SEQ_CST);
+}
+
+void
+roce_lane_idle(struct roce_lane *lane)
+{
+	/* What the lane did happens before the controller's call. */
+	__atomic_store_n(&lane->busy, 0, __ATOMIC_RELEASE);
+}
+
+bool
+roce_lane_held(struct roce_lane *lane)
+{
+	return __atomic_load_n(&lane->pause, __ATOMIC_SEQ_CST) != 0;
+}
+
+void
+roce_lane_park(struct roce_lane *lane)
+{
+	roce_lane_idle(lane);
+	while (roce_lane_held(lane))
+		rte_pause();
+	roce_lane_busy(lane);
+}
+
+/* Inline mode: a poll that finds the lane held returns without running it. */
 int
 roce_dev_poll_inline(struct roce_lane *lane)
 {
 	int work = 0;
 
-	__atomic_store_n(&lane->busy, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&lane->pause, __ATOMIC_SEQ_CST) == 0)
+	roce_lane_busy(lane);
+	if (!roce_lane_held(lane))
 		work = roce_dev_progress(lane);
-	/* What the pass did happens before the controller's call. */
-	__atomic_store_n(&lane->busy, 0, __ATOMIC_RELEASE);
+	roce_lane_idle(lane);
 	return work;
 }
 
-/* Hold (pause 1) or release (pause 0) every worker or inline lane of dev. */
+/* Hold (pause 1) or release (pause 0) every lane of dev. */
 static void
 roce_ctrl_pause(struct roce_dev *dev, uint32_t pause)
 {
 	unsigned int i;
 
-	for (i = 0; i < dev->nb_workers; i++)
-		__atomic_store_n(&dev->workers[i].pause, pause, __ATOMIC_SEQ_CST);
-	if (dev->nb_workers == 0) {
-		for (i = 0; i < dev->nb_lanes; i++)
-			__atomic_store_n(&dev->lanes[i].pause, pause, __ATOMIC_SEQ_CST);
-	}
+	for (i = 0; i < dev->nb_lanes; i++)
+		__atomic_store_n(&dev->lanes[i].pause, pause, __ATOMIC_SEQ_CST);
 }
 
 void
@@ -444,11 +472,8 @@ roce_ctrl_begin(struct roce_dev *dev)
 	if (dev->ctrl_lock.count > 1)
 		return;		/* nested (create_qp1 modifies its QP): already held */
 	roce_ctrl_pause(dev, 1);
-	for (i = 0; i < dev->nb_workers; i++)
-		while (__atomic_load_n(&dev->workers[i].parked, __ATOMIC_SEQ_CST) == 0)
-			rte_pause();
-	/* Inline: a poller of another thread finishes its pass (the caller's own is not running). */
-	for (i = 0; dev->nb_workers == 0 && i < dev->nb_lanes; i++)
+	/* A worker parks; an inline poller of another thread finishes its pass (the caller's own is not running). */
+	for (i = 0; i < dev->nb_lanes; i++)
 		while (__atomic_load_n(&dev->lanes[i].busy, __ATOMIC_SEQ_CST) != 0)
 			rte_pause();
 }

@@ -10,6 +10,7 @@
  * below ring its doorbells (roce_dev_qp_schedule(), roce_dev_handoff()).
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct roce_dev;
@@ -29,16 +30,23 @@ void roce_dev_lanes_free(struct roce_dev *dev);
 int roce_dev_progress(struct roce_lane *lane);
 
 /*
- * Inline mode: one pass of lane for the application's poller, unless a
- * control call holds the lane (then 0 at once). The inline half of the
- * quiescent handshake of roce_worker.c.
+ * The lane's half of the control handshake (roce_lane.c): busy while its
+ * driver may touch the device, idle when not; held while a control call
+ * runs. A held lane does not run.
  */
+void roce_lane_busy(struct roce_lane *lane);
+void roce_lane_idle(struct roce_lane *lane);
+bool roce_lane_held(struct roce_lane *lane);
+/* A worker that found its lane held: idle until the control call ends, then busy again. */
+void roce_lane_park(struct roce_lane *lane);
+
+/* Inline mode: one pass of lane for the application's poller, unless held (then 0 at once). */
 int roce_dev_poll_inline(struct roce_lane *lane);
 
 /*
- * Park dev's workers, or hold its inline lanes, for a control call, and
- * let them go (dev NULL: nothing). Nested calls (create_qp1 modifies its
- * QP) hold them once.
+ * Hold every lane of dev for a control call (its worker parks, or its
+ * inline poller finishes the pass it is in), and let them go (dev NULL:
+ * nothing). Nested calls (create_qp1 modifies its QP) hold them once.
  */
 void roce_ctrl_begin(struct roce_dev *dev);
 void roce_ctrl_end(struct roce_dev *dev);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * Queue pairs: create/modify/query/destroy, the IBTA state machine,
- * post_send/post_recv, and the flush to ERR.
+ * Queue pairs: create/modify/query/destroy, the IBTA state machine, the
+ * roles' state through it (roce_transport.h) and the flush to ERR. Posting,
+ * on the application's thread, is roce_post.c.
  */
 
 /* Logs under lib.roce.qp (roce_log.h). */
@@ -35,9 +36,8 @@
 #define ROCE_UDP_SPORT_BITS	14
 /* Stride alignment of WQE slots. */
 #define ROCE_WQE_ALIGN		16
+#define NS_PER_US		UINT64_C(1000)
 
-/* Send flags a WR may carry. */
-#define ROCE_SEND_FLAGS (IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_INLINE)
 /* QP access flags (the remote rights; IBV_ACCESS_LOCAL_WRITE is accepted and ignored, as rxe). */
 #define ROCE_QP_ACCESS	(IBV_ACCESS_LOCAL_WRITE | ROCE_MR_ACCESS_REMOTE)
 
@@ -167,7 +167,7 @@ static const char *const roce_qp_state_names[ROCE_NB_QP_STATES] = {
 	"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
 };
 
-static const char *
+const char *
 roce_qp_state_name(enum ibv_qp_state s)
 {
 	return (unsigned int)s < ROCE_NB_QP_STATES ? roce_qp_state_names[s] : "unknown";
@@ -224,15 +224,159 @@ roce_rq_owned(struct roce_qp *qp)
 	return roce_rq_peek(qp);
 }
 
+/* ---- Engine state (roce_transport.h: the contract) ---- */
+
+/* Local ACK timeout: 4.096 us x 2^timeout, 0 = infinite (doc/wire-format.md §7). */
+static uint64_t
+roce_qp_ack_timeout_us(uint8_t timeout)
+{
+	if (timeout == 0)
+		return 0;
+	return RTE_MAX(((uint64_t)ROCE_ACK_TIMEOUT_NS_UNIT << timeout) / NS_PER_US, UINT64_C(1));
+}
+
+/* The roles' state as at creation; the timers, stopped, get the engine's handlers. */
+static void
+roce_qp_engine_init(struct roce_qp *qp)
+{
+	memset(&qp->req, 0, sizeof(qp->req));
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	memset(&qp->comp, 0, sizeof(qp->comp));
+	qp->req.max_unacked = ROCE_MAX_UNACKED_PSNS;
+	/* Between messages: any FIRST or ONLY of the QP's transport may come. */
+	qp->resp.opcode = qp->ibv.qp_type == IBV_QPT_UC ? RTE_ROCE_OP_UC_SEND_ONLY :
+							  RTE_ROCE_OP_RC_SEND_ONLY;
+	roce_timer_init(&qp->comp.retrans, qp->dev->engine->retrans_expired);
+	roce_timer_init(&qp->comp.rnr, qp->dev->engine->rnr_expired);
+}
+
+static void
+roce_qp_engine_timers_stop(struct roce_qp *qp)
+{
+	roce_timer_cancel(&qp->lane->timers, &qp->comp.retrans);
+	roce_timer_cancel(&qp->lane->timers, &qp->comp.rnr);
+}
+
+/* After a successful modify: the attributes the roles read. */
+static void
+roce_qp_engine_modify(struct roce_qp *qp, const struct ibv_qp_attr *attr, int mask)
+{
+	if (mask & IBV_QP_RQ_PSN)
+		qp->resp.psn = attr->rq_psn & RTE_ROCE_PSN_MASK;
+	if (mask & IBV_QP_SQ_PSN) {
+		qp->req.psn = attr->sq_psn & RTE_ROCE_PSN_MASK;
+		qp->comp.psn = qp->req.psn;
+	}
+	if (mask & IBV_QP_TIMEOUT)
+		qp->comp.timeout_us = roce_qp_ack_timeout_us(attr->timeout);
+	if (mask & IBV_QP_RETRY_CNT)
+		qp->comp.retry_left = attr->retry_cnt;
+	if (mask & IBV_QP_RNR_RETRY)
+		qp->comp.rnr_left = attr->rnr_retry;
+}
+
+/*
+ * WQEs dropped without a completion (RESET, destroy) give their send CQ
+ * slots back, so that a CQ shared with other QPs does not lose them. A
+ * control call: the CQ's producer is parked (or is this thread).
+ */
+static void
+roce_qp_engine_release_slots(struct roce_qp *qp)
+{
+	uint32_t i;
+
+	for (i = 0; i < roce_queue_size(&qp->sq); i++)
+		roce_sq_release_cq_slot(qp, roce_sq_wqe(qp, i));
+}
+
+/* To RESET: the roles start afresh. */
+static void
+roce_qp_engine_reset(struct roce_qp *qp)
+{
+	uint32_t i;
+
+	roce_qp_engine_timers_stop(qp);
+	roce_qp_engine_init(qp);
+	roce_qp_engine_release_slots(qp);
+	/* Slots retired by a flush keep their last state: every WQE starts afresh. */
+	for (i = 0; i < roce_queue_size(&qp->sq); i++)
+		roce_sq_wqe(qp, i)->tx.state = ROCE_WQE_NEW;
+}
+
+/* To ERR, before the queues are flushed: no timer fires, no response is pending. */
+static void
+roce_qp_engine_stop(struct roce_qp *qp)
+{
+	unsigned int i;
+
+	roce_qp_engine_timers_stop(qp);
+	qp->comp.rnr_wait = false;
+	qp->resp.ack_pending = false;
+	qp->resp.nak_pending = false;
+	for (i = 0; i < ROCE_RD_ATOM_MAX; i++)
+		qp->resp.res[i].pending = false;
+	qp->resp.res_pending = 0;
+}
+
+/* At destroy. */
+static void
+roce_qp_engine_fini(struct roce_qp *qp)
+{
+	roce_qp_engine_timers_stop(qp);
+	roce_qp_engine_release_slots(qp);
+}
+
 /* ---- Flush ---- */
+
+/*
+ * Flush the oldest send WQE (QP in ERR or SQE): IBV_WC_WR_FLUSH_ERR,
+ * signaled or not. false, with the QP scheduled again, when the send CQ has
+ * no room for it: the flush resumes at a later pass, once the application
+ * polled (a flush completion is never dropped, IBA 10.8.3).
+ */
+static bool
+roce_qp_flush_wqe(struct roce_qp *qp)
+{
+	struct roce_send_wqe *wqe = roce_sq_wqe(qp, roce_sq_consumer(qp));
+	struct ibv_wc wc = {
+		.wr_id = wqe->wr_id,
+		.status = IBV_WC_WR_FLUSH_ERR,
+		.opcode = roce_wr_info[wqe->opcode].wc,
+		.qp_num = qp->ibv.qp_num,
+	};
+
+	/*
+	 * A WQE the requester started has its slot; one never started needs
+	 * a free one. None: held until the application polls, the QP runs
+	 * again at the next pass to look (the same wake-up as the
+	 * requester's, roce_req.c req_start_wqe()). An overrun CQ takes
+	 * nothing any more: the push below reports it, nothing waits.
+	 */
+	if (!wqe->tx.cq_slot && roce_cq_room(qp->scq) == 0 && !roce_cq_overflowed(qp->scq)) {
+		ROCE_QP_STAT_INC(qp, send_cq_full_stalls);
+		roce_dev_qp_schedule(qp->dev, qp);
+		return false;
+	}
+	roce_sq_release_cq_slot(qp, wqe);
+	roce_sq_count_send(qp, wqe);
+	/*
+	 * Every WQE, signaled or not: verbs reports each flushed WR
+	 * (K:rxe_comp.c flush_send_wqe() posts one CQE per WQE). Retired
+	 * before its completion shows: the slot is free for a poster. A CQ
+	 * overrun is the CQ's error, already recorded by the push.
+	 */
+	roce_sq_retire(qp);
+	(void)roce_cq_push(qp->scq, &wc);
+	return true;
+}
 
 static void
 roce_qp_flush_send(struct roce_qp *qp)
 {
 	uint32_t prod = roce_sq_producer(qp);
 
-	/* Stops while the send CQ is full; resumed at a later pass (roce_comp.c). */
-	while (qp->sq.cons != prod && roce_comp_flush_wqe(qp))
+	/* Stops while the send CQ is full; resumed at a later pass. */
+	while (qp->sq.cons != prod && roce_qp_flush_wqe(qp))
 		;
 }
 
@@ -301,7 +445,7 @@ static void
 roce_qp_enter_err(struct roce_qp *qp)
 {
 	roce_qp_set_state(qp, IBV_QPS_ERR);
-	roce_transport_qp_flush(qp);
+	roce_qp_engine_stop(qp);
 	roce_qp_flush(qp);
 	if (qp->srq != NULL)
 		roce_qp_last_wqe_reached(qp);
@@ -520,7 +664,7 @@ roce_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr, uint32_t qpn)
 	if (qp->srq != NULL)
 		roce_srq_attach(qp->srq, qp->lane->id);
 	attr->cap = qp->cap;
-	roce_transport_qp_init(qp);
+	roce_qp_engine_init(qp);
 	return qp;
 }
 
@@ -599,7 +743,7 @@ roce_ctrl_destroy_qp(struct ibv_qp *ibv_qp)
 	if (roce_dev_async_release(dev, ibv_qp) < 0)
 		return -EBUSY;
 	roce_mcast_qp_fini(qp);
-	roce_transport_qp_fini(qp);
+	roce_qp_engine_fini(qp);
 	roce_qp_drop_wqes(qp);
 	/* A pending doorbell names the QPN, which now finds nothing. */
 	roce_dev_qpn_free(dev, ibv_qp->qp_num);
@@ -801,12 +945,12 @@ roce_ctrl_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_ma
 		return rc;
 	roce_qp_apply(qp, attr, attr_mask, &sgid);
 	if (next == cur) {
-		roce_transport_qp_modify(qp, attr, attr_mask);
+		roce_qp_engine_modify(qp, attr, attr_mask);
 		return 0;
 	}
 	switch (next) {
 	case IBV_QPS_RESET:
-		roce_transport_qp_reset(qp);
+		roce_qp_engine_reset(qp);
 		roce_qp_drop_wqes(qp);
 		roce_qp_set_state(qp, next);
 		break;
@@ -817,238 +961,9 @@ roce_ctrl_modify_qp(struct ibv_qp *ibv_qp, struct ibv_qp_attr *attr, int attr_ma
 		roce_qp_set_state(qp, next);
 		break;
 	}
-	roce_transport_qp_modify(qp, attr, attr_mask);
+	roce_qp_engine_modify(qp, attr, attr_mask);
 	/* WQEs posted in SQD (or before RTS) may start now. */
 	if (next == IBV_QPS_RTS)
 		roce_dev_qp_schedule(qp->dev, qp);
 	return 0;
-}
-
-/* ---- Posting ---- */
-
-/* The SGE list of a WR: count within max_sge, total at most 2^31. NULL, or what is wrong. */
-static const char *
-roce_wr_sge_check(const struct ibv_sge *sg, int num_sge, uint32_t max_sge, uint64_t *len)
-{
-	int i;
-
-	*len = 0;
-	if (num_sge < 0 || (uint32_t)num_sge > max_sge || (num_sge > 0 && sg == NULL))
-		return "num_sge";
-	for (i = 0; i < num_sge; i++)
-		*len += sg[i].length;
-	return *len > ROCE_MAX_MSG_SIZE ? "message length (at most 2^31)" : NULL;
-}
-
-/* A UD WR: an AH of the QP's PD, one packet of at most the port's MTU (doc/wire-format.md §9.4). */
-static const char *
-roce_post_send_check_ud(const struct roce_qp *qp, const struct ibv_send_wr *wr, uint64_t len)
-{
-	if (wr->wr.ud.ah == NULL || wr->wr.ud.ah->pd != qp->ibv.pd)
-		return "address handle (NULL, or of another PD)";
-	if (wr->wr.ud.remote_qpn > RTE_ROCE_QPN_MASK)
-		return "remote_qpn (24 bits)";
-	if (len > qp->mtu)
-		return "UD message length (above the port's active MTU)";
-	return NULL;
-}
-
-/* Validate one send WR; returns its message length through *len. */
-static int
-roce_post_send_check(const struct roce_qp *qp, const struct ibv_send_wr *wr,
-		     const struct roce_wr_info **info, uint64_t *len)
-{
-	const char *bad;
-
-	*len = 0;
-	*info = roce_wr_info_get(wr->opcode, qp->ibv.qp_type);
-	if (*info == NULL)
-		bad = "opcode (unknown, or not for this QP type)";
-	else if ((wr->send_flags & ~ROCE_SEND_FLAGS) != 0)
-		bad = "send flags";
-	else
-		bad = roce_wr_sge_check(wr->sg_list, wr->num_sge, qp->cap.max_send_sge, len);
-	if (bad == NULL) {
-		if ((wr->send_flags & IBV_SEND_INLINE) != 0 &&
-		    ((*info)->flags & ROCE_WRF_INLINE) == 0)
-			bad = "inline flag on a READ or atomic";
-		else if ((wr->send_flags & IBV_SEND_INLINE) != 0 &&
-			 *len > qp->cap.max_inline_data)
-			bad = "inline length (above max_inline_data)";
-		else if (((*info)->flags & ROCE_WRF_ATOMIC) != 0 &&
-			 (wr->num_sge != 1 || *len != ROCE_ATOMIC_SIZE ||
-			  (wr->wr.atomic.remote_addr & (ROCE_ATOMIC_SIZE - 1)) != 0))
-			bad = "atomic (one 8-byte SGE, 8-byte aligned remote address)";
-		else if (qp->ibv.qp_type == IBV_QPT_UD)
-			bad = roce_post_send_check_ud(qp, wr, *len);
-	}
-	if (bad != NULL) {
-		ROCE_LOG(ERR, "QP 0x%x: WR 0x%" PRIx64 ": bad %s", qp->ibv.qp_num, wr->wr_id, bad);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Write one WR into its slot: SGEs resolved (a failure shows at completion), or the inline copy. */
-static void
-roce_post_send_one(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct ibv_send_wr *wr,
-		   const struct roce_wr_info *info, uint32_t len)
-{
-	int access = (info->flags & ROCE_WRF_WRITES_LOCAL) != 0 ? IBV_ACCESS_LOCAL_WRITE : 0;
-	uint32_t off = 0;
-	int i;
-
-	wqe->wr_id = wr->wr_id;
-	wqe->opcode = wr->opcode;
-	wqe->send_flags = wr->send_flags | (qp->sq_sig_all ? IBV_SEND_SIGNALED : 0);
-	wqe->length = len;
-	if (wr->opcode == IBV_WR_SEND_WITH_INV)
-		wqe->ex.invalidate_rkey = wr->invalidate_rkey;
-	else
-		wqe->ex.imm_data = wr->imm_data;
-	if (qp->ibv.qp_type == IBV_QPT_UD) {
-		wqe->wr.ud.ah = roce_ah_of(wr->wr.ud.ah);
-		wqe->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
-		wqe->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
-		roce_ah_get(wqe->wr.ud.ah);
-	} else if ((info->flags & ROCE_WRF_ATOMIC) != 0) {
-		wqe->wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
-		wqe->wr.atomic.compare_add = wr->wr.atomic.compare_add;
-		wqe->wr.atomic.swap = wr->wr.atomic.swap;
-		wqe->wr.atomic.rkey = wr->wr.atomic.rkey;
-	} else {
-		wqe->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
-		wqe->wr.rdma.rkey = wr->wr.rdma.rkey;
-	}
-	if ((wr->send_flags & IBV_SEND_INLINE) != 0) {
-		/* Inline: the data is copied now and the lkeys are not used (ibv_post_send(3)). */
-		wqe->num_sge = 0;
-		for (i = 0; i < wr->num_sge; i++) {
-			memcpy(roce_send_wqe_inline(wqe) + off,
-			       (const void *)(uintptr_t)wr->sg_list[i].addr, wr->sg_list[i].length);
-			off += wr->sg_list[i].length;
-		}
-		return;
-	}
-	wqe->num_sge = wr->num_sge;
-	for (i = 0; i < wr->num_sge; i++)
-		roce_sge_resolve(qp->dev, qp->ibv.pd, &wr->sg_list[i], access, &wqe->sge[i]);
-}
-
-int
-rte_roce_post_send(struct ibv_qp *ibv_qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
-{
-	const struct roce_wr_info *info;
-	enum ibv_qp_state state;
-	struct roce_qp *qp;
-	uint32_t prod, free;
-	uint64_t len;
-	int rc = 0;
-
-	if (ibv_qp == NULL || wr == NULL || bad_wr == NULL) {
-		ROCE_LOG(ERR, "NULL argument");
-		return -EINVAL;
-	}
-	qp = roce_qp_of(ibv_qp);
-	state = roce_qp_state(qp);
-	if (state == IBV_QPS_RESET || state == IBV_QPS_INIT || state == IBV_QPS_RTR) {
-		ROCE_LOG(ERR, "QP 0x%x: post_send in %s", ibv_qp->qp_num,
-			 roce_qp_state_name(state));
-		*bad_wr = wr;
-		return -EINVAL;
-	}
-	prod = qp->sq.prod;
-	free = roce_queue_free(&qp->sq);
-	for (; wr != NULL; wr = wr->next) {
-		rc = roce_post_send_check(qp, wr, &info, &len);
-		if (rc == 0 && free == 0)
-			rc = -ENOMEM;
-		if (rc < 0) {
-			*bad_wr = wr;
-			break;
-		}
-		roce_post_send_one(qp, roce_sq_wqe(qp, prod), wr, info, len);
-		prod++;
-		free--;
-	}
-	/* The doorbell: one release store for the whole chain, then wake the engine. */
-	if (prod != qp->sq.prod) {
-		roce_queue_publish(&qp->sq, prod);
-		roce_dev_qp_schedule(qp->dev, qp);
-	}
-	return rc;
-}
-
-int
-roce_recv_post(struct roce_dev *dev, struct ibv_pd *pd, struct roce_queue *q, uint32_t max_sge,
-	       const char *what, uint32_t id, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
-{
-	struct roce_recv_wqe *wqe;
-	uint32_t prod, free;
-	const char *bad;
-	uint64_t len;
-	int i, rc = 0;
-
-	prod = q->prod;
-	free = roce_queue_free(q);
-	for (; wr != NULL; wr = wr->next) {
-		bad = roce_wr_sge_check(wr->sg_list, wr->num_sge, max_sge, &len);
-		if (bad != NULL) {
-			ROCE_LOG(ERR, "%s 0x%x: WR 0x%" PRIx64 ": bad %s", what, id, wr->wr_id,
-				 bad);
-			rc = -EINVAL;
-		} else if (free == 0) {
-			rc = -ENOMEM;
-		}
-		if (rc < 0) {
-			*bad_wr = wr;
-			break;
-		}
-		wqe = roce_queue_slot(q, prod);
-		wqe->wr_id = wr->wr_id;
-		wqe->num_sge = wr->num_sge;
-		wqe->length = len;
-		for (i = 0; i < wr->num_sge; i++)
-			roce_sge_resolve(dev, pd, &wr->sg_list[i], IBV_ACCESS_LOCAL_WRITE,
-					 &wqe->sge[i]);
-		prod++;
-		free--;
-	}
-	if (prod != q->prod)
-		roce_queue_publish(q, prod);
-	return rc;
-}
-
-int
-rte_roce_post_recv(struct ibv_qp *ibv_qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
-{
-	enum ibv_qp_state state;
-	struct roce_qp *qp;
-	uint32_t prod;
-	int rc;
-
-	if (ibv_qp == NULL || wr == NULL || bad_wr == NULL) {
-		ROCE_LOG(ERR, "NULL argument");
-		return -EINVAL;
-	}
-	qp = roce_qp_of(ibv_qp);
-	state = roce_qp_state(qp);
-	if (state == IBV_QPS_RESET || qp->srq != NULL) {
-		ROCE_LOG(ERR, "QP 0x%x: post_recv %s", ibv_qp->qp_num,
-			 qp->srq != NULL ? "on a QP with an SRQ (post to the SRQ)" : "in RESET");
-		*bad_wr = wr;
-		return -EINVAL;
-	}
-	prod = qp->rq.prod;
-	rc = roce_recv_post(qp->dev, ibv_qp->pd, &qp->rq, qp->cap.max_recv_sge, "QP",
-			    ibv_qp->qp_num, wr, bad_wr);
-	if (prod != qp->rq.prod)
-		/*
-		 * Always ring: a QP that goes to ERR between the state check
-		 * and the publish still gets its new WQEs flushed by the
-		 * progress loop (IBA 10.8.3.2), and a responder waiting for a
-		 * receive WQE learns of it.
-		 */
-		roce_dev_qp_schedule(qp->dev, qp);
-	return rc;
 }

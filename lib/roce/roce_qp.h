@@ -33,6 +33,7 @@
 #include "roce_mr.h"
 #include "roce_queue.h"
 #include "roce_transport.h"
+#include "roce_wr.h"
 
 /* Largest message: 2^31 bytes (IBA 9.4.1: RETH DMA length; verbs max_msg_sz). */
 #define ROCE_MAX_MSG_SIZE	(1u << 31)
@@ -161,6 +162,27 @@ roce_sq_consumer(const struct roce_qp *qp)
 /* Completer: retire the oldest send WQE (after its completion, if any, was pushed). */
 void roce_sq_retire(struct roce_qp *qp);
 
+/*
+ * The send CQ slot a WQE reserved when it started is given back: its
+ * completion is pushed now (into the slot kept for it), or there is none.
+ */
+static inline void
+roce_sq_release_cq_slot(struct roce_qp *qp, struct roce_send_wqe *wqe)
+{
+	if (!wqe->tx.cq_slot)
+		return;
+	wqe->tx.cq_slot = 0;
+	roce_cq_unreserve(qp->scq);
+}
+
+/* rxe's rdma_sends: SEND WRs completed, whatever the status (K:rxe_comp.c do_complete). */
+static inline void
+roce_sq_count_send(struct roce_qp *qp, const struct roce_send_wqe *wqe)
+{
+	if ((roce_wr_info[wqe->opcode].flags & ROCE_WRF_SEND) != 0)
+		ROCE_QP_STAT_INC(qp, rdma_sends);
+}
+
 /* Inline data of a WQE posted with IBV_SEND_INLINE. */
 static inline uint8_t *
 roce_send_wqe_inline(struct roce_send_wqe *wqe)
@@ -187,6 +209,9 @@ void roce_rq_consume(struct roce_qp *qp);
  * retired before the call. Harmless if qp is already in ERR.
  */
 void roce_qp_error(struct roce_qp *qp);
+
+/* "RESET", "INIT" ... for logs. */
+const char *roce_qp_state_name(enum ibv_qp_state s);
 
 /* Flush what was posted to a QP in ERR since the last flush (progress loop). */
 void roce_qp_flush(struct roce_qp *qp);

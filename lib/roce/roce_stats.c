@@ -10,7 +10,6 @@
  */
 
 #include <errno.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -148,59 +147,6 @@ static const struct roce_xstat_def xstat_defs[] = {
 	{ "port_drop_", XS_PORT, offsetof(struct rte_roce_port_stats, drops), RTE_ROCE_PORT_DROP_MAX,
 	  port_drop_name },
 };
-
-static pthread_mutex_t roce_stats_mutex = PTHREAD_MUTEX_INITIALIZER;
-static struct roce_dev *roce_stats_devs[ROCE_STATS_DEV_MAX];
-
-void
-roce_stats_lock(void)
-{
-	pthread_mutex_lock(&roce_stats_mutex);
-}
-
-void
-roce_stats_unlock(void)
-{
-	pthread_mutex_unlock(&roce_stats_mutex);
-}
-
-int
-roce_stats_dev_add(struct roce_dev *dev)
-{
-	unsigned int i;
-	int rc = -ENOSPC;
-
-	roce_stats_lock();
-	for (i = 0; i < ROCE_STATS_DEV_MAX; i++) {
-		if (roce_stats_devs[i] == NULL) {
-			roce_stats_devs[i] = dev;
-			rc = 0;
-			break;
-		}
-	}
-	roce_stats_unlock();
-	if (rc < 0)
-		ROCE_LOG(ERR, "more than %u devices open", ROCE_STATS_DEV_MAX);
-	return rc;
-}
-
-void
-roce_stats_dev_del(struct roce_dev *dev)
-{
-	unsigned int i;
-
-	roce_stats_lock();
-	for (i = 0; i < ROCE_STATS_DEV_MAX; i++)
-		if (roce_stats_devs[i] == dev)
-			roce_stats_devs[i] = NULL;
-	roce_stats_unlock();
-}
-
-struct roce_dev *
-roce_stats_dev(uint32_t id)
-{
-	return id < ROCE_STATS_DEV_MAX ? roce_stats_devs[id] : NULL;
-}
 
 unsigned int
 roce_xstats_count(void)

@@ -3,30 +3,12 @@
 #ifndef ROCE_STATS_H
 #define ROCE_STATS_H
 
-/*
- * The registry of open devices, for the readers that start from nothing
- * (telemetry): a device is listed from open to close, under one lock that
- * also covers taking a QP out of a device's table, so that a reader holding
- * it never sees a QP or a device being freed.
- */
+/* The counters by name (xstats) of roce_stats.c, for its telemetry (roce_telemetry.c). */
 
 #include <stdint.h>
 
 #include "rte_roce_stats.h"
 #include "roce_dev.h"
-
-/* Devices listed at once: ids are 0 .. ROCE_STATS_DEV_MAX - 1. */
-#define ROCE_STATS_DEV_MAX 64
-
-void roce_stats_lock(void);
-void roce_stats_unlock(void);
-
-/* List dev (at open): 0, or -ENOSPC when ROCE_STATS_DEV_MAX are open. */
-int roce_stats_dev_add(struct roce_dev *dev);
-/* Unlist dev (at close, before it is freed). */
-void roce_stats_dev_del(struct roce_dev *dev);
-/* The device listed as id, or NULL; the caller holds the lock. */
-struct roce_dev *roce_stats_dev(uint32_t id);
 
 /* Where a counter lives. */
 enum roce_xstat_src {

@@ -13,8 +13,8 @@
  *   /roce/qp,<dev>,<qpn>    one QP's counters and state
  *   /roce/workers,<dev>     worker mode: each worker's counters and their sum
  *
- * Handlers run on the telemetry thread; they hold the registry lock
- * (roce_stats.h) so that no device or QP they read is freed meanwhile.
+ * Handlers run on the telemetry thread; they hold the lock of the device list
+ * (roce_dev.h) so that no device or QP they read is freed meanwhile.
  */
 
 #include <errno.h>
@@ -39,7 +39,7 @@ tel_params(const char *params, uint32_t *dev_id, uint32_t *n, bool want_n)
 	if (params == NULL || *params == '\0')
 		return -EINVAL;
 	v = strtoul(params, &end, 0);
-	if (end == params || v >= ROCE_STATS_DEV_MAX)
+	if (end == params || v >= ROCE_DEV_LIST_MAX)
 		return -EINVAL;
 	*dev_id = v;
 	if (!want_n)
@@ -60,15 +60,15 @@ tel_list(const char *cmd __rte_unused, const char *params __rte_unused, struct r
 	uint32_t id;
 
 	rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
-	roce_stats_lock();
-	for (id = 0; id < ROCE_STATS_DEV_MAX; id++)
-		if (roce_stats_dev(id) != NULL)
+	roce_dev_list_lock();
+	for (id = 0; id < ROCE_DEV_LIST_MAX; id++)
+		if (roce_dev_listed(id) != NULL)
 			rte_tel_data_add_array_int(d, id);
-	roce_stats_unlock();
+	roce_dev_list_unlock();
 	return 0;
 }
 
-/* Lock the registry and find the device params names; NULL (unlocked) if none. */
+/* Lock the device list and find the device params names; NULL (unlocked) if none. */
 static struct roce_dev *
 tel_dev_get(const char *params, uint32_t *qpn, bool want_qpn)
 {
@@ -77,10 +77,10 @@ tel_dev_get(const char *params, uint32_t *qpn, bool want_qpn)
 
 	if (tel_params(params, &id, qpn, want_qpn) < 0)
 		return NULL;
-	roce_stats_lock();
-	dev = roce_stats_dev(id);
+	roce_dev_list_lock();
+	dev = roce_dev_listed(id);
 	if (dev == NULL)
-		roce_stats_unlock();
+		roce_dev_list_unlock();
 	return dev;
 }
 
@@ -99,7 +99,7 @@ tel_info(const char *cmd __rte_unused, const char *params, struct rte_tel_data *
 	rte_tel_data_add_dict_u64(d, "nb_qps", dev->nb_qps);
 	rte_tel_data_add_dict_u64(d, "nb_mrs", dev->nb_mrs);
 	rte_tel_data_add_dict_u64(d, "nb_srqs", dev->nb_srqs);
-	roce_stats_unlock();
+	roce_dev_list_unlock();
 	return 0;
 }
 
@@ -122,7 +122,7 @@ tel_xstats(const char *params, struct rte_tel_data *d, bool port_only)
 		if (!port_only || roce_xstat_src(i) == XS_PORT)
 			rte_tel_data_add_dict_u64(d, roce_xstat_name(i, buf, sizeof(buf)),
 						  roce_xstat_value(dev, &port, i));
-	roce_stats_unlock();
+	roce_dev_list_unlock();
 	return 0;
 }
 
@@ -157,7 +157,7 @@ tel_qps(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d
 			listed++;
 		}
 	}
-	roce_stats_unlock();
+	roce_dev_list_unlock();
 	return 0;
 }
 
@@ -175,7 +175,7 @@ tel_qp(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 		return -EINVAL;
 	qp = roce_dev_qp_lookup(dev, qpn);
 	if (qp == NULL) {
-		roce_stats_unlock();
+		roce_dev_list_unlock();
 		return -ENOENT;
 	}
 	rte_tel_data_start_dict(d);
@@ -186,7 +186,7 @@ tel_qp(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 		if (roce_xstat_src(i) == XS_QP)
 			rte_tel_data_add_dict_u64(d, roce_xstat_name(i, buf, sizeof(buf)),
 						  roce_xstat_qp_value(&qp->stats, i));
-	roce_stats_unlock();
+	roce_dev_list_unlock();
 	return 0;
 }
 
@@ -237,7 +237,7 @@ tel_workers(const char *cmd __rte_unused, const char *params, struct rte_tel_dat
 		if (sub != NULL && rte_tel_data_add_dict_container(d, name, sub, 0) != 0)
 			rte_tel_data_free(sub);
 	}
-	roce_stats_unlock();
+	roce_dev_list_unlock();
 	return 0;
 }
 

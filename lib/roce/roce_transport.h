@@ -4,9 +4,9 @@
 #define ROCE_TRANSPORT_H
 
 /*
- * The RC transport engine: the per-role state a QP carries and the entry
- * points the device's progress loop (roce_dev.c) and the QP object
- * (roce_qp.c) call.
+ * The RC transport engine: the per-role state a QP carries (roce_qp.c
+ * initialises it) and the entry points the lane's progress loop
+ * (roce_lane.c) calls.
  *
  * Roles, one file each, as kernel rxe:
  *   roce_recv.c  validates a received frame against its QP and dispatches
@@ -23,16 +23,16 @@
  *   - struct roce_send_wqe embeds struct roce_wqe_tx tx. The engine alone
  *     writes it, so the posting path need not touch it: a slot reads
  *     ROCE_WQE_NEW when the QP is created (zeroed ring), the completer sets
- *     it back to NEW when it retires the WQE, and _qp_reset() clears every
- *     slot (WQEs retired by a flush keep their last state until then).
+ *     it back to NEW when it retires the WQE, and the reset of the QP clears
+ *     every slot (WQEs retired by a flush keep their last state until then).
  *   - each lane of the device (struct roce_lane, roce_dev.h) embeds a
  *     struct roce_timer_wheel timers and struct roce_transport_stats
  *     xstats (the engine's counters): a QP uses those of qp->lane.
- *   - roce_transport_qp_init() runs once at QP creation, _qp_modify() after
- *     every successful modify (with the attributes and mask applied),
- *     _qp_reset() on the transition to RESET, _qp_flush() on the
- *     transition to ERR before the queues are flushed, _qp_fini() at
- *     destroy.
+ *   - roce_qp.c sets the state up at QP creation and on the transition
+ *     to RESET, applies the attributes of every successful modify to it,
+ *     stops its timers and pending responses on the transition to ERR
+ *     (before the queues are flushed) and at destroy; the timers' handlers
+ *     are the engine's (struct roce_engine, below).
  *   - The send queue's consumer index belongs to the completer: a WQE is
  *     consumed when it is completed (or flushed). The requester walks ahead
  *     of it with req.wqe_idx.
@@ -248,14 +248,6 @@ void roce_resp_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const st
 /* Complete, from the oldest, the send WQEs that need no response (local errors). */
 void roce_comp_drain(struct roce_qp *qp);
 
-/*
- * Flush the oldest send WQE (QP in ERR or SQE): IBV_WC_WR_FLUSH_ERR,
- * signaled or not. false, with the QP scheduled again, when the send CQ has
- * no room for it: the flush resumes at a later pass, once the application
- * polled (a flush completion is never dropped, IBA 10.8.3).
- */
-bool roce_comp_flush_wqe(struct roce_qp *qp);
-
 /* The way out of requester and responder (roce_net.c). */
 void roce_qp_pkt_init(struct roce_qp *qp, struct rte_roce_pkt *pkt, uint8_t opcode, uint32_t psn);
 int roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *payload);
@@ -268,11 +260,15 @@ void roce_ud_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const stru
 /* UC/UD requester: complete the WQEs whose packets were all handed to the port. */
 void roce_comp_unreliable(struct roce_qp *qp);
 
-/* QP hooks, called by roce_qp.c (see the contract above). */
-void roce_transport_qp_init(struct roce_qp *qp);
-void roce_transport_qp_modify(struct roce_qp *qp, const struct ibv_qp_attr *attr, int mask);
-void roce_transport_qp_reset(struct roce_qp *qp);
-void roce_transport_qp_flush(struct roce_qp *qp);
-void roce_transport_qp_fini(struct roce_qp *qp);
+/*
+ * What the QP object (a layer below the engines) calls in them without
+ * naming them: the handlers of the timers it initialises. rte_roce_open_device()
+ * (roce_verbs.c) points the device's engine at roce_engine (roce_comp.c).
+ */
+struct roce_engine {
+	roce_timer_cb_t retrans_expired;	/* comp.retrans: local ACK timeout */
+	roce_timer_cb_t rnr_expired;		/* comp.rnr: the RNR NAK wait is over */
+};
+extern const struct roce_engine roce_engine;
 
 #endif /* ROCE_TRANSPORT_H */

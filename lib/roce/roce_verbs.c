@@ -1,22 +1,78 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * The verbs entry points that change objects a lane reads: each runs the
- * object code of roce_qp.c, roce_mr.c, roce_srq.c, roce_ah.c or
- * roce_mcast.c inside the control handshake (roce_lane.h), which parks the
- * workers or holds the inline lanes. The handshake is wrapped once, in
- * ROCE_CTRL_CALL(). (The ibv_context ops table, with verbs' positive
+ * Opening and closing a device (its tables, then its lanes, its place in
+ * the device list and its workers), and the verbs entry points that change
+ * objects a lane reads: each runs the object code of roce_qp.c, roce_mr.c,
+ * roce_srq.c, roce_ah.c or roce_mcast.c inside the control handshake
+ * (roce_lane.h), which parks the workers or holds the inline lanes. The
+ * handshake is wrapped once, in ROCE_CTRL_CALL(). (The ibv_context ops table, with verbs' positive
  * errno, is filled by the verbs ABI layer, lib/roce_verbs.)
  */
+
+#include <rte_errno.h>
 
 #include "rte_roce_event.h"
 #include "roce_ah.h"
 #include "roce_dev.h"
 #include "roce_lane.h"
+#include "roce_log.h"
 #include "roce_mcast.h"
 #include "roce_mr.h"
 #include "roce_qp.h"
 #include "roce_srq.h"
+#include "roce_worker.h"
+
+static void
+roce_verbs_dev_free(struct roce_dev *dev)
+{
+	/* First: telemetry must not find it while it goes. */
+	roce_dev_list_del(dev);
+	roce_dev_lanes_free(dev);
+	roce_dev_destroy(dev);
+}
+
+struct ibv_context *
+rte_roce_open_device(struct rte_roce_port *port, const struct rte_roce_dev_conf *conf)
+{
+	struct roce_dev *dev = roce_dev_create(port, conf);
+	int rc;
+
+	if (dev == NULL)
+		return NULL;
+	dev->engine = &roce_engine;
+	rc = roce_dev_lanes_init(dev);
+	if (rc == 0)
+		rc = roce_dev_list_add(dev);
+	/* Last: from here on the workers own the progress state. */
+	if (rc == 0)
+		rc = roce_workers_start(dev);
+	if (rc < 0) {
+		roce_verbs_dev_free(dev);
+		rte_errno = -rc;
+		return NULL;
+	}
+	return &dev->ibv;
+}
+
+int
+rte_roce_close_device(struct ibv_context *ctx)
+{
+	struct roce_dev *dev;
+	int rc;
+
+	if (ctx == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	dev = roce_dev_of(ctx);
+	rc = roce_dev_check_idle(dev);
+	if (rc < 0)
+		return rc;
+	roce_workers_stop(dev);
+	roce_verbs_dev_free(dev);
+	return 0;
+}
 
 static struct roce_dev *
 roce_ctrl_dev(struct ibv_context *ctx)

@@ -2,10 +2,8 @@
 
 /*
  * Worker mode (doc/workers.md): the device's lanes on pinned lcores
- * launched with rte_eal_remote_launch(), the worker's half of the
- * quiescent handshake that parks them around control calls (the
- * controller's half is roce_ctrl_begin(), roce_lane.c), and the workers'
- * counters.
+ * launched with rte_eal_remote_launch(), parked around control calls by
+ * the lane's handshake (roce_lane.c), and the workers' counters.
  */
 
 #include <errno.h>
@@ -30,17 +28,14 @@ roce_worker_count(uint64_t *counter, uint64_t n)
 	__atomic_store_n(counter, *counter + n, __ATOMIC_RELAXED);
 }
 
-/* Parked for a control call: nothing of the device is touched until pause is 0. */
+/* Parked for a control call: nothing of the device is touched until the lane is let go. */
 static void
 roce_worker_park(struct roce_worker *w)
 {
 	/* A parked lane reports no quiescent state: let neighbour-cache reclamation go on without it. */
 	roce_port_queue_offline(w->dev->port, w->lane->id);
-	__atomic_store_n(&w->parked, 1, __ATOMIC_SEQ_CST);
 	roce_worker_count(&w->stats.ctrl_pauses, 1);
-	while (__atomic_load_n(&w->pause, __ATOMIC_SEQ_CST) != 0)
-		rte_pause();
-	__atomic_store_n(&w->parked, 0, __ATOMIC_SEQ_CST);
+	roce_lane_park(w->lane);
 }
 
 static int
@@ -49,9 +44,10 @@ roce_worker_main(void *arg)
 	struct roce_worker *w = arg;
 	int work;
 
+	roce_lane_busy(w->lane);
 	__atomic_store_n(&w->running, 1, __ATOMIC_RELEASE);
 	while (__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE) == 0) {
-		if (__atomic_load_n(&w->pause, __ATOMIC_SEQ_CST) != 0) {
+		if (roce_lane_held(w->lane)) {
 			roce_worker_park(w);
 			continue;
 		}
@@ -62,6 +58,7 @@ roce_worker_main(void *arg)
 			roce_worker_count(&w->stats.work, (uint64_t)work);
 		}
 	}
+	roce_lane_idle(w->lane);
 	/* Last access to the device: pairs with the ACQUIRE in roce_workers_stop(). */
 	__atomic_store_n(&w->running, 0, __ATOMIC_RELEASE);
 	return 0;

@@ -7,13 +7,9 @@
  * Worker mode (doc/workers.md): pinned lcores run a device's progress
  * loop, and control calls park them first (a quiescent handshake).
  *
- * The handshake: a controller takes the device's control lock (a
- * recursive spinlock: control path only; create_qp1 calls modify_qp),
- * stores pause = 1 and waits for parked = 1; the worker, which loads pause
- * before every pass of its loop, stores parked = 1 and spins until pause
- * is 0 again. Both sides store one flag and load the other (the
- * store-load pattern), so both use sequentially consistent atomics: either
- * the worker sees the pause or the controller sees it running.
+ * The handshake is the lane's (roce_lane.c): a worker is busy from its
+ * start, loads pause before every pass of its loop, and when a control
+ * call holds its lane goes idle and spins until it is let go.
  */
 
 #include <stdint.h>
@@ -28,8 +24,6 @@ struct roce_worker {
 	struct roce_dev *dev;
 	struct roce_lane *lane;	/* what it drives: lane i for worker i */
 	unsigned int lcore;
-	uint32_t pause;		/* controller -> worker: park */
-	uint32_t parked;	/* worker -> controller: parked */
 	uint32_t stop;		/* close -> worker: return */
 	uint32_t running;	/* worker -> open: it started */
 	struct rte_roce_worker_stats stats;	/* written by this worker only */

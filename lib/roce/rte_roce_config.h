@@ -21,6 +21,7 @@
  * parses the same syntax but keeps no line numbers, hence a parser here.)
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_roce_gid.h>
@@ -39,6 +40,8 @@ extern "C" {
 #define RTE_ROCE_CONFIG_NAME_LEN 32
 /** Longest ethdev string (vdev arguments or PCI address), NUL included. */
 #define RTE_ROCE_CONFIG_DEV_LEN 256
+/** Longest `link_wait_ms`: an hour. */
+#define RTE_ROCE_CONFIG_LINK_WAIT_MS_MAX 3600000
 
 /** One [port NAME] section. */
 struct rte_roce_config_port {
@@ -53,6 +56,17 @@ struct rte_roce_config_port {
 	/** Limits and workers of the device opened on the port. */
 	struct rte_roce_dev_conf dev_conf;
 	unsigned int line;	/**< line of the section header, for the program's messages */
+	/**
+	 * `link_wait_ms`: how long opening the device waits for the link to
+	 * come up (0: the program's default). Read by librte_roce_verbs.
+	 */
+	uint32_t link_wait_ms;
+	/**
+	 * `report_active`: port queries report ACTIVE even while the link is
+	 * down, and opening waits for no link (a memif server whose peer
+	 * process starts after it checked its port). Read by librte_roce_verbs.
+	 */
+	bool report_active;
 };
 
 /** A whole file. */

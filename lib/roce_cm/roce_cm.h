@@ -65,7 +65,7 @@ struct roce_cm_ah {
 /* What the peer's REQ asked (passive side) or its REP answered (active side). */
 struct roce_cm_peer {
 	uint32_t qpn;
-	uint32_t psn;
+	uint32_t psn;		/* its Starting PSN: the first it expects, our SQ PSN */
 	uint8_t resp_res;	/* READs it accepts in flight to it */
 	uint8_t init_depth;	/* READs it sends in flight */
 	uint8_t mtu;		/* enum ibv_mtu */
@@ -109,7 +109,7 @@ struct roce_cm_id {
 	/* Connection */
 	struct roce_cm_peer peer;
 	uint32_t qpn;			/* our QP's: id's QP, or the application's (conn_param.qp_num) */
-	uint32_t psn;			/* our starting PSN */
+	uint32_t psn;			/* our Starting PSN: our RQ PSN (roce_cm_qp.c) */
 	uint8_t resp_res;		/* ours (REQ/REP field) */
 	uint8_t init_depth;
 	uint8_t retry_cnt;
@@ -122,6 +122,7 @@ struct roce_cm_id {
 	uint64_t timeout_cycles;
 	uint8_t retries_left;
 	uint32_t events_unacked;
+	bool sync;			/* created without a channel: its own (roce_cm_sync.c) */
 };
 
 TAILQ_HEAD(roce_cm_id_list, roce_cm_id);
@@ -148,6 +149,17 @@ roce_cm_channel(struct rte_roce_cm_channel *pub)
 {
 	return (struct roce_cm_channel *)pub;
 }
+
+/*
+ * Synchronous ids (roce_cm_sync.c). sync_complete: acknowledge id->pub.event,
+ * wait for the id's next event (driving progress; no lock held), keep it
+ * there; 0 or its errno. sync_channel: give id a channel of its own and make
+ * it synchronous; 0 or -errno. sync_drain: acknowledge everything it holds
+ * or has queued (before it is destroyed).
+ */
+int roce_cm_sync_complete(struct roce_cm_id *id);
+int roce_cm_sync_channel(struct roce_cm_id *id);
+void roce_cm_sync_drain(struct roce_cm_id *id);
 
 /* One CM per device. */
 struct rte_roce_cm {

@@ -31,7 +31,14 @@ cm_init_attr(struct ibv_qp_attr *attr)
 	return IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
 }
 
-/* RTR: the peer's QPN and PSN, the path, our responder resources. */
+/*
+ * RTR: the peer's QPN, the PSN we put in our own REQ or REP, the path, our
+ * responder resources. The Starting PSN of a REQ or REP is the one its sender
+ * expects to receive, as Linux's CM reads and writes it (its ib_send_cm_req()
+ * and ib_send_cm_rep() keep their own message's PSN as the RQ PSN, and the
+ * peer's as the SQ PSN): a kernel rxe peer NAKs (PSN sequence error) anything
+ * else (doc/cm.md, "Wire facts").
+ */
 static int
 cm_rtr_attr(const struct roce_cm_id *id, struct ibv_qp_attr *attr)
 {
@@ -39,7 +46,7 @@ cm_rtr_attr(const struct roce_cm_id *id, struct ibv_qp_attr *attr)
 	attr->qp_state = IBV_QPS_RTR;
 	attr->path_mtu = (enum ibv_mtu)id->peer.mtu;
 	attr->dest_qp_num = id->peer.qpn;
-	attr->rq_psn = id->peer.psn;
+	attr->rq_psn = id->psn;
 	attr->max_dest_rd_atomic = id->resp_res;
 	attr->min_rnr_timer = CM_MIN_RNR_TIMER;
 	attr->ah_attr.is_global = 1;
@@ -53,13 +60,13 @@ cm_rtr_attr(const struct roce_cm_id *id, struct ibv_qp_attr *attr)
 	       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 }
 
-/* RTS: our PSN, the path's ACK timeout, the retry counts, our initiator depth. */
+/* RTS: the peer's PSN (see above), the path's ACK timeout, the retry counts, our initiator depth. */
 static int
 cm_rts_attr(const struct roce_cm_id *id, struct ibv_qp_attr *attr)
 {
 	memset(attr, 0, sizeof(*attr));
 	attr->qp_state = IBV_QPS_RTS;
-	attr->sq_psn = id->psn;
+	attr->sq_psn = id->peer.psn;
 	attr->timeout = id->peer.ack_timeout;
 	attr->retry_cnt = id->peer.retry_cnt;
 	attr->rnr_retry = id->peer.rnr_retry;

@@ -33,6 +33,10 @@
 #define RV_EAL_ARGS_MAX (16 + 2 * RTE_ROCE_CONFIG_PORTS_MAX + 32)
 /* Memory for an EAL without hugepages (as the project's tests use). */
 #define RV_NO_HUGE_MEM_MB "256"
+/* How long bringing a device up waits for its link, unless link_wait_ms says. */
+#define RV_LINK_WAIT_MS_DEFAULT 10000
+/* How often that wait looks at the link. */
+#define RV_LINK_POLL_US 1000
 
 static struct rte_roce_config rv_cfg;
 static struct roce_verbs_dev rv_devs[RTE_ROCE_CONFIG_PORTS_MAX];
@@ -152,10 +156,11 @@ rv_hugepages_free(void)
  * --lcores: the main lcore on every CPU the thread may already run on (so
  * rte_eal_init() does not narrow the program's affinity), each worker
  * lcore of the configuration on the CPU of its number. The main lcore's
- * number is the lowest that no port uses as a worker.
+ * number is the lowest that no port uses as a worker, named by
+ * --main-lcore (the EAL would take the lowest listed, a worker's).
  */
 static int
-rv_eal_lcores(char *buf, size_t size)
+rv_eal_lcores(char *buf, size_t size, char *main_arg, size_t main_size)
 {
 	bool worker[RTE_MAX_LCORE] = { false };
 	unsigned int i, w, main_lcore = 0;
@@ -171,6 +176,7 @@ rv_eal_lcores(char *buf, size_t size)
 				worker[rv_cfg.ports[i].dev_conf.lcores[w]] = true;
 	while (main_lcore < RTE_MAX_LCORE && worker[main_lcore])
 		main_lcore++;
+	snprintf(main_arg, main_size, "--main-lcore=%u", main_lcore);
 	len = snprintf(buf, size, "--lcores=%u@(", main_lcore);
 	for (cpu = 0; cpu < CPU_SETSIZE && len < size; cpu++)
 		if (CPU_ISSET(cpu, &cpus))
@@ -209,7 +215,7 @@ rv_args_have(const char *args, const char *arg)
 static int
 rv_eal_start(void)
 {
-	static char prefix[64], lcores[512], extra[1024];
+	static char prefix[64], lcores[512], main_lcore[32], extra[1024];
 	char *argv[RV_EAL_ARGS_MAX], *save = NULL, *tok;
 	const char *env = getenv(ROCE_VERBS_ENV_EAL_ARGS);
 	bool pci = false;
@@ -218,7 +224,7 @@ rv_eal_start(void)
 
 	if (rte_lcore_count() != 0)
 		return 0;
-	rc = rv_eal_lcores(lcores, sizeof(lcores));
+	rc = rv_eal_lcores(lcores, sizeof(lcores), main_lcore, sizeof(main_lcore));
 	if (rc < 0)
 		return rc;
 	snprintf(extra, sizeof(extra), "%s", env != NULL ? env : "");
@@ -226,6 +232,7 @@ rv_eal_start(void)
 	argv[argc++] = (char *)(uintptr_t)"roce_verbs";
 	argv[argc++] = prefix;
 	argv[argc++] = lcores;
+	argv[argc++] = main_lcore;
 	for (i = 0; i < rv_nb_devs; i++) {
 		pci |= rv_dev_is_pci(rv_cfg.ports[i].dev);
 		argv[argc++] = (char *)(uintptr_t)(rv_dev_is_pci(rv_cfg.ports[i].dev) ?
@@ -277,6 +284,32 @@ rv_ethdev(const struct rte_roce_config_port *conf, uint16_t *eth)
 	return rc;
 }
 
+/*
+ * Programs check the port state once, when they start (perftest refuses a
+ * port that is not ACTIVE), and a net_memif link is up only once its peer
+ * process is there: wait for it, at most link_wait_ms, then go on with the
+ * port DOWN. report_active ports do not wait (doc/verbs-abi.md).
+ */
+static void
+rv_link_wait(const struct roce_verbs_dev *dev)
+{
+	const struct rte_roce_config_port *conf = dev->conf;
+	uint32_t wait_ms = conf->link_wait_ms != 0 ? conf->link_wait_ms : RV_LINK_WAIT_MS_DEFAULT;
+	uint64_t waited_us;
+	struct rte_roce_port_info info;
+
+	if (conf->report_active)
+		return;
+	for (waited_us = 0; waited_us < (uint64_t)wait_ms * 1000; waited_us += RV_LINK_POLL_US) {
+		if (rte_roce_port_info_get(dev->port, &info) < 0 || info.link_up)
+			return;
+		usleep(RV_LINK_POLL_US);
+	}
+	RV_LOG(NOTICE, "[port %s]: link still down after %u ms (link_wait_ms): the port reports "
+	       "DOWN; a memif server whose peer starts later wants report_active = yes",
+	       conf->name, wait_ms);
+}
+
 /* EAL, ethdev, port with its addresses, librte_roce device: 0 or -errno. */
 static int
 rv_dev_up(struct roce_verbs_dev *dev)
@@ -310,6 +343,7 @@ rv_dev_up(struct roce_verbs_dev *dev)
 	/* The context names our device, so ibv_get_device_name(ctx->device) is roce<i>. */
 	dev->ctx->device = &dev->ibv;
 	roce_verbs_ops_init(dev->ctx);
+	rv_link_wait(dev);
 	return 0;
 }
 

@@ -35,16 +35,19 @@ rv_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
  * that much.
  */
 #define RV_COMPAT_PORT_ATTR_LEN offsetof(struct ibv_port_attr, port_cap_flags2)
+/* ibv_port_attr.phys_state of a port whose link is up (IBTA 14.2.5.6, PortPhysicalState). */
+#define RV_PHYS_STATE_LINK_UP 5
 
 int rv_query_port(struct ibv_context *ctx, uint8_t port_num, struct ibv_port_attr *attr)
 	ROCE_VERBS_EXPORT(ibv_query_port);
 int
 rv_query_port(struct ibv_context *ctx, uint8_t port_num, struct ibv_port_attr *attr)
 {
+	struct roce_verbs_dev *dev = roce_verbs_dev_of_ctx(ctx);
 	struct ibv_port_attr full;
 	int rc;
 
-	if (roce_verbs_dev_of_ctx(ctx) == NULL)
+	if (dev == NULL)
 		return ROCE_VERBS_REAL(rv_query_port, "ibv_query_port",
 				       "IBVERBS_1.1")(ctx, port_num, attr);
 	if (attr == NULL)
@@ -52,6 +55,10 @@ rv_query_port(struct ibv_context *ctx, uint8_t port_num, struct ibv_port_attr *a
 	rc = rte_roce_query_port(ctx, port_num, &full);
 	if (rc < 0)
 		return -rc;
+	if (dev->conf->report_active) {
+		full.state = IBV_PORT_ACTIVE;
+		full.phys_state = RV_PHYS_STATE_LINK_UP;
+	}
 	memcpy(attr, &full, RV_COMPAT_PORT_ATTR_LEN);
 	return 0;
 }

@@ -9,6 +9,11 @@ def check(name, ok, why=''):
     results.append((name, bool(ok), why))
 
 
+def skip(name, why):
+    """Record one case this machine cannot run, saying why (TAP's # SKIP)."""
+    results.append(('%s # SKIP %s' % (name, why), True, ''))
+
+
 def report():
     """Print the plan and every case; the exit status (0: all passed)."""
     print('1..%d' % len(results))

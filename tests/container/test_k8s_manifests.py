@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """deploy/k8s/*.yaml against the Kubernetes API and what librte_roce needs (TAP).
 
-usage: test_k8s_manifests.py SOURCE_ROOT
+usage: test_k8s_manifests.py SOURCE_ROOT ROCE_PERF
 
 No cluster: what is checked is exactly this.
  1. Schema (core kinds: Pod, Service): every field name is one of the
@@ -14,10 +14,9 @@ No cluster: what is checked is exactly this.
     with cniVersion, type and name, and the device plugin's resourceName
     annotation.
  2. Hugepages: every container asks hugepages-<size> with requests equal to
-    limits, a whole number of pages, at least the sizing formula of
-    doc/deploy.md, 2 x (PERF_EAL_MIB + ends x PERF_SIDE_MIB), the figures read
-    from app/roce_perf/perf.h,
-    and a memory limit; an emptyDir of the matching medium (HugePages for
+    limits, a whole number of pages, at least what roce_perf --dry-run
+    prints for the container's own roce_perf options (the pages to give on
+    2 MiB pages; one 1 GiB page holds any of them), and a memory limit; an emptyDir of the matching medium (HugePages for
     2Mi, HugePages-1Gi for 1Gi) mounted at /dev/hugepages.
  3. Security: non-root (runAsNonRoot, the image's uid 10001), no privilege
     escalation, capabilities: drop ALL, add IPC_LOCK, and NET_RAW and
@@ -40,6 +39,7 @@ import json
 import os
 import re
 import shlex
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -136,7 +136,20 @@ def opt(args, name):
         else None
 
 
-def pod_checks(pod, sizes, nads):
+def need_mib(perf, app, size):
+    """What roce_perf --dry-run says app needs, in MiB of pages of size; None if it failed."""
+    r = subprocess.run([perf, '--no-huge', '-m', '512', '--no-shconf', '--no-pci', '-l', '0',
+                        '--no-telemetry', '--log-level=lib.eal:warning', '--',
+                        '--dry-run'] + app, capture_output=True, text=True, timeout=60)
+    m = re.search(r'on 2048 kB hugepages: total (\d+) B .*give it (\d+) pages', r.stdout)
+    if r.returncode != 0 or m is None:
+        return None
+    if size == 'hugepages-1Gi':
+        return -(-int(m.group(1)) // (1 << 30)) * PAGE_MIB[size]
+    return int(m.group(2)) * PAGE_MIB['hugepages-2Mi']
+
+
+def pod_checks(pod, perf, nads):
     name = pod['metadata']['name']
     spec = pod['spec']
     c = spec['containers'][0]
@@ -144,14 +157,13 @@ def pod_checks(pod, sizes, nads):
     req, lim = res.get('requests', {}), res.get('limits', {})
     huge = [k for k in lim if k.startswith('hugepages-')]
     eal, app = eal_args(c)
-    ends = 2 if '--loopback' in app else 1
-    need = 2 * (sizes['PERF_EAL_MIB'] + ends * sizes['PERF_SIDE_MIB'])
     size = huge[0] if len(huge) == 1 else None
     got = mib(lim.get(size)) if size else None
-    check('%s: one hugepage size, requests = limits, whole pages, >= %d MiB (%d end(s)), '
-          'memory limit' % (name, need, ends),
+    need = need_mib(perf, app, size)
+    check('%s: one hugepage size, requests = limits, whole pages, >= %s MiB (roce_perf '
+          '--dry-run %s), memory limit' % (name, need, ' '.join(app)),
           size in PAGE_MIB and req.get(size) == lim.get(size) and got is not None and
-          got % PAGE_MIB[size] == 0 and got >= need and 'memory' in lim,
+          need is not None and got % PAGE_MIB[size] == 0 and got >= need and 'memory' in lim,
           json.dumps(res))
     vols = {v['name']: v for v in spec.get('volumes', [])}
     mounts = {m['mountPath']: m['name'] for m in c.get('volumeMounts', [])}
@@ -217,16 +229,13 @@ def memif_checks(pods, services):
 
 
 def main():
-    src = sys.argv[1]
+    src, perf = sys.argv[1], sys.argv[2]
     try:
         import yaml
         import kubernetes.client as client
     except ImportError as e:
         return skip_all('%s for %s (apt-get install python3-yaml python3-kubernetes)'
                         % (e, sys.executable))
-    with open(os.path.join(src, 'app', 'roce_perf', 'perf.h')) as f:
-        sizes = {k: int(v) for k, v in re.findall(r'#define (PERF_(?:EAL|SIDE)_MIB) (\d+)',
-                                                    f.read())}
     docs = []
     for path in sorted(glob.glob(os.path.join(src, 'deploy', 'k8s', '*.yaml'))):
         with open(path) as f:
@@ -243,7 +252,7 @@ def main():
             continue
         core_schema(d, name, client)
         if d['kind'] == 'Pod':
-            pods.append((d, pod_checks(d, sizes, nads)))
+            pods.append((d, pod_checks(d, perf, nads)))
     memif_checks(pods, services)
     self_checks(client)
     return report()

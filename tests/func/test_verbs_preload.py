@@ -12,7 +12,9 @@ the port ACTIVE on Ethernet and the GID table as RoCE v2 entries; two
 ibv_rc_pingpong processes, each with its own configuration file, connect
 over net_memif (polling, and with -e through a completion channel) and
 report the bytes moved, and so do ibv_uc_pingpong, ibv_srq_pingpong and
-ibv_ud_pingpong; without a configuration the preloaded library
+ibv_ud_pingpong; a memif server with no peer waits link_wait_ms at open,
+then shows PORT_DOWN and names the keys, or with report_active shows
+PORT_ACTIVE at once; without a configuration the preloaded library
 changes nothing; a broken configuration is refused naming its line, and
 roce-run refuses a missing one. Skipped, saying why, when ibverbs-utils is
 not installed or the library is built with a sanitizer (ROCE_TEST_SANITIZE). Python 3 standard library only.
@@ -70,6 +72,23 @@ class Env:
             proc.kill()
         return rc, proc
 
+    def pair(self, srv_conf, cli_conf, prog, port):
+        """A server, then once it listens on port a client to 127.0.0.1: both exited 0."""
+        srv = Proc(self.argv(srv_conf, prog))
+        cli = None
+        try:
+            check(wait_listening(srv, port, STARTUP_S), "server did not start:\n%s" % srv.text())
+            cli = Proc(self.argv(cli_conf, prog + ["127.0.0.1"]))
+            crc = cli.finish(RUN_S)
+            src = srv.finish(RUN_S)
+        finally:
+            srv.kill()
+            if cli is not None:
+                cli.kill()
+        check(src == 0 and crc == 0, "exit statuses %s %s:\n--- server\n%s\n--- client\n%s"
+              % (src, crc, srv.text(), cli.text()))
+        return srv, cli
+
     def ring_config(self):
         return self.config("[port a]\ndev = net_ring0\naddr = %s/24\naddr = %s/64\nmac = %s\n"
                            % (SERVER_IP, IP6, MAC))
@@ -121,6 +140,35 @@ def case_no_config(env, results):
           "exit status %s:\n%s" % (rc, proc.text()))
 
 
+def memif_alone(extra):
+    """ibv_devinfo on a memif server with no peer: (exit status, seconds, its output)."""
+    def run(env):
+        sock = os.path.join(env.tmpdir, "alone%d.sock" % env.runs)
+        conf = env.config("[port s]\ndev = net_memif0,role=server,socket=%s\naddr = %s/24\n%s"
+                          % (sock, SERVER_IP, extra))
+        start = time.monotonic()
+        rc, proc = env.run(conf, ["ibv_devinfo"])
+        return rc, time.monotonic() - start, proc
+    return run
+
+
+def case_link_wait(env, results):
+    """Opening waits link_wait_ms for a link that does not come, then says which knob."""
+    rc, secs, proc = memif_alone("link_wait_ms = 1500\n")(env)
+    check(rc == 0 and re.search(r"state:\s+PORT_DOWN", proc.text()),
+          "exit status %s:\n%s" % (rc, proc.text()))
+    check(secs >= 1.5 and re.search(r"link_wait_ms.*report_active = yes", proc.text()),
+          "%.1f s, message:\n%s" % (secs, proc.text()))
+
+
+def case_report_active(env, results):
+    """report_active: ACTIVE with no peer, and no wait (well under the 10 s default)."""
+    rc, secs, proc = memif_alone("report_active = yes\n")(env)
+    check(rc == 0 and re.search(r"state:\s+PORT_ACTIVE", proc.text()),
+          "exit status %s:\n%s" % (rc, proc.text()))
+    check(secs < 10 and "link_wait_ms" not in proc.text(), "%.1f s:\n%s" % (secs, proc.text()))
+
+
 def listening(port):
     """Whether a TCP socket listens on port (the server's stdout is a pipe: buffered until exit)."""
     with open("/proc/net/tcp") as f:
@@ -141,25 +189,13 @@ def pingpong(tool, opts, size=SIZE):
     def run(env, results):
         sock = os.path.join(env.tmpdir, "memif%d.sock" % env.runs)
         port = free_tcp_port()
+        # The server starts alone: its port is ACTIVE without waiting for the link.
         srv_conf = env.config("[port s]\ndev = net_memif0,role=server,socket=%s\naddr = %s/24\n"
-                              % (sock, SERVER_IP))
+                              "report_active = yes\n" % (sock, SERVER_IP))
         cli_conf = env.config("[port c]\ndev = net_memif0,role=client,socket=%s\naddr = %s/24\n"
                               % (sock, CLIENT_IP))
         pp = [tool, "-g", "1", "-p", str(port), "-n", str(ITERS), "-s", str(size)] + opts
-        srv = Proc(env.argv(srv_conf, pp))
-        cli = None
-        try:
-            check(wait_listening(srv, port, STARTUP_S),
-                  "server did not start:\n%s" % srv.text())
-            cli = Proc(env.argv(cli_conf, pp + ["127.0.0.1"]))
-            crc = cli.finish(RUN_S)
-            src = srv.finish(RUN_S)
-        finally:
-            srv.kill()
-            if cli is not None:
-                cli.kill()
-        check(src == 0 and crc == 0, "exit statuses %s %s:\n--- server\n%s\n--- client\n%s"
-              % (src, crc, srv.text(), cli.text()))
+        srv, cli = env.pair(srv_conf, cli_conf, pp, port)
         for side, proc, local, remote in (("server", srv, SERVER_IP, CLIENT_IP),
                                           ("client", cli, CLIENT_IP, SERVER_IP)):
             addrs = {m.group(1): m.group(5) for m in map(RE_ADDR.match, proc.out) if m}
@@ -182,6 +218,8 @@ CASES = [
     ("without a configuration the preload changes nothing", case_passthrough),
     ("a broken configuration is refused with its line", case_bad_config),
     ("roce-run refuses to run without a configuration", case_no_config),
+    ("a memif server alone: open waits link_wait_ms, then PORT_DOWN", case_link_wait),
+    ("a memif server alone with report_active: PORT_ACTIVE at once", case_report_active),
     ("ibv_rc_pingpong over memif, polling", pingpong("ibv_rc_pingpong", [])),
     ("ibv_rc_pingpong over memif, -e (completion channel)", pingpong("ibv_rc_pingpong", ["-e"])),
     ("ibv_uc_pingpong over memif", pingpong("ibv_uc_pingpong", [])),
@@ -190,12 +228,12 @@ CASES = [
 ]
 
 
-def skip_reason():
+def skip_reason(tools, package):
     """Why the cases cannot run here, or None."""
-    missing = [t for t in TOOLS if shutil.which(t) is None]
+    missing = [t for t in tools if shutil.which(t) is None]
     if missing:
-        return ("%s not installed (Debian package ibverbs-utils; devtools/install-deps.sh "
-                "installs it)" % ", ".join(missing))
+        return ("%s not installed (Debian package %s; devtools/install-deps.sh installs it)"
+                % (", ".join(missing), package))
     sanitize = os.environ.get("ROCE_TEST_SANITIZE", "none")
     if sanitize not in ("", "none"):
         # Debian's binaries are not instrumented: a sanitized library preloaded
@@ -204,13 +242,14 @@ def skip_reason():
     return None
 
 
-def main():
-    why = skip_reason()
+def main(doc, cases, tools, package):
+    """TAP over the cases, or a skip line saying why they cannot run."""
+    why = skip_reason(tools, package)
     if len(sys.argv) in (3, 4) and why is not None:
         print("1..0 # SKIP " + why)
         return 0
-    return run_cases(__doc__, CASES, make=Env)
+    return run_cases(doc, cases, make=Env)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(__doc__, CASES, TOOLS, "ibverbs-utils"))

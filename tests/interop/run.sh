@@ -23,6 +23,8 @@
 #   ROCE_INTEROP_{RC,UC,UD,SRQ}_PINGPONG  the host counterparts of ibv_*_pingpong
 #                         (default BUILD/examples/X_pingpong/X_pingpong; meson sets them,
 #                         empty while not built); their scenarios skip without them
+#   ROCE_INTEROP_RPING, ROCE_INTEROP_UCMATOSE  likewise for rping and ucmatose
+#                         (default BUILD/examples/rping/rping, .../ucmatose/ucmatose)
 #   ROCE_INTEROP_STATIC_NEIGH  1: RC scenarios give the guest permanent neighbour entries
 #                         for our addresses (diagnosis: takes ARP/ND out of the picture)
 #   ROCE_INTEROP_KEEP     1: leave the guest and the network up at the end (debugging;
@@ -651,6 +653,267 @@ scen_uc_pingpong_v4_guest_client() { pp_scenario uc_pingpong_v4_guest_client uc 
 scen_srq_pingpong_v4_guest_server() { pp_scenario srq_pingpong_v4_guest_server srq server "$GID_V4"; }
 scen_srq_pingpong_v4_guest_client() { pp_scenario srq_pingpong_v4_guest_client srq client "$GID_V4"; }
 
+# ---- rping: rdma_cm (the IB CM on QP1) against examples/rping ------------------
+
+RPING_PORT=7174             # rping's default
+# Sizes and iteration counts: rping's default size 1000 times (-v: each ping
+# printed and counted), then its largest (64 KiB - 1) with -V only.
+RPING_SIZES=(64 65535)
+RPING_ITERS=(1000 50)
+RPING_VERBOSE_MAX=64        # -v only up to this size (it prints the whole buffer)
+RPING_EAL=(--log-level=lib.roce.cm:debug)  # the CM's state transitions in the host log
+
+# The host's rping (or $1: ucmatose): examples/$1, or what ROCE_INTEROP_RPING
+# (ROCE_INTEROP_UCMATOSE) names (meson sets them).
+rping_bin() {
+	local tool=${1:-rping} var
+
+	var=ROCE_INTEROP_${tool^^}
+	if [ -n "${!var+set}" ]; then
+		echo "${!var}"
+	else
+		echo "$BUILD/examples/$tool/$tool"
+	fi
+}
+
+# An rdma_cm listener exists in the guest (rping has no TCP port to wait for).
+guest_cm_listening() {
+	gx "for i in \$(seq 100); do rdma res show cm_id | grep -q LISTEN && exit 0; sleep 0.1; done; exit 1" \
+		>/dev/null
+}
+
+# The addresses of an rping run over IP version $1: RP_GUEST and RP_HOST (what
+# each side connects to; the guest needs the link's scope for link-local).
+rping_addrs() {
+	if [ "$1" = 6 ]; then
+		RP_GUEST=$GUEST_LL RP_HOST=$(roce_ll) RP_SCOPE=%eth0
+	else
+		RP_GUEST=$GUEST_IP RP_HOST=$ROCE_IP RP_SCOPE=
+	fi
+}
+
+# The guest's rping in role $2 against ours over IPv$3, every size of RPING_SIZES.
+rping_scenario() {
+	local name=$1 role=$2 ipver=$3 bin i
+
+	bin=$(rping_bin)
+	if [ -z "$bin" ] || [ ! -x "$bin" ]; then
+		SKIP_REASON="examples/rping is not built"
+		return 77
+	fi
+	rping_addrs "$ipver"
+	for i in "${!RPING_SIZES[@]}"; do
+		rping_once "$name" "$bin" "$role" "${RPING_SIZES[$i]}" "${RPING_ITERS[$i]}" || return 1
+	done
+}
+
+# One size: $4 bytes, $5 iterations; both sides validate (-V), both exit 0, and
+# with -v the client printed every ping.
+rping_once() {
+	local name=$1 bin=$2 role=$3 s=$4 n=$5 host_ok=0 ok=0 opts client_log
+
+	opts=(-C "$n" -S "$s" -V -p "$RPING_PORT")
+	[ "$s" -le "$RPING_VERBOSE_MAX" ] && opts+=(-v)
+	gx "ip neigh flush dev eth0" || return 1
+	if [ "$role" = server ]; then
+		guest_bg "$name" "rping -s -a $RP_GUEST$RP_SCOPE ${opts[*]}"
+		guest_cm_listening || return 1
+		timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" "${RPING_EAL[@]}" -- \
+			--ip "$ROCE_IP/$PREFIX_LEN" -c -a "$RP_GUEST" -I "$RP_HOST" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 || host_ok=1
+		client_log=$OUT/$name.host.log
+	else
+		timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" "${RPING_EAL[@]}" -- \
+			--ip "$ROCE_IP/$PREFIX_LEN" -s -a "$RP_HOST" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 &
+		PEER_PID=$!
+		if host_log_wait "$name" 'listening on'; then
+			guest_bg "$name" "rping -c -a $RP_HOST$RP_SCOPE ${opts[*]}"
+		fi
+		peer_wait || host_ok=1
+		client_log=$OUT/$name.guest.log
+	fi
+	guest_bg_wait "$name" "$(guest_wait_s $host_ok 120)" || ok=1
+	echo "size $s x $n: host exit $host_ok, guest exit $ok"
+	# -v output is long: the first and last pings and the rest of the output.
+	for f in "$OUT/$name.host.log" "$OUT/$name.guest.log"; do
+		grep -v 'ping data' "$f"
+		grep 'ping data' "$f" | sed -n '1p;$p'
+	done
+	if [ "$s" -le "$RPING_VERBOSE_MAX" ] &&
+	   [ "$(grep -c '^ping data: rdma-ping-' "$client_log")" != "$n" ]; then
+		echo "the client printed $(grep -c '^ping data: rdma-ping-' "$client_log") pings of $n"
+		ok=1
+	fi
+	[ $host_ok = 0 ] && [ $ok = 0 ]
+}
+
+scen_rping_v4_guest_server() { rping_scenario rping_v4_guest_server server 4; }
+scen_rping_v4_guest_client() { rping_scenario rping_v4_guest_client client 4; }
+scen_rping_v6_guest_server() { rping_scenario rping_v6_guest_server server 6; }
+scen_rping_v6_guest_client() { rping_scenario rping_v6_guest_client client 6; }
+
+# ---- ucmatose: many rdma_cm connections at once ---------------------------------
+
+UCMATOSE_CONNS=64            # -c: connections at once
+UCMATOSE_PORT=7471           # ucmatose's default
+
+# The guest's ucmatose in role $2 against ours: -c UCMATOSE_CONNS connections,
+# 10 SENDs of 100 B each way on each (the defaults), disconnect; both sides
+# must end with "return status 0".
+ucmatose_scenario() {
+	local name=$1 role=$2 bin host_ok=0 ok=0 opts
+
+	bin=$(rping_bin ucmatose)
+	if [ -z "$bin" ] || [ ! -x "$bin" ]; then
+		SKIP_REASON="examples/ucmatose is not built"
+		return 77
+	fi
+	opts=(-c "$UCMATOSE_CONNS" -p "$UCMATOSE_PORT")
+	gx "ip neigh flush dev eth0" || return 1
+	if [ "$role" = server ]; then
+		guest_bg "$name" "ucmatose -b $GUEST_IP ${opts[*]}"
+		guest_cm_listening || return 1
+		timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
+			-s "$GUEST_IP" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 || host_ok=1
+	else
+		timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
+			"${opts[@]}" >"$OUT/$name.host.log" 2>&1 &
+		PEER_PID=$!
+		if host_log_wait "$name" 'starting server'; then
+			guest_bg "$name" "ucmatose -s $ROCE_IP ${opts[*]}"
+		fi
+		peer_wait || host_ok=1
+	fi
+	guest_bg_wait "$name" "$(guest_wait_s $host_ok 120)" || ok=1
+	echo "host exit $host_ok, guest exit $ok"
+	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
+	log_has "$OUT/$name.host.log" 'return status 0' && log_has "$OUT/$name.guest.log" 'return status 0' || ok=1
+	[ $host_ok = 0 ] && [ $ok = 0 ]
+}
+
+scen_ucmatose_v4_guest_server() { ucmatose_scenario ucmatose_v4_guest_server server; }
+scen_ucmatose_v4_guest_client() { ucmatose_scenario ucmatose_v4_guest_client client; }
+
+# ---- rdma_cm failure paths against the kernel's CM --------------------------------
+
+RPING_NOBODY_PORT=7175       # no listener on either side
+RPING_NOBODY_IP=198.18.0.99  # on the link, owned by nobody
+# Short CM timeouts where a REQ or a DREQ must go unanswered: 4.096 us * 2^17
+# = 0.54 s, 2 retries, so it is given up after ~1.6 s instead of ~70 s.
+RPING_SHORT_CM=(--cm-timeout 17 --cm-retries 2)
+RPING_RUN_S=3                # how long a connection runs before its peer goes
+
+# Our rping in the foreground with the usual EAL and port arguments.
+rping_host() {
+	timeout "$HOST_TIMEOUT_S" "$(rping_bin)" "${EAL_ARGS[@]}" "${RPING_EAL[@]}" -- \
+		--ip "$ROCE_IP/$PREFIX_LEN" "$@"
+}
+
+# $1 (a log) has line $2, or say so.
+log_has() {
+	grep -q -- "$2" "$1" && return 0
+	echo "expected in $(basename "$1"): $2"
+	return 1
+}
+
+rping_skip() {
+	[ -x "$(rping_bin)" ] && return 1
+	SKIP_REASON="examples/rping is not built"
+}
+
+# Our REQ to a port the guest does not listen on: its CM rejects it with
+# reason 8 (invalid service ID), our rping prints REJECTED with it, exit 1.
+scen_rping_rejected_by_guest() {
+	local name=rping_rejected_by_guest rc=0
+
+	rping_skip && return 77
+	rping_host -c -a "$GUEST_IP" -p "$RPING_NOBODY_PORT" -C 1 >"$OUT/$name.host.log" 2>&1 && rc=1
+	cat "$OUT/$name.host.log"
+	log_has "$OUT/$name.host.log" 'cma event RDMA_CM_EVENT_REJECTED, error 8$' || rc=1
+	return $rc
+}
+
+# The guest's REQ to a port we do not listen on (our rping listens on another):
+# our CM rejects it with reason 8, the guest's rping prints REJECTED.
+scen_rping_rejected_by_host() {
+	local name=rping_rejected_by_host rc=0
+
+	rping_skip && return 77
+	rping_host -s -a "$ROCE_IP" -p "$RPING_PORT" --timeout 60 >"$OUT/$name.host.log" 2>&1 &
+	PEER_PID=$!
+	host_log_wait "$name" 'listening on' || { cat "$OUT/$name.host.log"; return 1; }
+	guest_bg "$name" "rping -c -a $ROCE_IP -p $RPING_NOBODY_PORT -C 1"
+	guest_bg_wait "$name" 30 && rc=1
+	kill "$PEER_PID"
+	peer_wait
+	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
+	log_has "$OUT/$name.guest.log" 'cma event RDMA_CM_EVENT_REJECTED, error 8$' || rc=1
+	return $rc
+}
+
+# A REQ to an address nobody has: the neighbour never resolves, the REQ is
+# given up after its retries: UNREACHABLE with -ETIMEDOUT (-110).
+scen_rping_unreachable() {
+	local name=rping_unreachable rc=0
+
+	rping_skip && return 77
+	rping_host -c -a "$RPING_NOBODY_IP" -C 1 "${RPING_SHORT_CM[@]}" >"$OUT/$name.host.log" 2>&1 && rc=1
+	cat "$OUT/$name.host.log"
+	log_has "$OUT/$name.host.log" 'cma event RDMA_CM_EVENT_UNREACHABLE, error -110$' || rc=1
+	return $rc
+}
+
+# The guest's rping server goes away in the middle of our endless ping ($2:
+# killed, so its kernel sends a DREQ; lost, its link dropping everything);
+# more arguments go to our rping.
+rping_peer_gone() {
+	local name=$1 how=$2 rc=0
+
+	shift 2
+	rping_skip && return 77
+	gx "ip neigh flush dev eth0" || return 1
+	guest_bg "$name" "rping -s -a $GUEST_IP -V"
+	guest_cm_listening || return 1
+	rping_host -c -a "$GUEST_IP" -C 0 -V "${RPING_SHORT_CM[@]}" "$@" >"$OUT/$name.host.log" 2>&1 &
+	PEER_PID=$!
+	sleep "$RPING_RUN_S"
+	if [ "$how" = killed ]; then
+		gx "kill -9 -- -\$(cat /tmp/$name.pid)" || rc=1
+	else
+		gx "tc qdisc replace dev eth0 root netem loss 100%" || rc=1
+	fi
+	peer_wait
+	echo "host exit $?"
+	if [ "$how" = lost ]; then
+		# Its rping may have ended by itself (its own retries exhausted).
+		gx "tc qdisc del dev eth0 root; kill -9 -- -\$(cat /tmp/$name.pid) 2>/dev/null; true" ||
+			rc=1
+	fi
+	cat "$OUT/$name.host.log"
+	log_has "$OUT/$name.host.log" 'client DISCONNECT EVENT' || rc=1
+	return $rc
+}
+
+# Killed: the kernel's CM sends a DREQ for the ids of the dead process; we
+# answer, print DISCONNECTED and end with success, as rping does.
+scen_rping_guest_killed() {
+	rping_peer_gone rping_guest_killed killed || return 1
+	grep -q 'rping client failed' "$OUT/rping_guest_killed.host.log" && return 1
+	return 0
+}
+
+# Lost: the guest's next message never comes (our last one was ACKed, so
+# nothing of ours retries), our rping gives up after --timeout, disconnects,
+# its DREQ goes unanswered (the guest's MAC expires too: the port drops it)
+# and DISCONNECTED comes after the DREQ's last retry (exit 1: it failed).
+RPING_LOST_WAIT_S=8
+scen_rping_guest_lost() {
+	local log=$OUT/rping_guest_lost.host.log
+
+	rping_peer_gone rping_guest_lost lost --timeout "$RPING_LOST_WAIT_S" || return 1
+	log_has "$log" "timeout waiting for" && log_has "$log" 'ESTABLISHED -> DREQ_SENT' &&
+		log_has "$log" 'DREQ_SENT -> TIMEWAIT'
+}
+
 # ---- perftest: roce_perf against the guest's ib_*_bw / ib_*_lat ----------------
 
 ROCE_PERF=$BUILD/app/roce_perf/roce_perf
@@ -785,6 +1048,17 @@ SCENARIOS=(
 	uc_pingpong_v4_guest_client 1
 	srq_pingpong_v4_guest_server 1
 	srq_pingpong_v4_guest_client 1
+	rping_v4_guest_server 1
+	rping_v4_guest_client 1
+	rping_v6_guest_server 1
+	rping_v6_guest_client 1
+	rping_rejected_by_guest 1
+	rping_rejected_by_host 1
+	rping_unreachable 0
+	rping_guest_killed 1
+	rping_guest_lost 1
+	ucmatose_v4_guest_server 1
+	ucmatose_v4_guest_client 1
 )
 for t in "${PERF_TOOLS[@]}"; do
 	SCENARIOS+=("perftest_${t#ib_}_guest_server" 1 "perftest_${t#ib_}_guest_client" 1)
@@ -793,14 +1067,16 @@ done
 # ROCE_INTEROP_SUBSET=ci (.ci/run): what CI's budget affords, a few minutes
 # on its 2 cores: the basics, the neighbour probes, RC both roles at both MTUs, RC under the
 # guest's impairments (netem) and ours (--fault, in the role where the guest's
-# last ACK can be lost: final_ack_dropped), UD both ways, and perftest in both
-# roles. The full suite (the default) runs everything above.
+# last ACK can be lost: final_ack_dropped), UD both ways, perftest in both
+# roles, and rdma_cm (rping) in both roles and both IP versions.
+# The full suite (the default) runs everything above.
 CI_SCENARIOS=(guest_rxe arp_nd_ping rdma_cm_req ud_raw_v4_guest_client neigh_probe_v4
 	rc_pingpong_v4_guest_server rc_pingpong_v6_guest_client
 	rc_pingpong_mtu4096_v4_guest_client rc_pingpong_loss
 	rc_pingpong_fault_guest_client
 	ud_pingpong_v4_guest_server ud_pingpong_v6_guest_client
-	perftest_write_bw_guest_server perftest_send_lat_guest_client)
+	perftest_write_bw_guest_server perftest_send_lat_guest_client
+	rping_v4_guest_server rping_v6_guest_client)
 
 # ---- main -----------------------------------------------------------------------
 

@@ -87,6 +87,8 @@ static const struct bad_case bad_cases[] = {
 	{ PORT "lanes = 0\n", 3, "lanes: 0 is out of range [1, 16]" },
 	{ PORT "lanes = 17\n", 3, "lanes: 17 is out of range [1, 16]" },
 	{ PORT "workers = 1\nlanes = 2\n", 1, "lanes: inline lanes or workers, not both" },
+	{ PORT "link_wait_ms = 0\n", 3, "link_wait_ms: 0 is out of range [1, 3600000]" },
+	{ PORT "report_active = sometimes\n", 3, "report_active: 'sometimes' is not yes/no" },
 	{ "[port aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]\n", 1, "port name longer than 31" },
 };
 
@@ -160,6 +162,7 @@ test_config_example(void)
 			 a->port.mac.addr_bytes[5] == 0x0a && a->port.neigh_retries == 3, "port conf");
 	ROCE_TEST_ASSERT(a->dev_conf.max_qp == 1024 && a->dev_conf.max_qp_rd_atom == 16 &&
 			 a->dev_conf.nb_workers == 1 && a->dev_conf.lcores[0] == 1, "device conf");
+	ROCE_TEST_ASSERT(a->link_wait_ms == 10000 && !a->report_active, "link keys");
 	ROCE_TEST_ASSERT(b->nb_addrs == 1 && b->port.mtu == 0 && b->dev_conf.nb_workers == 0,
 			 "defaults left zero");
 	/* A port queue per worker (lane): what the device wants. */

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Admin commands (Base, "Admin Command Set") a Fabrics host needs:
+ * Identify (controller, namespace, active namespace list, namespace
+ * identification descriptors), Get/Set Features (number of queues,
+ * keep-alive timer, asynchronous event configuration), Get Log Page,
+ * Keep Alive and Asynchronous Event Request.
+ */
+
+#include <stdio.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+
+#include <rte_common.h>
+#include <rte_hash_crc.h>
+
+#include "nvmf_priv.h"
+
+#define NVMF_VERSION_STR	"0.1.0"
+#define NVMF_MODEL		"librte_roce roce_nvmf"
+#define NVMF_LIMIT_0S		3	/* ACL and AERL, 0's based: four each */
+#define NVMF_KAS_100MS		1	/* keep-alive granularity: 100 ms */
+#define NVMF_LOG_ERROR_LEN	64	/* one entry (ELPE 0) */
+#define NVMF_LOG_PAGE_LEN	512	/* SMART / health, firmware slots */
+#define NVMF_LOG_NS_LIST_LEN	4096
+#define NVMF_FW_SLOT1		8	/* firmware slot log: revision of slot 1 */
+
+/*
+ * The data buffer for a command that returns need bytes to the host: the
+ * SGL must describe exactly that (Identify Controller says an SGL may not be
+ * longer than the data). NULL with the status set.
+ */
+static uint8_t *
+admin_data(struct nvmf_req *req, uint32_t need)
+{
+	if (req->dir != NVMF_DIR_TO_HOST || req->len != need) {
+		nvmf_req_fail(req, NVMF_SC_SGL_INVALID_DATA_LEN);
+		return NULL;
+	}
+	memset(req->data, 0, need);
+	return req->data;
+}
+
+/* ASCII, space padded, no terminator (Base: string fields). */
+static void
+put_str(uint8_t *p, size_t len, const char *s)
+{
+	size_t n = RTE_MIN(strlen(s), len);
+
+	memset(p, ' ', len);
+	memcpy(p, s, n);
+}
+
+static uint32_t
+log2_u32(uint32_t v)
+{
+	return (uint32_t)rte_bsf32(v);
+}
+
+static void
+identify_ctrl(struct nvmf_req *req, uint8_t *d)
+{
+	const struct nvmf_ctrl *ctrl = req->q->ctrl;
+	const struct nvmf_tgt *tgt = ctrl->tgt;
+	const struct nvmf_subsys *s = ctrl->subsys;
+	char sn[21];
+
+	snprintf(sn, sizeof(sn), "%08x", rte_hash_crc(s->nqn, strlen(s->nqn), 0));
+	put_str(d + NVMF_IDC_SN, 20, sn);
+	put_str(d + NVMF_IDC_MN, 40, NVMF_MODEL);
+	put_str(d + NVMF_IDC_FR, 8, NVMF_VERSION_STR);
+	d[NVMF_IDC_CMIC] = NVMF_CMIC_MULTI_CTRL;
+	d[NVMF_IDC_MDTS] = (uint8_t)(log2_u32(tgt->conf.max_transfer) - 12);
+	nvmf_put16(d, NVMF_IDC_CNTLID, ctrl->cntlid);
+	nvmf_put32(d, NVMF_IDC_VER, NVMF_VS_1_3);
+	d[NVMF_IDC_CNTRLTYPE] = s->discovery ? NVMF_CNTRLTYPE_DISC : NVMF_CNTRLTYPE_IO;
+	d[NVMF_IDC_ACL] = NVMF_LIMIT_0S;
+	d[NVMF_IDC_AERL] = NVMF_LIMIT_0S;
+	d[NVMF_IDC_LPA] = NVMF_LPA_EXT_DATA;
+	nvmf_put16(d, NVMF_IDC_KAS, NVMF_KAS_100MS);
+	d[NVMF_IDC_SQES] = NVMF_SQES_LOG2 << 4 | NVMF_SQES_LOG2;
+	d[NVMF_IDC_CQES] = NVMF_CQES_LOG2 << 4 | NVMF_CQES_LOG2;
+	nvmf_put16(d, NVMF_IDC_MAXCMD, tgt->conf.max_queue_depth);
+	nvmf_put32(d, NVMF_IDC_NN, s->nb_ns);
+	nvmf_put16(d, NVMF_IDC_ONCS, NVMF_ONCS_DSM | NVMF_ONCS_WRITE_ZEROES);
+	nvmf_put32(d, NVMF_IDC_SGLS, NVMF_SGLS_SUPPORTED | NVMF_SGLS_KEYED | NVMF_SGLS_OFFSET);
+	snprintf((char *)d + NVMF_IDC_SUBNQN, NVMF_NQN_FIELD_LEN, "%s", s->nqn);
+	nvmf_put32(d, NVMF_IDC_IOCCSZ, (NVMF_SQE_LEN + tgt->conf.in_capsule_data) / 16);
+	nvmf_put32(d, NVMF_IDC_IORCSZ, NVMF_CQE_LEN / 16);
+	/* ICDOFF 0: in-capsule data right after the SQE; FCATT 0: dynamic controllers */
+	d[NVMF_IDC_MSDBD] = 1;
+}
+
+static const struct nvmf_ns *
+ns_find(const struct nvmf_subsys *s, uint32_t nsid)
+{
+	return nsid >= 1 && nsid <= s->nb_ns ? &s->ns[nsid - 1] : NULL;
+}
+
+static void
+identify_ns(const struct nvmf_ns *ns, uint8_t *d)
+{
+	nvmf_put64(d, NVMF_IDNS_NSZE, ns->nblocks);
+	nvmf_put64(d, NVMF_IDNS_NCAP, ns->nblocks);
+	nvmf_put64(d, NVMF_IDNS_NUSE, ns->nblocks);
+	d[NVMF_IDNS_NLBAF] = 0;	/* 0's based: one LBA format */
+	d[NVMF_IDNS_FLBAS] = 0;
+	d[NVMF_IDNS_DLFEAT] = NVMF_DLFEAT_READ_ZEROES;
+	memcpy(d + NVMF_IDNS_NGUID, ns->nguid, NVMF_NID_LEN);
+	nvmf_put32(d, NVMF_IDNS_LBAF0, ns->block_shift << 16);
+}
+
+static void
+admin_identify(struct nvmf_req *req)
+{
+	const struct nvmf_subsys *s = req->q->ctrl->subsys;
+	uint32_t nsid = nvmf_get32(req->sqe, NVMF_SQE_NSID), i, n = 0;
+	uint8_t cns = req->sqe[NVMF_SQE_CDW10];
+	const struct nvmf_ns *ns = ns_find(s, nsid);
+	uint8_t *d;
+
+	if (cns != NVMF_CNS_CTRL && s->discovery) {
+		nvmf_req_fail(req, NVMF_SC_INVALID_FIELD);
+		return;
+	}
+	if ((cns == NVMF_CNS_NS || cns == NVMF_CNS_NS_DESC_LIST) && ns == NULL) {
+		nvmf_req_fail(req, NVMF_SC_INVALID_NS);
+		return;
+	}
+	if (cns == NVMF_CNS_NS_ACTIVE_LIST && nsid >= 0xfffffffeu) {
+		nvmf_req_fail(req, NVMF_SC_INVALID_NS);
+		return;
+	}
+	if (cns > NVMF_CNS_NS_DESC_LIST) {
+		nvmf_req_fail(req, NVMF_SC_INVALID_FIELD);
+		return;
+	}
+	d = admin_data(req, NVMF_IDENTIFY_LEN);
+	if (d == NULL)
+		return;
+	switch (cns) {
+	case NVMF_CNS_CTRL:
+		identify_ctrl(req, d);
+		break;
+	case NVMF_CNS_NS:
+		identify_ns(ns, d);
+		break;
+	case NVMF_CNS_NS_ACTIVE_LIST:
+		for (i = nsid + 1; i <= s->nb_ns; i++)
+			nvmf_put32(d, 4 * n++, i);
+		break;
+	default:	/* NVMF_CNS_NS_DESC_LIST */
+		d[0] = NVMF_NIDT_NGUID;
+		d[1] = NVMF_NID_LEN;
+		memcpy(d + 4, ns->nguid, NVMF_NID_LEN);
+		break;
+	}
+}
+
+/* Number of Queues (Base): the counts granted, 0's based, submission low, completion high. */
+static void
+feat_num_queues(struct nvmf_req *req, bool set)
+{
+	struct nvmf_ctrl *ctrl = req->q->ctrl;
+	uint32_t cdw11 = nvmf_get32(req->sqe, NVMF_SQE_CDW11);
+	uint16_t qid;
+
+	if (ctrl->subsys->discovery) {
+		nvmf_req_fail(req, NVMF_SC_INVALID_FIELD);
+		return;
+	}
+	if (set) {
+		if ((cdw11 & 0xffff) == 0xffff || cdw11 >> 16 == 0xffff) {
+			nvmf_req_fail(req, NVMF_SC_INVALID_FIELD);
+			return;
+		}
+		for (qid = 1; qid <= req->q->tgt->conf.max_io_queues; qid++)
+			if (ctrl->io[qid] != NULL) {
+				nvmf_req_fail(req, NVMF_SC_CMD_SEQ_ERROR);	/* queues exist */
+				return;
+			}
+		ctrl->nb_io_queues = (uint16_t)RTE_MIN(RTE_MIN(cdw11 & 0xffff, cdw11 >> 16) + 1u,
+						       req->q->tgt->conf.max_io_queues);
+	}
+	req->dw0 = (ctrl->nb_io_queues - 1u) | (uint32_t)(ctrl->nb_io_queues - 1u) << 16;
+}
+
+static void
+admin_features(struct nvmf_req *req, bool set)
+{
+	struct nvmf_ctrl *ctrl = req->q->ctrl;
+	uint32_t cdw11 = nvmf_get32(req->sqe, NVMF_SQE_CDW11);
+
+	switch (req->sqe[NVMF_SQE_CDW10]) {
+	case NVMF_FEAT_NUM_QUEUES:
+		feat_num_queues(req, set);
+		break;
+	case NVMF_FEAT_KATO:
+		if (set) {
+			ctrl->kato_ms = cdw11;
+			nvmf_ctrl_keep_alive(ctrl);
+		}
+		req->dw0 = ctrl->kato_ms;
+		break;
+	case NVMF_FEAT_ASYNC_EVENT:
+		if (set)
+			ctrl->aec = cdw11;
+		req->dw0 = ctrl->aec;
+		break;
+	default:
+		nvmf_req_fail(req, NVMF_SC_INVALID_FIELD);
+		break;
+	}
+}
+
+/*
+ * The discovery log page (Base, "Discovery Log Page"; RDMA §3.1 Figures 3
+ * and 4): a header, then one entry for the I/O subsystem if the host may
+ * connect to it, at the address and port the target listens on.
+ */
+static uint32_t
+log_discovery(const struct nvmf_ctrl *ctrl, uint8_t *page)
+{
+	const struct nvmf_tgt *tgt = ctrl->tgt;
+	const struct sockaddr_storage *a = &tgt->conf.listen;
+	const struct nvmf_subsys *io = &tgt->subsys[1];
+	uint8_t *e = page + NVMF_DISC_HDR_LEN;
+	char addr[INET6_ADDRSTRLEN] = "", port[8];
+
+	if (!nvmf_host_allowed(tgt, io, ctrl->hostnqn))
+		return NVMF_DISC_HDR_LEN;	/* NUMREC 0 */
+	nvmf_put64(page, NVMF_DISC_NUMREC, 1);
+	e[NVMF_DISC_TRTYPE] = NVMF_TRTYPE_RDMA;
+	e[NVMF_DISC_ADRFAM] = a->ss_family == AF_INET6 ? NVMF_ADRFAM_IPV6 : NVMF_ADRFAM_IPV4;
+	e[NVMF_DISC_SUBTYPE] = NVMF_SUBTYPE_NVME;
+	nvmf_put16(e, NVMF_DISC_PORTID, 1);
+	nvmf_put16(e, NVMF_DISC_CNTLID, NVMF_CNTLID_DYNAMIC);
+	nvmf_put16(e, NVMF_DISC_ASQSZ, tgt->conf.max_queue_depth);
+	if (a->ss_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, addr,
+			  sizeof(addr));
+	else
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)a)->sin_addr, addr, sizeof(addr));
+	snprintf(port, sizeof(port), "%u", tgt->listen_port);
+	put_str(e + NVMF_DISC_TRSVCID, NVMF_DISC_TRSVCID_LEN, port);
+	put_str(e + NVMF_DISC_TRADDR, NVMF_DISC_TRADDR_LEN, addr);
+	memcpy(e + NVMF_DISC_SUBNQN, io->nqn, strlen(io->nqn));	/* the page is zeroed */
+	e[NVMF_DISC_TSAS + 0] = NVMF_RDMA_QPTYPE_RC;
+	e[NVMF_DISC_TSAS + 1] = NVMF_RDMA_PRTYPE_ROCEV2;
+	e[NVMF_DISC_TSAS + 2] = NVMF_RDMA_CMS_RDMA_CM;
+	return NVMF_DISC_HDR_LEN + NVMF_DISC_ENTRY_LEN;
+}
+
+/* The page's length, and its bytes written to page (zeroed, at least that long). */
+static uint32_t
+log_page_build(struct nvmf_req *req, uint8_t lid, uint8_t *page)
+{
+	if (req->q->ctrl->subsys->discovery)
+		return lid == NVMF_LOG_DISCOVERY ? log_discovery(req->q->ctrl, page) : 0;
+	switch (lid) {
+	case NVMF_LOG_ERROR:
+		return NVMF_LOG_ERROR_LEN;	/* no error recorded */
+	case NVMF_LOG_SMART:
+		return NVMF_LOG_PAGE_LEN;
+	case NVMF_LOG_FW_SLOT:
+		page[0] = 1;	/* slot 1 active */
+		put_str(page + NVMF_FW_SLOT1, 8, NVMF_VERSION_STR);
+		return NVMF_LOG_PAGE_LEN;
+	case NVMF_LOG_CHANGED_NS:
+		return NVMF_LOG_NS_LIST_LEN;	/* no change reported */
+	default:
+		return 0;
+	}
+}
+
+/* Get Log Page: NUMD dwords (0's based, CDW10 high and CDW11 low) from offset LPO. */
+static void
+admin_get_log_page(struct nvmf_req *req)
+{
+	uint32_t cdw10 = nvmf_get32(req->sqe, NVMF_SQE_CDW10);
+	uint32_t numd = ((nvmf_get32(req->sqe, NVMF_SQE_CDW11) & 0xffff) << 16 | cdw10 >> 16) + 1;
+	uint64_t off = nvmf_get64(req->sqe, NVMF_SQE_CDW12);
+	uint8_t page[NVMF_LOG_NS_LIST_LEN] = { 0 };
+	uint64_t len = (uint64_t)numd * 4;
+	uint32_t page_len;
+	uint8_t *d;
+
+	page_len = log_page_build(req, cdw10 & 0xff, page);
+	if (page_len == 0) {
+		nvmf_req_fail(req, NVMF_SC_INVALID_LOG_PAGE);
+		return;
+	}
+	if (off % 4 != 0 || off > page_len) {
+		nvmf_req_fail(req, NVMF_SC_INVALID_FIELD);
+		return;
+	}
+	d = admin_data(req, (uint32_t)RTE_MIN(len, (uint64_t)UINT32_MAX));
+	if (d != NULL)	/* beyond the page: zeroes */
+		memcpy(d, page + off, RTE_MIN(len, page_len - off));
+}
+
+static void
+admin_async_event(struct nvmf_req *req)
+{
+	struct nvmf_ctrl *ctrl = req->q->ctrl;
+
+	if (ctrl->aers > NVMF_LIMIT_0S) {
+		nvmf_req_fail(req, NVMF_SC_AER_LIMIT);
+		return;
+	}
+	ctrl->aers++;
+	req->state = NVMF_REQ_AER_WAIT;	/* answered when an event comes: none is generated yet */
+}
+
+void
+nvmf_admin_exec(struct nvmf_req *req)
+{
+	switch (req->sqe[NVMF_SQE_OPC]) {
+	case NVMF_ADM_IDENTIFY:
+		admin_identify(req);
+		break;
+	case NVMF_ADM_SET_FEATURES:
+		admin_features(req, true);
+		break;
+	case NVMF_ADM_GET_FEATURES:
+		admin_features(req, false);
+		break;
+	case NVMF_ADM_GET_LOG_PAGE:
+		admin_get_log_page(req);
+		break;
+	case NVMF_ADM_KEEP_ALIVE:
+		break;	/* the timer was restarted when the command came */
+	case NVMF_ADM_ASYNC_EVENT:
+		admin_async_event(req);
+		break;
+	default:
+		nvmf_req_fail(req, NVMF_SC_INVALID_OPCODE);
+		break;
+	}
+}

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef NVMF_PRIV_H
+#define NVMF_PRIV_H
+
+/*
+ * The target's objects (doc/nvmf.md, "Threading model": all owned by the
+ * one lcore that polls the target) and the calls between its files:
+ *
+ *   nvmf_tgt.c       the target: PD, shared CQs, data buffers, the loop
+ *   nvmf_cm.c        CM events: RDMA_CM_REQUEST private data, accept, reject
+ *   nvmf_queue.c     a queue: receive slots, teardown
+ *   nvmf_req.c       a request: capsule, SGL, RDMA READ/WRITE, response (state machine)
+ *   nvmf_fabrics.c   Connect, Property Get/Set, Disconnect; controllers
+ *   nvmf_admin.c     Identify, features, log pages, keep alive, AER
+ *   nvmf_io.c        Read, Write, Flush, Write Zeroes, Dataset Management
+ *   nvmf_file.c      file and block device namespaces through io_uring
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <liburing.h>
+
+#include <rte_log.h>
+
+#include "nvmf.h"
+#include "nvmf_spec.h"
+
+extern int nvmf_logtype;
+#define NVMF_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, nvmf_logtype, "nvmf: " fmt "\n", ##__VA_ARGS__)
+
+struct nvmf_queue;
+struct nvmf_ctrl;
+
+/* A request's states (nvmf_req.c: one handler each). */
+enum nvmf_req_state {
+	NVMF_REQ_FREE,
+	NVMF_REQ_NEW,		/* capsule received: parse the SGL */
+	NVMF_REQ_NEED_BUF,	/* keyed data: waiting for a data buffer */
+	NVMF_REQ_DATA_IN,	/* RDMA READ of the host's data in flight */
+	NVMF_REQ_EXECUTE,	/* run the command */
+	NVMF_REQ_IO_WAIT,	/* file namespace: io_uring operations in flight */
+	NVMF_REQ_AER_WAIT,	/* Asynchronous Event Request held until an event */
+	NVMF_REQ_RESPOND,	/* RDMA WRITE of the data (host reads), then the response */
+	NVMF_REQ_RESPONSE_SENT,	/* waiting for the work requests' completions */
+	NVMF_REQ_STATES
+};
+
+/* A receive slot: one capsule buffer; its address is the receive WR's wr_id. */
+struct nvmf_recv {
+	struct nvmf_queue *q;
+	uint8_t *buf;
+};
+
+/* What a file namespace's command asks of io_uring (nvmf_file.c). */
+enum nvmf_file_op {
+	NVMF_FILE_READ,
+	NVMF_FILE_WRITE,
+	NVMF_FILE_FLUSH,
+	NVMF_FILE_ZERO,
+	NVMF_FILE_DEALLOCATE,
+};
+
+struct nvmf_req {
+	struct nvmf_queue *q;
+	enum nvmf_req_state state;
+	uint8_t sqe[NVMF_SQE_LEN];	/* the command, copied from the capsule */
+	uint8_t cqe[NVMF_CQE_LEN];	/* the response, sent inline */
+	uint16_t status;		/* enum nvmf_status */
+	uint32_t dw0, dw1;		/* command specific result */
+	uint8_t dir;			/* NVMF_DIR_* */
+	uint32_t len;			/* data bytes the SGL describes */
+	uint8_t *data;			/* the data: a pool buffer or in the capsule */
+	bool pool_buf;			/* data is a pool buffer */
+	struct nvmf_recv *held;		/* its capsule buffer, while the data is in it */
+	uint64_t raddr;			/* keyed SGL: the host's buffer */
+	uint32_t rkey;
+	bool invalidate;		/* the host asked for remote invalidation */
+	uint32_t wrs;			/* send work requests posted, not completed */
+	uint32_t io_pending;		/* io_uring operations not completed */
+	uint32_t io_len;		/* bytes a read or write must move */
+	enum nvmf_file_op io_op;
+	TAILQ_ENTRY(nvmf_req) link;	/* free list, or the target's buffer wait list */
+};
+TAILQ_HEAD(nvmf_req_list, nvmf_req);
+
+enum nvmf_queue_state {
+	NVMF_Q_CONNECTING,	/* accepted, the CM's RTU not seen yet (capsules may come) */
+	NVMF_Q_LIVE,
+	NVMF_Q_DRAINING,	/* QP in ERR: waiting for its work requests to flush */
+};
+
+struct nvmf_queue {
+	struct nvmf_tgt *tgt;
+	struct rte_roce_cm_id *id;
+	struct ibv_qp *qp;
+	enum nvmf_queue_state state;
+	uint16_t qid;
+	uint16_t sqsize;		/* 0's based, from the RDMA_CM_REQUEST */
+	uint16_t sqhd;			/* submission queue head reported in responses */
+	bool sqflow_off;
+	struct nvmf_ctrl *ctrl;		/* set by the Fabrics Connect */
+	uint32_t capsule_len;		/* receive buffer bytes: 64 + in-capsule data */
+	uint32_t nb_recv;
+	struct nvmf_recv *recv;
+	uint8_t *recv_mem;
+	struct ibv_mr *recv_mr;
+	uint32_t nb_req;
+	struct nvmf_req *req;
+	struct nvmf_req_list free_req;
+	uint32_t posted;		/* receive and send WRs not completed */
+	uint32_t io_reqs;		/* requests waiting for io_uring */
+	TAILQ_ENTRY(nvmf_queue) link;
+};
+TAILQ_HEAD(nvmf_queue_list, nvmf_queue);
+
+struct nvmf_ns {
+	uint32_t nsid;
+	uint64_t nblocks;
+	uint32_t block_shift;
+	uint8_t *ram;			/* RAM namespace, or NULL */
+	int fd;				/* file namespace, or -1 */
+	uint8_t nguid[NVMF_NID_LEN];
+};
+
+struct nvmf_subsys {
+	char nqn[NVMF_NQN_MAX + 1];
+	bool discovery;
+	struct nvmf_ns ns[NVMF_NS_MAX];
+	uint32_t nb_ns;
+};
+
+struct nvmf_ctrl {
+	struct nvmf_tgt *tgt;
+	struct nvmf_subsys *subsys;
+	uint16_t cntlid;
+	char hostnqn[NVMF_NQN_MAX + 1];
+	uint8_t hostid[16];
+	struct nvmf_queue *admin;
+	struct nvmf_queue **io;		/* by QID, 1 .. max_io_queues */
+	uint16_t nb_io_queues;		/* granted by Set Features (Number of Queues) */
+	uint32_t refs;			/* queues attached */
+	bool dead;			/* its admin queue is gone: no new I/O queue */
+	uint32_t cc, csts;
+	uint32_t kato_ms;
+	uint64_t ka_deadline;		/* timer cycles; 0: no keep-alive */
+	uint32_t aec;			/* Asynchronous Event Configuration */
+	uint32_t aers;			/* Asynchronous Event Requests held */
+};
+
+struct nvmf_tgt {
+	struct nvmf_tgt_conf conf;
+	struct ibv_context *ctx;
+	struct rte_roce_cm *cm;
+	struct ibv_pd *pd;
+	struct ibv_cq *send_cq, *recv_cq;
+	uint32_t max_rd_atom;
+	struct rte_roce_cm_channel *channel;
+	struct rte_roce_cm_id *listener;
+	uint8_t *pool_mem;
+	struct ibv_mr *pool_mr;
+	uint8_t **pool_free;
+	uint32_t pool_nb_free;
+	struct nvmf_req_list buf_wait;
+	struct nvmf_subsys subsys[2];	/* [0] discovery, [1] the I/O subsystem */
+	struct nvmf_ctrl **ctrl;	/* by cntlid - 1 */
+	struct nvmf_queue_list queues;
+	uint32_t nb_queues;
+	struct io_uring ring;		/* file namespaces' I/O */
+	bool ring_up;
+	uint16_t listen_port;		/* the port listened on (conf's, or 4420) */
+	uint64_t ka_next_check;
+	bool stopping;
+	struct nvmf_tgt_stats stats;
+};
+
+/* nvmf_tgt.c */
+uint8_t *nvmf_buf_get(struct nvmf_tgt *tgt);
+void nvmf_buf_put(struct nvmf_tgt *tgt, uint8_t *buf);
+
+/* nvmf_cm.c */
+int nvmf_cm_listen(struct nvmf_tgt *tgt);
+int nvmf_cm_poll(struct nvmf_tgt *tgt);
+
+/* nvmf_queue.c */
+struct nvmf_queue *nvmf_queue_create(struct nvmf_tgt *tgt, struct rte_roce_cm_id *id,
+				     uint16_t qid, uint16_t sqsize);
+int nvmf_queue_post_recv(struct nvmf_queue *q, struct nvmf_recv *r);
+void nvmf_queue_close(struct nvmf_queue *q, const char *why);
+void nvmf_queue_reap(struct nvmf_tgt *tgt);
+void nvmf_queue_free(struct nvmf_queue *q);
+
+/* nvmf_req.c */
+void nvmf_req_recv_done(struct nvmf_recv *r, const struct ibv_wc *wc);
+void nvmf_req_send_done(struct nvmf_req *req, const struct ibv_wc *wc);
+void nvmf_req_run(struct nvmf_req *req);
+void nvmf_req_drop(struct nvmf_req *req);
+void nvmf_req_fail(struct nvmf_req *req, uint16_t status);
+void nvmf_req_io_done(struct nvmf_req *req);
+
+/* nvmf_fabrics.c */
+bool nvmf_host_allowed(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s, const char *host);
+void nvmf_fabrics_exec(struct nvmf_req *req);
+void nvmf_ctrl_put(struct nvmf_ctrl *ctrl);
+void nvmf_ctrl_kill(struct nvmf_ctrl *ctrl, const char *why);
+void nvmf_ctrl_keep_alive(struct nvmf_ctrl *ctrl);
+int nvmf_ctrl_check_timers(struct nvmf_tgt *tgt);
+
+/* nvmf_admin.c */
+void nvmf_admin_exec(struct nvmf_req *req);
+
+/* nvmf_file.c */
+int nvmf_file_ns_open(struct nvmf_ns *ns, const struct nvmf_ns_conf *conf);
+int nvmf_file_ring_init(struct nvmf_tgt *tgt);
+void nvmf_file_ring_fini(struct nvmf_tgt *tgt);
+int nvmf_file_submit(struct nvmf_req *req, const struct nvmf_ns *ns, enum nvmf_file_op op,
+		     uint64_t off, uint64_t len);
+int nvmf_file_poll(struct nvmf_tgt *tgt);
+
+/* nvmf_io.c */
+void nvmf_io_exec(struct nvmf_req *req);
+int nvmf_ns_init(struct nvmf_subsys *s, const struct nvmf_ns_conf *conf, uint32_t nsid);
+void nvmf_ns_fini(struct nvmf_ns *ns);
+
+#endif /* NVMF_PRIV_H */

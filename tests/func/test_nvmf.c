@@ -1,0 +1,748 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * app/roce_nvmf's target against the test host of nvmf_host.h, over
+ * net_ring in one process: the CM exchange (RDMA §3.1), capsules and data
+ * (RDMA §3.3), the Fabrics and admin commands a host needs, I/O on a RAM
+ * namespace, and bad input: each answered with the right status and
+ * counted, or the queue torn down, and the namespace never written where
+ * it should not be.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+
+#include <rte_roce.h>
+
+#include "nvmf_host.h"
+#include "roce_test.h"
+#include "roce_test_eal.h"
+
+#define NSID		1
+#define NS_BLOCKS	(4u << 20 >> 9)
+#define IO_LEN		(64u * 1024)
+#define ICD_LEN		4096
+#define WR_OFF		HOST_DATA_OFF
+#define RD_OFF		(HOST_DATA_OFF + 256 * 1024)
+#define KATO_MS		300
+
+#define STAT(h, f)	(nvmf_tgt_stats((h)->tgt)->f)
+
+static struct host_env env;
+
+static void
+put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);	/* the tests run on little-endian hosts (x86, arm64) */
+}
+
+static void
+put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+/* A Read (0x02) or Write (0x01) of nlb blocks at slba of nsid, keyed on side 0's buffer at off. */
+static void
+rw_sqe_ns(struct host_queue *q, uint8_t *sqe, uint8_t opc, uint32_t nsid, uint64_t slba,
+	  uint32_t nlb, uint32_t off)
+{
+	host_sqe(q, sqe, opc, nsid);
+	host_sgl_keyed(q, sqe, off, nlb * 512, false);
+	put64(sqe + 40, slba);
+	put32(sqe + 48, nlb - 1);
+}
+
+static void
+rw_sqe(struct host_queue *q, uint8_t *sqe, uint8_t opc, uint64_t slba, uint32_t nlb, uint32_t off)
+{
+	rw_sqe_ns(q, sqe, opc, NSID, slba, nlb, off);
+}
+
+/* The command's status (0 or SCT << 8 | SC), -1 if no response. */
+static int
+cmd_status(struct host_queue *q, const uint8_t *sqe)
+{
+	uint8_t cqe[16];
+
+	if (host_cmd(q, sqe, NULL, 0, cqe, NULL, NULL) != 0)
+		return -1;
+	return host_status(cqe);
+}
+
+/* The target (conf, or the tests' default) and a controller with I/O queue 1. */
+static int
+io_open(const struct nvmf_tgt_conf *conf, struct host_queue *a, struct host_queue *io,
+	uint32_t kato)
+{
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, conf), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, a, kato), 0, "");
+	return host_io_up(&env, a, io, 1);
+}
+
+static int
+io_close(struct host_queue *a, struct host_queue *io)
+{
+	ROCE_TEST_ASSERT_EQ(host_queue_close(io), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(a), 0, "");
+	return host_env_close(&env);
+}
+
+static int
+test_cm_accept(void)
+{
+	struct host_cm_req req = host_cm_req_default(0, 31, 0);
+	struct host_queue q;
+
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_queue_connect(&env, &q, &req), 0, "");
+	/* Figure 6: the controller's receive queue holds HSQSIZE + 1 capsules */
+	ROCE_TEST_ASSERT_EQ(q.crqsize, 32, "CRQSIZE");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, queues_live), 1, "");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&q), 0, "");
+	host_pump_ms(&env, 50);
+	ROCE_TEST_ASSERT_EQ(STAT(&env, queues_freed), 1, "the target freed its queue");
+	return host_env_close(&env);
+}
+
+/* Each bad RDMA_CM_REQUEST is rejected with its Figure 11 status. */
+static int
+test_cm_reject(void)
+{
+	static const struct {
+		const char *what;
+		int field;	/* 0 recfmt, 1 qid, 2 hrqsize, 3 hsqsize, 4 cntlid, 5 len, 6 ird */
+		uint16_t value;
+		int status;
+	} cases[] = {
+		{ "record format 1", 0, 1, 0x2 },
+		{ "QID above the I/O queues", 1, 9, 0x3 },
+		{ "HRQSIZE 0", 2, 0, 0x5 },
+		{ "HSQSIZE 0 (one entry)", 3, 0, 0x4 },
+		{ "HSQSIZE above MQES", 3, 128, 0x4 },
+		{ "no such controller", 4, 77, 0x9 },
+		{ "host accepts no RDMA READ", 6, 0, 0x7 },
+	};
+	struct host_queue q;
+	unsigned int i;
+
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct host_cm_req req = host_cm_req_default(1, 31, 0);
+		uint16_t *f[] = { &req.recfmt, &req.qid, &req.hrqsize, &req.hsqsize, &req.cntlid };
+
+		if (cases[i].field < 5)
+			*f[cases[i].field] = cases[i].value;
+		else
+			req.responder_resources = (uint8_t)cases[i].value;
+		ROCE_TEST_ASSERT_EQ(host_queue_connect(&env, &q, &req), cases[i].status, "%s",
+				    cases[i].what);
+	}
+	ROCE_TEST_ASSERT_EQ(STAT(&env, cm_rejects), RTE_DIM(cases), "");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, queues_live), 0, "");
+	return host_env_close(&env);
+}
+
+static int
+test_admin(void)
+{
+	struct host_queue a;
+	uint8_t sqe[64], cqe[16], *d;
+	uint64_t v;
+
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
+	d = host_buf(&env, RD_OFF);
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, &a, 0), 0, "");
+	ROCE_TEST_ASSERT(a.cntlid >= 1 && a.cntlid <= 0xffef, "dynamic CNTLID %u", a.cntlid);
+	ROCE_TEST_ASSERT_EQ(host_prop_get(&a, 0x00, true, &v), 0, "CAP");
+	ROCE_TEST_ASSERT_EQ(v & 0xffff, 127, "CAP.MQES");
+	ROCE_TEST_ASSERT(v & (1ull << 37), "CAP.CSS: NVM command set");
+	ROCE_TEST_ASSERT_EQ(host_prop_get(&a, 0x08, false, &v), 0, "VS");
+	ROCE_TEST_ASSERT_EQ(v, 0x10300, "NVMe 1.3");
+	/* Identify Controller */
+	host_sqe(&a, sqe, 0x06, 0);
+	host_sgl_keyed(&a, sqe, RD_OFF, 4096, false);
+	sqe[40] = 0x01;
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0, "Identify Controller");
+	ROCE_TEST_ASSERT_EQ(d[78] | d[79] << 8, a.cntlid, "CNTLID");
+	ROCE_TEST_ASSERT_EQ(d[77], 5, "MDTS: 128 KiB in 4 KiB pages");
+	ROCE_TEST_ASSERT_EQ(d[516], 1, "NN");
+	ROCE_TEST_ASSERT_EQ(d[536] & 0x5, 0x5, "SGLS: supported, keyed");
+	ROCE_TEST_ASSERT(d[538] & 0x10, "SGLS bit 20: offsets (in-capsule data)");
+	ROCE_TEST_ASSERT_EQ(d[1792] | d[1793] << 8, (64 + 8192) / 16, "IOCCSZ");
+	ROCE_TEST_ASSERT_EQ(d[1796], 1, "IORCSZ");
+	ROCE_TEST_ASSERT_EQ(d[1803], 1, "MSDBD");
+	ROCE_TEST_ASSERT(strcmp((const char *)d + 768, HOST_SUBNQN) == 0, "SUBNQN");
+	/* Identify Namespace */
+	host_sqe(&a, sqe, 0x06, NSID);
+	host_sgl_keyed(&a, sqe, RD_OFF, 4096, false);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0, "Identify Namespace");
+	ROCE_TEST_ASSERT_EQ(d[0] | d[1] << 8 | d[2] << 16, NS_BLOCKS, "NSZE");
+	ROCE_TEST_ASSERT_EQ(d[130], 9, "LBAF0.LBADS: 512-byte blocks");
+	/* active namespace list, namespace identification descriptors */
+	host_sqe(&a, sqe, 0x06, 0);
+	host_sgl_keyed(&a, sqe, RD_OFF, 4096, false);
+	sqe[40] = 0x02;
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0, "active list");
+	ROCE_TEST_ASSERT(d[0] == 1 && d[4] == 0, "NSID 1 only");
+	host_sqe(&a, sqe, 0x06, NSID);
+	host_sgl_keyed(&a, sqe, RD_OFF, 4096, false);
+	sqe[40] = 0x03;
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0, "descriptors");
+	ROCE_TEST_ASSERT(d[0] == 2 && d[1] == 16, "an NGUID");
+	/* Set Features: Number of Queues, 3 asked, 3 granted (0's based) */
+	host_sqe(&a, sqe, 0x09, 0);
+	sqe[40] = 0x07;
+	put32(sqe + 44, 2u | 2u << 16);
+	ROCE_TEST_ASSERT_EQ(host_cmd(&a, sqe, NULL, 0, cqe, NULL, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_dw0(cqe), 2u | 2u << 16, "queues granted");
+	/* Keep Alive; SMART log page */
+	host_sqe(&a, sqe, 0x18, 0);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0, "Keep Alive");
+	host_sqe(&a, sqe, 0x02, 0xffffffff);
+	host_sgl_keyed(&a, sqe, RD_OFF, 512, false);
+	put32(sqe + 40, 0x02 | (512 / 4 - 1) << 16);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0, "SMART log");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&a), 0, "");
+	return host_env_close(&env);
+}
+
+/* Get Log Page 70h of the discovery controller, whose length is 1024 + 1024 per entry. */
+static int
+discovery_log(struct host_queue *a, uint8_t *d, uint32_t len)
+{
+	uint8_t sqe[64];
+
+	host_sqe(a, sqe, 0x02, 0);
+	host_sgl_keyed(a, sqe, RD_OFF, len, false);
+	put32(sqe + 40, 0x70 | (len / 4 - 1) << 16);
+	memset(d, 0xee, len);
+	ROCE_TEST_ASSERT_EQ(cmd_status(a, sqe), 0, "discovery log page");
+	return 0;
+}
+
+/* The discovery subsystem: its controller, its log page (one entry; none for a host not allowed). */
+static int
+test_discovery(void)
+{
+	static const char disc[] = "nqn.2014-08.org.nvmexpress.discovery";
+	struct host_cm_req req = host_cm_req_default(1, 31, 0);
+	struct nvmf_tgt_conf conf;
+	struct host_queue a, io;
+	uint8_t sqe[64], cqe[16], *d, *e;
+
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
+	d = host_buf(&env, RD_OFF);
+	e = d + 1024;
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up_to(&env, &a, disc, 0), 0, "");
+	host_sqe(&a, sqe, 0x06, 0);
+	host_sgl_keyed(&a, sqe, RD_OFF, 4096, false);
+	sqe[40] = 0x01;
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0, "Identify Controller");
+	ROCE_TEST_ASSERT_EQ(d[111], 2, "CNTRLTYPE: discovery");
+	ROCE_TEST_ASSERT(strcmp((const char *)d + 768, disc) == 0, "SUBNQN");
+	ROCE_TEST_ASSERT_EQ(discovery_log(&a, d, 2048), 0, "");
+	ROCE_TEST_ASSERT_EQ(d[8], 1, "NUMREC");
+	ROCE_TEST_ASSERT(e[0] == 1 && e[1] == 1 && e[2] == 2, "TRTYPE RDMA, ADRFAM IPv4, NVM subsystem");
+	ROCE_TEST_ASSERT_EQ(e[6] | e[7] << 8, 0xffff, "CNTLID: dynamic");
+	ROCE_TEST_ASSERT(memcmp(e + 32, "4420 ", 5) == 0, "TRSVCID");
+	ROCE_TEST_ASSERT(memcmp(e + 512, "10.0.0.2 ", 9) == 0, "TRADDR");
+	ROCE_TEST_ASSERT(strcmp((const char *)e + 256, HOST_SUBNQN) == 0, "SUBNQN");
+	ROCE_TEST_ASSERT(e[768] == 1 && e[769] == 4 && e[770] == 1, "TSAS: RC, RoCE v2, RDMA_CM");
+	/* with an offset: the entry alone (LPA bit 2) */
+	host_sqe(&a, sqe, 0x02, 0);
+	host_sgl_keyed(&a, sqe, RD_OFF, 1024, false);
+	put32(sqe + 40, 0x70 | (1024 / 4 - 1) << 16);
+	put64(sqe + 48, 1024);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0, "");
+	ROCE_TEST_ASSERT(d[0] == 1 && d[2] == 2, "the entry at offset 1024");
+	/* what a discovery controller does not have: namespaces, SMART, I/O queues */
+	host_sqe(&a, sqe, 0x06, 1);
+	host_sgl_keyed(&a, sqe, RD_OFF, 4096, false);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0x02, "Identify Namespace");
+	host_sqe(&a, sqe, 0x02, 0);
+	host_sgl_keyed(&a, sqe, RD_OFF, 512, false);
+	put32(sqe + 40, 0x02 | (512 / 4 - 1) << 16);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0x109, "SMART: Invalid Log Page");
+	req.cntlid = a.cntlid;
+	ROCE_TEST_ASSERT_EQ(host_queue_connect(&env, &io, &req), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_fabrics_connect(&io, disc, HOST_NQN, a.cntlid, 0, cqe), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0x182, "no I/O queue");
+	ROCE_TEST_ASSERT_EQ(io_close(&a, &io), 0, "");
+	/* a host not on the allow-list discovers nothing */
+	host_tgt_conf(&conf);
+	conf.nb_hosts = 1;
+	snprintf(conf.hosts[0], sizeof(conf.hosts[0]), "nqn.2026-11.org.example:other");
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, &conf), 0, "");
+	d = host_buf(&env, RD_OFF);
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up_to(&env, &a, disc, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(discovery_log(&a, d, 1024), 0, "");
+	ROCE_TEST_ASSERT_EQ(d[8], 0, "NUMREC");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&a), 0, "");
+	return host_env_close(&env);
+}
+
+/* Write by RDMA READ, read back by RDMA WRITE, in-capsule data, Write Zeroes, DSM, Flush. */
+static int
+test_io(void)
+{
+	struct host_queue a, io;
+	uint8_t sqe[64], icd[ICD_LEN], *ns;
+	uint64_t ns_size;
+
+	ROCE_TEST_ASSERT_EQ(io_open(NULL, &a, &io, 0), 0, "");
+	ns = nvmf_tgt_ns_data(env.tgt, NSID, &ns_size);
+	ROCE_TEST_ASSERT(ns != NULL && ns_size == 4u << 20, "namespace");
+	roce_test_fill(host_buf(&env, WR_OFF), IO_LEN, 11);
+	rw_sqe(&io, sqe, 0x01, 8, IO_LEN / 512, WR_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Write 64 KiB");
+	ROCE_TEST_ASSERT(memcmp(ns + 8 * 512, host_buf(&env, WR_OFF), IO_LEN) == 0, "in the ns");
+	memset(host_buf(&env, RD_OFF), 0, IO_LEN);
+	rw_sqe(&io, sqe, 0x02, 8, IO_LEN / 512, RD_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Read 64 KiB");
+	ROCE_TEST_ASSERT(memcmp(host_buf(&env, RD_OFF), host_buf(&env, WR_OFF), IO_LEN) == 0,
+			 "read back");
+	ROCE_TEST_ASSERT(STAT(&env, rdma_reads) >= 1 && STAT(&env, rdma_writes) >= 1, "");
+	/* in-capsule data: 4 KiB at LBA 1000 */
+	roce_test_fill(icd, sizeof(icd), 12);
+	host_sqe(&io, sqe, 0x01, NSID);
+	host_sgl_icd(sqe, 0, sizeof(icd));
+	put64(sqe + 40, 1000);
+	put32(sqe + 48, sizeof(icd) / 512 - 1);
+	{
+		uint8_t cqe[16];
+
+		ROCE_TEST_ASSERT_EQ(host_cmd(&io, sqe, icd, sizeof(icd), cqe, NULL, NULL), 0, "");
+		ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "in-capsule Write");
+	}
+	ROCE_TEST_ASSERT_EQ(STAT(&env, in_capsule), 1, "");
+	ROCE_TEST_ASSERT(memcmp(ns + 1000 * 512, icd, sizeof(icd)) == 0, "in-capsule data");
+	/* Write Zeroes of 8 blocks at LBA 8, DSM deallocate of 8 at LBA 16: zeroes read back */
+	host_sqe(&io, sqe, 0x08, NSID);
+	put64(sqe + 40, 8);
+	put32(sqe + 48, 7);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Write Zeroes");
+	memset(host_buf(&env, WR_OFF), 0, 16);
+	put32(host_buf(&env, WR_OFF) + 4, 8);
+	put64(host_buf(&env, WR_OFF) + 8, 16);
+	host_sqe(&io, sqe, 0x09, NSID);
+	host_sgl_keyed(&io, sqe, WR_OFF, 16, false);
+	put32(sqe + 44, 0x4);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "DSM deallocate");
+	{
+		static const uint8_t zero[16 * 512];
+
+		ROCE_TEST_ASSERT(memcmp(ns + 8 * 512, zero, sizeof(zero)) == 0, "zeroed");
+	}
+	host_sqe(&io, sqe, 0x00, NSID);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Flush");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, errors), 0, "");
+	return io_close(&a, &io);
+}
+
+/* RDMA §3.6: Keyed SGL sub type Fh: the response comes by SEND_WITH_INVALIDATE of that key. */
+static int
+test_send_invalidate(void)
+{
+	struct host_queue a, io;
+	uint8_t sqe[64], cqe[16];
+	uint32_t rkey = 0;
+	int flags = 0;
+
+	ROCE_TEST_ASSERT_EQ(io_open(NULL, &a, &io, 0), 0, "");
+	host_sqe(&io, sqe, 0x02, NSID);
+	host_sgl_keyed(&io, sqe, RD_OFF, 4096, true);
+	put32(sqe + 48, 4096 / 512 - 1);
+	ROCE_TEST_ASSERT_EQ(host_cmd(&io, sqe, NULL, 0, cqe, &flags, &rkey), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "");
+	ROCE_TEST_ASSERT(flags & IBV_WC_WITH_INV, "SEND_WITH_INVALIDATE");
+	ROCE_TEST_ASSERT_EQ(rkey, env.e.s[0].mr->rkey, "the key of the SGL");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, send_inv), 1, "");
+	return io_close(&a, &io);
+}
+
+/* SGLs the target refuses, each with its status, nothing written to the namespace. */
+static int
+test_bad_sgl(void)
+{
+	struct host_queue a, io;
+	uint8_t sqe[64], cqe[16], icd[512] = { 0 }, *ns, before[64 * 1024];
+	uint64_t ns_size;
+
+	ROCE_TEST_ASSERT_EQ(io_open(NULL, &a, &io, 0), 0, "");
+	ns = nvmf_tgt_ns_data(env.tgt, NSID, &ns_size);
+	memcpy(before, ns, sizeof(before));
+	roce_test_fill(host_buf(&env, WR_OFF), 256 * 1024, 3);
+	/* a Last Segment descriptor: several descriptors (MSDBD is 1) */
+	rw_sqe(&io, sqe, 0x01, 0, 8, WR_OFF);
+	sqe[24 + 15] = 0x30;
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0x0e, "Last Segment");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, sgl_multi), 1, "");
+	/* a Data Block with sub type Address: SGL in host memory, not for RDMA */
+	rw_sqe(&io, sqe, 0x01, 0, 8, WR_OFF);
+	sqe[24 + 15] = 0x00;
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0x11, "Data Block, Address");
+	/* in-capsule data beyond what came */
+	host_sqe(&io, sqe, 0x01, NSID);
+	host_sgl_icd(sqe, 256, 512);
+	ROCE_TEST_ASSERT_EQ(host_cmd(&io, sqe, icd, sizeof(icd), cqe, NULL, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0x16, "offset beyond the capsule");
+	/* in-capsule data on the admin queue (RDMA §3.3) */
+	host_sqe(&a, sqe, 0x09, 0);
+	host_sgl_icd(sqe, 0, 16);
+	sqe[40] = 0x0b;
+	ROCE_TEST_ASSERT_EQ(host_cmd(&a, sqe, NULL, 0, cqe, NULL, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0x11, "in-capsule on the admin queue");
+	/* a keyed length above MDTS; a length that is not the command's */
+	rw_sqe(&io, sqe, 0x01, 0, 8, WR_OFF);
+	host_sgl_keyed(&io, sqe, WR_OFF, 256 * 1024, false);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0x0f, "above MDTS");
+	rw_sqe(&io, sqe, 0x01, 0, 8, WR_OFF);
+	host_sgl_keyed(&io, sqe, WR_OFF, 8 * 512 - 1, false);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0x0f, "SGL shorter than the blocks");
+	/* PSDT 00b (PRPs), a fused command */
+	rw_sqe(&io, sqe, 0x01, 0, 8, WR_OFF);
+	sqe[1] = 0;
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0x02, "PRPs");
+	rw_sqe(&io, sqe, 0x01, 0, 8, WR_OFF);
+	sqe[1] |= 0x1;
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0x02, "fused");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, sgl_invalid), 6, "");
+	ROCE_TEST_ASSERT(memcmp(before, ns, sizeof(before)) == 0, "namespace untouched");
+	return io_close(&a, &io);
+}
+
+/* Unknown opcodes, namespaces and LBAs, commands out of sequence. */
+static int
+test_bad_cmds(void)
+{
+	struct host_cm_req req = host_cm_req_default(0, 31, 0);
+	struct host_queue a, io, fresh;
+	uint8_t sqe[64], *ns;
+	uint8_t tail[4096];
+	uint64_t ns_size;
+
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
+	ns = nvmf_tgt_ns_data(env.tgt, NSID, &ns_size);
+	memcpy(tail, ns + ns_size - sizeof(tail), sizeof(tail));
+	/* before the Fabrics Connect: Identify, Property Get */
+	ROCE_TEST_ASSERT_EQ(host_queue_connect(&env, &fresh, &req), 0, "");
+	host_sqe(&fresh, sqe, 0x06, 0);
+	host_sgl_keyed(&fresh, sqe, RD_OFF, 4096, false);
+	sqe[40] = 0x01;
+	ROCE_TEST_ASSERT_EQ(cmd_status(&fresh, sqe), 0x0c, "Identify before Connect");
+	host_sqe(&fresh, sqe, 0x7f, 0);
+	sqe[4] = 0x04;
+	ROCE_TEST_ASSERT_EQ(cmd_status(&fresh, sqe), 0x0c, "Property Get before Connect");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&fresh), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, &a, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_io_up(&env, &a, &io, 1), 0, "");
+	host_sqe(&a, sqe, 0xc1, 0);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0x01, "admin opcode C1h");
+	host_sqe(&io, sqe, 0x05, NSID);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0x01, "Compare: not supported");
+	host_sqe(&a, sqe, 0x7f, 0);
+	sqe[4] = 0x05;
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0x01, "Authentication Send");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, invalid_opcode), 3, "");
+	rw_sqe(&io, sqe, 0x02, 0, 8, RD_OFF);
+	put32(sqe + 4, 7);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0x0b, "NSID 7");
+	/* the last block and one beyond; a start beyond; more than MDTS */
+	roce_test_fill(host_buf(&env, WR_OFF), 4096, 5);
+	rw_sqe(&io, sqe, 0x01, NS_BLOCKS - 1, 2, WR_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0x80, "Write across the end");
+	rw_sqe(&io, sqe, 0x02, NS_BLOCKS, 1, RD_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0x80, "Read beyond the end");
+	rw_sqe(&io, sqe, 0x02, UINT64_MAX, 1, RD_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0x80, "SLBA 2^64 - 1");
+	host_sqe(&io, sqe, 0x08, NSID);
+	put64(sqe + 40, NS_BLOCKS - 4);
+	put32(sqe + 48, 7);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0x80, "Write Zeroes across the end");
+	rw_sqe(&io, sqe, 0x02, 0, 257 * 2, RD_OFF);
+	host_sgl_keyed(&io, sqe, RD_OFF, 4096, false);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0x02, "blocks above MDTS");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, lba_range), 4, "");
+	ROCE_TEST_ASSERT(memcmp(tail, ns + ns_size - sizeof(tail), sizeof(tail)) == 0,
+			 "the namespace's end untouched");
+	return io_close(&a, &io);
+}
+
+/* Connect commands refused: subsystem, host, CNTLID, QID, twice. */
+static int
+test_bad_connect(void)
+{
+	struct host_cm_req req = host_cm_req_default(0, 31, 0);
+	struct nvmf_tgt_conf conf;
+	struct host_queue a, q, io;
+	uint8_t cqe[16], sqe[64];
+
+	host_tgt_conf(&conf);
+	conf.nb_hosts = 1;
+	snprintf(conf.hosts[0], sizeof(conf.hosts[0]), "%s", HOST_NQN);
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, &conf), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_queue_connect(&env, &q, &req), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_fabrics_connect(&q, "nqn.2026-11.org.example:none", HOST_NQN,
+						 0xffff, 0, cqe), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0x182, "unknown subsystem");
+	ROCE_TEST_ASSERT_EQ(host_dw0(cqe), 256u | 1u << 16, "IPO: SUBNQN, in the data");
+	ROCE_TEST_ASSERT_EQ(host_fabrics_connect(&q, HOST_SUBNQN, "nqn.2026-11.org.example:other",
+						 0xffff, 0, cqe), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0x184, "host not allowed");
+	ROCE_TEST_ASSERT_EQ(host_fabrics_connect(&q, HOST_SUBNQN, HOST_NQN, 5, 0, cqe), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0x182, "admin CNTLID not FFFFh");
+	ROCE_TEST_ASSERT_EQ(host_dw0(cqe), 16u | 1u << 16, "IPO: CNTLID");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&q), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, &a, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_fabrics_connect(&a, HOST_SUBNQN, HOST_NQN, 0xffff, 0, cqe), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0x0c, "Connect twice");
+	/* one I/O queue granted; QID 2 then refused, an unknown CNTLID too */
+	host_sqe(&a, sqe, 0x09, 0);
+	sqe[40] = 0x07;
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0, "one I/O queue");
+	req = host_cm_req_default(2, 31, 0);
+	ROCE_TEST_ASSERT_EQ(host_queue_connect(&env, &io, &req), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_fabrics_connect(&io, HOST_SUBNQN, HOST_NQN, a.cntlid, 0, cqe), 0,
+			    "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0x182, "QID 2 of 1");
+	ROCE_TEST_ASSERT_EQ(host_dw0(cqe), 44, "IPO: QID, in the command");
+	ROCE_TEST_ASSERT_EQ(host_fabrics_connect(&io, HOST_SUBNQN, HOST_NQN, a.cntlid + 1, 0, cqe),
+			    0, "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0x182, "unknown CNTLID");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, connect_refused), 6, "");
+	return io_close(&a, &io);
+}
+
+/* A keyed SGL beyond the host's MR: the RDMA READ fails, the queue goes, nothing is written. */
+static int
+test_sgl_beyond_mr(void)
+{
+	struct host_queue a, io;
+	uint8_t sqe[64], *ns, before[8 * 512];
+	uint64_t ns_size;
+
+	ROCE_TEST_ASSERT_EQ(io_open(NULL, &a, &io, 0), 0, "");
+	ns = nvmf_tgt_ns_data(env.tgt, NSID, &ns_size);
+	memcpy(before, ns, sizeof(before));
+	rw_sqe(&io, sqe, 0x01, 0, 8, ROCE_TEST_BUF_LEN - 1024);
+	ROCE_TEST_ASSERT_EQ(host_send(&io, sqe, NULL, 0, 64), 0, "");
+	host_pump_ms(&env, 100);
+	ROCE_TEST_ASSERT_EQ(STAT(&env, wc_errors), 1, "the READ failed");
+	ROCE_TEST_ASSERT(memcmp(before, ns, sizeof(before)) == 0, "namespace untouched");
+	return io_close(&a, &io);
+}
+
+/* A capsule under 64 bytes: no command to answer; the queue is torn down (RDMA §3.5). */
+static int
+test_short_capsule(void)
+{
+	struct host_queue a;
+	uint8_t sqe[64];
+
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, &a, 0), 0, "");
+	host_sqe(&a, sqe, 0x18, 0);
+	ROCE_TEST_ASSERT_EQ(host_send(&a, sqe, NULL, 0, 32), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_queue_wait_disconnected(&a, 2000), 0, "");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, capsule_short), 1, "");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, queues_freed), 1, "");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&a), 0, "");
+	return host_env_close(&env);
+}
+
+/* A capsule larger than the receive buffer (the admin queue takes 64 bytes): the queue goes. */
+static int
+test_capsule_too_large(void)
+{
+	struct host_queue a;
+	uint8_t sqe[64], icd[16] = { 0 };
+
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, &a, 0), 0, "");
+	host_sqe(&a, sqe, 0x18, 0);
+	ROCE_TEST_ASSERT_EQ(host_send(&a, sqe, icd, sizeof(icd), 64 + sizeof(icd)), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_queue_wait_disconnected(&a, 2000), 0, "");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, wc_errors), 1, "the receive failed");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&a), 0, "");
+	return host_env_close(&env);
+}
+
+/* No command for KATO: the controller and its queues are torn down. */
+static int
+test_keep_alive_expiry(void)
+{
+	struct host_queue a, io;
+
+	ROCE_TEST_ASSERT_EQ(io_open(NULL, &a, &io, KATO_MS), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_queue_wait_disconnected(&a, 4 * KATO_MS), 0, "");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, ka_expired), 1, "");
+	host_pump_ms(&env, 50);
+	ROCE_TEST_ASSERT_EQ(STAT(&env, queues_freed), 2, "admin and I/O queues");
+	return io_close(&a, &io);
+}
+
+/* The file's bytes at off equal p's. */
+static int
+file_check(int fd, uint64_t off, const uint8_t *p, size_t len)
+{
+	static uint8_t got[IO_LEN];
+
+	ROCE_TEST_ASSERT(len <= sizeof(got), "");
+	ROCE_TEST_ASSERT_EQ(pread(fd, got, len, (off_t)off), (long long)len, "pread");
+	ROCE_TEST_ASSERT(memcmp(got, p, len) == 0, "file contents at %lu", (unsigned long)off);
+	return 0;
+}
+
+/* NSID 2 on a file through io_uring: Write, Read, in-capsule, Write Zeroes, DSM, Flush, range. */
+static int
+test_file_ns(void)
+{
+	static const uint8_t zero[8 * 512];
+	char path[] = "/tmp/roce_nvmf_nsXXXXXX";
+	struct nvmf_tgt_conf conf;
+	struct host_queue a, io;
+	uint8_t sqe[64], cqe[16], icd[ICD_LEN];
+	int fd = mkstemp(path);
+
+	ROCE_TEST_ASSERT(fd >= 0, "mkstemp");
+	ROCE_TEST_ASSERT_EQ(ftruncate(fd, 4 << 20), 0, "");
+	host_tgt_conf(&conf);
+	snprintf(conf.ns[1].path, sizeof(conf.ns[1].path), "%s", path);
+	conf.ns[1].block_size = 512;
+	conf.nb_ns = 2;
+	if (io_open(&conf, &a, &io, 0) != 0) {
+		unlink(path);
+		close(fd);
+		return -1;
+	}
+	unlink(path);	/* the target has it open */
+	roce_test_fill(host_buf(&env, WR_OFF), IO_LEN, 21);
+	rw_sqe_ns(&io, sqe, 0x01, 2, 8, IO_LEN / 512, WR_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Write");
+	ROCE_TEST_ASSERT_EQ(file_check(fd, 8 * 512, host_buf(&env, WR_OFF), IO_LEN), 0, "");
+	memset(host_buf(&env, RD_OFF), 0, IO_LEN);
+	rw_sqe_ns(&io, sqe, 0x02, 2, 8, IO_LEN / 512, RD_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Read");
+	ROCE_TEST_ASSERT(memcmp(host_buf(&env, RD_OFF), host_buf(&env, WR_OFF), IO_LEN) == 0, "");
+	roce_test_fill(icd, sizeof(icd), 22);
+	host_sqe(&io, sqe, 0x01, 2);
+	host_sgl_icd(sqe, 0, sizeof(icd));
+	put64(sqe + 40, 2000);
+	put32(sqe + 48, sizeof(icd) / 512 - 1);
+	ROCE_TEST_ASSERT_EQ(host_cmd(&io, sqe, icd, sizeof(icd), cqe, NULL, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "in-capsule Write");
+	ROCE_TEST_ASSERT_EQ(file_check(fd, 2000 * 512, icd, sizeof(icd)), 0, "");
+	host_sqe(&io, sqe, 0x08, 2);
+	put64(sqe + 40, 8);
+	put32(sqe + 48, 7);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Write Zeroes");
+	ROCE_TEST_ASSERT_EQ(file_check(fd, 8 * 512, zero, sizeof(zero)), 0, "");
+	memset(host_buf(&env, WR_OFF), 0, 32);
+	put32(host_buf(&env, WR_OFF) + 4, 8);
+	put64(host_buf(&env, WR_OFF) + 8, 16);
+	put32(host_buf(&env, WR_OFF) + 16 + 4, 8);
+	put64(host_buf(&env, WR_OFF) + 16 + 8, 32);
+	host_sqe(&io, sqe, 0x09, 2);
+	host_sgl_keyed(&io, sqe, WR_OFF, 32, false);
+	put32(sqe + 40, 1);
+	put32(sqe + 44, 0x4);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "DSM deallocate, two ranges");
+	ROCE_TEST_ASSERT_EQ(file_check(fd, 16 * 512, zero, sizeof(zero)), 0, "");
+	ROCE_TEST_ASSERT_EQ(file_check(fd, 32 * 512, zero, sizeof(zero)), 0, "");
+	host_sqe(&io, sqe, 0x00, 2);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Flush");
+	rw_sqe_ns(&io, sqe, 0x01, 2, NS_BLOCKS - 1, 2, WR_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0x80, "across the end");
+	ROCE_TEST_ASSERT(STAT(&env, file_ios) >= 7, "through io_uring");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, io_errors), 0, "");
+	/* Writes in flight when the host goes: the queue is freed once they complete */
+	for (unsigned int i = 0; i < 4; i++) {
+		rw_sqe_ns(&io, sqe, 0x01, 2, 64 * i, 64, WR_OFF);
+		ROCE_TEST_ASSERT_EQ(host_send(&io, sqe, NULL, 0, 64), 0, "");
+	}
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&io), 0, "");
+	host_pump_ms(&env, 50);
+	ROCE_TEST_ASSERT_EQ(STAT(&env, queues_freed), 1, "the I/O queue");
+	close(fd);
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&a), 0, "");
+	return host_env_close(&env);
+}
+
+/* One data buffer for four Writes in flight: they wait in turn, all complete. */
+static int
+test_buffer_wait(void)
+{
+	struct nvmf_tgt_conf conf;
+	struct host_queue a, io;
+	uint8_t sqe[64], cqe[16], *ns;
+	uint64_t ns_size;
+	unsigned int i;
+
+	host_tgt_conf(&conf);
+	conf.data_buffers = 1;
+	ROCE_TEST_ASSERT_EQ(io_open(&conf, &a, &io, 0), 0, "");
+	ns = nvmf_tgt_ns_data(env.tgt, NSID, &ns_size);
+	roce_test_fill(host_buf(&env, WR_OFF), 4 * 8192, 9);
+	for (i = 0; i < 4; i++) {
+		rw_sqe(&io, sqe, 0x01, 16 * i, 16, WR_OFF + 8192 * i);
+		ROCE_TEST_ASSERT_EQ(host_send(&io, sqe, NULL, 0, 64), 0, "");
+	}
+	for (i = 0; i < 4; i++) {
+		ROCE_TEST_ASSERT_EQ(host_wait_rsp(&io, cqe, NULL, NULL), 0, "");
+		ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "Write %u", i);
+	}
+	ROCE_TEST_ASSERT(STAT(&env, buffer_waits) >= 1, "a request waited");
+	for (i = 0; i < 4; i++)
+		ROCE_TEST_ASSERT(memcmp(ns + 16 * 512 * i, host_buf(&env, WR_OFF + 8192 * i),
+					8192) == 0, "Write %u", i);
+	return io_close(&a, &io);
+}
+
+/* The admin queue goes: its controller's I/O queues go with it. */
+static int
+test_ctrl_teardown(void)
+{
+	struct host_queue a, io;
+
+	ROCE_TEST_ASSERT_EQ(io_open(NULL, &a, &io, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&a), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_queue_wait_disconnected(&io, 2000), 0, "");
+	host_pump_ms(&env, 50);
+	ROCE_TEST_ASSERT_EQ(STAT(&env, queues_freed), 2, "");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&io), 0, "");
+	return host_env_close(&env);
+}
+
+static const struct roce_test_case cases[] = {
+	{ "nvmf_cm_accept", test_cm_accept },
+	{ "nvmf_cm_reject", test_cm_reject },
+	{ "nvmf_admin", test_admin },
+	{ "nvmf_io", test_io },
+	{ "nvmf_discovery", test_discovery },
+	{ "nvmf_send_invalidate", test_send_invalidate },
+	{ "nvmf_bad_sgl", test_bad_sgl },
+	{ "nvmf_bad_cmds", test_bad_cmds },
+	{ "nvmf_bad_connect", test_bad_connect },
+	{ "nvmf_sgl_beyond_mr", test_sgl_beyond_mr },
+	{ "nvmf_short_capsule", test_short_capsule },
+	{ "nvmf_capsule_too_large", test_capsule_too_large },
+	{ "nvmf_keep_alive_expiry", test_keep_alive_expiry },
+	{ "nvmf_buffer_wait", test_buffer_wait },
+	{ "nvmf_file_ns", test_file_ns },
+	{ "nvmf_ctrl_teardown", test_ctrl_teardown },
+};
+
+int
+main(int argc, char **argv)
+{
+	RTE_SET_USED(argc);
+	if (roce_test_eal_init(argv[0], NULL) != 0 || roce_test_mbuf_pool() == NULL ||
+	    roce_test_pair_create(&roce_test_verbs_pair, "nvmf") != 0)
+		return 1;
+	return roce_test_run(cases, RTE_DIM(cases));
+}
