@@ -511,7 +511,7 @@ pp_once() {
 	local eal=("${EAL_ARGS[@]}") hostport=(${PP_FAULT:+--fault "$PP_FAULT"})
 
 	# Under our --fault, the host's own capture: the frames its stack got past the fault.
-	[ -n "$PP_FAULT" ] && hostport+=(--pcap="$OUT/$name.host.pcap")
+	[ -n "$PP_FAULT" ] && hostport+=(--pcap="$OUT/$name.host-$s.pcap")
 
 	opts=(${PP_CHK[$tool]} -s "$s" -n "$n" -p "$OOB_PORT")
 	[ "$tool" = ud ] || opts+=(-m "$PP_MTU")
@@ -545,7 +545,7 @@ pp_once() {
 	echo "size $s x $n: host exit $host_ok"
 	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
 	grep -q "$n iters in" "$OUT/$name.guest.log" || ok=1
-	[ $host_ok = 1 ] && [ $ok = 0 ] && final_ack_dropped "$name" && host_ok=0
+	[ $host_ok = 1 ] && [ $ok = 0 ] && final_ack_claim "$name" "$s" && host_ok=0
 	# What our --fault did (one line per run): its corruptions are the bad frames allowed.
 	CORRUPTED=$((CORRUPTED + $(awk '$1 == "fault:" { n += $NF } END { print n + 0 }' \
 		"$OUT/$name.host.log")))
@@ -559,43 +559,56 @@ pp_once() {
 # retries and then ends in "transport retry counter exceeded", as any RC
 # requester must (IBTA Vol. 1 section 9.7; doc/wire-format.md, "Timers and
 # retries"): the outcome of the test's design, not a failure to recover.
-# Proven from the two captures, not assumed: the guest finished all its
-# iterations; on the wire it acknowledged our last request PSN and we sent
-# that PSN again after its ACK; and that ACK is not among the frames our
-# stack received (the host's --pcap sees RX after the fault). Anything else
-# stays a failure.
-last_psn_acked_and_resent() {
-	"$ROCE_DUMP" "$1" 2>/dev/null | awk -v us="$ROCE_IP." -v peer="$GUEST_IP." '
-		function psn() { for (i = 1; i < NF; i++) if ($i == "psn") return $(i + 1) }
-		index($4, us) == 1 && $7 ~ /^RC_SEND/ { p = psn(); last = p; if (acked[p]) again[p] = 1 }
-		index($4, peer) == 1 && $7 == "RC_ACKNOWLEDGE" && $12 == "ACK" { acked[psn()] = 1 }
-		END { if (last != "" && acked[last] && again[last]) print last }'
-}
-
-final_ack_dropped() {
-	local name=$1 psn
+# final_ack_claim lets the run go on; run_scenario then proves each claim
+# from the complete captures (final_ack_dropped) or fails the scenario.
+FINAL_ACK_CLAIMS=
+final_ack_claim() {
+	local name=$1 size=$2
 
 	[ -n "$PP_FAULT" ] || return 1
 	grep -q 'Failed status transport retry counter exceeded' "$OUT/$name.host.log" || return 1
-	# The capture's last blocks reach its file a second or more after the frames.
-	for _ in $(seq 10); do
-		sleep 1
-		psn=$(last_psn_acked_and_resent "$OUT/$name.pcap")
-		[ -z "$psn" ] || break
-	done
+	FINAL_ACK_CLAIMS+=" $size"
+	echo "size $size: retry exhaustion after the guest finished: checked against the captures"
+}
+
+# Proven, not assumed: the last request PSN we sent at size $2 (the host's
+# --pcap) was acknowledged by the guest on the wire (the bridge capture), we
+# sent it again after that ACK, and the ACK is not among the frames our stack
+# received (the host's --pcap sees RX after the fault).
+final_ack_dropped() {
+	local name=$1 size=$2 host_pcap="$OUT/$1.host-$2.pcap" psn
+
+	psn=$("$ROCE_DUMP" "$host_pcap" 2>/dev/null | awk -v us="$ROCE_IP." '
+		index($4, us) == 1 && $7 ~ /^RC_SEND/ { for (i = 8; i < NF; i++) if ($i == "psn") last = $(i + 1) }
+		END { print last }')
 	if [ -z "$psn" ]; then
-		echo "retry exhaustion: the capture shows no ACK of our last request PSN before a resend"
+		echo "size $size: no SEND of ours in $host_pcap"
 		return 1
 	fi
-	if ! "$ROCE_DUMP" "$OUT/$name.host.pcap" 2>/dev/null |
-		awk -v peer="$GUEST_IP." -v psn="$psn" '
-			index($4, peer) == 1 && $7 == "RC_ACKNOWLEDGE" && $11 == psn { found = 1 }
-			END { exit found }'; then
-		echo "retry exhaustion although the guest's ACK of psn $psn reached our stack"
+	if ! "$ROCE_DUMP" "$OUT/$name.pcap" 2>/dev/null | awk -v us="$ROCE_IP." -v peer="$GUEST_IP." -v psn="$psn" '
+		index($4, peer) == 1 && $7 == "RC_ACKNOWLEDGE" && $11 == psn && $12 == "ACK" { acked = 1 }
+		index($4, us) == 1 && $7 ~ /^RC_SEND/ && $11 == psn && acked { resent = 1 }
+		END { exit !resent }'; then
+		echo "size $size: the wire shows no ACK of our last PSN $psn followed by a resend"
 		return 1
 	fi
-	echo "the guest acknowledged our last SEND (psn $psn), our --fault dropped that ACK and" \
-		"the guest had exited: retry exhaustion is the expected end (see final_ack_dropped)"
+	if ! "$ROCE_DUMP" "$host_pcap" 2>/dev/null | awk -v peer="$GUEST_IP." -v psn="$psn" '
+		index($4, peer) == 1 && $7 == "RC_ACKNOWLEDGE" && $11 == psn { found = 1 }
+		END { exit found }'; then
+		echo "size $size: the guest's ACK of PSN $psn reached our stack, yet it retried"
+		return 1
+	fi
+	echo "size $size: the guest acknowledged our last SEND (PSN $psn), our --fault dropped" \
+		"that ACK and the guest had exited: retry exhaustion is the expected end"
+}
+
+final_ack_check() {
+	local s ok=0
+
+	for s in $FINAL_ACK_CLAIMS; do
+		final_ack_dropped "$1" "$s" || ok=1
+	done
+	return $ok
 }
 
 scen_rc_pingpong_v4_guest_server() { pp_scenario rc_pingpong_v4_guest_server rc server "$GID_V4"; }
@@ -1095,11 +1108,13 @@ run_scenario() {
 	t0=$(now)
 	SKIP_REASON=
 	CORRUPTED=0
+	FINAL_ACK_CLAIMS=
 	KX_LOG=
 	capture_start "$name" || { echo "not ok $num - $name # no capture"; return 1; }
 	"scen_$name" > "$OUT/$name.txt" 2>&1
 	rc=$?
 	capture_stop
+	[ $rc = 0 ] && [ -n "$FINAL_ACK_CLAIMS" ] && { final_ack_check "$name" >> "$OUT/$name.txt" 2>&1 || rc=1; }
 	if [ $rc = 77 ]; then
 		echo "ok $num - $name # SKIP $SKIP_REASON"
 		return 0
