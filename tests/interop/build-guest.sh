@@ -16,11 +16,11 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 GUEST_PKGS=(rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
-	    iproute2 tcpdump kmod iputils-ping procps mount hostname)
+	    iproute2 tcpdump kmod iputils-ping procps mount hostname nvme-cli)
 # Modules copied into the image, with their dependencies.
 GUEST_MODS=(virtio_pci virtio_net ib_core ib_uverbs ib_umad ib_cm iw_cm rdma_cm
 	    rdma_ucm rdma_rxe crc32_generic crc32_pclmul udp_tunnel ip6_udp_tunnel
-	    af_packet sch_netem)
+	    af_packet sch_netem nvme_rdma)
 
 key=$( { cat "$0" "$INTEROP_DIR/guest/init"; echo "${GUEST_PKGS[*]} ${GUEST_MODS[*]}"; } |
 	sha256sum | cut -c1-12)

@@ -764,6 +764,63 @@ scen_rping_v4_guest_client() { rping_scenario rping_v4_guest_client client 4; }
 scen_rping_v6_guest_server() { rping_scenario rping_v6_guest_server server 6; }
 scen_rping_v6_guest_client() { rping_scenario rping_v6_guest_client client 6; }
 
+# ---- NVMe-oF: the guest's nvme-rdma host and nvme-cli against app/roce_nvmf -------
+
+NVMF_NQN=nqn.2026-11.org.librte-roce:interop
+NVMF_HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:0f0e0d0c-0b0a-0908-0706-050403020100
+NVMF_NS_MIB=16
+NVMF_PORT=4420
+
+# The host target: app/roce_nvmf, or what ROCE_INTEROP_NVMF names (meson sets it).
+nvmf_bin() {
+	if [ -n "${ROCE_INTEROP_NVMF+set}" ]; then
+		echo "$ROCE_INTEROP_NVMF"
+	else
+		echo "$BUILD/app/roce_nvmf/roce_nvmf"
+	fi
+}
+
+# nvme discover, nvme connect with two I/O queues, data through the namespace
+# (4 KiB blocks: in-capsule data; 128 KiB: keyed SGLs, RDMA READ and WRITE of
+# many packets), read back and compared by checksum, nvme disconnect; then the
+# target is stopped by SIGTERM and must exit 0.
+scen_nvmf_v4_guest_host() {
+	local name=nvmf_v4_guest_host bin ok=0 host_ok=0
+
+	bin=$(nvmf_bin)
+	if [ -z "$bin" ] || [ ! -x "$bin" ]; then
+		SKIP_REASON="app/roce_nvmf is not built (liburing-dev)"
+		return 77
+	fi
+	gx "modprobe nvme_rdma && command -v nvme" >/dev/null 2>&1 ||
+		{ echo "guest: no nvme_rdma or nvme-cli (image older than build-guest.sh?)"; return 1; }
+	"$bin" "${EAL_ARGS[@]}" --log-level=app.roce_nvmf:debug -- --ip "$ROCE_IP/$PREFIX_LEN" \
+		--nqn "$NVMF_NQN" --ns "$NVMF_NS_MIB" --io-queues 2 >"$OUT/$name.host.log" 2>&1 &
+	PEER_PID=$!
+	host_log_wait "$name" 'serving' || { cat "$OUT/$name.host.log"; return 1; }
+	gx -t 600 "set -x
+		nvme discover -t rdma -a $ROCE_IP -s $NVMF_PORT -q $NVMF_HOSTNQN || exit 1
+		nvme connect -t rdma -n $NVMF_NQN -a $ROCE_IP -s $NVMF_PORT -q $NVMF_HOSTNQN -i 2 || exit 2
+		for i in \$(seq 100); do [ -b /dev/nvme0n1 ] && break; sleep 0.2; done
+		[ -b /dev/nvme0n1 ] || exit 3
+		nvme list
+		cat /sys/class/nvme/nvme0/queue_count /sys/class/nvme/nvme0/transport
+		head -c 4194304 /dev/urandom > /tmp/data
+		dd if=/tmp/data of=/dev/nvme0n1 bs=4k count=256 oflag=direct || exit 4
+		dd if=/tmp/data of=/dev/nvme0n1 bs=128k skip=8 seek=8 count=24 oflag=direct || exit 5
+		a=\$(md5sum < /tmp/data)
+		b=\$(dd if=/dev/nvme0n1 bs=64k count=64 iflag=direct | md5sum)
+		echo \"written \$a read \$b\"
+		[ \"\$a\" = \"\$b\" ] || exit 6
+		nvme disconnect -n $NVMF_NQN || exit 7" >"$OUT/$name.guest.log" 2>&1 || ok=1
+	cat "$OUT/$name.guest.log"
+	kill -TERM "$PEER_PID" 2>/dev/null
+	peer_wait || host_ok=1
+	cat "$OUT/$name.host.log"
+	echo "guest exit $ok, host exit $host_ok"
+	[ $ok = 0 ] && [ $host_ok = 0 ]
+}
+
 # ---- ucmatose: many rdma_cm connections at once ---------------------------------
 
 UCMATOSE_CONNS=64            # -c: connections at once
@@ -1072,6 +1129,7 @@ SCENARIOS=(
 	rping_guest_lost 1
 	ucmatose_v4_guest_server 1
 	ucmatose_v4_guest_client 1
+	nvmf_v4_guest_host 1
 )
 for t in "${PERF_TOOLS[@]}"; do
 	SCENARIOS+=("perftest_${t#ib_}_guest_server" 1 "perftest_${t#ib_}_guest_client" 1)
@@ -1081,7 +1139,8 @@ done
 # on its 2 cores: the basics, the neighbour probes, RC both roles at both MTUs, RC under the
 # guest's impairments (netem) and ours (--fault, in the role where the guest's
 # last ACK can be lost: final_ack_dropped), UD both ways, perftest in both
-# roles, and rdma_cm (rping) in both roles and both IP versions.
+# roles, rdma_cm (rping) in both roles and both IP versions, and the Linux
+# NVMe-oF host (nvme-cli) against roce_nvmf.
 # The full suite (the default) runs everything above.
 CI_SCENARIOS=(guest_rxe arp_nd_ping rdma_cm_req ud_raw_v4_guest_client neigh_probe_v4
 	rc_pingpong_v4_guest_server rc_pingpong_v6_guest_client
@@ -1089,7 +1148,7 @@ CI_SCENARIOS=(guest_rxe arp_nd_ping rdma_cm_req ud_raw_v4_guest_client neigh_pro
 	rc_pingpong_fault_guest_client
 	ud_pingpong_v4_guest_server ud_pingpong_v6_guest_client
 	perftest_write_bw_guest_server perftest_send_lat_guest_client
-	rping_v4_guest_server rping_v6_guest_client)
+	rping_v4_guest_server rping_v6_guest_client nvmf_v4_guest_host)
 
 # ---- main -----------------------------------------------------------------------
 
