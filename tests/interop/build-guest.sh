@@ -105,7 +105,9 @@ rm -rf "$R"/var/lib/apt/lists/* "$R"/var/cache/apt/*.bin "$R"/var/log/*.log
 	zstd -q -T0 -6 -f -o "$WORK/out/initrd.img"
 rm -rf "$IMAGE"
 mv "$WORK/out" "$IMAGE"
-# Images built from other inputs are stale: keep the cache to one image.
-find "$CACHE" -maxdepth 1 -name 'image-*' ! -path "$IMAGE" -exec rm -rf {} +
+# Images of other inputs belong to older commits, or to other branches run on
+# the same machine: keep the three newest (about 50 MiB each), so that branches
+# with different guest packages do not rebuild each other's image every run.
+ls -1dt "$CACHE"/image-* | tail -n +4 | xargs -r rm -rf
 log "build-guest: $IMAGE: $(tr '\n' ' ' < "$IMAGE/versions")in $(elapsed "$T0") s"
 echo "$IMAGE"
