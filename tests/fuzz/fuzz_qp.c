@@ -11,14 +11,16 @@
  * right at both ends of the MR: any access outside it is a crash. Side B
  * only answers A's ARP; every RoCE frame A sends is dropped. Per input:
  *
- * - post a receive on each QP (into the MR) and, on the RC QP, a SEND and,
- *   as the control byte says, a 2 KiB READ (into the MR's last 2 KiB) and
- *   an atomic (into its last 8 bytes): the completer has work in flight;
- * - the input is two control bytes and an Ethernet frame: its IP and UDP
+ * - post a receive on each QP (into the MR) unless told not to and, on the
+ *   RC QP, a SEND and, as the control byte says, a 2 KiB READ (into the
+ *   MR's last 2 KiB) and an atomic (into its last 8 bytes): the completer
+ *   has work in flight;
+ * - the input is three control bytes and an Ethernet frame: its IP and UDP
  *   lengths are fixed to the frame's size, it is parsed, the fields the
  *   control bytes name are set (destination QP, PSN near the expected one,
  *   RETH/AtomicETH at the MR, Q_Key), it is readdressed from B to A and
- *   rebuilt, which makes the ICRC right, and A receives it;
+ *   rebuilt, which makes the ICRC right, and A receives it, once or twice
+ *   (a duplicate);
  * - then every QP goes to ERR, and each posted WR must complete or flush
  *   exactly once; the QPs go back to RESET and to RTS with the same PSNs,
  *   and the mbuf pool must be back to its count before the input.
@@ -81,7 +83,10 @@
 #define CTRL_QKEY	0x20	/* DETH: the UD QP's Q_Key */
 #define CTRL_READ	0x40	/* post a READ after the SEND */
 #define CTRL_ATOMIC	0x80	/* post an atomic after them */
-#define CTRL_LEN	2
+/* Control byte 2. */
+#define CTRL_NO_RECV	0x01	/* post no receive: the responder has none (RNR, UC drop) */
+#define CTRL_TWICE	0x02	/* deliver the frame twice: a duplicate, after the first */
+#define CTRL_LEN	3
 
 enum fuzz_qp { FUZZ_QP_KEEP, FUZZ_QP_RC, FUZZ_QP_UC, FUZZ_QP_UD, FUZZ_NB_QP };
 
@@ -171,17 +176,23 @@ seed_ctrl(const struct rte_roce_pkt *pkt, uint8_t ctrl[CTRL_LEN])
 	uint32_t f = pkt->info->flags;
 
 	ctrl[1] = 0;
+	ctrl[2] = 0;
 	switch (pkt->opcode >> 5) {
 	case 0:	/* RC */
 		ctrl[0] = FUZZ_QP_RC | CTRL_PSN | CTRL_MR;
 		if ((f & RTE_ROCE_OPF_RESP) == 0)
 			break;
-		/* A's SEND at FUZZ_SQ_PSN, the READ after it, then the atomic. */
-		ctrl[0] |= CTRL_PSN_SQ | CTRL_READ | CTRL_ATOMIC;
+		/*
+		 * A's SEND at FUZZ_SQ_PSN, then the READ or the atomic the
+		 * response answers, alone: an ACK past an unanswered READ
+		 * is an implied NAK (roce_comp.c).
+		 */
+		ctrl[0] |= CTRL_PSN_SQ;
 		if ((f & RTE_ROCE_OPF_READ) != 0)
-			ctrl[1] = 1;
+			ctrl[0] |= CTRL_READ;
 		else if ((f & RTE_ROCE_OPF_ATOMIC) != 0)
-			ctrl[1] = 1 + FUZZ_READ_LEN / 1024;
+			ctrl[0] |= CTRL_ATOMIC;
+		ctrl[1] = (ctrl[0] & (CTRL_READ | CTRL_ATOMIC)) != 0 ? 1 : 0;
 		break;
 	case 1:	/* UC */
 		ctrl[0] = FUZZ_QP_UC | CTRL_PSN | CTRL_MR;
@@ -366,26 +377,28 @@ post_recv(enum fuzz_qp q, enum fuzz_wr id)
 
 /* The WRs of an input; returns the mask of their wr_ids. */
 static uint32_t
-post_wrs(uint8_t ctrl)
+post_wrs(const uint8_t ctrl[CTRL_LEN])
 {
 	struct roce_test_side *b = &env.s[1];
 	struct ibv_qp *rc = qps[FUZZ_QP_RC];
-	uint32_t posted = RTE_BIT32(WR_SEND) | RTE_BIT32(WR_RECV_RC) | RTE_BIT32(WR_RECV_UC) |
-			  RTE_BIT32(WR_RECV_UD);
+	uint32_t posted = RTE_BIT32(WR_SEND);
 
-	post_recv(FUZZ_QP_RC, WR_RECV_RC);
-	post_recv(FUZZ_QP_UC, WR_RECV_UC);
-	post_recv(FUZZ_QP_UD, WR_RECV_UD);
+	if ((ctrl[2] & CTRL_NO_RECV) == 0) {
+		post_recv(FUZZ_QP_RC, WR_RECV_RC);
+		post_recv(FUZZ_QP_UC, WR_RECV_UC);
+		post_recv(FUZZ_QP_UD, WR_RECV_UD);
+		posted |= RTE_BIT32(WR_RECV_RC) | RTE_BIT32(WR_RECV_UC) | RTE_BIT32(WR_RECV_UD);
+	}
 	FUZZ_CHECK(roce_test_post_send(rc, IBV_WR_SEND, WR_SEND, mr_buf, FUZZ_SEND_LEN, mr->lkey,
 				       0, 0, IBV_SEND_SIGNALED) == 0);
-	if ((ctrl & CTRL_READ) != 0) {
+	if ((ctrl[0] & CTRL_READ) != 0) {
 		FUZZ_CHECK(roce_test_post_send(rc, IBV_WR_RDMA_READ, WR_READ,
 					       mr_buf + FUZZ_MR_LEN - FUZZ_READ_LEN, FUZZ_READ_LEN,
 					       mr->lkey, (uintptr_t)b->buf, b->mr->rkey,
 					       IBV_SEND_SIGNALED) == 0);
 		posted |= RTE_BIT32(WR_READ);
 	}
-	if ((ctrl & CTRL_ATOMIC) != 0) {
+	if ((ctrl[0] & CTRL_ATOMIC) != 0) {
 		FUZZ_CHECK(roce_test_post_atomic(rc, IBV_WR_ATOMIC_FETCH_AND_ADD, WR_ATOMIC,
 						 mr_buf + FUZZ_MR_LEN - sizeof(uint64_t), mr->lkey,
 						 (uintptr_t)b->buf, b->mr->rkey, 1, 0) == 0);
@@ -419,12 +432,22 @@ reap(uint32_t posted, uint32_t *done)
 	}
 }
 
+/* A receives the frame and does what it calls for. */
+static void
+deliver(const uint8_t *frame, uint32_t len)
+{
+	struct rte_mbuf *m = roce_test_frame(frame, len);
+
+	FUZZ_CHECK(m != NULL);
+	FUZZ_CHECK(rte_ring_enqueue(env.pair->ring[0], m) == 0);
+	pump(FUZZ_POLLS);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t frame[FUZZ_FRAME_MAX];
 	uint32_t len, posted, done = 0;
-	struct rte_mbuf *m;
 	unsigned int i;
 
 	if (size < CTRL_LEN || size - CTRL_LEN > FUZZ_FRAME_MAX)
@@ -432,12 +455,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	len = make_frame(data, size, frame);
 	if (len == 0)
 		return -1;	/* not added to the corpus */
-	posted = post_wrs(data[0]);
+	posted = post_wrs(data);
 	pump(1);	/* the requests leave: the completer waits for their responses */
-	m = roce_test_frame(frame, len);
-	FUZZ_CHECK(m != NULL);
-	FUZZ_CHECK(rte_ring_enqueue(env.pair->ring[0], m) == 0);
-	pump(FUZZ_POLLS);
+	deliver(frame, len);
+	if ((data[2] & CTRL_TWICE) != 0)
+		deliver(frame, len);
 	reap(posted, &done);
 	/* Every WR completes or flushes exactly once (IBA 10.3.1, 10.8.3). */
 	qps_set_state(IBV_QPS_ERR);
