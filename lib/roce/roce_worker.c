@@ -44,6 +44,8 @@ roce_worker_main(void *arg)
 	struct roce_worker *w = arg;
 	int work;
 
+	/* First: pairs with open's RELEASE store of stop, so what open wrote of w (its lane) is seen. */
+	(void)__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE);
 	roce_lane_busy(w->lane);
 	__atomic_store_n(&w->running, 1, __ATOMIC_RELEASE);
 	while (__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE) == 0) {
