@@ -22,7 +22,7 @@
  *   rebuilt, which makes the ICRC right, and A receives it, once or twice
  *   (a duplicate);
  * - then every QP goes to ERR, and each posted WR must complete or flush
- *   exactly once; the QPs go back to RESET and to RTS with the same PSNs,
+ *   exactly once; the only asynchronous events are QP_FATAL of A's QPs; the QPs go back to RESET and to RTS with the same PSNs,
  *   and the mbuf pool must be back to its count before the input.
  *
  * A frame that does not parse is left out of the corpus (fuzz_rx covers
@@ -35,6 +35,8 @@
  * the expected PSN: a corpus made at test time, never committed.
  */
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -265,6 +267,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	qps[FUZZ_QP_RC] = env.qp[0][0];
 	FUZZ_CHECK(roce_test_qp_create(&env.s[0], IBV_QPT_UC, &qps[FUZZ_QP_UC]) == 0);
 	FUZZ_CHECK(roce_test_qp_create(&env.s[0], IBV_QPT_UD, &qps[FUZZ_QP_UD]) == 0);
+	FUZZ_CHECK(fcntl(env.s[0].ctx->async_fd, F_SETFL,
+			 fcntl(env.s[0].ctx->async_fd, F_GETFL) | O_NONBLOCK) == 0);
 	mr_buf = malloc(FUZZ_MR_LEN);
 	FUZZ_CHECK(mr_buf != NULL);
 	memset(mr_buf, 0, FUZZ_MR_LEN);
@@ -432,6 +436,24 @@ reap(uint32_t posted, uint32_t *done)
 	}
 }
 
+/* The QPs' fatal events (a QP the engine moved to ERR), each acknowledged. */
+static void
+drain_async_events(void)
+{
+	struct ibv_async_event ev;
+	unsigned int i;
+	int rc;
+
+	while ((rc = rte_roce_get_async_event(env.s[0].ctx, &ev)) == 0) {
+		FUZZ_CHECK(ev.event_type == IBV_EVENT_QP_FATAL);
+		for (i = FUZZ_QP_RC; i < FUZZ_NB_QP && qps[i] != ev.element.qp; i++)
+			;
+		FUZZ_CHECK(i < FUZZ_NB_QP);
+		FUZZ_CHECK(rte_roce_ack_async_event(&ev) == 0);
+	}
+	FUZZ_CHECK(rc == -EAGAIN);
+}
+
 /* A receives the frame and does what it calls for. */
 static void
 deliver(const uint8_t *frame, uint32_t len)
@@ -468,6 +490,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		reap(posted, &done);
 	}
 	FUZZ_CHECK(done == posted);
+	drain_async_events();
 	qps_set_state(IBV_QPS_RESET);
 	qps_ready();
 	pump(FUZZ_POLLS);
