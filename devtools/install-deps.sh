@@ -7,6 +7,7 @@ packages=(
 	gcc g++ pkg-config meson ninja-build python3 git
 	libdpdk-dev libnuma-dev libibverbs-dev libisal-dev
 	libpcap-dev	# roce_dump reads pcap and pcapng, compiles BPF filters
+	liburing-dev	# roce_nvmf: file and block device namespaces through io_uring
 	dpdk-dev	# func suite: dpdk-telemetry.py (telemetry), dpdk-dumpcap (pdump)
 	clang libclang-rt-14-dev
 	llvm-14		# llvm-symbolizer: sanitizer reports name functions, so suppressions match

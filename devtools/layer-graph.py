@@ -40,7 +40,7 @@ LAYERS = [
               "eal"]),
     # The device's tables and the objects in them; a doorbell (schedule, hand-off)
     # is the producer side of a lane's ring and belongs here too.
-    ("objects", ["rte_verbs", "dev", "pd", "mr", "cq", "srq", "ah", "mcast", "qp",
+    ("objects", ["rte_verbs", "dev", "pd", "mr", "cq", "srq", "ah", "mcast", "qp", "post",
                  "channel", "event", "transport"]),
     ("engines", ["net", "recv", "req", "resp", "comp", "ud"]),
     ("lane", ["lane", "worker"]),

@@ -34,12 +34,14 @@ enum {
 	OPT_NQN = PP_PORT_OPT_END,
 	OPT_PORT,
 	OPT_NS,
+	OPT_NS_FILE,
 	OPT_HOST,
 	OPT_QUEUES,
 	OPT_DEPTH,
 	OPT_ICD,
 	OPT_MAX_TRANSFER,
 	OPT_BUFFERS,
+	OPT_TARGET_CONFIG,
 	OPT_HELP,
 };
 
@@ -48,12 +50,14 @@ static const struct option nvmf_longopts[] = {
 	{ "nqn", required_argument, NULL, OPT_NQN },
 	{ "port", required_argument, NULL, OPT_PORT },
 	{ "ns", required_argument, NULL, OPT_NS },
+	{ "ns-file", required_argument, NULL, OPT_NS_FILE },
 	{ "host", required_argument, NULL, OPT_HOST },
 	{ "io-queues", required_argument, NULL, OPT_QUEUES },
 	{ "queue-depth", required_argument, NULL, OPT_DEPTH },
 	{ "in-capsule", required_argument, NULL, OPT_ICD },
 	{ "max-transfer", required_argument, NULL, OPT_MAX_TRANSFER },
 	{ "buffers", required_argument, NULL, OPT_BUFFERS },
+	{ "target-config", required_argument, NULL, OPT_TARGET_CONFIG },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -66,12 +70,16 @@ usage(void)
 	       "  --port N             the RDMA CM port to listen on (default 4420)\n"
 	       "  --ns MIB[,BLOCK]     a RAM namespace of MIB MiB, 512 (default) or 4096-byte\n"
 	       "                       blocks; once per namespace (NSID 1, 2, ...)\n"
+	       "  --ns-file PATH[,BLOCK] a namespace on a file or block device (all of it),\n"
+	       "                       through io_uring\n"
 	       "  --host NQN           allow this host (repeat; default: any host)\n"
 	       "  --io-queues N        I/O queues per controller (default 8)\n"
 	       "  --queue-depth N      entries per queue, CAP.MQES + 1 (default 128)\n"
 	       "  --in-capsule BYTES   in-capsule data on I/O queues (default 8192)\n"
 	       "  --max-transfer BYTES data per command, MDTS (default 131072)\n"
-	       "  --buffers N          data buffers of max-transfer bytes (default 256)\n");
+	       "  --buffers N          data buffers of max-transfer bytes (default 256)\n"
+	       "  --target-config FILE the options above as \"key = value\" lines\n"
+	       "                       (config/nvmf.conf.example); later options override\n");
 	pp_port_usage();
 }
 
@@ -90,6 +98,28 @@ opt_ns(struct nvmf_tgt_conf *c, const char *arg)
 		return -EINVAL;
 	c->ns[c->nb_ns].size = (uint64_t)mib << 20;
 	c->ns[c->nb_ns].block_size = (uint32_t)bs;
+	c->nb_ns++;
+	return 0;
+}
+
+static int
+opt_ns_file(struct nvmf_tgt_conf *c, const char *arg)
+{
+	struct nvmf_ns_conf *ns = &c->ns[c->nb_ns];
+	const char *comma = strrchr(arg, ',');
+	size_t len = comma != NULL ? (size_t)(comma - arg) : strlen(arg);
+	char *end;
+
+	if (c->nb_ns == NVMF_NS_MAX || len == 0 || len >= sizeof(ns->path))
+		return -EINVAL;
+	memcpy(ns->path, arg, len);
+	ns->path[len] = '\0';
+	ns->block_size = 512;
+	if (comma != NULL) {
+		ns->block_size = (uint32_t)strtoul(comma + 1, &end, 10);
+		if (*end != '\0')
+			return -EINVAL;
+	}
 	c->nb_ns++;
 	return 0;
 }
@@ -124,6 +154,8 @@ opt_nvmf(struct nvmf_tgt_conf *c, uint16_t *port, int opt, const char *arg)
 		return 0;
 	case OPT_NS:
 		return opt_ns(c, arg);
+	case OPT_NS_FILE:
+		return opt_ns_file(c, arg);
 	case OPT_PORT:
 		rc = opt_number(arg, UINT16_MAX, &v);
 		*port = (uint16_t)v;
@@ -147,6 +179,73 @@ opt_nvmf(struct nvmf_tgt_conf *c, uint16_t *port, int opt, const char *arg)
 	}
 }
 
+/* The long option called name that sets the target (not the port), or NULL. */
+static const struct option *
+opt_find(const char *name)
+{
+	const struct option *o;
+
+	for (o = nvmf_longopts; o->name != NULL; o++)
+		if (o->val >= OPT_NQN && o->val < OPT_TARGET_CONFIG && strcmp(o->name, name) == 0)
+			return o;
+	return NULL;
+}
+
+/* "key = value" for one line of a target configuration file: 0, or -EINVAL after saying why. */
+static int
+config_line(struct nvmf_tgt_conf *c, uint16_t *port, char *line, const char *path,
+	    unsigned int lineno)
+{
+	char *eq = strchr(line, '='), *key = line, *val, *end;
+	const struct option *o;
+
+	if (eq == NULL) {
+		fprintf(stderr, "%s:%u: '%s' is not key = value\n", path, lineno, line);
+		return -EINVAL;
+	}
+	*eq = '\0';
+	val = eq + 1;
+	for (end = eq; end > key && (end[-1] == ' ' || end[-1] == '\t'); end--)
+		end[-1] = '\0';
+	val += strspn(val, " \t");
+	o = opt_find(key);
+	if (o == NULL) {
+		fprintf(stderr, "%s:%u: %s: unknown key\n", path, lineno, key);
+		return -EINVAL;
+	}
+	if (opt_nvmf(c, port, o->val, val) != 0) {
+		fprintf(stderr, "%s:%u: %s: bad value '%s'\n", path, lineno, key, val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A target configuration file: the target's long options as "key = value" lines. */
+static int
+config_load(struct nvmf_tgt_conf *c, uint16_t *port, const char *path)
+{
+	unsigned int lineno = 0;
+	char buf[512];
+	FILE *f;
+	int rc = 0;
+
+	f = fopen(path, "r");
+	if (f == NULL) {
+		fprintf(stderr, "roce_nvmf: --target-config %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	while (rc == 0 && fgets(buf, sizeof(buf), f) != NULL) {
+		char *line = buf + strspn(buf, " \t");
+
+		lineno++;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] != '\0' && line[0] != '#' && line[0] != ';')
+			rc = config_line(c, port, line, path, lineno);
+	}
+	fclose(f);
+	return rc;
+}
+
 static int
 parse(int argc, char **argv, struct pp_port_conf *pc, struct nvmf_tgt_conf *c, uint16_t *port)
 {
@@ -158,6 +257,11 @@ parse(int argc, char **argv, struct pp_port_conf *pc, struct nvmf_tgt_conf *c, u
 		if (opt == OPT_HELP || opt == '?') {
 			usage();
 			return opt == OPT_HELP ? 1 : -EINVAL;
+		}
+		if (opt == OPT_TARGET_CONFIG) {
+			if (config_load(c, port, optarg) != 0)
+				return -EINVAL;
+			continue;
 		}
 		rc = pp_port_opt(pc, opt, optarg);
 		if (rc == 0)
@@ -171,7 +275,7 @@ parse(int argc, char **argv, struct pp_port_conf *pc, struct nvmf_tgt_conf *c, u
 	if (pp_port_conf_check(pc) != 0)
 		return -EINVAL;
 	if (c->subnqn[0] == '\0' || c->nb_ns == 0) {
-		fprintf(stderr, "roce_nvmf: --nqn and at least one --ns are required\n");
+		fprintf(stderr, "roce_nvmf: --nqn and at least one --ns or --ns-file are required\n");
 		return -EINVAL;
 	}
 	return 0;

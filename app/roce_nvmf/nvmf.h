@@ -24,10 +24,16 @@
 #define NVMF_PORT_DEFAULT	4420	/* RDMA §3.1: IANA's NVMe-oF port */
 #define NVMF_DISCOVERY_NQN	"nqn.2014-08.org.nvmexpress.discovery"
 
-/* A namespace: RAM of size bytes. */
+#define NVMF_PATH_MAX		256
+
+/*
+ * A namespace: RAM of size bytes, or the file or block device at path
+ * (size 0: all of it; else the first size bytes), through io_uring.
+ */
 struct nvmf_ns_conf {
 	uint64_t size;		/* bytes, a multiple of block_size */
 	uint32_t block_size;	/* 512 or 4096 */
+	char path[NVMF_PATH_MAX];	/* empty: RAM */
 };
 
 /* What a target serves; zero fields take the defaults shown. */
@@ -76,6 +82,8 @@ struct nvmf_tgt_stats {
 	uint64_t capsule_overflow;	/* capsules beyond the queue's size: the queue is torn down */
 	uint64_t wc_errors;		/* work requests failed (not flushed): the queue is torn down */
 	uint64_t ka_expired;		/* controllers torn down by the keep-alive timer */
+	uint64_t file_ios;		/* operations submitted to io_uring */
+	uint64_t io_errors;		/* of them failed: media error status sent */
 };
 
 struct nvmf_tgt;
@@ -110,7 +118,7 @@ const struct nvmf_tgt_stats *nvmf_tgt_stats(const struct nvmf_tgt *tgt);
 bool nvmf_tgt_stat_at(const struct nvmf_tgt *tgt, unsigned int i, const char **name,
 		      uint64_t *value);
 
-/* Namespace nsid's bytes (RAM namespaces), so that a test checks what was written; NULL if none. */
+/* Namespace nsid's bytes (RAM namespaces), so that a test checks what was written; NULL if none or a file. */
 uint8_t *nvmf_tgt_ns_data(struct nvmf_tgt *tgt, uint32_t nsid, uint64_t *size);
 
 #endif /* NVMF_H */

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+
 #include <rte_common.h>
 #include <rte_hash_crc.h>
 
@@ -213,10 +215,50 @@ admin_features(struct nvmf_req *req, bool set)
 	}
 }
 
+/*
+ * The discovery log page (Base, "Discovery Log Page"; RDMA §3.1 Figures 3
+ * and 4): a header, then one entry for the I/O subsystem if the host may
+ * connect to it, at the address and port the target listens on.
+ */
+static uint32_t
+log_discovery(const struct nvmf_ctrl *ctrl, uint8_t *page)
+{
+	const struct nvmf_tgt *tgt = ctrl->tgt;
+	const struct sockaddr_storage *a = &tgt->conf.listen;
+	const struct nvmf_subsys *io = &tgt->subsys[1];
+	uint8_t *e = page + NVMF_DISC_HDR_LEN;
+	char addr[INET6_ADDRSTRLEN] = "", port[8];
+
+	if (!nvmf_host_allowed(tgt, io, ctrl->hostnqn))
+		return NVMF_DISC_HDR_LEN;	/* NUMREC 0 */
+	nvmf_put64(page, NVMF_DISC_NUMREC, 1);
+	e[NVMF_DISC_TRTYPE] = NVMF_TRTYPE_RDMA;
+	e[NVMF_DISC_ADRFAM] = a->ss_family == AF_INET6 ? NVMF_ADRFAM_IPV6 : NVMF_ADRFAM_IPV4;
+	e[NVMF_DISC_SUBTYPE] = NVMF_SUBTYPE_NVME;
+	nvmf_put16(e, NVMF_DISC_PORTID, 1);
+	nvmf_put16(e, NVMF_DISC_CNTLID, NVMF_CNTLID_DYNAMIC);
+	nvmf_put16(e, NVMF_DISC_ASQSZ, tgt->conf.max_queue_depth);
+	if (a->ss_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, addr,
+			  sizeof(addr));
+	else
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)a)->sin_addr, addr, sizeof(addr));
+	snprintf(port, sizeof(port), "%u", tgt->listen_port);
+	put_str(e + NVMF_DISC_TRSVCID, NVMF_DISC_TRSVCID_LEN, port);
+	put_str(e + NVMF_DISC_TRADDR, NVMF_DISC_TRADDR_LEN, addr);
+	memcpy(e + NVMF_DISC_SUBNQN, io->nqn, strlen(io->nqn));	/* the page is zeroed */
+	e[NVMF_DISC_TSAS + 0] = NVMF_RDMA_QPTYPE_RC;
+	e[NVMF_DISC_TSAS + 1] = NVMF_RDMA_PRTYPE_ROCEV2;
+	e[NVMF_DISC_TSAS + 2] = NVMF_RDMA_CMS_RDMA_CM;
+	return NVMF_DISC_HDR_LEN + NVMF_DISC_ENTRY_LEN;
+}
+
 /* The page's length, and its bytes written to page (zeroed, at least that long). */
 static uint32_t
 log_page_build(struct nvmf_req *req, uint8_t lid, uint8_t *page)
 {
+	if (req->q->ctrl->subsys->discovery)
+		return lid == NVMF_LOG_DISCOVERY ? log_discovery(req->q->ctrl, page) : 0;
 	switch (lid) {
 	case NVMF_LOG_ERROR:
 		return NVMF_LOG_ERROR_LEN;	/* no error recorded */
@@ -229,7 +271,6 @@ log_page_build(struct nvmf_req *req, uint8_t lid, uint8_t *page)
 	case NVMF_LOG_CHANGED_NS:
 		return NVMF_LOG_NS_LIST_LEN;	/* no change reported */
 	default:
-		RTE_SET_USED(req);
 		return 0;
 	}
 }
@@ -246,8 +287,7 @@ admin_get_log_page(struct nvmf_req *req)
 	uint32_t page_len;
 	uint8_t *d;
 
-	page_len = req->q->ctrl->subsys->discovery && (cdw10 & 0xff) != NVMF_LOG_DISCOVERY ?
-		   0 : log_page_build(req, cdw10 & 0xff, page);
+	page_len = log_page_build(req, cdw10 & 0xff, page);
 	if (page_len == 0) {
 		nvmf_req_fail(req, NVMF_SC_INVALID_LOG_PAGE);
 		return;

@@ -34,6 +34,9 @@ nvmf_cm_listen(struct nvmf_tgt *tgt)
 		((struct sockaddr_in *)&addr)->sin_port = htons(NVMF_PORT_DEFAULT);
 	if (addr.ss_family == AF_INET6 && ((struct sockaddr_in6 *)&addr)->sin6_port == 0)
 		((struct sockaddr_in6 *)&addr)->sin6_port = htons(NVMF_PORT_DEFAULT);
+	tgt->listen_port = ntohs(addr.ss_family == AF_INET ?
+				 ((struct sockaddr_in *)&addr)->sin_port :
+				 ((struct sockaddr_in6 *)&addr)->sin6_port);
 	tgt->channel = rte_roce_cm_create_event_channel();
 	if (tgt->channel == NULL)
 		return -rte_errno;

@@ -39,8 +39,8 @@ connect_subsys(struct nvmf_tgt *tgt, const char *nqn)
 	return NULL;
 }
 
-static bool
-connect_host_allowed(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s, const char *host)
+bool
+nvmf_host_allowed(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s, const char *host)
 {
 	unsigned int i;
 
@@ -151,7 +151,7 @@ connect_check(struct nvmf_req *req)
 	else if (memchr(data + NVMF_CONNECT_SUBNQN, '\0', NVMF_NQN_FIELD_LEN) == NULL ||
 		 (s = connect_subsys(q->tgt, (const char *)data + NVMF_CONNECT_SUBNQN)) == NULL)
 		connect_invalid(req, NVMF_CONNECT_SUBNQN, true);
-	else if (!connect_host_allowed(q->tgt, s, host))
+	else if (!nvmf_host_allowed(q->tgt, s, host))
 		nvmf_req_fail(req, NVMF_SC_CONNECT_INVALID_HOST);
 	else if (q->qid == 0 && nvmf_get16(data, NVMF_CONNECT_CNTLID) != NVMF_CNTLID_DYNAMIC)
 		connect_invalid(req, NVMF_CONNECT_CNTLID, true);

@@ -1,44 +1,68 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * I/O commands (NVM Command Set) on a namespace in RAM: Read, Write,
- * Flush, Write Zeroes, Dataset Management (deallocate). Every range is
+ * I/O commands (NVM Command Set): Read, Write, Flush, Write Zeroes,
+ * Dataset Management (deallocate), on a namespace in RAM (done at once)
+ * or in a file (submitted to io_uring, nvmf_file.c). Every range is
  * checked against the namespace before a byte moves, and the data length
  * against the SGL: nothing is ever written outside the namespace.
  */
 
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <rte_hash_crc.h>
-#include <rte_malloc.h>
 
 #include "nvmf_priv.h"
 
 #define NVMF_NLB_MASK		0xffffu	/* CDW12 bits 15:0, 0's based */
 #define NVMF_DSM_NR_MASK	0xffu	/* CDW10 bits 7:0, 0's based */
 
+static int
+ns_ram_init(struct nvmf_ns *ns, const struct nvmf_ns_conf *conf)
+{
+	if (conf->size == 0) {
+		NVMF_LOG(ERR, "namespace %u: a RAM namespace needs a size", ns->nsid);
+		return -EINVAL;
+	}
+	/*
+	 * Anonymous memory, not the EAL's: never registered (data moves through
+	 * the pool's buffers), zero until written, given back at once by munmap
+	 * (rte_free() would clear every page first), and no -m to size for it.
+	 */
+	ns->ram = mmap(NULL, conf->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+		       MAP_NORESERVE, -1, 0);
+	if (ns->ram == MAP_FAILED) {
+		ns->ram = NULL;
+		NVMF_LOG(ERR, "namespace %u: %lu bytes of RAM not available", ns->nsid,
+			 (unsigned long)conf->size);
+		return -ENOMEM;
+	}
+	ns->nblocks = conf->size >> ns->block_shift;
+	return 0;
+}
+
 int
 nvmf_ns_init(struct nvmf_subsys *s, const struct nvmf_ns_conf *conf, uint32_t nsid)
 {
 	struct nvmf_ns *ns = &s->ns[nsid - 1];
 	uint32_t crc;
+	int rc;
 
-	if ((conf->block_size != 512 && conf->block_size != 4096) || conf->size == 0 ||
+	ns->fd = -1;
+	ns->nsid = nsid;
+	if ((conf->block_size != 512 && conf->block_size != 4096) ||
 	    conf->size % conf->block_size != 0) {
 		NVMF_LOG(ERR, "namespace %u: size %lu, block size %u: a whole number of 512 or "
 			 "4096-byte blocks", nsid, (unsigned long)conf->size, conf->block_size);
 		return -EINVAL;
 	}
-	ns->ram = rte_zmalloc("nvmf_ns", conf->size, 4096);
-	if (ns->ram == NULL) {
-		NVMF_LOG(ERR, "namespace %u: %lu bytes of RAM not available", nsid,
-			 (unsigned long)conf->size);
-		return -ENOMEM;
-	}
-	ns->nsid = nsid;
 	ns->block_shift = conf->block_size == 512 ? 9 : 12;
-	ns->nblocks = conf->size >> ns->block_shift;
+	rc = conf->path[0] != '\0' ? nvmf_file_ns_open(ns, conf) : ns_ram_init(ns, conf);
+	if (rc != 0)
+		return rc;
 	/* a stable identifier from the subsystem's NQN and the NSID */
 	crc = rte_hash_crc(s->nqn, strlen(s->nqn), nsid);
 	memcpy(ns->nguid, &crc, sizeof(crc));
@@ -50,8 +74,42 @@ nvmf_ns_init(struct nvmf_subsys *s, const struct nvmf_ns_conf *conf, uint32_t ns
 void
 nvmf_ns_fini(struct nvmf_ns *ns)
 {
-	rte_free(ns->ram);
+	if (ns->ram != NULL)
+		munmap(ns->ram, ns->nblocks << ns->block_shift);
 	ns->ram = NULL;
+	if (ns->fd >= 0)
+		close(ns->fd);
+	ns->fd = -1;
+}
+
+/* Do op on the range: at once in RAM; submitted to io_uring for a file (the request waits). */
+static void
+ns_op(struct nvmf_req *req, const struct nvmf_ns *ns, enum nvmf_file_op op, uint64_t off,
+      uint64_t len)
+{
+	if (ns->fd >= 0) {
+		if (nvmf_file_submit(req, ns, op, off, len) == 0)
+			return;
+		if (req->io_pending == 0)
+			nvmf_req_fail(req, NVMF_SC_INTERNAL);
+		else
+			req->status = NVMF_SC_INTERNAL;	/* answered when the others complete */
+		return;
+	}
+	switch (op) {
+	case NVMF_FILE_READ:
+		memcpy(req->data, ns->ram + off, len);
+		break;
+	case NVMF_FILE_WRITE:
+		memcpy(ns->ram + off, req->data, len);
+		break;
+	case NVMF_FILE_ZERO:
+	case NVMF_FILE_DEALLOCATE:
+		memset(ns->ram + off, 0, len);
+		break;
+	default:	/* NVMF_FILE_FLUSH: RAM has no volatile cache to write back */
+		break;
+	}
 }
 
 /* The LBA range [slba, slba + nlb) inside the namespace: its byte offset, or a status. */
@@ -85,10 +143,7 @@ io_rw(struct nvmf_req *req, const struct nvmf_ns *ns, bool write)
 		nvmf_req_fail(req, sc);
 		return;
 	}
-	if (write)
-		memcpy(ns->ram + off, req->data, len);
-	else
-		memcpy(req->data, ns->ram + off, len);
+	ns_op(req, ns, write ? NVMF_FILE_WRITE : NVMF_FILE_READ, off, len);
 }
 
 static void
@@ -103,7 +158,7 @@ io_write_zeroes(struct nvmf_req *req, const struct nvmf_ns *ns)
 		nvmf_req_fail(req, sc);
 		return;
 	}
-	memset(ns->ram + off, 0, nlb << ns->block_shift);
+	ns_op(req, ns, NVMF_FILE_ZERO, off, nlb << ns->block_shift);
 }
 
 /* Dataset Management: each range checked first; deallocated blocks read as zeroes (DLFEAT). */
@@ -132,7 +187,8 @@ io_dsm(struct nvmf_req *req, const struct nvmf_ns *ns)
 		uint64_t nlb = nvmf_get32(r, NVMF_DSM_RANGE_NLB);
 
 		io_range(ns, nvmf_get64(r, NVMF_DSM_RANGE_SLBA), nlb, &off);
-		memset(ns->ram + off, 0, nlb << ns->block_shift);
+		if (nlb != 0)
+			ns_op(req, ns, NVMF_FILE_DEALLOCATE, off, nlb << ns->block_shift);
 	}
 }
 
@@ -165,7 +221,8 @@ nvmf_io_exec(struct nvmf_req *req)
 	case NVMF_IO_DSM:
 		io_dsm(req, ns);
 		break;
-	default:	/* NVMF_IO_FLUSH: RAM has no volatile cache to write back */
+	default:	/* NVMF_IO_FLUSH */
+		ns_op(req, ns, NVMF_FILE_FLUSH, 0, 0);
 		break;
 	}
 }

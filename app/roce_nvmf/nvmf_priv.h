@@ -14,11 +14,14 @@
  *   nvmf_fabrics.c   Connect, Property Get/Set, Disconnect; controllers
  *   nvmf_admin.c     Identify, features, log pages, keep alive, AER
  *   nvmf_io.c        Read, Write, Flush, Write Zeroes, Dataset Management
+ *   nvmf_file.c      file and block device namespaces through io_uring
  */
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/queue.h>
+
+#include <liburing.h>
 
 #include <rte_log.h>
 
@@ -39,6 +42,7 @@ enum nvmf_req_state {
 	NVMF_REQ_NEED_BUF,	/* keyed data: waiting for a data buffer */
 	NVMF_REQ_DATA_IN,	/* RDMA READ of the host's data in flight */
 	NVMF_REQ_EXECUTE,	/* run the command */
+	NVMF_REQ_IO_WAIT,	/* file namespace: io_uring operations in flight */
 	NVMF_REQ_AER_WAIT,	/* Asynchronous Event Request held until an event */
 	NVMF_REQ_RESPOND,	/* RDMA WRITE of the data (host reads), then the response */
 	NVMF_REQ_RESPONSE_SENT,	/* waiting for the work requests' completions */
@@ -49,6 +53,15 @@ enum nvmf_req_state {
 struct nvmf_recv {
 	struct nvmf_queue *q;
 	uint8_t *buf;
+};
+
+/* What a file namespace's command asks of io_uring (nvmf_file.c). */
+enum nvmf_file_op {
+	NVMF_FILE_READ,
+	NVMF_FILE_WRITE,
+	NVMF_FILE_FLUSH,
+	NVMF_FILE_ZERO,
+	NVMF_FILE_DEALLOCATE,
 };
 
 struct nvmf_req {
@@ -67,6 +80,9 @@ struct nvmf_req {
 	uint32_t rkey;
 	bool invalidate;		/* the host asked for remote invalidation */
 	uint32_t wrs;			/* send work requests posted, not completed */
+	uint32_t io_pending;		/* io_uring operations not completed */
+	uint32_t io_len;		/* bytes a read or write must move */
+	enum nvmf_file_op io_op;
 	TAILQ_ENTRY(nvmf_req) link;	/* free list, or the target's buffer wait list */
 };
 TAILQ_HEAD(nvmf_req_list, nvmf_req);
@@ -96,6 +112,7 @@ struct nvmf_queue {
 	struct nvmf_req *req;
 	struct nvmf_req_list free_req;
 	uint32_t posted;		/* receive and send WRs not completed */
+	uint32_t io_reqs;		/* requests waiting for io_uring */
 	TAILQ_ENTRY(nvmf_queue) link;
 };
 TAILQ_HEAD(nvmf_queue_list, nvmf_queue);
@@ -104,7 +121,8 @@ struct nvmf_ns {
 	uint32_t nsid;
 	uint64_t nblocks;
 	uint32_t block_shift;
-	uint8_t *ram;
+	uint8_t *ram;			/* RAM namespace, or NULL */
+	int fd;				/* file namespace, or -1 */
 	uint8_t nguid[NVMF_NID_LEN];
 };
 
@@ -151,6 +169,9 @@ struct nvmf_tgt {
 	struct nvmf_ctrl **ctrl;	/* by cntlid - 1 */
 	struct nvmf_queue_list queues;
 	uint32_t nb_queues;
+	struct io_uring ring;		/* file namespaces' I/O */
+	bool ring_up;
+	uint16_t listen_port;		/* the port listened on (conf's, or 4420) */
 	uint64_t ka_next_check;
 	bool stopping;
 	struct nvmf_tgt_stats stats;
@@ -178,8 +199,10 @@ void nvmf_req_send_done(struct nvmf_req *req, const struct ibv_wc *wc);
 void nvmf_req_run(struct nvmf_req *req);
 void nvmf_req_drop(struct nvmf_req *req);
 void nvmf_req_fail(struct nvmf_req *req, uint16_t status);
+void nvmf_req_io_done(struct nvmf_req *req);
 
 /* nvmf_fabrics.c */
+bool nvmf_host_allowed(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s, const char *host);
 void nvmf_fabrics_exec(struct nvmf_req *req);
 void nvmf_ctrl_put(struct nvmf_ctrl *ctrl);
 void nvmf_ctrl_kill(struct nvmf_ctrl *ctrl, const char *why);
@@ -188,6 +211,14 @@ int nvmf_ctrl_check_timers(struct nvmf_tgt *tgt);
 
 /* nvmf_admin.c */
 void nvmf_admin_exec(struct nvmf_req *req);
+
+/* nvmf_file.c */
+int nvmf_file_ns_open(struct nvmf_ns *ns, const struct nvmf_ns_conf *conf);
+int nvmf_file_ring_init(struct nvmf_tgt *tgt);
+void nvmf_file_ring_fini(struct nvmf_tgt *tgt);
+int nvmf_file_submit(struct nvmf_req *req, const struct nvmf_ns *ns, enum nvmf_file_op op,
+		     uint64_t off, uint64_t len);
+int nvmf_file_poll(struct nvmf_tgt *tgt);
 
 /* nvmf_io.c */
 void nvmf_io_exec(struct nvmf_req *req);

@@ -203,7 +203,7 @@ nvmf_queue_reap(struct nvmf_tgt *tgt)
 
 	for (q = TAILQ_FIRST(&tgt->queues); q != NULL; q = next) {
 		next = TAILQ_NEXT(q, link);
-		if (q->state == NVMF_Q_DRAINING && q->posted == 0)
+		if (q->state == NVMF_Q_DRAINING && q->posted == 0 && q->io_reqs == 0)
 			nvmf_queue_free(q);
 	}
 }

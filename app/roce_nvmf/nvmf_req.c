@@ -236,6 +236,8 @@ req_execute(struct nvmf_req *req)
 		nvmf_admin_exec(req);
 	else
 		nvmf_io_exec(req);
+	if (req->state == NVMF_REQ_IO_WAIT)
+		return false;	/* nvmf_req_io_done() */
 	if (req->held != NULL)
 		req_repost(req);	/* the in-capsule data is consumed */
 	return req->state != NVMF_REQ_AER_WAIT;
@@ -301,6 +303,7 @@ static bool (*const req_handlers[NVMF_REQ_STATES])(struct nvmf_req *) = {
 	[NVMF_REQ_NEED_BUF] = req_need_buf,
 	[NVMF_REQ_DATA_IN] = req_data_in,
 	[NVMF_REQ_EXECUTE] = req_execute,
+	[NVMF_REQ_IO_WAIT] = req_wait,
 	[NVMF_REQ_AER_WAIT] = req_wait,
 	[NVMF_REQ_RESPOND] = req_respond,
 	[NVMF_REQ_RESPONSE_SENT] = req_wait,
@@ -311,6 +314,16 @@ nvmf_req_run(struct nvmf_req *req)
 {
 	while (req_handlers[req->state](req))
 		;
+}
+
+/* The file I/O of a request is done (req->status says how): respond. */
+void
+nvmf_req_io_done(struct nvmf_req *req)
+{
+	req->q->io_reqs--;
+	req_repost(req);	/* the in-capsule data is written */
+	req->state = NVMF_REQ_RESPOND;
+	nvmf_req_run(req);	/* a draining queue drops it there */
 }
 
 /* Back to the free list: buffer and capsule given back. */

@@ -90,6 +90,7 @@ enum nvmf_rdma_cm_status {
 /* A status: SCT << 8 | SC, as the tables of the Base specification list them. */
 #define NVMF_SCT_GENERIC	0x0
 #define NVMF_SCT_CMD		0x1
+#define NVMF_SCT_MEDIA		0x2
 #define NVMF_STATUS(sct, sc)	((uint16_t)((sct) << 8 | (sc)))
 #define NVMF_DNR		0x8000	/* in the CQE's status field: do not retry */
 
@@ -107,6 +108,8 @@ enum nvmf_status {
 	NVMF_SC_SGL_INVALID_TYPE = NVMF_STATUS(NVMF_SCT_GENERIC, 0x11),
 	NVMF_SC_SGL_INVALID_OFFSET = NVMF_STATUS(NVMF_SCT_GENERIC, 0x16),
 	NVMF_SC_LBA_RANGE = NVMF_STATUS(NVMF_SCT_GENERIC, 0x80),
+	NVMF_SC_WRITE_FAULT = NVMF_STATUS(NVMF_SCT_MEDIA, 0x80),
+	NVMF_SC_UNRECOVERED_READ = NVMF_STATUS(NVMF_SCT_MEDIA, 0x81),
 	NVMF_SC_INVALID_LOG_PAGE = NVMF_STATUS(NVMF_SCT_CMD, 0x09),
 	NVMF_SC_AER_LIMIT = NVMF_STATUS(NVMF_SCT_CMD, 0x05),
 	NVMF_SC_FEATURE_NOT_CHANGEABLE = NVMF_STATUS(NVMF_SCT_CMD, 0x0e),
@@ -259,6 +262,30 @@ enum nvmf_io_opc {
 #define NVMF_LOG_FW_SLOT	0x03
 #define NVMF_LOG_CHANGED_NS	0x04
 #define NVMF_LOG_DISCOVERY	0x70
+
+/* Base, Discovery Log Page: header, then 1024-byte entries; RDMA §3.1 Figure 3 (TSAS). */
+#define NVMF_DISC_HDR_LEN	1024
+#define NVMF_DISC_ENTRY_LEN	1024
+#define NVMF_DISC_NUMREC	8
+#define NVMF_DISC_TRTYPE	0
+#define NVMF_DISC_ADRFAM	1
+#define NVMF_DISC_SUBTYPE	2
+#define NVMF_DISC_PORTID	4
+#define NVMF_DISC_CNTLID	6
+#define NVMF_DISC_ASQSZ		8
+#define NVMF_DISC_TRSVCID	32
+#define NVMF_DISC_TRSVCID_LEN	32
+#define NVMF_DISC_SUBNQN	256
+#define NVMF_DISC_TRADDR	512
+#define NVMF_DISC_TRADDR_LEN	256
+#define NVMF_DISC_TSAS		768
+#define NVMF_TRTYPE_RDMA	1
+#define NVMF_ADRFAM_IPV4	1
+#define NVMF_ADRFAM_IPV6	2
+#define NVMF_SUBTYPE_NVME	2	/* an NVM subsystem (1: a referral to a discovery service) */
+#define NVMF_RDMA_QPTYPE_RC	1
+#define NVMF_RDMA_PRTYPE_ROCEV2	4
+#define NVMF_RDMA_CMS_RDMA_CM	1
 
 /* Base, Dataset Management: CDW11 bit 2 deallocate; 16-byte ranges. */
 #define NVMF_DSM_DEALLOCATE	0x04

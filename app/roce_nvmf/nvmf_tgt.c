@@ -139,6 +139,11 @@ tgt_subsys_init(struct nvmf_tgt *tgt)
 	tgt->subsys[0].discovery = true;
 	snprintf(io->nqn, sizeof(io->nqn), "%s", tgt->conf.subnqn);
 	for (i = 0; i < tgt->conf.nb_ns; i++) {
+		if (tgt->conf.ns[i].path[0] != '\0' && !tgt->ring_up) {
+			rc = nvmf_file_ring_init(tgt);
+			if (rc != 0)
+				return rc;
+		}
 		rc = nvmf_ns_init(io, &tgt->conf.ns[i], i + 1);
 		if (rc != 0)
 			return rc;
@@ -248,6 +253,7 @@ nvmf_tgt_poll(struct nvmf_tgt *tgt)
 	n += tgt_poll_cq(tgt->recv_cq, true);
 	n += tgt_poll_cq(tgt->send_cq, false);
 	n += tgt_buf_waiters(tgt);
+	n += nvmf_file_poll(tgt);
 	n += nvmf_ctrl_check_timers(tgt);
 	nvmf_queue_reap(tgt);
 	return n;
@@ -284,6 +290,7 @@ nvmf_tgt_destroy(struct nvmf_tgt *tgt)
 		rte_roce_cm_destroy_event_channel(tgt->channel);
 	for (i = 0; i < tgt->subsys[1].nb_ns; i++)
 		nvmf_ns_fini(&tgt->subsys[1].ns[i]);
+	nvmf_file_ring_fini(tgt);
 	if (tgt->pool_mr != NULL)
 		rte_roce_dereg_mr(tgt->pool_mr);
 	if (tgt->send_cq != NULL)
@@ -317,7 +324,7 @@ static const struct {
 	NVMF_STAT(invalid_opcode), NVMF_STAT(invalid_field), NVMF_STAT(invalid_ns),
 	NVMF_STAT(lba_range), NVMF_STAT(sgl_invalid), NVMF_STAT(sgl_multi), NVMF_STAT(cmd_seq),
 	NVMF_STAT(connect_refused), NVMF_STAT(capsule_short), NVMF_STAT(capsule_overflow),
-	NVMF_STAT(wc_errors), NVMF_STAT(ka_expired),
+	NVMF_STAT(wc_errors), NVMF_STAT(ka_expired), NVMF_STAT(file_ios), NVMF_STAT(io_errors),
 };
 
 bool

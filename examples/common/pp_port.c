@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <netinet/in.h>
+#include <netdb.h>
 
 #include <rte_eal.h>
 #include <rte_interrupts.h>
@@ -70,6 +72,46 @@ pp_parse_number(const char *s, unsigned long min, unsigned long max, unsigned lo
 	*val = strtoul(s, &end, 0);
 	if (errno != 0 || *end != '\0' || *val < min || *val > max)
 		return -EINVAL;
+	return 0;
+}
+
+void
+pp_sockaddr_set_port(struct sockaddr_storage *ss, uint16_t port)
+{
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+}
+
+void
+pp_gid_sockaddr(const union rte_roce_gid *gid, uint16_t port, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (rte_roce_gid_is_ipv4(gid)) {
+		ss->ss_family = AF_INET;
+		((struct sockaddr_in *)ss)->sin_addr.s_addr = rte_roce_gid_to_ipv4(gid);
+	} else {
+		ss->ss_family = AF_INET6;
+		memcpy(&((struct sockaddr_in6 *)ss)->sin6_addr, gid, sizeof(*gid));
+	}
+	pp_sockaddr_set_port(ss, port);
+}
+
+int
+pp_parse_sockaddr(const char *text, uint16_t port, struct sockaddr_storage *ss, const char **why)
+{
+	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST }, *res;
+	int ret = getaddrinfo(text, NULL, &hints, &res);
+
+	if (ret != 0) {
+		*why = gai_strerror(ret);
+		return -EINVAL;
+	}
+	memset(ss, 0, sizeof(*ss));
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	pp_sockaddr_set_port(ss, port);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <stdint.h>
 #include <time.h>
+#include <sys/socket.h>
 
 #include <infiniband/verbs.h>
 
@@ -214,6 +215,22 @@ int pp_port_close(struct pp_port *pp);
  * rte_eal_cleanup(). Call it last, after pp_port_close().
  */
 void pp_eal_fini(void);
+
+/*
+ * The socket address of a GID and a port: IPv4 when the GID is IPv4-mapped
+ * (RFC 4291 2.5.5.2), else IPv6 (for the rdma_cm examples).
+ */
+void pp_gid_sockaddr(const union rte_roce_gid *gid, uint16_t port, struct sockaddr_storage *ss);
+
+/*
+ * A numeric IPv4 or IPv6 address ("fe80::1%eth0" keeps its scope) and a port
+ * as a socket address: 0, or -EINVAL with gai_strerror()'s reason in *why.
+ */
+int pp_parse_sockaddr(const char *text, uint16_t port, struct sockaddr_storage *ss,
+		      const char **why);
+
+/* Set the port of an AF_INET or AF_INET6 socket address. */
+void pp_sockaddr_set_port(struct sockaddr_storage *ss, uint16_t port);
 
 /* The verbs enum of a path MTU in bytes (256..4096), or 0 if it is not one. */
 enum ibv_mtu pp_mtu_to_enum(unsigned long mtu);

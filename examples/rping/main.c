@@ -28,13 +28,11 @@
  *   where the original waits for ever.
  */
 
-#include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <netdb.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,8 +66,11 @@
 #define RP_CHAR_LAST 122
 #define RP_TIMEOUT_S_DEFAULT 30
 #define RP_MS_PER_S 1000
+/* rte_roce_cm_conf's ranges. */
+#define RP_CM_TIMEOUT_MAX 31
+#define RP_CM_RETRIES_MAX 15
 
-enum { RP_OPT_TIMEOUT = PP_PORT_OPT_END };
+enum { RP_OPT_TIMEOUT = PP_PORT_OPT_END, RP_OPT_CM_TIMEOUT, RP_OPT_CM_RETRIES };
 
 /* What each SEND carries (the original's struct rping_rdma_info). */
 struct rp_info {
@@ -90,6 +91,7 @@ struct rp_opts {
 	bool validate;			/* -V */
 	bool debug;			/* -d */
 	unsigned int timeout_s;		/* --timeout */
+	struct rte_roce_cm_conf cm;	/* --cm-timeout, --cm-retries */
 };
 
 /* Completions counted by kind: a wait is for one more of a kind. */
@@ -136,33 +138,20 @@ rp_usage(const char *name)
 	printf("\t-a addr\t\taddress\n");
 	printf("\t-p port\t\tport\n");
 	printf("\t--timeout S\tgive up a wait without progress after S seconds (default 30)\n");
+	printf("\t--cm-timeout T\tCM response timeout 4.096 us * 2^T, 1..31 (default 20: 4.3 s)\n");
+	printf("\t--cm-retries N\tREQ, REP and DREQ sent again N times, 1..15 (default 15)\n");
 	pp_port_usage();
 }
 
 static int
 rp_get_addr(const char *s, struct sockaddr_storage *ss)
 {
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST }, *res;
-	int ret = getaddrinfo(s, NULL, &hints, &res);
+	const char *why;
 
-	if (ret != 0) {
-		printf("getaddrinfo failed (%s) - invalid hostname or IP address\n",
-		       gai_strerror(ret));
-		return -EINVAL;
-	}
-	memset(ss, 0, sizeof(*ss));
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	freeaddrinfo(res);
-	return 0;
-}
-
-static void
-rp_set_port(struct sockaddr_storage *ss, uint16_t port)
-{
-	if (ss->ss_family == AF_INET)
-		((struct sockaddr_in *)ss)->sin_port = htons(port);
-	else
-		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+	if (pp_parse_sockaddr(s, 0, ss, &why) == 0)
+		return 0;
+	printf("getaddrinfo failed (%s) - invalid hostname or IP address\n", why);
+	return -EINVAL;
 }
 
 /* One option; 0 or -EINVAL. */
@@ -218,6 +207,16 @@ rp_opt(struct rp_opts *o, int c, const char *arg)
 	case 'q':
 		fprintf(stderr, "-%c: not supported yet by this rping\n", c);
 		return -EINVAL;
+	case RP_OPT_CM_TIMEOUT:
+		if (pp_parse_number(arg, 1, RP_CM_TIMEOUT_MAX, &v) != 0)
+			return -EINVAL;
+		o->cm.response_timeout = v;
+		return 0;
+	case RP_OPT_CM_RETRIES:
+		if (pp_parse_number(arg, 1, RP_CM_RETRIES_MAX, &v) != 0)
+			return -EINVAL;
+		o->cm.max_cm_retries = v;
+		return 0;
 	case RP_OPT_TIMEOUT:
 		if (pp_parse_number(arg, 1, UINT_MAX / RP_MS_PER_S, &v) != 0)
 			return -EINVAL;
@@ -233,6 +232,8 @@ rp_parse_args(int argc, char **argv, struct rp_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "timeout", required_argument, NULL, RP_OPT_TIMEOUT },
+		{ "cm-timeout", required_argument, NULL, RP_OPT_CM_TIMEOUT },
+		{ "cm-retries", required_argument, NULL, RP_OPT_CM_RETRIES },
 		PP_PORT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -254,7 +255,7 @@ rp_parse_args(int argc, char **argv, struct rp_opts *o)
 		rp_usage("rping");
 		return -EINVAL;
 	}
-	rp_set_port(&o->addr, o->port_num);
+	pp_sockaddr_set_port(&o->addr, o->port_num);
 	return 0;
 }
 
@@ -672,16 +673,25 @@ rp_fill(struct rp_ctx *c, int n, unsigned char *start)
 	c->start_buf[c->o->size - 1] = '\0';
 }
 
+/* One ping (rping_test_client's loop body); 0, 1 (disconnected by the peer) or -1. */
 static int
 rp_client_round(struct rp_ctx *c, int n, unsigned char *start)
 {
+	int ret;
+
 	rp_fill(c, n, start);
 	rp_format_send(c, c->start_buf, c->start_mr);
-	if (rp_send_info(c) != 0 || rp_wait_recv(c, "RDMA_WRITE_ADV") != 0)
+	if (rp_send_info(c) != 0)
 		return -1;
+	ret = rp_wait_recv(c, "RDMA_WRITE_ADV");
+	if (ret != 0)
+		return ret;
 	rp_format_send(c, c->rdma_buf, c->rdma_mr);
-	if (rp_send_info(c) != 0 || rp_wait_recv(c, "RDMA_WRITE_COMPLETE") != 0)
+	if (rp_send_info(c) != 0)
 		return -1;
+	ret = rp_wait_recv(c, "RDMA_WRITE_COMPLETE");
+	if (ret != 0)
+		return ret;
 	if (c->o->validate && memcmp(c->start_buf, c->rdma_buf, c->o->size) != 0) {
 		fprintf(stderr, "data mismatch!\n");
 		return -1;
@@ -689,20 +699,6 @@ rp_client_round(struct rp_ctx *c, int n, unsigned char *start)
 	if (c->o->verbose)
 		printf("ping data: %s\n", c->rdma_buf);
 	return 0;
-}
-
-/* The address of a GID: IPv4 when it is IPv4-mapped (RFC 4291 2.5.5.2), else IPv6. */
-static void
-rp_gid_sockaddr(const union rte_roce_gid *gid, struct sockaddr_storage *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (rte_roce_gid_is_ipv4(gid)) {
-		ss->ss_family = AF_INET;
-		((struct sockaddr_in *)ss)->sin_addr.s_addr = rte_roce_gid_to_ipv4(gid);
-	} else {
-		ss->ss_family = AF_INET6;
-		memcpy(&((struct sockaddr_in6 *)ss)->sin6_addr, gid, sizeof(*gid));
-	}
 }
 
 static int
@@ -719,7 +715,7 @@ rp_resolve(struct rp_ctx *c)
 			fprintf(stderr, "--ip and -a are not of the same family: give -I\n");
 			return -1;
 		}
-		rp_gid_sockaddr(&c->pp.addr, &src);
+		pp_gid_sockaddr(&c->pp.addr, 0, &src);
 	}
 	ret = rte_roce_cm_create_id(c->ch, &c->id, c, RTE_ROCE_CM_PS_TCP);
 	if (ret == 0)
@@ -756,26 +752,35 @@ rp_run_client(struct rp_ctx *c)
 		fprintf(stderr, "connect error\n");
 		return -1;
 	}
-	for (n = 0; c->o->count == 0 || n < c->o->count; n++) {
-		if (rp_client_round(c, n, &start) != 0) {
-			fprintf(stderr, "rping client failed: -1\n");
-			return -1;
-		}
-	}
-	/* Our ACK of the last "go ahead" leaves before the QP goes to ERR. */
-	pp_port_linger(&c->pp, PP_LINGER_QUIET_MS, PP_LINGER_MAX_MS);
-	ret = rte_roce_cm_disconnect(c->id);
-	if (ret != 0) {
-		fprintf(stderr, "rdma_disconnect: %s\n", strerror(-ret));
+	ret = 0;
+	for (n = 0; ret == 0 && (c->o->count == 0 || n < c->o->count); n++)
+		ret = rp_client_round(c, n, &start);
+	/* Disconnected by the peer: the original ends there, with success. */
+	if (ret == 1)
+		return 0;
+	if (ret < 0)
+		fprintf(stderr, "rping client failed: -1\n");
+	else	/* Our ACK of the last "go ahead" leaves before the QP goes to ERR. */
+		pp_port_linger(&c->pp, PP_LINGER_QUIET_MS, PP_LINGER_MAX_MS);
+	/*
+	 * Failed or done, the original disconnects: DISCONNECTED comes with the
+	 * DREP, or after the DREQ's last retry when the peer is gone.
+	 */
+	c->failed = false;
+	n = rte_roce_cm_disconnect(c->id);
+	if (n != 0) {
+		fprintf(stderr, "rdma_disconnect: %s\n", strerror(-n));
 		return -1;
 	}
-	return rp_wait_event(c, RTE_ROCE_CM_EVENT_DISCONNECTED);
+	return rp_wait_event(c, RTE_ROCE_CM_EVENT_DISCONNECTED) != 0 ? -1 : ret;
 }
 
 static int
 rp_run(struct rp_ctx *c)
 {
-	c->cm = rte_roce_cm_open(c->pp.ctx, NULL);
+	int ret;
+
+	c->cm = rte_roce_cm_open(c->pp.ctx, &c->o->cm);
 	if (c->cm == NULL) {
 		fprintf(stderr, "rte_roce_cm_open: %s\n", rte_strerror(rte_errno));
 		return -1;
@@ -785,9 +790,13 @@ rp_run(struct rp_ctx *c)
 		fprintf(stderr, "rdma_create_event_channel: %s\n", rte_strerror(rte_errno));
 		return -1;
 	}
-	if (pp_port_wait_link(&c->pp, PP_LINK_WAIT_MS_DEFAULT) != 0)
+	/* The server listens whatever the link (net_memif's comes up with its client). */
+	if (!c->o->server && pp_port_wait_link(&c->pp, PP_LINK_WAIT_MS_DEFAULT) != 0)
 		return -1;
-	return c->o->server ? rp_run_server(c) : rp_run_client(c);
+	ret = c->o->server ? rp_run_server(c) : rp_run_client(c);
+	/* What the CM answered last (the server's DREP) leaves before the port closes. */
+	pp_port_linger(&c->pp, PP_LINGER_QUIET_MS, PP_LINGER_MAX_MS);
+	return ret;
 }
 
 int

@@ -39,6 +39,8 @@
 
 /* What query_device reports beyond the configured limits. */
 #define ROCE_DEV_VENDOR_PART_ID		0x5244	/* "RD" */
+/* No IEEE OUI of its own: the value rxe reports (and rdma-core's tests want non-zero). */
+#define ROCE_DEV_VENDOR_ID		0xffffff
 #define ROCE_DEV_PAGE_SIZE_CAP		0xfffff000ull	/* any page of 4 KiB or more */
 /* Local CA ACK delay reported, as rxe (K:rxe_param.h RXE_LOCAL_CA_ACK_DELAY). */
 #define ROCE_DEV_LOCAL_CA_ACK_DELAY	15
@@ -436,6 +438,7 @@ rte_roce_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
 	attr->sys_image_guid = attr->node_guid;
 	attr->max_mr_size = UINT64_MAX;
 	attr->page_size_cap = ROCE_DEV_PAGE_SIZE_CAP;
+	attr->vendor_id = ROCE_DEV_VENDOR_ID;
 	attr->vendor_part_id = ROCE_DEV_VENDOR_PART_ID;
 	attr->max_qp = dev->conf.max_qp;
 	attr->max_qp_wr = dev->conf.max_qp_wr;

@@ -305,14 +305,27 @@ roce_neigh_publish(struct roce_neigh *n)
 	__atomic_store_n(&n->pub, w, __ATOMIC_RELEASE);
 }
 
+/*
+ * The writer's lookup. The entry found last answers again without the
+ * hash while it holds the same address: a stream of frames to one peer
+ * (the common case) costs a 16-byte compare, not a hash lookup. An
+ * entry's address changes only through FREE (roce_neigh_remove(), then
+ * roce_neigh_add()), so a live entry holding ip is the hash's answer.
+ */
 static struct roce_neigh *
 roce_neigh_lookup(struct rte_roce_port *port, const union rte_roce_gid *ip)
 {
+	struct roce_neigh_table *t = &port->neigh;
+	struct roce_neigh *n = t->last;
 	void *data;
 
-	if (rte_hash_lookup_data(port->neigh.hash, ip, &data) < 0)
+	if (n != NULL && n->state != ROCE_NEIGH_FREE && rte_roce_gid_equal(&n->ip, ip))
+		return n;
+	if (rte_hash_lookup_data(t->hash, ip, &data) < 0)
 		return NULL;
-	return &port->neigh.entries[(uint32_t)(uintptr_t)data];
+	n = &t->entries[(uint32_t)(uintptr_t)data];
+	t->last = n;
+	return n;
 }
 
 bool

@@ -99,6 +99,7 @@ struct roce_neigh_table {
 	/* Quiescent states of the reader queues 1..n-1; NULL with one queue. */
 	struct rte_rcu_qsbr *rcu;
 	struct roce_neigh *entries;
+	struct roce_neigh *last;	/* found last by queue 0's lookup (roce_neigh_lookup()) */
 	struct rte_mbuf **queue_slots;
 	uint32_t *free_idx;		/* stack of free entry indices */
 	uint32_t nb_free;

@@ -210,6 +210,9 @@ void roce_rq_consume(struct roce_qp *qp);
  */
 void roce_qp_error(struct roce_qp *qp);
 
+/* "RESET", "INIT" ... for logs. */
+const char *roce_qp_state_name(enum ibv_qp_state s);
+
 /* Flush what was posted to a QP in ERR since the last flush (progress loop). */
 void roce_qp_flush(struct roce_qp *qp);
 

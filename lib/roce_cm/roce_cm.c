@@ -2,7 +2,17 @@
 
 /*
  * A CM instance: QP1 of its device with its own PD, CQs and MAD buffers,
- * the ids bound to it, progress (rte_roce_cm_poll()) and counters.
+ * the ids bound to it, progress (rte_roce_cm_poll()) and counters, also in
+ * DPDK telemetry:
+ *
+ *   /roce/cm        the open instances: their positions in the process's list
+ *                   (the order of rte_roce_cm_open() among those still open)
+ *   /roce/cm,<i>    one instance: its device's name, its ids, every counter
+ *                   under its xstats name
+ *
+ * The telemetry handler runs on DPDK's telemetry thread. It holds
+ * cm_list_lock, which rte_roce_cm_close() takes before freeing an
+ * instance, then the instance's lock: the order every path takes them in.
  */
 
 #include <errno.h>
@@ -15,6 +25,7 @@
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_telemetry.h>
 
 #include "roce_cm.h"
 
@@ -391,4 +402,62 @@ rte_roce_cm_xstats_get(struct rte_roce_cm *cm, uint64_t *values, unsigned int n)
 	for (i = 0; i < RTE_DIM(cm_stat_names); i++)
 		memcpy(&values[i], (const uint8_t *)&s + cm_stat_names[i].off, sizeof(values[i]));
 	return RTE_DIM(cm_stat_names);
+}
+
+/* An instance's device, ids and counters, for /roce/cm,<i>. */
+static void
+cm_tel_instance(struct rte_roce_cm *cm, struct rte_tel_data *d)
+{
+	char name[RTE_TEL_MAX_STRING_LEN];
+	struct rte_roce_cm_stats s;
+	uint32_t nb_ids;
+	unsigned int i;
+	uint64_t v;
+
+	pthread_mutex_lock(&cm->lock);
+	s = cm->stats;
+	nb_ids = cm->nb_ids;
+	pthread_mutex_unlock(&cm->lock);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "device", cm->ctx->device->name);
+	rte_tel_data_add_dict_u64(d, "nb_ids", nb_ids);
+	for (i = 0; i < RTE_DIM(cm_stat_names); i++) {
+		snprintf(name, sizeof(name), CM_XSTAT_PREFIX "%s", cm_stat_names[i].name);
+		memcpy(&v, (const uint8_t *)&s + cm_stat_names[i].off, sizeof(v));
+		rte_tel_data_add_dict_u64(d, name, v);
+	}
+}
+
+/* /roce/cm: the instances; /roce/cm,<i>: one of them. A bad <i>: the null reply. */
+static int
+cm_tel(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	struct rte_roce_cm *cm;
+	unsigned long want, i = 0;
+	char *end;
+	int rc = 0;
+
+	pthread_mutex_lock(&cm_list_lock);
+	if (params == NULL || *params == '\0') {
+		rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
+		TAILQ_FOREACH(cm, &cm_list, next)
+			rte_tel_data_add_array_int(d, (int)i++);
+	} else {
+		want = strtoul(params, &end, 0);
+		TAILQ_FOREACH(cm, &cm_list, next)
+			if (i++ == want)
+				break;
+		if (end == params || *end != '\0' || cm == NULL)
+			rc = -EINVAL;
+		else
+			cm_tel_instance(cm, d);
+	}
+	pthread_mutex_unlock(&cm_list_lock);
+	return rc;
+}
+
+RTE_INIT(roce_cm_telemetry_init)
+{
+	rte_telemetry_register_cmd("/roce/cm", cm_tel,
+				   "Returns the CM instances; with <i>, one's device, ids and counters.");
 }

@@ -398,9 +398,15 @@ rte_roce_cm_accept(struct rte_roce_cm_id *pub, const struct rte_roce_cm_conn_par
 	if (rc == 0 && !cm_request_waiting(id))
 		rc = -EINVAL;
 	if (rc == 0) {
-		/* Never more than the REQ offered. */
-		id->resp_res = RTE_MIN(param->responder_resources, id->peer.init_depth);
-		id->init_depth = RTE_MIN(param->initiator_depth, id->peer.resp_res);
+		/*
+		 * Never more than the REQ offered; without param, what it offered
+		 * within the device's limit, as librdmacm's rdma_accept(id, NULL)
+		 * (rping's and ucmatose's servers).
+		 */
+		id->resp_res = RTE_MIN(param == &none ? id->cm->max_rd_atom : param->responder_resources,
+				       id->peer.init_depth);
+		id->init_depth = RTE_MIN(param == &none ? id->cm->max_rd_atom : param->initiator_depth,
+					 id->peer.resp_res);
 		id->rnr_retry = param->rnr_retry_count;
 		id->psn = roce_cm_random_psn();
 		id->qpn = id->pub.qp->qp_num;

@@ -362,8 +362,14 @@ int rte_roce_cm_connect(struct rte_roce_cm_id *id, const struct rte_roce_cm_conn
  * and RTS from the REQ's fields (as librdmacm does before the REP), the
  * REP is sent; the RTU queues ESTABLISHED.
  *
+ * @param id
+ *   The id of the CONNECT_REQUEST event.
+ * @param param
+ *   Private data and depths, each depth capped by what the REQ offered; NULL
+ *   as librdmacm's rdma_accept(id, NULL): no private data, the depths the
+ *   REQ offered within the device's max_qp_rd_atom.
  * @return
- *   0; -EINVAL (NULL argument, id not from CONNECT_REQUEST or answered,
+ *   0; -EINVAL (NULL id, id not from CONNECT_REQUEST or answered,
  *   no QP, private data above 196 bytes); the errno of rte_roce_modify_qp().
  */
 __rte_experimental

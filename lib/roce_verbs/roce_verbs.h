@@ -77,6 +77,20 @@ struct roce_verbs_dev *roce_verbs_dev_of_ctx(const struct ibv_context *ctx);
  */
 int roce_verbs_progress(struct ibv_context *ctx);
 
+/*
+ * Destroyed objects of ours (roce_verbs_live.c): recorded by
+ * roce_verbs_obj_destroyed() under roce_verbs_obj_lock(), around the
+ * destroy itself, and forgotten when an object is made again at the same
+ * address (roce_verbs_obj_created()). roce_verbs_obj_gone() is true, with
+ * errno EINVAL and a log naming the call, for one of the last 4096 destroyed
+ * (false for NULL).
+ */
+void roce_verbs_obj_lock(void);
+void roce_verbs_obj_unlock(void);
+void roce_verbs_obj_destroyed(const void *obj);
+void roce_verbs_obj_created(const void *obj);
+bool roce_verbs_obj_gone(const void *obj, const char *call);
+
 /* Fill the fast-path ops of a freshly opened device's context. */
 void roce_verbs_ops_init(struct ibv_context *ctx);
 

@@ -22,11 +22,38 @@
 		__typeof__(expr) obj_ = (expr); \
 		if (obj_ == NULL) \
 			errno = rte_errno; \
+		else \
+			roce_verbs_obj_created(obj_); \
 		obj_; \
 	})
 
-/* True for an object of ours: its context is one of our devices'. */
+/* Destroy one of our objects with librte_roce's destroy call: verbs' errno. */
+#define RV_DESTROY(obj, destroy) \
+	({ \
+		int rc_; \
+		roce_verbs_obj_lock(); \
+		rc_ = destroy(obj); \
+		if (rc_ == 0) \
+			roce_verbs_obj_destroyed(obj); \
+		roce_verbs_obj_unlock(); \
+		roce_verbs_errno(rc_); \
+	})
+
+/* True for a live object of ours: its context is one of our devices'. */
 #define RV_OURS(obj) ((obj) != NULL && roce_verbs_dev_of_ctx((obj)->context) != NULL)
+
+/*
+ * The head of a call on an object: one of ours that was destroyed fails
+ * (errno EINVAL, the call returns gone) before anything reads it; one that
+ * is not ours goes to the real function (real_call).
+ */
+#define RV_DISPATCH(obj, gone, real_call) \
+	do { \
+		if (roce_verbs_obj_gone(obj, __func__)) \
+			return gone; \
+		if (!RV_OURS(obj)) \
+			return real_call; \
+	} while (0)
 
 static void *
 rv_refuse(const char *what)
@@ -51,9 +78,63 @@ int rv_dealloc_pd(struct ibv_pd *pd) ROCE_VERBS_EXPORT(ibv_dealloc_pd);
 int
 rv_dealloc_pd(struct ibv_pd *pd)
 {
-	if (!RV_OURS(pd))
-		return ROCE_VERBS_REAL(rv_dealloc_pd, "ibv_dealloc_pd", "IBVERBS_1.1")(pd);
-	return roce_verbs_errno(rte_roce_dealloc_pd(pd));
+	RV_DISPATCH(pd, EINVAL,
+		    ROCE_VERBS_REAL(rv_dealloc_pd, "ibv_dealloc_pd", "IBVERBS_1.1")(pd));
+	return RV_DESTROY(pd, rte_roce_dealloc_pd);
+}
+
+/*
+ * Objects shared between processes through a kernel command fd
+ * (ibv_import_pd(3)): librte_roce has no kernel object to share. The
+ * unimports have nothing to undo; they are ours so that the real library
+ * never reads our context as a verbs_context.
+ */
+struct ibv_pd *rv_import_pd(struct ibv_context *ctx, uint32_t handle)
+	ROCE_VERBS_EXPORT(ibv_import_pd);
+struct ibv_pd *
+rv_import_pd(struct ibv_context *ctx, uint32_t handle)
+{
+	if (roce_verbs_dev_of_ctx(ctx) == NULL)
+		return ROCE_VERBS_REAL(rv_import_pd, "ibv_import_pd", "IBVERBS_1.10")(ctx, handle);
+	return rv_refuse("ibv_import_pd");
+}
+
+void rv_unimport_pd(struct ibv_pd *pd) ROCE_VERBS_EXPORT(ibv_unimport_pd);
+void
+rv_unimport_pd(struct ibv_pd *pd)
+{
+	if (roce_verbs_obj_gone(pd, __func__) || RV_OURS(pd))
+		return;
+	ROCE_VERBS_REAL(rv_unimport_pd, "ibv_unimport_pd", "IBVERBS_1.10")(pd);
+}
+
+struct ibv_mr *rv_import_mr(struct ibv_pd *pd, uint32_t handle) ROCE_VERBS_EXPORT(ibv_import_mr);
+struct ibv_mr *
+rv_import_mr(struct ibv_pd *pd, uint32_t handle)
+{
+	RV_DISPATCH(pd, NULL,
+		    ROCE_VERBS_REAL(rv_import_mr, "ibv_import_mr", "IBVERBS_1.10")(pd, handle));
+	return rv_refuse("ibv_import_mr");
+}
+
+void rv_unimport_mr(struct ibv_mr *mr) ROCE_VERBS_EXPORT(ibv_unimport_mr);
+void
+rv_unimport_mr(struct ibv_mr *mr)
+{
+	if (roce_verbs_obj_gone(mr, __func__) || RV_OURS(mr))
+		return;
+	ROCE_VERBS_REAL(rv_unimport_mr, "ibv_unimport_mr", "IBVERBS_1.10")(mr);
+}
+
+/* Device memory: ibv_alloc_dm() is refused by verbs.h for our context, so none is ours. */
+struct ibv_dm *rv_import_dm(struct ibv_context *ctx, uint32_t handle)
+	ROCE_VERBS_EXPORT(ibv_import_dm);
+struct ibv_dm *
+rv_import_dm(struct ibv_context *ctx, uint32_t handle)
+{
+	if (roce_verbs_dev_of_ctx(ctx) == NULL)
+		return ROCE_VERBS_REAL(rv_import_dm, "ibv_import_dm", "IBVERBS_1.13")(ctx, handle);
+	return rv_refuse("ibv_import_dm");
 }
 
 /* Memory regions. librte_roce keys MRs by process virtual address. */
@@ -73,9 +154,9 @@ struct ibv_mr *rv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int acces
 struct ibv_mr *
 rv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 {
-	if (!RV_OURS(pd))
-		return ROCE_VERBS_REAL(rv_reg_mr, "ibv_reg_mr", "IBVERBS_1.1")
-			(pd, addr, length, access);
+	RV_DISPATCH(pd, NULL,
+		    ROCE_VERBS_REAL(rv_reg_mr, "ibv_reg_mr", "IBVERBS_1.1")
+			(pd, addr, length, access));
 	return RV_NEW(rte_roce_reg_mr(pd, addr, length, rv_mr_access(access)));
 }
 
@@ -93,9 +174,9 @@ struct ibv_mr *rv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uint
 struct ibv_mr *
 rv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, int access)
 {
-	if (!RV_OURS(pd))
-		return ROCE_VERBS_REAL(rv_reg_mr_iova, "ibv_reg_mr_iova", "IBVERBS_1.7")
-			(pd, addr, length, iova, access);
+	RV_DISPATCH(pd, NULL,
+		    ROCE_VERBS_REAL(rv_reg_mr_iova, "ibv_reg_mr_iova", "IBVERBS_1.7")
+			(pd, addr, length, iova, access));
 	return rv_reg_mr_at(pd, addr, length, iova, access);
 }
 
@@ -106,9 +187,9 @@ struct ibv_mr *
 rv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
 		unsigned int access)
 {
-	if (!RV_OURS(pd))
-		return ROCE_VERBS_REAL(rv_reg_mr_iova2, "ibv_reg_mr_iova2", "IBVERBS_1.8")
-			(pd, addr, length, iova, access);
+	RV_DISPATCH(pd, NULL,
+		    ROCE_VERBS_REAL(rv_reg_mr_iova2, "ibv_reg_mr_iova2", "IBVERBS_1.8")
+			(pd, addr, length, iova, access));
 	return rv_reg_mr_at(pd, addr, length, iova, access);
 }
 
@@ -119,9 +200,9 @@ struct ibv_mr *
 rv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length, uint64_t iova, int fd,
 		 int access)
 {
-	if (!RV_OURS(pd))
-		return ROCE_VERBS_REAL(rv_reg_dmabuf_mr, "ibv_reg_dmabuf_mr", "IBVERBS_1.12")
-			(pd, offset, length, iova, fd, access);
+	RV_DISPATCH(pd, NULL,
+		    ROCE_VERBS_REAL(rv_reg_dmabuf_mr, "ibv_reg_dmabuf_mr", "IBVERBS_1.12")
+			(pd, offset, length, iova, fd, access));
 	return rv_refuse("ibv_reg_dmabuf_mr");
 }
 
@@ -129,9 +210,9 @@ int rv_dereg_mr(struct ibv_mr *mr) ROCE_VERBS_EXPORT(ibv_dereg_mr);
 int
 rv_dereg_mr(struct ibv_mr *mr)
 {
-	if (!RV_OURS(mr))
-		return ROCE_VERBS_REAL(rv_dereg_mr, "ibv_dereg_mr", "IBVERBS_1.1")(mr);
-	return roce_verbs_errno(rte_roce_dereg_mr(mr));
+	RV_DISPATCH(mr, EINVAL,
+		    ROCE_VERBS_REAL(rv_dereg_mr, "ibv_dereg_mr", "IBVERBS_1.1")(mr));
+	return RV_DESTROY(mr, rte_roce_dereg_mr);
 }
 
 int rv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length,
@@ -140,9 +221,9 @@ int
 rv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length,
 	    int access)
 {
-	if (!RV_OURS(mr))
-		return ROCE_VERBS_REAL(rv_rereg_mr, "ibv_rereg_mr", "IBVERBS_1.1")
-			(mr, flags, pd, addr, length, access);
+	RV_DISPATCH(mr, IBV_REREG_MR_ERR_INPUT,
+		    ROCE_VERBS_REAL(rv_rereg_mr, "ibv_rereg_mr", "IBVERBS_1.1")
+			(mr, flags, pd, addr, length, access));
 	rv_refuse("ibv_rereg_mr");
 	return IBV_REREG_MR_ERR_INPUT;	/* the MR is unchanged */
 }
@@ -159,6 +240,8 @@ rv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
 	if (roce_verbs_dev_of_ctx(ctx) == NULL)
 		return ROCE_VERBS_REAL(rv_create_cq, "ibv_create_cq", "IBVERBS_1.1")
 			(ctx, cqe, cq_context, channel, comp_vector);
+	if (roce_verbs_obj_gone(channel, __func__))
+		return NULL;
 	return RV_NEW(rte_roce_create_cq(ctx, cqe, cq_context, channel, comp_vector));
 }
 
@@ -166,17 +249,17 @@ int rv_destroy_cq(struct ibv_cq *cq) ROCE_VERBS_EXPORT(ibv_destroy_cq);
 int
 rv_destroy_cq(struct ibv_cq *cq)
 {
-	if (!RV_OURS(cq))
-		return ROCE_VERBS_REAL(rv_destroy_cq, "ibv_destroy_cq", "IBVERBS_1.1")(cq);
-	return roce_verbs_errno(rte_roce_destroy_cq(cq));
+	RV_DISPATCH(cq, EINVAL,
+		    ROCE_VERBS_REAL(rv_destroy_cq, "ibv_destroy_cq", "IBVERBS_1.1")(cq));
+	return RV_DESTROY(cq, rte_roce_destroy_cq);
 }
 
 int rv_resize_cq(struct ibv_cq *cq, int cqe) ROCE_VERBS_EXPORT(ibv_resize_cq);
 int
 rv_resize_cq(struct ibv_cq *cq, int cqe)
 {
-	if (!RV_OURS(cq))
-		return ROCE_VERBS_REAL(rv_resize_cq, "ibv_resize_cq", "IBVERBS_1.1")(cq, cqe);
+	RV_DISPATCH(cq, EINVAL,
+		    ROCE_VERBS_REAL(rv_resize_cq, "ibv_resize_cq", "IBVERBS_1.1")(cq, cqe));
 	rv_refuse("ibv_resize_cq");
 	return EOPNOTSUPP;
 }
@@ -197,10 +280,10 @@ int rv_destroy_comp_channel(struct ibv_comp_channel *channel)
 int
 rv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
-	if (!RV_OURS(channel))
-		return ROCE_VERBS_REAL(rv_destroy_comp_channel, "ibv_destroy_comp_channel",
-				       "IBVERBS_1.0")(channel);
-	return roce_verbs_errno(rte_roce_destroy_comp_channel(channel));
+	RV_DISPATCH(channel, EINVAL,
+		    ROCE_VERBS_REAL(rv_destroy_comp_channel, "ibv_destroy_comp_channel",
+				       "IBVERBS_1.0")(channel));
+	return RV_DESTROY(channel, rte_roce_destroy_comp_channel);
 }
 
 void rv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
@@ -208,6 +291,8 @@ void rv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 void
 rv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 {
+	if (roce_verbs_obj_gone(cq, __func__))
+		return;
 	if (!RV_OURS(cq)) {
 		ROCE_VERBS_REAL(rv_ack_cq_events, "ibv_ack_cq_events", "IBVERBS_1.1")
 			(cq, nevents);
@@ -225,8 +310,12 @@ struct ibv_qp *rv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 struct ibv_qp *
 rv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
-	if (!RV_OURS(pd))
-		return ROCE_VERBS_REAL(rv_create_qp, "ibv_create_qp", "IBVERBS_1.1")(pd, attr);
+	RV_DISPATCH(pd, NULL,
+		    ROCE_VERBS_REAL(rv_create_qp, "ibv_create_qp", "IBVERBS_1.1")(pd, attr));
+	if (attr != NULL && (roce_verbs_obj_gone(attr->send_cq, __func__) ||
+			     roce_verbs_obj_gone(attr->recv_cq, __func__) ||
+			     roce_verbs_obj_gone(attr->srq, __func__)))
+		return NULL;
 	return RV_NEW(rte_roce_create_qp(pd, attr));
 }
 
@@ -235,9 +324,9 @@ int rv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 int
 rv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 {
-	if (!RV_OURS(qp))
-		return ROCE_VERBS_REAL(rv_modify_qp, "ibv_modify_qp", "IBVERBS_1.1")
-			(qp, attr, attr_mask);
+	RV_DISPATCH(qp, EINVAL,
+		    ROCE_VERBS_REAL(rv_modify_qp, "ibv_modify_qp", "IBVERBS_1.1")
+			(qp, attr, attr_mask));
 	return roce_verbs_errno(rte_roce_modify_qp(qp, attr, attr_mask));
 }
 
@@ -247,9 +336,9 @@ int
 rv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 	    struct ibv_qp_init_attr *init_attr)
 {
-	if (!RV_OURS(qp))
-		return ROCE_VERBS_REAL(rv_query_qp, "ibv_query_qp", "IBVERBS_1.1")
-			(qp, attr, attr_mask, init_attr);
+	RV_DISPATCH(qp, EINVAL,
+		    ROCE_VERBS_REAL(rv_query_qp, "ibv_query_qp", "IBVERBS_1.1")
+			(qp, attr, attr_mask, init_attr));
 	return roce_verbs_errno(rte_roce_query_qp(qp, attr, attr_mask, init_attr));
 }
 
@@ -257,9 +346,9 @@ int rv_destroy_qp(struct ibv_qp *qp) ROCE_VERBS_EXPORT(ibv_destroy_qp);
 int
 rv_destroy_qp(struct ibv_qp *qp)
 {
-	if (!RV_OURS(qp))
-		return ROCE_VERBS_REAL(rv_destroy_qp, "ibv_destroy_qp", "IBVERBS_1.1")(qp);
-	return roce_verbs_errno(rte_roce_destroy_qp(qp));
+	RV_DISPATCH(qp, EINVAL,
+		    ROCE_VERBS_REAL(rv_destroy_qp, "ibv_destroy_qp", "IBVERBS_1.1")(qp));
+	return RV_DESTROY(qp, rte_roce_destroy_qp);
 }
 
 int rv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
@@ -267,9 +356,9 @@ int rv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 int
 rv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 {
-	if (!RV_OURS(qp))
-		return ROCE_VERBS_REAL(rv_attach_mcast, "ibv_attach_mcast", "IBVERBS_1.1")
-			(qp, gid, lid);
+	RV_DISPATCH(qp, EINVAL,
+		    ROCE_VERBS_REAL(rv_attach_mcast, "ibv_attach_mcast", "IBVERBS_1.1")
+			(qp, gid, lid));
 	return roce_verbs_errno(rte_roce_attach_mcast(qp, gid, lid));
 }
 
@@ -278,9 +367,9 @@ int rv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 int
 rv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 {
-	if (!RV_OURS(qp))
-		return ROCE_VERBS_REAL(rv_detach_mcast, "ibv_detach_mcast", "IBVERBS_1.1")
-			(qp, gid, lid);
+	RV_DISPATCH(qp, EINVAL,
+		    ROCE_VERBS_REAL(rv_detach_mcast, "ibv_detach_mcast", "IBVERBS_1.1")
+			(qp, gid, lid));
 	return roce_verbs_errno(rte_roce_detach_mcast(qp, gid, lid));
 }
 
@@ -289,8 +378,8 @@ struct ibv_qp_ex *rv_qp_to_qp_ex(struct ibv_qp *qp) ROCE_VERBS_EXPORT(ibv_qp_to_
 struct ibv_qp_ex *
 rv_qp_to_qp_ex(struct ibv_qp *qp)
 {
-	if (!RV_OURS(qp))
-		return ROCE_VERBS_REAL(rv_qp_to_qp_ex, "ibv_qp_to_qp_ex", "IBVERBS_1.6")(qp);
+	RV_DISPATCH(qp, NULL,
+		    ROCE_VERBS_REAL(rv_qp_to_qp_ex, "ibv_qp_to_qp_ex", "IBVERBS_1.6")(qp));
 	return NULL;
 }
 
@@ -298,8 +387,8 @@ int rv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece) ROCE_VERBS_EXPORT(ibv_q
 int
 rv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
-	if (!RV_OURS(qp))
-		return ROCE_VERBS_REAL(rv_query_ece, "ibv_query_ece", "IBVERBS_1.10")(qp, ece);
+	RV_DISPATCH(qp, EINVAL,
+		    ROCE_VERBS_REAL(rv_query_ece, "ibv_query_ece", "IBVERBS_1.10")(qp, ece));
 	rv_refuse("ibv_query_ece");
 	return EOPNOTSUPP;
 }
@@ -308,8 +397,8 @@ int rv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece) ROCE_VERBS_EXPORT(ibv_set
 int
 rv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
-	if (!RV_OURS(qp))
-		return ROCE_VERBS_REAL(rv_set_ece, "ibv_set_ece", "IBVERBS_1.10")(qp, ece);
+	RV_DISPATCH(qp, EINVAL,
+		    ROCE_VERBS_REAL(rv_set_ece, "ibv_set_ece", "IBVERBS_1.10")(qp, ece));
 	rv_refuse("ibv_set_ece");
 	return EOPNOTSUPP;
 }
@@ -320,9 +409,9 @@ int rv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t
 int
 rv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags)
 {
-	if (!RV_OURS(qp))
-		return ROCE_VERBS_REAL(rv_query_qp_data_in_order, "ibv_query_qp_data_in_order",
-				       "IBVERBS_1.14")(qp, op, flags);
+	RV_DISPATCH(qp, 0,
+		    ROCE_VERBS_REAL(rv_query_qp_data_in_order, "ibv_query_qp_data_in_order",
+				       "IBVERBS_1.14")(qp, op, flags));
 	return 0;
 }
 
@@ -333,8 +422,8 @@ struct ibv_srq *rv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 struct ibv_srq *
 rv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 {
-	if (!RV_OURS(pd))
-		return ROCE_VERBS_REAL(rv_create_srq, "ibv_create_srq", "IBVERBS_1.1")(pd, attr);
+	RV_DISPATCH(pd, NULL,
+		    ROCE_VERBS_REAL(rv_create_srq, "ibv_create_srq", "IBVERBS_1.1")(pd, attr));
 	return RV_NEW(rte_roce_create_srq(pd, attr));
 }
 
@@ -343,9 +432,9 @@ int rv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask)
 int
 rv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask)
 {
-	if (!RV_OURS(srq))
-		return ROCE_VERBS_REAL(rv_modify_srq, "ibv_modify_srq", "IBVERBS_1.1")
-			(srq, attr, mask);
+	RV_DISPATCH(srq, EINVAL,
+		    ROCE_VERBS_REAL(rv_modify_srq, "ibv_modify_srq", "IBVERBS_1.1")
+			(srq, attr, mask));
 	return roce_verbs_errno(rte_roce_modify_srq(srq, attr, mask));
 }
 
@@ -353,8 +442,8 @@ int rv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr) ROCE_VERBS_EXPO
 int
 rv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 {
-	if (!RV_OURS(srq))
-		return ROCE_VERBS_REAL(rv_query_srq, "ibv_query_srq", "IBVERBS_1.1")(srq, attr);
+	RV_DISPATCH(srq, EINVAL,
+		    ROCE_VERBS_REAL(rv_query_srq, "ibv_query_srq", "IBVERBS_1.1")(srq, attr));
 	return roce_verbs_errno(rte_roce_query_srq(srq, attr));
 }
 
@@ -362,9 +451,9 @@ int rv_destroy_srq(struct ibv_srq *srq) ROCE_VERBS_EXPORT(ibv_destroy_srq);
 int
 rv_destroy_srq(struct ibv_srq *srq)
 {
-	if (!RV_OURS(srq))
-		return ROCE_VERBS_REAL(rv_destroy_srq, "ibv_destroy_srq", "IBVERBS_1.1")(srq);
-	return roce_verbs_errno(rte_roce_destroy_srq(srq));
+	RV_DISPATCH(srq, EINVAL,
+		    ROCE_VERBS_REAL(rv_destroy_srq, "ibv_destroy_srq", "IBVERBS_1.1")(srq));
+	return RV_DESTROY(srq, rte_roce_destroy_srq);
 }
 
 /* Address handles. */
@@ -374,8 +463,8 @@ struct ibv_ah *rv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 struct ibv_ah *
 rv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
-	if (!RV_OURS(pd))
-		return ROCE_VERBS_REAL(rv_create_ah, "ibv_create_ah", "IBVERBS_1.1")(pd, attr);
+	RV_DISPATCH(pd, NULL,
+		    ROCE_VERBS_REAL(rv_create_ah, "ibv_create_ah", "IBVERBS_1.1")(pd, attr));
 	return RV_NEW(rte_roce_create_ah(pd, attr));
 }
 
@@ -383,9 +472,9 @@ int rv_destroy_ah(struct ibv_ah *ah) ROCE_VERBS_EXPORT(ibv_destroy_ah);
 int
 rv_destroy_ah(struct ibv_ah *ah)
 {
-	if (!RV_OURS(ah))
-		return ROCE_VERBS_REAL(rv_destroy_ah, "ibv_destroy_ah", "IBVERBS_1.1")(ah);
-	return roce_verbs_errno(rte_roce_destroy_ah(ah));
+	RV_DISPATCH(ah, EINVAL,
+		    ROCE_VERBS_REAL(rv_destroy_ah, "ibv_destroy_ah", "IBVERBS_1.1")(ah));
+	return RV_DESTROY(ah, rte_roce_destroy_ah);
 }
 
 int rv_init_ah_from_wc(struct ibv_context *ctx, uint8_t port_num, struct ibv_wc *wc,
@@ -408,9 +497,9 @@ struct ibv_ah *
 rv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
 		     uint8_t port_num)
 {
-	if (!RV_OURS(pd))
-		return ROCE_VERBS_REAL(rv_create_ah_from_wc, "ibv_create_ah_from_wc",
-				       "IBVERBS_1.1")(pd, wc, grh, port_num);
+	RV_DISPATCH(pd, NULL,
+		    ROCE_VERBS_REAL(rv_create_ah_from_wc, "ibv_create_ah_from_wc",
+				       "IBVERBS_1.1")(pd, wc, grh, port_num));
 	return rv_refuse("ibv_create_ah_from_wc");
 }
 

@@ -99,6 +99,8 @@ rv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_
 	struct roce_verbs_dev *dev;
 	int rc;
 
+	if (roce_verbs_obj_gone(channel, __func__))
+		return -1;
 	dev = channel != NULL ? roce_verbs_dev_of_ctx(channel->context) : NULL;
 	if (dev == NULL)
 		return ROCE_VERBS_REAL(rv_get_cq_event, "ibv_get_cq_event", "IBVERBS_1.1")

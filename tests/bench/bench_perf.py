@@ -54,7 +54,8 @@ IR_PATHS = [
     ('responder RX (one request, ACK decision)', 'roce_resp_recv', (1, 'rx_packets')),
     ('completer (one ACK, completions)', 'roce_comp_recv', (0, 'rx_packets')),
     ('ICRC check on RX', 'rte_roce_icrc_check_mbuf', None),
-    ('port RX (poll, classify, parse)', 'rte_roce_port_poll', None),
+    # A lane polls its queue with roce_port_poll_queue(), not the public wrapper.
+    ('port RX (poll, classify, parse)', 'roce_port_poll_queue', None),
     ('whole loop, per message', 'PROGRAM TOTALS', 'msgs'),
 ]
 

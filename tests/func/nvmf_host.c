@@ -541,13 +541,19 @@ host_prop_set(struct host_queue *q, uint32_t ofst, uint32_t v, uint8_t *cqe)
 int
 host_ctrl_up(struct host_env *h, struct host_queue *admin, uint32_t kato)
 {
+	return host_ctrl_up_to(h, admin, HOST_SUBNQN, kato);
+}
+
+int
+host_ctrl_up_to(struct host_env *h, struct host_queue *admin, const char *subnqn, uint32_t kato)
+{
 	struct host_cm_req req = host_cm_req_default(0, 31, 0);
 	uint8_t cqe[16];
 	uint64_t csts;
 
 	ROCE_TEST_ASSERT_EQ(host_queue_connect(h, admin, &req), 0, "admin queue");
-	ROCE_TEST_ASSERT_EQ(host_fabrics_connect(admin, HOST_SUBNQN, HOST_NQN, 0xffff, kato, cqe),
-			    0, "");
+	ROCE_TEST_ASSERT_EQ(host_fabrics_connect(admin, subnqn, HOST_NQN, 0xffff, kato, cqe), 0,
+			    "");
 	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "Connect");
 	/* CC: EN, IOSQES 6, IOCQES 4 */
 	ROCE_TEST_ASSERT_EQ(host_prop_set(admin, 0x14, 1u | 6u << 16 | 4u << 20, cqe), 0, "");

@@ -135,6 +135,9 @@ int host_prop_set(struct host_queue *q, uint32_t ofst, uint32_t v, uint8_t *cqe)
  * CC.EN = 1 with 64/16-byte entries, CSTS.RDY seen. 0 or -1.
  */
 int host_ctrl_up(struct host_env *h, struct host_queue *admin, uint32_t kato);
+/* The same for the subsystem subnqn (the discovery subsystem's, for one). */
+int host_ctrl_up_to(struct host_env *h, struct host_queue *admin, const char *subnqn,
+		    uint32_t kato);
 /* An I/O queue qid of ctrl admin->cntlid: CM and Fabrics connect. 0 or -1. */
 int host_io_up(struct host_env *h, struct host_queue *admin, struct host_queue *io,
 	       uint16_t qid);

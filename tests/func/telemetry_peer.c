@@ -3,8 +3,8 @@
 /*
  * The process test_telemetry.py reads through DPDK telemetry: two devices
  * over a net_ring pair, with telemetry enabled under the file prefix given
- * as argv[1]. It moves some RC traffic, prints what the C calls say (one
- * JSON line), then waits with the counters still until stdin closes, so
+ * as argv[1], and a CM instance on each (librte_roce_cm). It moves some RC
+ * traffic, prints what the C calls say (one JSON line), then waits with the counters still until stdin closes, so
  * that the telemetry replies must equal the C values exactly.
  */
 
@@ -15,6 +15,8 @@
 #include <rte_common.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+
+#include <rte_roce_cm.h>
 
 #include "roce_test_eal.h"
 #include "roce_test_verbs.h"
@@ -64,9 +66,36 @@ print_xstats(struct ibv_context *ctx)
 	return 0;
 }
 
+/* One JSON object of a CM instance's counters, by their xstats names. */
+static int
+print_cm_xstats(struct rte_roce_cm *cm)
+{
+	char (*names)[64];
+	uint64_t *values;
+	int i, n;
+
+	n = rte_roce_cm_xstats_names_get(cm, NULL, 0);
+	names = calloc(n, sizeof(*names));
+	values = calloc(n, sizeof(*values));
+	if (names == NULL || values == NULL || rte_roce_cm_xstats_names_get(cm, names, n) != n ||
+	    rte_roce_cm_xstats_get(cm, values, n) != n) {
+		free(names);
+		free(values);
+		return -1;
+	}
+	printf("{");
+	for (i = 0; i < n; i++)
+		printf("%s\"%s\": %" PRIu64, i ? ", " : "", names[i], values[i]);
+	printf("}");
+	free(names);
+	free(values);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
+	struct rte_roce_cm *cm[2] = { NULL, NULL };
 	struct rte_roce_stats qs;
 	struct roce_test_env e;
 	unsigned int i;
@@ -79,7 +108,13 @@ main(int argc, char **argv)
 	ret = roce_test_env_open(&e, &roce_test_default_conf, 1);
 	if (ret != 0)
 		return 1;
-	ret = roce_test_warm_up(&e);
+	for (i = 0; i < RTE_DIM(cm); i++) {
+		cm[i] = rte_roce_cm_open(e.s[i].ctx, NULL);
+		if (cm[i] == NULL)
+			ret = -1;
+	}
+	if (ret == 0)
+		ret = roce_test_warm_up(&e);
 	for (i = 0; ret == 0 && i < PEER_MESSAGES; i++)
 		ret = roce_test_transfer(&e, 0, 0, IBV_WR_SEND, PEER_MSG_LEN, ROCE_TEST_DATA_OFF, i);
 	if (ret == 0)
@@ -90,12 +125,17 @@ main(int argc, char **argv)
 		       e.s[0].ctx->device->name, e.s[1].ctx->device->name, e.qp[0][0]->qp_num,
 		       qs.sent_pkts, qs.rcvd_pkts);
 		ret = print_xstats(e.s[0].ctx);
+		printf(", \"cm\": ");
+		ret |= print_cm_xstats(cm[0]);
 		printf("}\n");
 	}
 	fflush(stdout);
 	/* Still until the reader is done. */
 	while (ret == 0 && (c = getchar()) != EOF)
 		;
+	for (i = 0; i < RTE_DIM(cm); i++)
+		if (cm[i] != NULL)
+			ret |= rte_roce_cm_close(cm[i]);
 	ret |= roce_test_env_close(&e);
 	rte_eal_cleanup();
 	return ret == 0 ? 0 : 1;

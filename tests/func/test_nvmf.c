@@ -9,7 +9,9 @@
  * it should not be.
  */
 
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 
@@ -43,14 +45,21 @@ put64(uint8_t *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
-/* A Read (0x02) or Write (0x01) of nlb blocks at slba, keyed on side 0's buffer at off. */
+/* A Read (0x02) or Write (0x01) of nlb blocks at slba of nsid, keyed on side 0's buffer at off. */
 static void
-rw_sqe(struct host_queue *q, uint8_t *sqe, uint8_t opc, uint64_t slba, uint32_t nlb, uint32_t off)
+rw_sqe_ns(struct host_queue *q, uint8_t *sqe, uint8_t opc, uint32_t nsid, uint64_t slba,
+	  uint32_t nlb, uint32_t off)
 {
-	host_sqe(q, sqe, opc, NSID);
+	host_sqe(q, sqe, opc, nsid);
 	host_sgl_keyed(q, sqe, off, nlb * 512, false);
 	put64(sqe + 40, slba);
 	put32(sqe + 48, nlb - 1);
+}
+
+static void
+rw_sqe(struct host_queue *q, uint8_t *sqe, uint8_t opc, uint64_t slba, uint32_t nlb, uint32_t off)
+{
+	rw_sqe_ns(q, sqe, opc, NSID, slba, nlb, off);
 }
 
 /* The command's status (0 or SCT << 8 | SC), -1 if no response. */
@@ -198,6 +207,81 @@ test_admin(void)
 	host_sgl_keyed(&a, sqe, RD_OFF, 512, false);
 	put32(sqe + 40, 0x02 | (512 / 4 - 1) << 16);
 	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0, "SMART log");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&a), 0, "");
+	return host_env_close(&env);
+}
+
+/* Get Log Page 70h of the discovery controller, whose length is 1024 + 1024 per entry. */
+static int
+discovery_log(struct host_queue *a, uint8_t *d, uint32_t len)
+{
+	uint8_t sqe[64];
+
+	host_sqe(a, sqe, 0x02, 0);
+	host_sgl_keyed(a, sqe, RD_OFF, len, false);
+	put32(sqe + 40, 0x70 | (len / 4 - 1) << 16);
+	memset(d, 0xee, len);
+	ROCE_TEST_ASSERT_EQ(cmd_status(a, sqe), 0, "discovery log page");
+	return 0;
+}
+
+/* The discovery subsystem: its controller, its log page (one entry; none for a host not allowed). */
+static int
+test_discovery(void)
+{
+	static const char disc[] = "nqn.2014-08.org.nvmexpress.discovery";
+	struct host_cm_req req = host_cm_req_default(1, 31, 0);
+	struct nvmf_tgt_conf conf;
+	struct host_queue a, io;
+	uint8_t sqe[64], cqe[16], *d, *e;
+
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
+	d = host_buf(&env, RD_OFF);
+	e = d + 1024;
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up_to(&env, &a, disc, 0), 0, "");
+	host_sqe(&a, sqe, 0x06, 0);
+	host_sgl_keyed(&a, sqe, RD_OFF, 4096, false);
+	sqe[40] = 0x01;
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0, "Identify Controller");
+	ROCE_TEST_ASSERT_EQ(d[111], 2, "CNTRLTYPE: discovery");
+	ROCE_TEST_ASSERT(strcmp((const char *)d + 768, disc) == 0, "SUBNQN");
+	ROCE_TEST_ASSERT_EQ(discovery_log(&a, d, 2048), 0, "");
+	ROCE_TEST_ASSERT_EQ(d[8], 1, "NUMREC");
+	ROCE_TEST_ASSERT(e[0] == 1 && e[1] == 1 && e[2] == 2, "TRTYPE RDMA, ADRFAM IPv4, NVM subsystem");
+	ROCE_TEST_ASSERT_EQ(e[6] | e[7] << 8, 0xffff, "CNTLID: dynamic");
+	ROCE_TEST_ASSERT(memcmp(e + 32, "4420 ", 5) == 0, "TRSVCID");
+	ROCE_TEST_ASSERT(memcmp(e + 512, "10.0.0.2 ", 9) == 0, "TRADDR");
+	ROCE_TEST_ASSERT(strcmp((const char *)e + 256, HOST_SUBNQN) == 0, "SUBNQN");
+	ROCE_TEST_ASSERT(e[768] == 1 && e[769] == 4 && e[770] == 1, "TSAS: RC, RoCE v2, RDMA_CM");
+	/* with an offset: the entry alone (LPA bit 2) */
+	host_sqe(&a, sqe, 0x02, 0);
+	host_sgl_keyed(&a, sqe, RD_OFF, 1024, false);
+	put32(sqe + 40, 0x70 | (1024 / 4 - 1) << 16);
+	put64(sqe + 48, 1024);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0, "");
+	ROCE_TEST_ASSERT(d[0] == 1 && d[2] == 2, "the entry at offset 1024");
+	/* what a discovery controller does not have: namespaces, SMART, I/O queues */
+	host_sqe(&a, sqe, 0x06, 1);
+	host_sgl_keyed(&a, sqe, RD_OFF, 4096, false);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0x02, "Identify Namespace");
+	host_sqe(&a, sqe, 0x02, 0);
+	host_sgl_keyed(&a, sqe, RD_OFF, 512, false);
+	put32(sqe + 40, 0x02 | (512 / 4 - 1) << 16);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0x109, "SMART: Invalid Log Page");
+	req.cntlid = a.cntlid;
+	ROCE_TEST_ASSERT_EQ(host_queue_connect(&env, &io, &req), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_fabrics_connect(&io, disc, HOST_NQN, a.cntlid, 0, cqe), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0x182, "no I/O queue");
+	ROCE_TEST_ASSERT_EQ(io_close(&a, &io), 0, "");
+	/* a host not on the allow-list discovers nothing */
+	host_tgt_conf(&conf);
+	conf.nb_hosts = 1;
+	snprintf(conf.hosts[0], sizeof(conf.hosts[0]), "nqn.2026-11.org.example:other");
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, &conf), 0, "");
+	d = host_buf(&env, RD_OFF);
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up_to(&env, &a, disc, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(discovery_log(&a, d, 1024), 0, "");
+	ROCE_TEST_ASSERT_EQ(d[8], 0, "NUMREC");
 	ROCE_TEST_ASSERT_EQ(host_queue_close(&a), 0, "");
 	return host_env_close(&env);
 }
@@ -502,6 +586,93 @@ test_keep_alive_expiry(void)
 	return io_close(&a, &io);
 }
 
+/* The file's bytes at off equal p's. */
+static int
+file_check(int fd, uint64_t off, const uint8_t *p, size_t len)
+{
+	static uint8_t got[IO_LEN];
+
+	ROCE_TEST_ASSERT(len <= sizeof(got), "");
+	ROCE_TEST_ASSERT_EQ(pread(fd, got, len, (off_t)off), (long long)len, "pread");
+	ROCE_TEST_ASSERT(memcmp(got, p, len) == 0, "file contents at %lu", (unsigned long)off);
+	return 0;
+}
+
+/* NSID 2 on a file through io_uring: Write, Read, in-capsule, Write Zeroes, DSM, Flush, range. */
+static int
+test_file_ns(void)
+{
+	static const uint8_t zero[8 * 512];
+	char path[] = "/tmp/roce_nvmf_nsXXXXXX";
+	struct nvmf_tgt_conf conf;
+	struct host_queue a, io;
+	uint8_t sqe[64], cqe[16], icd[ICD_LEN];
+	int fd = mkstemp(path);
+
+	ROCE_TEST_ASSERT(fd >= 0, "mkstemp");
+	ROCE_TEST_ASSERT_EQ(ftruncate(fd, 4 << 20), 0, "");
+	host_tgt_conf(&conf);
+	snprintf(conf.ns[1].path, sizeof(conf.ns[1].path), "%s", path);
+	conf.ns[1].block_size = 512;
+	conf.nb_ns = 2;
+	if (io_open(&conf, &a, &io, 0) != 0) {
+		unlink(path);
+		close(fd);
+		return -1;
+	}
+	unlink(path);	/* the target has it open */
+	roce_test_fill(host_buf(&env, WR_OFF), IO_LEN, 21);
+	rw_sqe_ns(&io, sqe, 0x01, 2, 8, IO_LEN / 512, WR_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Write");
+	ROCE_TEST_ASSERT_EQ(file_check(fd, 8 * 512, host_buf(&env, WR_OFF), IO_LEN), 0, "");
+	memset(host_buf(&env, RD_OFF), 0, IO_LEN);
+	rw_sqe_ns(&io, sqe, 0x02, 2, 8, IO_LEN / 512, RD_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Read");
+	ROCE_TEST_ASSERT(memcmp(host_buf(&env, RD_OFF), host_buf(&env, WR_OFF), IO_LEN) == 0, "");
+	roce_test_fill(icd, sizeof(icd), 22);
+	host_sqe(&io, sqe, 0x01, 2);
+	host_sgl_icd(sqe, 0, sizeof(icd));
+	put64(sqe + 40, 2000);
+	put32(sqe + 48, sizeof(icd) / 512 - 1);
+	ROCE_TEST_ASSERT_EQ(host_cmd(&io, sqe, icd, sizeof(icd), cqe, NULL, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "in-capsule Write");
+	ROCE_TEST_ASSERT_EQ(file_check(fd, 2000 * 512, icd, sizeof(icd)), 0, "");
+	host_sqe(&io, sqe, 0x08, 2);
+	put64(sqe + 40, 8);
+	put32(sqe + 48, 7);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Write Zeroes");
+	ROCE_TEST_ASSERT_EQ(file_check(fd, 8 * 512, zero, sizeof(zero)), 0, "");
+	memset(host_buf(&env, WR_OFF), 0, 32);
+	put32(host_buf(&env, WR_OFF) + 4, 8);
+	put64(host_buf(&env, WR_OFF) + 8, 16);
+	put32(host_buf(&env, WR_OFF) + 16 + 4, 8);
+	put64(host_buf(&env, WR_OFF) + 16 + 8, 32);
+	host_sqe(&io, sqe, 0x09, 2);
+	host_sgl_keyed(&io, sqe, WR_OFF, 32, false);
+	put32(sqe + 40, 1);
+	put32(sqe + 44, 0x4);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "DSM deallocate, two ranges");
+	ROCE_TEST_ASSERT_EQ(file_check(fd, 16 * 512, zero, sizeof(zero)), 0, "");
+	ROCE_TEST_ASSERT_EQ(file_check(fd, 32 * 512, zero, sizeof(zero)), 0, "");
+	host_sqe(&io, sqe, 0x00, 2);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Flush");
+	rw_sqe_ns(&io, sqe, 0x01, 2, NS_BLOCKS - 1, 2, WR_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0x80, "across the end");
+	ROCE_TEST_ASSERT(STAT(&env, file_ios) >= 7, "through io_uring");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, io_errors), 0, "");
+	/* Writes in flight when the host goes: the queue is freed once they complete */
+	for (unsigned int i = 0; i < 4; i++) {
+		rw_sqe_ns(&io, sqe, 0x01, 2, 64 * i, 64, WR_OFF);
+		ROCE_TEST_ASSERT_EQ(host_send(&io, sqe, NULL, 0, 64), 0, "");
+	}
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&io), 0, "");
+	host_pump_ms(&env, 50);
+	ROCE_TEST_ASSERT_EQ(STAT(&env, queues_freed), 1, "the I/O queue");
+	close(fd);
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&a), 0, "");
+	return host_env_close(&env);
+}
+
 /* One data buffer for four Writes in flight: they wait in turn, all complete. */
 static int
 test_buffer_wait(void)
@@ -552,6 +723,7 @@ static const struct roce_test_case cases[] = {
 	{ "nvmf_cm_reject", test_cm_reject },
 	{ "nvmf_admin", test_admin },
 	{ "nvmf_io", test_io },
+	{ "nvmf_discovery", test_discovery },
 	{ "nvmf_send_invalidate", test_send_invalidate },
 	{ "nvmf_bad_sgl", test_bad_sgl },
 	{ "nvmf_bad_cmds", test_bad_cmds },
@@ -561,6 +733,7 @@ static const struct roce_test_case cases[] = {
 	{ "nvmf_capsule_too_large", test_capsule_too_large },
 	{ "nvmf_keep_alive_expiry", test_keep_alive_expiry },
 	{ "nvmf_buffer_wait", test_buffer_wait },
+	{ "nvmf_file_ns", test_file_ns },
 	{ "nvmf_ctrl_teardown", test_ctrl_teardown },
 };
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The /roce/... telemetry commands, read with DPDK's own client.
 
-Starts telemetry_peer (two devices over net_ring, telemetry enabled under a
-file prefix of its own), which moves RC traffic and prints what the C calls
+Starts telemetry_peer (two devices over net_ring, each with a CM instance,
+telemetry enabled under a file prefix of its own), which moves RC traffic and prints what the C calls
 return; then asks dpdk-telemetry.py, non-interactively, every /roce command
 and checks the JSON against the C values, and the error replies of bad
 parameters.
@@ -48,7 +48,8 @@ def main():
         qpn = c['qpn']
         cmds = ['/roce/list', '/roce/info,0', '/roce/stats,0', '/roce/port,0', '/roce/qps,0',
                 '/roce/qp,0,%d' % qpn, '/roce/stats,7', '/roce/stats,x', '/roce/qp,0',
-                '/roce/qp,0,%d' % (qpn + 1), '/roce/info,1', '/roce/workers,0']
+                '/roce/qp,0,%d' % (qpn + 1), '/roce/info,1', '/roce/workers,0',
+                '/roce/cm', '/roce/cm,0', '/roce/cm,2', '/roce/cm,x']
         r, out = telemetry(client, prefix, cmds)
         roce_tap.check('one reply per command', len(r) == len(cmds),
                        'got %d: %s %s' % (len(r), out.stdout, out.stderr))
@@ -57,7 +58,8 @@ def main():
         roce_tap.check('/roce/list', r[0].get('/roce/list') == [0, 1], str(r[0]))
         info = r[1].get('/roce/info', {})
         roce_tap.check('/roce/info name', info.get('name') == c['names'][0], str(info))
-        roce_tap.check('/roce/info nb_qps', info.get('nb_qps') == 1, str(info))
+        # The RC QP and the CM's QP1.
+        roce_tap.check('/roce/info nb_qps', info.get('nb_qps') == 2, str(info))
         stats = r[2].get('/roce/stats', {})
         roce_tap.check('/roce/stats equals rte_roce_xstats_get', stats == c['xstats'],
                        'telemetry %s\nC %s' % (stats, c['xstats']))
@@ -71,7 +73,7 @@ def main():
         roce_tap.check('/roce/port is the port_ counters',
                        port and all(k in stats and stats[k] == v for k, v in port.items()) and
                        'port_tx_packets' in port and 'sent_pkts' not in port, str(port))
-        roce_tap.check('/roce/qps', r[4].get('/roce/qps') == [qpn], str(r[4]))
+        roce_tap.check('/roce/qps', r[4].get('/roce/qps') == [1, qpn], str(r[4]))
         qp = r[5].get('/roce/qp', {})
         roce_tap.check('/roce/qp equals rte_roce_qp_stats_get',
                        qp.get('qpn') == qpn and qp.get('sent_pkts') == c['qp_sent_pkts'] and
@@ -85,6 +87,17 @@ def main():
                        r[10].get('/roce/info', {}).get('name') == c['names'][1], str(r[10]))
         roce_tap.check('/roce/workers: inline mode has none',
                        r[11].get('/roce/workers') == {'nb_workers': 0}, str(r[11]))
+        roce_tap.check('/roce/cm lists the two CM instances', r[12].get('/roce/cm') == [0, 1],
+                       str(r[12]))
+        cm = dict(r[13].get('/roce/cm') or {})
+        roce_tap.check('/roce/cm,0 names its device',
+                       cm.pop('device', None) == c['names'][0] and cm.pop('nb_ids', None) == 0,
+                       str(r[13]))
+        roce_tap.check('/roce/cm,0 equals rte_roce_cm_xstats_get', cm == c['cm'],
+                       'telemetry %s\nC %s' % (cm, c['cm']))
+        for i, cmd in ((14, 'no such instance'), (15, 'not a number')):
+            roce_tap.check('%s: null reply (%s)' % (cmds[i], cmd), r[i].get('/roce/cm') is None,
+                           str(r[i]))
     finally:
         peer.stdin.close()
         try:

@@ -23,6 +23,8 @@
 #   ROCE_INTEROP_{RC,UC,UD,SRQ}_PINGPONG  the host counterparts of ibv_*_pingpong
 #                         (default BUILD/examples/X_pingpong/X_pingpong; meson sets them,
 #                         empty while not built); their scenarios skip without them
+#   ROCE_INTEROP_RPING, ROCE_INTEROP_UCMATOSE  likewise for rping and ucmatose
+#                         (default BUILD/examples/rping/rping, .../ucmatose/ucmatose)
 #   ROCE_INTEROP_STATIC_NEIGH  1: RC scenarios give the guest permanent neighbour entries
 #                         for our addresses (diagnosis: takes ARP/ND out of the picture)
 #   ROCE_INTEROP_KEEP     1: leave the guest and the network up at the end (debugging;
@@ -611,12 +613,16 @@ RPING_ITERS=(1000 50)
 RPING_VERBOSE_MAX=64        # -v only up to this size (it prints the whole buffer)
 RPING_EAL=(--log-level=lib.roce.cm:debug)  # the CM's state transitions in the host log
 
-# The host rping: examples/rping, or what ROCE_INTEROP_RPING names (meson sets it).
+# The host's rping (or $1: ucmatose): examples/$1, or what ROCE_INTEROP_RPING
+# (ROCE_INTEROP_UCMATOSE) names (meson sets them).
 rping_bin() {
-	if [ -n "${ROCE_INTEROP_RPING+set}" ]; then
-		echo "$ROCE_INTEROP_RPING"
+	local tool=${1:-rping} var
+
+	var=ROCE_INTEROP_${tool^^}
+	if [ -n "${!var+set}" ]; then
+		echo "${!var}"
 	else
-		echo "$BUILD/examples/rping/rping"
+		echo "$BUILD/examples/$tool/$tool"
 	fi
 }
 
@@ -694,6 +700,169 @@ scen_rping_v4_guest_server() { rping_scenario rping_v4_guest_server server 4; }
 scen_rping_v4_guest_client() { rping_scenario rping_v4_guest_client client 4; }
 scen_rping_v6_guest_server() { rping_scenario rping_v6_guest_server server 6; }
 scen_rping_v6_guest_client() { rping_scenario rping_v6_guest_client client 6; }
+
+# ---- ucmatose: many rdma_cm connections at once ---------------------------------
+
+UCMATOSE_CONNS=64            # -c: connections at once
+UCMATOSE_PORT=7471           # ucmatose's default
+
+# The guest's ucmatose in role $2 against ours: -c UCMATOSE_CONNS connections,
+# 10 SENDs of 100 B each way on each (the defaults), disconnect; both sides
+# must end with "return status 0".
+ucmatose_scenario() {
+	local name=$1 role=$2 bin host_ok=0 ok=0 opts
+
+	bin=$(rping_bin ucmatose)
+	if [ -z "$bin" ] || [ ! -x "$bin" ]; then
+		SKIP_REASON="examples/ucmatose is not built"
+		return 77
+	fi
+	opts=(-c "$UCMATOSE_CONNS" -p "$UCMATOSE_PORT")
+	gx "ip neigh flush dev eth0" || return 1
+	if [ "$role" = server ]; then
+		guest_bg "$name" "ucmatose -b $GUEST_IP ${opts[*]}"
+		guest_cm_listening || return 1
+		timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
+			-s "$GUEST_IP" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 || host_ok=1
+	else
+		timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
+			"${opts[@]}" >"$OUT/$name.host.log" 2>&1 &
+		PEER_PID=$!
+		if host_log_wait "$name" 'starting server'; then
+			guest_bg "$name" "ucmatose -s $ROCE_IP ${opts[*]}"
+		fi
+		peer_wait || host_ok=1
+	fi
+	guest_bg_wait "$name" "$(guest_wait_s $host_ok 120)" || ok=1
+	echo "host exit $host_ok, guest exit $ok"
+	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
+	log_has "$OUT/$name.host.log" 'return status 0' && log_has "$OUT/$name.guest.log" 'return status 0' || ok=1
+	[ $host_ok = 0 ] && [ $ok = 0 ]
+}
+
+scen_ucmatose_v4_guest_server() { ucmatose_scenario ucmatose_v4_guest_server server; }
+scen_ucmatose_v4_guest_client() { ucmatose_scenario ucmatose_v4_guest_client client; }
+
+# ---- rdma_cm failure paths against the kernel's CM --------------------------------
+
+RPING_NOBODY_PORT=7175       # no listener on either side
+RPING_NOBODY_IP=198.18.0.99  # on the link, owned by nobody
+# Short CM timeouts where a REQ or a DREQ must go unanswered: 4.096 us * 2^17
+# = 0.54 s, 2 retries, so it is given up after ~1.6 s instead of ~70 s.
+RPING_SHORT_CM=(--cm-timeout 17 --cm-retries 2)
+RPING_RUN_S=3                # how long a connection runs before its peer goes
+
+# Our rping in the foreground with the usual EAL and port arguments.
+rping_host() {
+	timeout "$HOST_TIMEOUT_S" "$(rping_bin)" "${EAL_ARGS[@]}" "${RPING_EAL[@]}" -- \
+		--ip "$ROCE_IP/$PREFIX_LEN" "$@"
+}
+
+# $1 (a log) has line $2, or say so.
+log_has() {
+	grep -q -- "$2" "$1" && return 0
+	echo "expected in $(basename "$1"): $2"
+	return 1
+}
+
+rping_skip() {
+	[ -x "$(rping_bin)" ] && return 1
+	SKIP_REASON="examples/rping is not built"
+}
+
+# Our REQ to a port the guest does not listen on: its CM rejects it with
+# reason 8 (invalid service ID), our rping prints REJECTED with it, exit 1.
+scen_rping_rejected_by_guest() {
+	local name=rping_rejected_by_guest rc=0
+
+	rping_skip && return 77
+	rping_host -c -a "$GUEST_IP" -p "$RPING_NOBODY_PORT" -C 1 >"$OUT/$name.host.log" 2>&1 && rc=1
+	cat "$OUT/$name.host.log"
+	log_has "$OUT/$name.host.log" 'cma event RDMA_CM_EVENT_REJECTED, error 8$' || rc=1
+	return $rc
+}
+
+# The guest's REQ to a port we do not listen on (our rping listens on another):
+# our CM rejects it with reason 8, the guest's rping prints REJECTED.
+scen_rping_rejected_by_host() {
+	local name=rping_rejected_by_host rc=0
+
+	rping_skip && return 77
+	rping_host -s -a "$ROCE_IP" -p "$RPING_PORT" --timeout 60 >"$OUT/$name.host.log" 2>&1 &
+	PEER_PID=$!
+	host_log_wait "$name" 'listening on' || { cat "$OUT/$name.host.log"; return 1; }
+	guest_bg "$name" "rping -c -a $ROCE_IP -p $RPING_NOBODY_PORT -C 1"
+	guest_bg_wait "$name" 30 && rc=1
+	kill "$PEER_PID"
+	peer_wait
+	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
+	log_has "$OUT/$name.guest.log" 'cma event RDMA_CM_EVENT_REJECTED, error 8$' || rc=1
+	return $rc
+}
+
+# A REQ to an address nobody has: the neighbour never resolves, the REQ is
+# given up after its retries: UNREACHABLE with -ETIMEDOUT (-110).
+scen_rping_unreachable() {
+	local name=rping_unreachable rc=0
+
+	rping_skip && return 77
+	rping_host -c -a "$RPING_NOBODY_IP" -C 1 "${RPING_SHORT_CM[@]}" >"$OUT/$name.host.log" 2>&1 && rc=1
+	cat "$OUT/$name.host.log"
+	log_has "$OUT/$name.host.log" 'cma event RDMA_CM_EVENT_UNREACHABLE, error -110$' || rc=1
+	return $rc
+}
+
+# The guest's rping server goes away in the middle of our endless ping ($2:
+# killed, so its kernel sends a DREQ; lost, its link dropping everything);
+# more arguments go to our rping.
+rping_peer_gone() {
+	local name=$1 how=$2 rc=0
+
+	shift 2
+	rping_skip && return 77
+	gx "ip neigh flush dev eth0" || return 1
+	guest_bg "$name" "rping -s -a $GUEST_IP -V"
+	guest_cm_listening || return 1
+	rping_host -c -a "$GUEST_IP" -C 0 -V "${RPING_SHORT_CM[@]}" "$@" >"$OUT/$name.host.log" 2>&1 &
+	PEER_PID=$!
+	sleep "$RPING_RUN_S"
+	if [ "$how" = killed ]; then
+		gx "kill -9 -- -\$(cat /tmp/$name.pid)" || rc=1
+	else
+		gx "tc qdisc replace dev eth0 root netem loss 100%" || rc=1
+	fi
+	peer_wait
+	echo "host exit $?"
+	if [ "$how" = lost ]; then
+		# Its rping may have ended by itself (its own retries exhausted).
+		gx "tc qdisc del dev eth0 root; kill -9 -- -\$(cat /tmp/$name.pid) 2>/dev/null; true" ||
+			rc=1
+	fi
+	cat "$OUT/$name.host.log"
+	log_has "$OUT/$name.host.log" 'client DISCONNECT EVENT' || rc=1
+	return $rc
+}
+
+# Killed: the kernel's CM sends a DREQ for the ids of the dead process; we
+# answer, print DISCONNECTED and end with success, as rping does.
+scen_rping_guest_killed() {
+	rping_peer_gone rping_guest_killed killed || return 1
+	grep -q 'rping client failed' "$OUT/rping_guest_killed.host.log" && return 1
+	return 0
+}
+
+# Lost: the guest's next message never comes (our last one was ACKed, so
+# nothing of ours retries), our rping gives up after --timeout, disconnects,
+# its DREQ goes unanswered (the guest's MAC expires too: the port drops it)
+# and DISCONNECTED comes after the DREQ's last retry (exit 1: it failed).
+RPING_LOST_WAIT_S=8
+scen_rping_guest_lost() {
+	local log=$OUT/rping_guest_lost.host.log
+
+	rping_peer_gone rping_guest_lost lost --timeout "$RPING_LOST_WAIT_S" || return 1
+	log_has "$log" "timeout waiting for" && log_has "$log" 'ESTABLISHED -> DREQ_SENT' &&
+		log_has "$log" 'DREQ_SENT -> TIMEWAIT'
+}
 
 # ---- perftest: roce_perf against the guest's ib_*_bw / ib_*_lat ----------------
 
@@ -833,6 +1002,13 @@ SCENARIOS=(
 	rping_v4_guest_client 1
 	rping_v6_guest_server 1
 	rping_v6_guest_client 1
+	rping_rejected_by_guest 1
+	rping_rejected_by_host 1
+	rping_unreachable 0
+	rping_guest_killed 1
+	rping_guest_lost 1
+	ucmatose_v4_guest_server 1
+	ucmatose_v4_guest_client 1
 )
 for t in "${PERF_TOOLS[@]}"; do
 	SCENARIOS+=("perftest_${t#ib_}_guest_server" 1 "perftest_${t#ib_}_guest_client" 1)

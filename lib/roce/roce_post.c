@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Posting work requests (ibv_post_send(3), ibv_post_recv(3)): run on the
+ * application's thread, concurrently with the lane that owns the QP. Each
+ * WR is checked, written into its ring slot (SGEs resolved against the MR
+ * table, or inline data copied), and the chain published with one release
+ * store before the QP's doorbell (roce_dev_qp_schedule()). The SRQ posts
+ * through roce_recv_post() too.
+ */
+
+/* Logs under lib.roce.qp (roce_log.h). */
+#define ROCE_LOG_TYPE roce_logtype_qp
+#define ROCE_LOG_AREA "ROCE qp"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "roce_ah.h"
+#include "roce_dev.h"
+#include "roce_log.h"
+#include "roce_mr.h"
+#include "roce_qp.h"
+#include "roce_wr.h"
+
+/* Send flags a WR may carry. */
+#define ROCE_SEND_FLAGS (IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_INLINE)
+
+/* The SGE list of a WR: count within max_sge, total at most 2^31. NULL, or what is wrong. */
+static const char *
+roce_wr_sge_check(const struct ibv_sge *sg, int num_sge, uint32_t max_sge, uint64_t *len)
+{
+	int i;
+
+	*len = 0;
+	if (num_sge < 0 || (uint32_t)num_sge > max_sge || (num_sge > 0 && sg == NULL))
+		return "num_sge";
+	for (i = 0; i < num_sge; i++)
+		*len += sg[i].length;
+	return *len > ROCE_MAX_MSG_SIZE ? "message length (at most 2^31)" : NULL;
+}
+
+/* A UD WR: an AH of the QP's PD, one packet of at most the port's MTU (doc/wire-format.md §9.4). */
+static const char *
+roce_post_send_check_ud(const struct roce_qp *qp, const struct ibv_send_wr *wr, uint64_t len)
+{
+	if (wr->wr.ud.ah == NULL || wr->wr.ud.ah->pd != qp->ibv.pd)
+		return "address handle (NULL, or of another PD)";
+	if (wr->wr.ud.remote_qpn > RTE_ROCE_QPN_MASK)
+		return "remote_qpn (24 bits)";
+	if (len > qp->mtu)
+		return "UD message length (above the port's active MTU)";
+	return NULL;
+}
+
+/* Validate one send WR; returns its message length through *len. */
+static int
+roce_post_send_check(const struct roce_qp *qp, const struct ibv_send_wr *wr,
+		     const struct roce_wr_info **info, uint64_t *len)
+{
+	const char *bad;
+
+	*len = 0;
+	*info = roce_wr_info_get(wr->opcode, qp->ibv.qp_type);
+	if (*info == NULL)
+		bad = "opcode (unknown, or not for this QP type)";
+	else if ((wr->send_flags & ~ROCE_SEND_FLAGS) != 0)
+		bad = "send flags";
+	else
+		bad = roce_wr_sge_check(wr->sg_list, wr->num_sge, qp->cap.max_send_sge, len);
+	if (bad == NULL) {
+		if ((wr->send_flags & IBV_SEND_INLINE) != 0 &&
+		    ((*info)->flags & ROCE_WRF_INLINE) == 0)
+			bad = "inline flag on a READ or atomic";
+		else if ((wr->send_flags & IBV_SEND_INLINE) != 0 &&
+			 *len > qp->cap.max_inline_data)
+			bad = "inline length (above max_inline_data)";
+		else if (((*info)->flags & ROCE_WRF_ATOMIC) != 0 &&
+			 (wr->num_sge != 1 || *len != ROCE_ATOMIC_SIZE ||
+			  (wr->wr.atomic.remote_addr & (ROCE_ATOMIC_SIZE - 1)) != 0))
+			bad = "atomic (one 8-byte SGE, 8-byte aligned remote address)";
+		else if (qp->ibv.qp_type == IBV_QPT_UD)
+			bad = roce_post_send_check_ud(qp, wr, *len);
+	}
+	if (bad != NULL) {
+		ROCE_LOG(ERR, "QP 0x%x: WR 0x%" PRIx64 ": bad %s", qp->ibv.qp_num, wr->wr_id, bad);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Write one WR into its slot: SGEs resolved (a failure shows at completion), or the inline copy. */
+static void
+roce_post_send_one(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct ibv_send_wr *wr,
+		   const struct roce_wr_info *info, uint32_t len)
+{
+	int access = (info->flags & ROCE_WRF_WRITES_LOCAL) != 0 ? IBV_ACCESS_LOCAL_WRITE : 0;
+	uint32_t off = 0;
+	int i;
+
+	wqe->wr_id = wr->wr_id;
+	wqe->opcode = wr->opcode;
+	wqe->send_flags = wr->send_flags | (qp->sq_sig_all ? IBV_SEND_SIGNALED : 0);
+	wqe->length = len;
+	if (wr->opcode == IBV_WR_SEND_WITH_INV)
+		wqe->ex.invalidate_rkey = wr->invalidate_rkey;
+	else
+		wqe->ex.imm_data = wr->imm_data;
+	if (qp->ibv.qp_type == IBV_QPT_UD) {
+		wqe->wr.ud.ah = roce_ah_of(wr->wr.ud.ah);
+		wqe->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
+		wqe->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
+		roce_ah_get(wqe->wr.ud.ah);
+	} else if ((info->flags & ROCE_WRF_ATOMIC) != 0) {
+		wqe->wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
+		wqe->wr.atomic.compare_add = wr->wr.atomic.compare_add;
+		wqe->wr.atomic.swap = wr->wr.atomic.swap;
+		wqe->wr.atomic.rkey = wr->wr.atomic.rkey;
+	} else {
+		wqe->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
+		wqe->wr.rdma.rkey = wr->wr.rdma.rkey;
+	}
+	if ((wr->send_flags & IBV_SEND_INLINE) != 0) {
+		/* Inline: the data is copied now and the lkeys are not used (ibv_post_send(3)). */
+		wqe->num_sge = 0;
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(roce_send_wqe_inline(wqe) + off,
+			       (const void *)(uintptr_t)wr->sg_list[i].addr, wr->sg_list[i].length);
+			off += wr->sg_list[i].length;
+		}
+		return;
+	}
+	wqe->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++)
+		roce_sge_resolve(qp->dev, qp->ibv.pd, &wr->sg_list[i], access, &wqe->sge[i]);
+}
+
+int
+rte_roce_post_send(struct ibv_qp *ibv_qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+{
+	const struct roce_wr_info *info;
+	enum ibv_qp_state state;
+	struct roce_qp *qp;
+	uint32_t prod, free;
+	uint64_t len;
+	int rc = 0;
+
+	if (ibv_qp == NULL || wr == NULL || bad_wr == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	qp = roce_qp_of(ibv_qp);
+	state = roce_qp_state(qp);
+	if (state == IBV_QPS_RESET || state == IBV_QPS_INIT || state == IBV_QPS_RTR) {
+		ROCE_LOG(ERR, "QP 0x%x: post_send in %s", ibv_qp->qp_num,
+			 roce_qp_state_name(state));
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	prod = qp->sq.prod;
+	free = roce_queue_free(&qp->sq);
+	for (; wr != NULL; wr = wr->next) {
+		rc = roce_post_send_check(qp, wr, &info, &len);
+		if (rc == 0 && free == 0)
+			rc = -ENOMEM;
+		if (rc < 0) {
+			*bad_wr = wr;
+			break;
+		}
+		roce_post_send_one(qp, roce_sq_wqe(qp, prod), wr, info, len);
+		prod++;
+		free--;
+	}
+	/* The doorbell: one release store for the whole chain, then wake the engine. */
+	if (prod != qp->sq.prod) {
+		roce_queue_publish(&qp->sq, prod);
+		roce_dev_qp_schedule(qp->dev, qp);
+	}
+	return rc;
+}
+
+int
+roce_recv_post(struct roce_dev *dev, struct ibv_pd *pd, struct roce_queue *q, uint32_t max_sge,
+	       const char *what, uint32_t id, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+{
+	struct roce_recv_wqe *wqe;
+	uint32_t prod, free;
+	const char *bad;
+	uint64_t len;
+	int i, rc = 0;
+
+	prod = q->prod;
+	free = roce_queue_free(q);
+	for (; wr != NULL; wr = wr->next) {
+		bad = roce_wr_sge_check(wr->sg_list, wr->num_sge, max_sge, &len);
+		if (bad != NULL) {
+			ROCE_LOG(ERR, "%s 0x%x: WR 0x%" PRIx64 ": bad %s", what, id, wr->wr_id,
+				 bad);
+			rc = -EINVAL;
+		} else if (free == 0) {
+			rc = -ENOMEM;
+		}
+		if (rc < 0) {
+			*bad_wr = wr;
+			break;
+		}
+		wqe = roce_queue_slot(q, prod);
+		wqe->wr_id = wr->wr_id;
+		wqe->num_sge = wr->num_sge;
+		wqe->length = len;
+		for (i = 0; i < wr->num_sge; i++)
+			roce_sge_resolve(dev, pd, &wr->sg_list[i], IBV_ACCESS_LOCAL_WRITE,
+					 &wqe->sge[i]);
+		prod++;
+		free--;
+	}
+	if (prod != q->prod)
+		roce_queue_publish(q, prod);
+	return rc;
+}
+
+int
+rte_roce_post_recv(struct ibv_qp *ibv_qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+{
+	enum ibv_qp_state state;
+	struct roce_qp *qp;
+	uint32_t prod;
+	int rc;
+
+	if (ibv_qp == NULL || wr == NULL || bad_wr == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	qp = roce_qp_of(ibv_qp);
+	state = roce_qp_state(qp);
+	if (state == IBV_QPS_RESET || qp->srq != NULL) {
+		ROCE_LOG(ERR, "QP 0x%x: post_recv %s", ibv_qp->qp_num,
+			 qp->srq != NULL ? "on a QP with an SRQ (post to the SRQ)" : "in RESET");
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	prod = qp->rq.prod;
+	rc = roce_recv_post(qp->dev, ibv_qp->pd, &qp->rq, qp->cap.max_recv_sge, "QP",
+			    ibv_qp->qp_num, wr, bad_wr);
+	if (prod != qp->rq.prod)
+		/*
+		 * Always ring: a QP that goes to ERR between the state check
+		 * and the publish still gets its new WQEs flushed by the
+		 * progress loop (IBA 10.8.3.2), and a responder waiting for a
+		 * receive WQE learns of it.
+		 */
+		roce_dev_qp_schedule(qp->dev, qp);
+	return rc;
+}

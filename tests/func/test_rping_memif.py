@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""examples/rping and examples/ucmatose in two processes over net_memif (TAP output).
+
+usage: test_rping_memif.py RPING UCMATOSE [NAME_PART]
+       (NAME_PART: run only the cases whose name contains it)
+
+Both sides are ours, connected by librte_roce_cm (the IB CM on QP1, rdma_cm's
+REQ header and service ID): rping server and client, IPv4 and IPv6, -V on
+both sides and -v counted (every ping printed once by each side), the
+largest size; a REQ to a port nobody listens on (REJECTED, reason 8 invalid
+service ID, from our CM); ucmatose with 8 connections at once. Against the
+kernel's rdma_cm the same programs run in tests/interop (doc/interop.md).
+Python 3 standard library only.
+"""
+
+import os
+import sys
+import tempfile
+
+from pp_memif import (CLIENT_IP, CLIENT_IP6, PREFIX, PREFIX6, RUN_S, STARTUP_S, SERVER_IP,
+                      SERVER_IP6, Fail, Harness, Proc, check, free_tcp_port)
+
+
+def run_pair(h, binary, server_opts, client_opts, ready, v6=False):
+    """Server (until ready is printed), then client; (server rc, client rc, server, client)."""
+    ips = (SERVER_IP6 + PREFIX6, CLIENT_IP6 + PREFIX6) if v6 else \
+        (SERVER_IP + PREFIX, CLIENT_IP + PREFIX)
+    h.binary = binary
+    h.runs += 1
+    srv = Proc(h.argv("server", ips[0], server_opts))
+    cli = None
+    try:
+        if not srv.wait_line(ready, STARTUP_S):
+            srv.kill()
+            return srv.finish(0), None, srv, None
+        cli = Proc(h.argv("client", ips[1], client_opts))
+        crc = cli.finish(RUN_S)
+        return srv.finish(RUN_S), crc, srv, cli
+    finally:
+        srv.kill()
+        if cli is not None:
+            cli.kill()
+
+
+def rping(size, count, v6=False):
+    """A case: rping -V -v (-v only for small sizes) both ways, count pings of size bytes."""
+    def run(h, args):
+        port = str(free_tcp_port())
+        server = SERVER_IP6 if v6 else SERVER_IP
+        opts = ["-p", port, "-V", "-S", str(size)] + (["-v"] if size <= 64 else [])
+        src, crc, srv, cli = run_pair(h, args[0], ["-s", "-a", server] + opts,
+                                      ["-c", "-a", server, "-C", str(count)] + opts,
+                                      r"^rping: listening on port", v6)
+        text = "server:\n%s\nclient:\n%s" % (srv.text(), cli.text() if cli else "")
+        check(src == 0 and crc == 0, "exit %s / %s\n%s" % (src, crc, text))
+        if size <= 64:
+            pings = [l for l in cli.out if l.startswith("ping data: rdma-ping-")]
+            served = [l for l in srv.out if l.startswith("server ping data: rdma-ping-")]
+            check(len(pings) == count and len(served) == count,
+                  "%d and %d pings printed of %d\n%s" % (len(pings), len(served), count, text))
+            check(pings[-1].startswith("ping data: rdma-ping-%d: " % (count - 1)), pings[-1])
+        check(any("server DISCONNECT EVENT" in l for l in srv.err), text)
+    return run
+
+
+def rejected(h, args):
+    """A REQ for a port nobody listens on: our CM's REJ, reason 8; the client exits 1."""
+    port = free_tcp_port()
+    src, crc, srv, cli = run_pair(h, args[0], ["-s", "-a", SERVER_IP, "-p", str(port),
+                                               "--timeout", "5"],
+                                  ["-c", "-a", SERVER_IP, "-p", str(port + 1 & 0xffff), "-C", "1"],
+                                  r"^rping: listening on port")
+    text = "server:\n%s\nclient:\n%s" % (srv.text(), cli.text() if cli else "")
+    check(crc == 1, "client exit %s\n%s" % (crc, text))
+    check("cma event RDMA_CM_EVENT_REJECTED, error 8" in cli.err, text)
+
+
+def ucmatose(h, args):
+    """ucmatose -c 8: eight connections at once, 10 SENDs each way on each, disconnects."""
+    port = str(free_tcp_port())
+    conns = ["-c", "8", "-p", port]
+    src, crc, srv, cli = run_pair(h, args[1], conns, ["-s", SERVER_IP] + conns,
+                                  r"^cmatose: starting server")
+    text = "server:\n%s\nclient:\n%s" % (srv.text(), cli.text() if cli else "")
+    check(src == 0 and crc == 0, "exit %s / %s\n%s" % (src, crc, text))
+    for p in (srv, cli):
+        check("return status 0" in p.out and "data transfers complete" in p.out, text)
+
+
+CASES = [
+    ("rping IPv4, 200 pings of 64 B", rping(64, 200)),
+    ("rping IPv6, 20 pings of 65535 B", rping(65535, 20, v6=True)),
+    ("rping to a port nobody listens on: REJECTED 8", rejected),
+    ("ucmatose, 8 connections", ucmatose),
+]
+
+
+def main():
+    if len(sys.argv) not in (3, 4):
+        print(__doc__)
+        return 2
+    cases = [c for c in CASES if len(sys.argv) == 3 or sys.argv[3] in c[0]]
+    print("1..%d" % len(cases))
+    failed = 0
+    with tempfile.TemporaryDirectory(prefix="rping_") as tmpdir:
+        h = Harness(sys.argv[1], None, tmpdir)
+        for i, (name, fn) in enumerate(cases, 1):
+            try:
+                fn(h, sys.argv[1:3])
+                print("ok %d - %s" % (i, name))
+            except Fail as e:
+                failed += 1
+                print("not ok %d - %s" % (i, name))
+                for line in str(e).splitlines():
+                    print("# " + line)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
