@@ -122,6 +122,7 @@ struct roce_cm_id {
 	uint64_t timeout_cycles;
 	uint8_t retries_left;
 	uint32_t events_unacked;
+	bool sync;			/* created without a channel: its own (roce_cm_sync.c) */
 };
 
 TAILQ_HEAD(roce_cm_id_list, roce_cm_id);
@@ -148,6 +149,17 @@ roce_cm_channel(struct rte_roce_cm_channel *pub)
 {
 	return (struct roce_cm_channel *)pub;
 }
+
+/*
+ * Synchronous ids (roce_cm_sync.c). sync_complete: acknowledge id->pub.event,
+ * wait for the id's next event (driving progress; no lock held), keep it
+ * there; 0 or its errno. sync_channel: give id a channel of its own and make
+ * it synchronous; 0 or -errno. sync_drain: acknowledge everything it holds
+ * or has queued (before it is destroyed).
+ */
+int roce_cm_sync_complete(struct roce_cm_id *id);
+int roce_cm_sync_channel(struct roce_cm_id *id);
+void roce_cm_sync_drain(struct roce_cm_id *id);
 
 /* One CM per device. */
 struct rte_roce_cm {

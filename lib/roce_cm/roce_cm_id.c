@@ -114,20 +114,25 @@ rte_roce_cm_create_id(struct rte_roce_cm_channel *channel, struct rte_roce_cm_id
 		ROCE_CM_LOG(ERR, "port space 0x%x: only TCP and IB (RC) are served", ps);
 		return -EINVAL;
 	}
-	if (ch == NULL) {
-		ROCE_CM_LOG(ERR, "synchronous ids (no channel) are not supported");
-		return -ENOTSUP;
-	}
 	id = calloc(1, sizeof(*id));
 	if (id == NULL)
 		return -ENOMEM;
-	id->pub.channel = channel;
 	id->pub.context = context;
 	id->pub.ps = ps;
 	id->state = ROCE_CM_IDLE;
-	pthread_mutex_lock(&ch->lock);
-	ch->nb_ids++;
-	pthread_mutex_unlock(&ch->lock);
+	if (ch == NULL) {
+		int rc = roce_cm_sync_channel(id);
+
+		if (rc < 0) {
+			free(id);
+			return rc;
+		}
+	} else {
+		id->pub.channel = channel;
+		pthread_mutex_lock(&ch->lock);
+		ch->nb_ids++;
+		pthread_mutex_unlock(&ch->lock);
+	}
 	*idp = &id->pub;
 	return 0;
 }
@@ -175,6 +180,9 @@ rte_roce_cm_destroy_id(struct rte_roce_cm_id *pub)
 	cm = id->cm;
 	if (cm != NULL)
 		pthread_mutex_lock(&cm->lock);
+	/* Under the CM's lock: nothing more is queued for it meanwhile. */
+	if (id->sync)
+		roce_cm_sync_drain(id);
 	pthread_mutex_lock(&ch->lock);
 	if (id->events_unacked != 0 || id->pub.qp != NULL) {
 		pthread_mutex_unlock(&ch->lock);
@@ -191,6 +199,8 @@ rte_roce_cm_destroy_id(struct rte_roce_cm_id *pub)
 		roce_cm_id_detach(id);
 		pthread_mutex_unlock(&cm->lock);
 	}
+	if (id->sync)
+		rte_roce_cm_destroy_event_channel(&ch->pub);
 	free(id);
 	return 0;
 }
@@ -262,7 +272,7 @@ rte_roce_cm_resolve_addr(struct rte_roce_cm_id *pub, const struct sockaddr *src,
 	id->addr_resolved = true;
 	roce_cm_event_queue(id, NULL, RTE_ROCE_CM_EVENT_ADDR_RESOLVED, 0, NULL, 0);
 	pthread_mutex_unlock(&id->cm->lock);
-	return 0;
+	return id->sync ? roce_cm_sync_complete(id) : 0;
 }
 
 int
@@ -277,7 +287,7 @@ rte_roce_cm_resolve_route(struct rte_roce_cm_id *pub, int timeout_ms)
 	id->route_resolved = true;
 	roce_cm_event_queue(id, NULL, RTE_ROCE_CM_EVENT_ROUTE_RESOLVED, 0, NULL, 0);
 	pthread_mutex_unlock(&id->cm->lock);
-	return 0;
+	return id->sync ? roce_cm_sync_complete(id) : 0;
 }
 
 int
@@ -373,7 +383,7 @@ rte_roce_cm_connect(struct rte_roce_cm_id *pub, const struct rte_roce_cm_conn_pa
 		rc = roce_cm_send_req(id, param);
 	}
 	pthread_mutex_unlock(&id->cm->lock);
-	return rc;
+	return rc == 0 && id->sync ? roce_cm_sync_complete(id) : rc;
 }
 
 static bool
@@ -415,7 +425,7 @@ rte_roce_cm_accept(struct rte_roce_cm_id *pub, const struct rte_roce_cm_conn_par
 	if (rc == 0)
 		rc = roce_cm_send_rep(id, param);
 	pthread_mutex_unlock(&id->cm->lock);
-	return rc;
+	return rc == 0 && id->sync ? roce_cm_sync_complete(id) : rc;
 }
 
 int
@@ -479,7 +489,7 @@ rte_roce_cm_disconnect(struct rte_roce_cm_id *pub)
 		rc = roce_cm_send_dreq(id);
 	}
 	pthread_mutex_unlock(&id->cm->lock);
-	return rc;
+	return rc == 0 && id->sync ? roce_cm_sync_complete(id) : rc;
 }
 
 /* A REJ to a REQ that makes no id (no listener, backlog full, bad field). */

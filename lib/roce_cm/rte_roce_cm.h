@@ -80,6 +80,13 @@ struct rte_roce_cm_id {
 	struct ibv_qp *qp;		/**< Set by rte_roce_cm_create_qp(). */
 	enum rte_roce_cm_port_space ps;	/**< Its port space. */
 	uint8_t port_num;		/**< 1 once bound. */
+	/**
+	 * Synchronous ids (created without a channel): the event the last call
+	 * waited for (ESTABLISHED after connect, CONNECT_REQUEST after
+	 * rte_roce_cm_get_request(), ...), as rdma_cm_id's event; acknowledged
+	 * by the id's next waiting call or its destruction. NULL otherwise.
+	 */
+	struct rte_roce_cm_event *event;
 };
 
 /** Connection parameters, as struct rdma_conn_param. */
@@ -242,7 +249,16 @@ int rte_roce_cm_destroy_event_channel(struct rte_roce_cm_channel *channel);
  * Create a CM id, as rdma_create_id().
  *
  * @param channel
- *   Where its events go. NULL (rdma_cm's synchronous mode) is not supported yet.
+ *   Where its events go; NULL: a synchronous id, as in rdma_cm. Its events go to
+ *   a channel of its own, and the calls that start something wait for the
+ *   outcome: resolve_addr, resolve_route, connect (ESTABLISHED), accept
+ *   (ESTABLISHED), disconnect (DISCONNECTED); a synchronous listener hands
+ *   out requests with rte_roce_cm_get_request(). While they wait, these
+ *   calls drive the CM (rte_roce_cm_poll()) and, in inline mode, the device
+ *   (rte_roce_poll()): in inline mode call them from the thread that drives
+ *   the device. The event waited for is in id->event; a failed one makes
+ *   the call return its status as librdmacm does (REJECTED: -ECONNREFUSED,
+ *   UNREACHABLE and CONNECT_ERROR: -ETIMEDOUT).
  * @param id
  *   Where to write the id.
  * @param context
@@ -250,8 +266,8 @@ int rte_roce_cm_destroy_event_channel(struct rte_roce_cm_channel *channel);
  * @param ps
  *   RTE_ROCE_CM_PS_TCP or RTE_ROCE_CM_PS_IB (RC).
  * @return
- *   0; -EINVAL (NULL id, unsupported port space); -ENOTSUP (channel NULL);
- *   -ENOMEM.
+ *   0; -EINVAL (NULL id, unsupported port space); -ENOMEM; the errno of
+ *   eventfd(2) (synchronous id).
  */
 __rte_experimental
 int rte_roce_cm_create_id(struct rte_roce_cm_channel *channel, struct rte_roce_cm_id **id,
@@ -260,7 +276,8 @@ int rte_roce_cm_create_id(struct rte_roce_cm_channel *channel, struct rte_roce_c
 /**
  * Destroy a CM id, as rdma_destroy_id(). A connected id should be
  * disconnected first; its QP (if rte_roce_cm_create_qp() made it) must be
- * destroyed first with rte_roce_cm_destroy_qp().
+ * destroyed first with rte_roce_cm_destroy_qp(). A synchronous id's own
+ * events (id->event and those no call waited for) are acknowledged here.
  *
  * @return
  *   0; -EINVAL (NULL); -EBUSY (an event of it is not acknowledged, or its QP
@@ -291,6 +308,7 @@ int rte_roce_cm_bind_addr(struct rte_roce_cm_id *id, const struct sockaddr *addr
  * @return
  *   0; -EINVAL (NULL dst, families differ, not AF_INET/AF_INET6);
  *   -EADDRNOTAVAIL (no source address).
+ *   Synchronous id: then the event's errno (rte_roce_cm_create_id()).
  */
 __rte_experimental
 int rte_roce_cm_resolve_addr(struct rte_roce_cm_id *id, const struct sockaddr *src,
@@ -302,6 +320,7 @@ int rte_roce_cm_resolve_addr(struct rte_roce_cm_id *id, const struct sockaddr *s
  *
  * @return
  *   0; -EINVAL (NULL id, address not resolved).
+ *   Synchronous id: then the event's errno (rte_roce_cm_create_id()).
  */
 __rte_experimental
 int rte_roce_cm_resolve_route(struct rte_roce_cm_id *id, int timeout_ms);
@@ -341,6 +360,23 @@ __rte_experimental
 int rte_roce_cm_destroy_qp(struct rte_roce_cm_id *id);
 
 /**
+ * Take the next connection request of a synchronous listener, as
+ * rdma_get_request(): wait for a CONNECT_REQUEST (driving progress as the
+ * synchronous calls do) and hand out its new id, synchronous too, with the
+ * event in (*id)->event (the peer's parameters and private data).
+ *
+ * @param listen
+ *   A listening id created without a channel.
+ * @param id
+ *   Where to write the new id.
+ * @return
+ *   0; -EINVAL (NULL argument, not a synchronous listening id, or the event
+ *   that came was not a request); -ENOMEM; the errno of eventfd(2).
+ */
+__rte_experimental
+int rte_roce_cm_get_request(struct rte_roce_cm_id *listen, struct rte_roce_cm_id **id);
+
+/**
  * Connect, as rdma_connect(): send a REQ (rdma_cm's header, then
  * param->private_data). REP moves the QP to RTR and RTS, sends the RTU and
  * queues ESTABLISHED; a REJ queues REJECTED; no answer after
@@ -353,6 +389,7 @@ int rte_roce_cm_destroy_qp(struct rte_roce_cm_id *id);
  *   above 56 bytes, retry or RNR count above 7, responder resources or
  *   initiator depth above the device's max_qp_rd_atom, state not idle);
  *   -ENOMEM (no MAD buffer).
+ *   Synchronous id: then the event's errno (rte_roce_cm_create_id()).
  */
 __rte_experimental
 int rte_roce_cm_connect(struct rte_roce_cm_id *id, const struct rte_roce_cm_conn_param *param);
@@ -371,6 +408,7 @@ int rte_roce_cm_connect(struct rte_roce_cm_id *id, const struct rte_roce_cm_conn
  * @return
  *   0; -EINVAL (NULL id, id not from CONNECT_REQUEST or answered,
  *   no QP, private data above 196 bytes); the errno of rte_roce_modify_qp().
+ *   Synchronous id: then the event's errno (rte_roce_cm_create_id()).
  */
 __rte_experimental
 int rte_roce_cm_accept(struct rte_roce_cm_id *id, const struct rte_roce_cm_conn_param *param);
@@ -418,6 +456,7 @@ int rte_roce_cm_init_qp_attr(struct rte_roce_cm_id *id, struct ibv_qp_attr *qp_a
  *
  * @return
  *   0; -EINVAL (NULL id, not connected).
+ *   Synchronous id: then the event's errno (rte_roce_cm_create_id()).
  */
 __rte_experimental
 int rte_roce_cm_disconnect(struct rte_roce_cm_id *id);

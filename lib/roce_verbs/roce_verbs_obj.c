@@ -141,12 +141,14 @@ rv_import_dm(struct ibv_context *ctx, uint32_t handle)
 
 /*
  * The access flags librte_roce is given: the optional ones dropped, as
- * rdma-core lets a provider do (IBV_ACCESS_OPTIONAL_RANGE).
+ * rdma-core lets a provider do (IBV_ACCESS_OPTIONAL_RANGE), and MW_BIND,
+ * which only allows binding memory windows, and none can be made here
+ * (ibv_alloc_mw() fails with EOPNOTSUPP).
  */
 static int
 rv_mr_access(unsigned int access)
 {
-	return access & ~IBV_ACCESS_OPTIONAL_RANGE;
+	return access & ~(IBV_ACCESS_OPTIONAL_RANGE | IBV_ACCESS_MW_BIND);
 }
 
 struct ibv_mr *rv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
@@ -312,6 +314,10 @@ rv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
 	RV_DISPATCH(pd, NULL,
 		    ROCE_VERBS_REAL(rv_create_qp, "ibv_create_qp", "IBVERBS_1.1")(pd, attr));
+	/* verbs' errno for a QP type the device does not have (librte_roce says EINVAL). */
+	if (attr != NULL && attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD)
+		return rv_refuse("a QP type other than RC, UC and UD");
 	if (attr != NULL && (roce_verbs_obj_gone(attr->send_cq, __func__) ||
 			     roce_verbs_obj_gone(attr->recv_cq, __func__) ||
 			     roce_verbs_obj_gone(attr->srq, __func__)))

@@ -6,10 +6,12 @@
  * failure paths: REJ by the application or for want of a listener, a full
  * backlog, MADs lost (drivers/fault) so that REQ or REP are sent again or
  * time out, a duplicate REQ answered with an MRA, and malformed MADs sent
- * from a plain UD QP, each dropped and counted by reason.
+ * from a plain UD QP, each dropped and counted by reason; rdma_cm's
+ * synchronous mode (ids without a channel), side 1 then served by a thread.
  */
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 #include <arpa/inet.h>
@@ -794,7 +796,6 @@ test_cm_api_misuse(void)
 	ROCE_TEST_ASSERT(rte_roce_cm_open(c->e.s[0].ctx, NULL) == NULL && rte_errno == EEXIST, "");
 	ROCE_TEST_ASSERT(rte_roce_cm_open(NULL, NULL) == NULL && rte_errno == EINVAL, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, NULL, RTE_ROCE_CM_PS_UDP), -EINVAL, "");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(NULL, &id, NULL, RTE_ROCE_CM_PS_TCP), -ENOTSUP, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, NULL, RTE_ROCE_CM_PS_TCP), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_route(id, 0), -EINVAL, "before resolve_addr");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id, &big), -EINVAL, "before resolve");
@@ -846,6 +847,167 @@ test_cm_xstats(void)
 	return cm_env_close(c);
 }
 
+/*
+ * Side 1 from a thread of its own, while side 0's synchronous calls block
+ * (they drive side 0 only): its device and CM, each request accepted with
+ * a QP, every event acknowledged, until stop.
+ */
+struct cm_side1 {
+	struct cm_env *c;
+	bool stop;
+	int failed;
+};
+
+static void *
+cm_side1_run(void *arg)
+{
+	struct cm_side1 *t = arg;
+	struct cm_env *c = t->c;
+	struct rte_roce_cm_event *ev;
+
+	while (!__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE)) {
+		rte_roce_poll(c->e.s[1].ctx);
+		rte_roce_cm_poll(c->cm[1]);
+		if (rte_roce_cm_get_cm_event(c->ch[1], &ev) != 0)
+			continue;
+		if (ev->event == RTE_ROCE_CM_EVENT_CONNECT_REQUEST) {
+			c->id[1] = ev->id;
+			t->failed |= cm_qp_create(c, 1, ev->id) != 0 ||
+				     rte_roce_cm_accept(ev->id, NULL) != 0;
+		}
+		rte_roce_cm_ack_cm_event(ev);
+	}
+	return NULL;
+}
+
+/* A synchronous id of side 0 resolved towards port on side 1, with a QP. */
+static int
+cm_sync_prepare(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port)
+{
+	struct sockaddr_storage src, dst;
+
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(NULL, id, c, RTE_ROCE_CM_PS_TCP), 0, "");
+	ROCE_TEST_ASSERT((*id)->channel != NULL && (*id)->event == NULL, "a channel of its own");
+	cm_addr(&src, false, 0, 0);
+	cm_addr(&dst, false, 1, port);
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(*id, (struct sockaddr *)&src,
+						     (struct sockaddr *)&dst, 1000), 0, "");
+	ROCE_TEST_ASSERT_EQ((*id)->event->event, RTE_ROCE_CM_EVENT_ADDR_RESOLVED, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_route(*id, 1000), 0, "");
+	ROCE_TEST_ASSERT_EQ((*id)->event->event, RTE_ROCE_CM_EVENT_ROUTE_RESOLVED, "");
+	return cm_qp_create(c, 0, *id);
+}
+
+/* The synchronous calls of side 0, with side 1 served by its thread. */
+static int
+cm_sync_calls(struct cm_env *c)
+{
+	struct rte_roce_cm_id *id;
+
+	ROCE_TEST_ASSERT_EQ(cm_sync_prepare(c, &c->id[0], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(c->id[0], &connect_param), 0, "connected on return");
+	ROCE_TEST_ASSERT_EQ(c->id[0]->event->event, RTE_ROCE_CM_EVENT_ESTABLISHED, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(c->id[0]->event->event, RTE_ROCE_CM_EVENT_DISCONNECTED, "");
+	/* Nobody listens: the REJ is the call's error, the event its reason. */
+	ROCE_TEST_ASSERT_EQ(cm_sync_prepare(c, &id, CM_OTHER_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id, &connect_param), -ECONNREFUSED, "");
+	ROCE_TEST_ASSERT(id->event->event == RTE_ROCE_CM_EVENT_REJECTED &&
+			 id->event->status == RTE_ROCE_CM_REJ_INVALID_SERVICE_ID, "");
+	ROCE_TEST_ASSERT_EQ(cm_id_close(&id), 0, "its event acknowledged by the destruction");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_get_request(c->listener, &id), -EINVAL,
+			    "a listener with a channel");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_get_request(NULL, &id), -EINVAL, "");
+	return 0;
+}
+
+static int
+test_cm_sync_connect(void)
+{
+	struct cm_env *const c = &cm_env_case;
+	struct cm_side1 t = { .c = c };
+	struct rte_roce_cm_event *ev;
+	pthread_t th;
+	int rc;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(pthread_create(&th, NULL, cm_side1_run, &t), 0, "");
+	rc = cm_sync_calls(c);
+	__atomic_store_n(&t.stop, true, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	ROCE_TEST_ASSERT_EQ(rc, 0, "");
+	ROCE_TEST_ASSERT(!t.failed, "side 1 accepted");
+	while (rte_roce_cm_get_cm_event(c->ch[1], &ev) == 0)
+		rte_roce_cm_ack_cm_event(ev);
+	return cm_env_close(c);
+}
+
+/*
+ * A synchronous listener: rte_roce_cm_get_request() hands out the request
+ * of side 0 (asynchronous, pumped from a thread of its own) as a
+ * synchronous id, whose accept returns once the RTU came.
+ */
+struct cm_side0 {
+	struct cm_env *c;
+	bool stop;
+};
+
+static void *
+cm_side0_run(void *arg)
+{
+	struct cm_side0 *t = arg;
+
+	while (!__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE)) {
+		rte_roce_poll(t->c->e.s[0].ctx);
+		rte_roce_cm_poll(t->c->cm[0]);
+	}
+	return NULL;
+}
+
+static int
+cm_sync_listen_calls(struct cm_env *c, struct rte_roce_cm_id *listen)
+{
+	struct sockaddr_storage ss;
+	struct rte_roce_cm_id *id;
+
+	cm_addr(&ss, false, 1, CM_OTHER_PORT);
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_bind_addr(listen, (struct sockaddr *)&ss), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_listen(listen, CM_BACKLOG), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_connect(c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_get_request(listen, &id), 0, "");
+	c->id[1] = id;
+	ROCE_TEST_ASSERT(id->event != NULL && id->event->event == RTE_ROCE_CM_EVENT_CONNECT_REQUEST &&
+			 id->event->listen_id == listen && listen->event == NULL, "");
+	ROCE_TEST_ASSERT(id->event->param.private_data_len >= sizeof(req_data) &&
+			 memcmp(id->event->param.private_data, req_data, sizeof(req_data)) == 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_qp_create(c, 1, id), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_accept(id, NULL), 0, "established on return");
+	ROCE_TEST_ASSERT_EQ(id->event->event, RTE_ROCE_CM_EVENT_ESTABLISHED, "");
+	return 0;
+}
+
+static int
+test_cm_sync_listen(void)
+{
+	struct cm_env *const c = &cm_env_case;
+	struct cm_side0 t = { .c = c };
+	struct rte_roce_cm_id *listen = NULL;
+	pthread_t th;
+	int rc;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_prepare(c, &c->id[0], CM_OTHER_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(NULL, &listen, c, RTE_ROCE_CM_PS_TCP), 0, "");
+	ROCE_TEST_ASSERT_EQ(pthread_create(&th, NULL, cm_side0_run, &t), 0, "");
+	rc = cm_sync_listen_calls(c, listen);
+	__atomic_store_n(&t.stop, true, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	ROCE_TEST_ASSERT_EQ(rc, 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(listen), 0, "");
+	return cm_env_close(c);
+}
+
 static const struct roce_test_case cases[] = {
 	{ "cm_connect_disconnect", test_cm_connect_disconnect },
 	{ "cm_connect_disconnect_ipv6", test_cm_connect_disconnect_ipv6 },
@@ -862,6 +1024,8 @@ static const struct roce_test_case cases[] = {
 	{ "cm_malformed_mads", test_cm_malformed_mads },
 	{ "cm_api_misuse", test_cm_api_misuse },
 	{ "cm_xstats", test_cm_xstats },
+	{ "cm_sync_connect", test_cm_sync_connect },
+	{ "cm_sync_listen", test_cm_sync_listen },
 };
 
 int

@@ -227,6 +227,10 @@ case_unsupported(struct dev *d)
 	static char buf[MSG];
 	struct ibv_mr *mr = ibv_reg_mr(d->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 	struct ibv_qp *qp = ud_qp(d->pd, d->cq), *xqp;
+	struct ibv_qp_init_attr raw = { .send_cq = d->cq, .recv_cq = d->cq,
+					.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+						 .max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_mr *bind_mr;
 	struct ibv_ece ece;
 
 	errno = 0;
@@ -241,6 +245,11 @@ case_unsupported(struct dev *d)
 	qp_attr.send_ops_flags = IBV_QP_EX_WITH_SEND;
 	ok(ibv_create_qp_ex(d->ctx, &qp_attr) == NULL && unsupported(errno),
 	   "ibv_create_qp_ex with send_ops_flags: NULL, EOPNOTSUPP or ENOSYS");
+	raw.qp_type = IBV_QPT_RAW_PACKET;
+	ok(ibv_create_qp(d->pd, &raw) == NULL && errno == EOPNOTSUPP,
+	   "a raw packet QP: NULL, EOPNOTSUPP");
+	bind_mr = ibv_reg_mr(d->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	ok(bind_mr != NULL && ibv_dereg_mr(bind_mr) == 0, "an MR with MW_BIND: made (no MW can be)");
 	ok(ibv_open_xrcd(d->ctx, &xrcd_attr) == NULL && unsupported(errno),
 	   "ibv_open_xrcd: NULL, EOPNOTSUPP or ENOSYS");
 	ok(ibv_alloc_td(d->ctx, &td_attr) == NULL && unsupported(errno),
