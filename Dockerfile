@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # librte_roce in a container: a build stage with Debian 12's compiler and
-# DPDK headers, and a slim runtime stage with the library, roce_perf,
-# roce_dump and the examples, run as a non-root user, no compiler.
+# DPDK headers, and a slim runtime stage with the libraries, roce_perf,
+# roce_dump, the NVMe-oF target roce_nvmf, the verbs launcher roce-run and
+# the examples, run as a non-root user, no compiler.
 #
 # No registry is needed: BASE is a Debian 12 image made from Debian's archive
 # by devtools/container-base.sh (the default name below), or any Debian 12
@@ -34,7 +35,7 @@ RUN meson setup /build -Dtests=false -Dfuzz=disabled --buildtype=release \
     install -m 0755 /build/examples/roce_demo/roce_demo \
         /build/examples/rc_pingpong/rc_pingpong /build/examples/uc_pingpong/uc_pingpong \
         /build/examples/ud_pingpong/ud_pingpong /build/examples/srq_pingpong/srq_pingpong \
-        /stage/usr/local/bin/ && \
+        /build/examples/rping/rping /stage/usr/local/bin/ && \
     install -D -m 0644 config/roce.conf.example /stage/usr/local/share/roce/roce.conf.example
 
 FROM ${BASE} AS runtime

@@ -153,7 +153,6 @@ void
 perf_mem_print_need(const struct perf_opts *o, struct pp_mem *m)
 {
 	uint64_t in_use, held;
-
 	struct pp_mem huge;
 
 	pp_mem_heap(&in_use, &held);

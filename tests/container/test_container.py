@@ -44,6 +44,9 @@ UID = 10001		# the image's user (Dockerfile)
 NEED_MB = 64		# two containers of about 12 MiB each, and room (doc/deploy.md, "Sizing")
 SMALL = 'size=4M'	# two 2 MiB pages: less than the 20 MiB of a --loopback run
 STOP_S = 1.0
+# what the runtime stage must hold: the tools, the NVMe-oF target, the verbs launcher, examples
+PROGRAMS = ('roce_perf', 'roce_dump', 'roce_nvmf', 'roce-run', 'rc_pingpong', 'uc_pingpong',
+            'ud_pingpong', 'srq_pingpong', 'rping', 'roce_demo')
 # Debian 12's podman on a host with hybrid cgroups: crun refuses them, and
 # rootful containers may not raise their own limits (doc/deploy.md, "podman").
 PODMAN = ['podman', '--runtime', 'runc', '--cgroup-manager=cgroupfs']
@@ -86,13 +89,18 @@ def image_checks():
     """The runtime stage: non-root, no compiler, the programs there."""
     r = sh(PODMAN + RUN + ['--rm', IMAGE, 'sh', '-c',
                            'id -u; command -v cc gcc || echo no-compiler; '
-                           'for p in roce_perf roce_dump rc_pingpong ud_pingpong; do '
-                           'command -v $p; done'])
+                           'for p in %s; do command -v $p; done' % ' '.join(PROGRAMS)])
     out = r.stdout.split()
     check('image: runs as uid %d' % UID, out[:1] == [str(UID)], r.stdout + r.stderr)
     check('image: no compiler in the runtime stage', 'no-compiler' in out, r.stdout)
-    check('image: roce_perf, roce_dump and the examples installed',
-          sum(1 for x in out if x.startswith('/usr/local/bin/')) == 4, r.stdout)
+    check('image: %s installed' % ', '.join(PROGRAMS),
+          sum(1 for x in out if x.startswith('/usr/local/bin/')) == len(PROGRAMS), r.stdout)
+    # every shared library the programs and librte_roce* link is in the runtime stage
+    r = sh(PODMAN + RUN + ['--rm', IMAGE, 'sh', '-c',
+                           'ldd /usr/local/bin/* /usr/local/lib/librte_roce*.so 2>&1 | '
+                           'grep "not found" || echo all-found'])
+    check('image: every library the programs link is there (ldd)',
+          r.stdout.strip() == 'all-found', r.stdout[-800:] + r.stderr[-400:])
 
 
 class Pair:
