@@ -31,7 +31,7 @@ import sys
 # Layers, lowest first: a module may use its own layer and those below.
 # A module missing here is reported (put it in a layer when it is added).
 LAYERS = [
-    ("base", ["log", "cksum", "timer", "queue", "rte", "rte_stats", "rte_worker",
+    ("base", ["log", "cksum", "timer", "queue", "tsan", "rte", "rte_stats", "rte_worker",
               "rte_event"]),
     ("packet", ["rte_hdr", "rte_opcode", "opcode", "wr", "rte_pkt", "parse", "build",
                 "rte_icrc", "icrc", "rte_gid", "gid", "rte_pcap", "pcap", "rte_mad"]),

@@ -262,8 +262,11 @@ nvmf_fabrics_exec(struct nvmf_req *req)
 
 	if (fctype == NVMF_FCTYPE_CONNECT) {
 		fabrics_connect(req);
-		if (req->status != NVMF_SC_SUCCESS)
+		if (req->status != NVMF_SC_SUCCESS) {
 			req->q->tgt->stats.connect_refused++;
+			NVMF_LOG(INFO, "queue %u: Connect refused: status 0x%03x, DW0 0x%x",
+				 req->q->qid, req->status, req->dw0);
+		}
 		return;
 	}
 	if (req->q->ctrl == NULL) {

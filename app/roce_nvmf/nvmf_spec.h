@@ -151,12 +151,16 @@ enum nvmf_io_opc {
 	NVMF_IO_DSM = 0x09,
 };
 
-/* Base, Connect command: SQE offsets, then its 1024-byte data. */
-#define NVMF_CONNECT_RECFMT	42
-#define NVMF_CONNECT_QID	44
-#define NVMF_CONNECT_SQSIZE	46	/* 0's based */
-#define NVMF_CONNECT_CATTR	48
-#define NVMF_CONNECT_KATO	52	/* milliseconds */
+/*
+ * Base, Connect command: SQE offsets (CDW10: RECFMT, QID; CDW11: SQSIZE,
+ * CATTR; CDW12: KATO), then its 1024-byte data. The interop lab caught
+ * these two bytes off: the test host had the same mistake.
+ */
+#define NVMF_CONNECT_RECFMT	40
+#define NVMF_CONNECT_QID	42
+#define NVMF_CONNECT_SQSIZE	44	/* 0's based */
+#define NVMF_CONNECT_CATTR	46
+#define NVMF_CONNECT_KATO	48	/* milliseconds */
 #define NVMF_CATTR_NO_SQFLOW	0x04	/* disable SQ flow control */
 #define NVMF_CONNECT_DATA_LEN	1024
 #define NVMF_CONNECT_HOSTID	0

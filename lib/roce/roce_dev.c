@@ -19,7 +19,7 @@
 
 #include "roce_dev.h"
 #include "roce_log.h"
-#include "roce_port_priv.h"
+#include "roce_tsan.h"
 #include "roce_mr.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
@@ -198,6 +198,7 @@ roce_dev_create(struct rte_roce_port *port, const struct rte_roce_dev_conf *conf
 	}
 	dev->port = port;
 	dev->socket = socket;
+	dev->port_id = info.port_id;
 	dev->ibv.async_fd = -1;
 	/* The engine keeps max_qp_rd_atom responder resources per QP. */
 	RTE_BUILD_BUG_ON(RTE_ROCE_DEV_MAX_RD_ATOM_MAX > ROCE_RD_ATOM_MAX);
@@ -390,7 +391,7 @@ roce_dev_handoff(struct roce_lane *from, uint16_t to, struct rte_mbuf *m, uint32
 
 	/* The tag field rte_distributor uses for the same purpose: the PMD's RSS hash is spent. */
 	m->hash.usr = qpn;
-	ROCE_PORT_HANDOFF_RELEASE(r);
+	ROCE_TSAN_RELEASE(r);
 	if (rte_ring_sp_enqueue(r, m) != 0) {
 		ROCE_COUNT(from->stats.handoff_drops);
 		rte_pktmbuf_free(m);

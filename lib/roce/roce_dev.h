@@ -10,7 +10,7 @@
  * Threading (doc/architecture.md, doc/workers.md): a device has lanes, one
  * per worker lcore (worker mode) or one driven by rte_roce_poll() (inline
  * mode). Lane i owns port queue i, its QPs' protocol state, their timers and
- * its counters; control calls park every worker first (roce_worker.h).
+ * its counters; control calls hold every lane first (roce_lane.h).
  * Other threads post to QPs and poll CQs (SPSC rings, roce_queue.h) and
  * ring the QP's doorbell with roce_dev_qp_schedule(), which is lock-free
  * (an MP/SC rte_ring per lane). A frame received by a lane that does not
@@ -121,6 +121,7 @@ struct roce_dev {
 	struct rte_roce_dev_conf conf;	/* limits, defaults applied */
 	const struct roce_engine *engine;	/* its timer handlers (roce_transport.h) */
 	int socket;			/* NUMA socket of the port */
+	uint16_t port_id;		/* the port's ethdev */
 
 	uint32_t nb_pds;
 	uint32_t nb_cqs;

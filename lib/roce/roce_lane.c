@@ -24,7 +24,8 @@
 #include "roce_dev.h"
 #include "roce_lane.h"
 #include "roce_log.h"
-#include "roce_port_priv.h"
+#include "roce_port_queue.h"
+#include "roce_tsan.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
 
@@ -297,7 +298,7 @@ roce_dev_inbox_run(struct roce_lane *lane)
 		n = rte_ring_sc_dequeue_burst(lane->inbox[from], (void **)m, ROCE_DEV_RX_BURST,
 					      NULL);
 		if (n > 0)
-			ROCE_PORT_HANDOFF_ACQUIRE(lane->inbox[from]);
+			ROCE_TSAN_ACQUIRE(lane->inbox[from]);
 		for (i = 0; i < n; i++) {
 			roce_recv_handed(lane, m[i], m[i]->hash.usr);
 			rte_pktmbuf_free(m[i]);
@@ -334,12 +335,13 @@ int
 roce_dev_progress(struct roce_lane *lane)
 {
 	struct roce_dev *dev = lane->dev;
+	const struct rte_roce_pkt *parsed;
 	bool rx_backlog;
 	uint16_t n;
 	int work;
 
 	ROCE_COUNT(lane->stats.polls);
-	n = roce_port_poll_queue(dev->port, lane->id, lane->rx, ROCE_DEV_RX_BURST);
+	n = roce_port_poll_queue(dev->port, lane->id, lane->rx, ROCE_DEV_RX_BURST, &parsed);
 	rx_backlog = n == ROCE_DEV_RX_BURST;
 	/* ACKs, responses and requests of this round leave in bursts */
 	roce_port_tx_batch_begin(dev->port, lane->id);
@@ -347,7 +349,7 @@ roce_dev_progress(struct roce_lane *lane)
 		ROCE_COUNT_ADD(lane->stats.rx_frames, n);
 		/* the port parsed and checked them: no second parse */
 		RTE_BUILD_BUG_ON(ROCE_DEV_RX_BURST > ROCE_PORT_RX_PARSED);
-		roce_recv_burst(lane, lane->rx, roce_port_rx_parsed(dev->port, lane->id, 0), n);
+		roce_recv_burst(lane, lane->rx, parsed, n);
 	}
 	if (lane->inbox != NULL)
 		n += roce_dev_inbox_run(lane);

@@ -12,7 +12,7 @@
 #include <rte_mbuf.h>
 
 #include "rte_roce_pkt.h"
-#include "roce_port_priv.h"
+#include "roce_port_queue.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
 
@@ -44,7 +44,7 @@ roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *pay
 	struct rte_mbuf *m;
 	int ret;
 
-	m = rte_pktmbuf_alloc(port->pool);
+	m = rte_pktmbuf_alloc(roce_port_pool(port));
 	if (m == NULL)
 		return -ENOBUFS;
 	ret = rte_roce_pkt_build_mbuf(pkt, payload, m);

@@ -616,6 +616,24 @@ rte_roce_port_info_get(struct rte_roce_port *port, struct rte_roce_port_info *in
 	return 0;
 }
 
+uint16_t
+roce_port_nb_queues(const struct rte_roce_port *port)
+{
+	return port->nb_queues;
+}
+
+struct rte_mempool *
+roce_port_pool(const struct rte_roce_port *port)
+{
+	return port->pool;
+}
+
+uint32_t
+roce_port_ib_mtu(const struct rte_roce_port *port)
+{
+	return port->ib_mtu;
+}
+
 /* ---- addresses and the GID table ---- */
 
 int
@@ -837,6 +855,12 @@ roce_port_tx_batch_end(struct rte_roce_port *port, uint16_t q)
 	roce_port_tx_flush(port, &port->q[q]);
 }
 
+uint16_t
+roce_port_tx_room(const struct rte_roce_port *port, uint16_t q)
+{
+	return ROCE_PORT_TX_BACKLOG - port->q[q].tx_count;
+}
+
 /*
  * Transmit a frame whose L2 header is complete on pq's TX queue; the port
  * takes m. Returns 0 (sent or kept in the backlog) or -ENOBUFS (dropped and
@@ -881,7 +905,7 @@ roce_port_tx(struct rte_roce_port *port, struct roce_port_queue *pq, struct rte_
 static void
 roce_port_handoff_rx(struct roce_port_queue *pq, struct rte_mbuf *m)
 {
-	ROCE_PORT_HANDOFF_RELEASE(pq->slow_rx);
+	ROCE_TSAN_RELEASE(pq->slow_rx);
 	if (rte_ring_sp_enqueue(pq->slow_rx, m) != 0) {
 		pq->stats.slow_handoff_drops++;
 		rte_pktmbuf_free(m);
@@ -897,7 +921,7 @@ roce_port_handoff_tx(struct roce_port_queue *pq, struct rte_mbuf *m,
 {
 	struct roce_port_handoff h = { .m = m, .next_hop = *next_hop };
 
-	ROCE_PORT_HANDOFF_RELEASE(pq->slow_tx);
+	ROCE_TSAN_RELEASE(pq->slow_tx);
 	if (rte_ring_sp_enqueue_elem(pq->slow_tx, &h, sizeof(h)) != 0) {
 		pq->stats.tx_handoff_drops++;
 		rte_pktmbuf_free(m);
@@ -908,7 +932,7 @@ roce_port_handoff_tx(struct roce_port_queue *pq, struct rte_mbuf *m,
 }
 
 static bool roce_port_rx_one(struct rte_roce_port *port, struct roce_port_queue *pq,
-			     struct rte_mbuf *m);
+			     struct rte_mbuf *m, struct rte_roce_pkt *pkt);
 
 /* Queue 0: what the other queues handed over since the last poll, a burst of each. */
 static void
@@ -917,6 +941,7 @@ roce_port_handoff_drain(struct rte_roce_port *port)
 	struct roce_port_handoff h[ROCE_PORT_HANDOFF_BURST];
 	struct rte_mbuf *m[ROCE_PORT_HANDOFF_BURST];
 	struct roce_port_queue *q0 = roce_port_slow(port);
+	struct rte_roce_pkt local;
 	unsigned int n, i;
 	uint16_t q;
 
@@ -925,16 +950,15 @@ roce_port_handoff_drain(struct rte_roce_port *port)
 
 		n = rte_ring_sc_dequeue_burst(pq->slow_rx, (void **)m, RTE_DIM(m), NULL);
 		if (n != 0)
-			ROCE_PORT_HANDOFF_ACQUIRE(pq->slow_rx);
+			ROCE_TSAN_ACQUIRE(pq->slow_rx);
 		for (i = 0; i < n; i++) {
 			/* Only ARP, ND and ICMP are handed over: they never reach the caller. */
-			q0->rx_next = ROCE_PORT_RX_PARSED;
-			if (roce_port_rx_one(port, q0, m[i]))
+			if (roce_port_rx_one(port, q0, m[i], &local))
 				roce_port_drop(q0, m[i], RTE_ROCE_PORT_DROP_NOT_FOR_US);
 		}
 		n = rte_ring_sc_dequeue_burst_elem(pq->slow_tx, h, sizeof(h[0]), RTE_DIM(h), NULL);
 		if (n != 0)
-			ROCE_PORT_HANDOFF_ACQUIRE(pq->slow_tx);
+			ROCE_TSAN_ACQUIRE(pq->slow_tx);
 		for (i = 0; i < n; i++)
 			roce_neigh_send(port, h[i].m, &h[i].next_hop);
 	}
@@ -942,15 +966,12 @@ roce_port_handoff_drain(struct rte_roce_port *port)
 
 /* ---- RX ---- */
 
-/* The strict RoCEv2 checks: the wire parser at the port's IB MTU, then the ICRC. */
+/* The strict RoCEv2 checks into pkt: the wire parser at the port's IB MTU, then the ICRC. */
 static bool
-roce_port_rx_roce(struct rte_roce_port *port, struct roce_port_queue *pq, struct rte_mbuf *m)
+roce_port_rx_roce(struct rte_roce_port *port, struct roce_port_queue *pq, struct rte_mbuf *m,
+		  struct rte_roce_pkt *pkt)
 {
 	enum rte_roce_drop_reason reason;
-	struct rte_roce_pkt local;
-	/* kept for the engine if the frame is returned (roce_port_rx_parsed()) */
-	struct rte_roce_pkt *pkt = pq->rx_next < ROCE_PORT_RX_PARSED ?
-				   &pq->rx_parsed[pq->rx_next] : &local;
 
 	reason = rte_roce_pkt_parse_mbuf(m, port->ib_mtu, pkt);
 	if (reason == RTE_ROCE_DROP_NONE &&
@@ -964,7 +985,7 @@ roce_port_rx_roce(struct rte_roce_port *port, struct roce_port_queue *pq, struct
 
 static bool
 roce_port_rx_udp(struct rte_roce_port *port, struct roce_port_queue *pq, struct rte_mbuf *m,
-		 uint32_t l4_off)
+		 uint32_t l4_off, struct rte_roce_pkt *pkt)
 {
 	struct rte_udp_hdr udp_buf;
 	const struct rte_udp_hdr *udp;
@@ -974,7 +995,7 @@ roce_port_rx_udp(struct rte_roce_port *port, struct roce_port_queue *pq, struct 
 		return roce_port_drop(pq, m, RTE_ROCE_PORT_DROP_IP_MALFORMED);
 	if (udp->dst_port != RTE_BE16(RTE_ROCE_UDP_PORT))
 		return roce_port_drop(pq, m, RTE_ROCE_PORT_DROP_UDP_PORT);
-	if (!roce_port_rx_roce(port, pq, m))
+	if (!roce_port_rx_roce(port, pq, m, pkt))
 		return roce_port_drop(pq, m, RTE_ROCE_PORT_DROP_ROCE);
 	pq->stats.rx_roce_packets++;
 	return true;
@@ -1000,7 +1021,7 @@ roce_port_trim(struct rte_mbuf *m, uint32_t frame_len)
 
 static bool
 roce_port_rx_ipv4(struct rte_roce_port *port, struct roce_port_queue *pq, struct rte_mbuf *m,
-		  enum roce_l2_dst l2)
+		  enum roce_l2_dst l2, struct rte_roce_pkt *pkt)
 {
 	const uint32_t l3_off = RTE_ETHER_HDR_LEN;
 	struct rte_ipv4_hdr ip_buf;
@@ -1026,7 +1047,7 @@ roce_port_rx_ipv4(struct rte_roce_port *port, struct roce_port_queue *pq, struct
 	roce_port_trim(m, l3_off + tot_len);
 	switch (ip->next_proto_id) {
 	case IPPROTO_UDP:
-		return roce_port_rx_udp(port, pq, m, l3_off + hlen);
+		return roce_port_rx_udp(port, pq, m, l3_off + hlen, pkt);
 	case IPPROTO_ICMP:
 		if (pq->id != ROCE_PORT_SLOW_QUEUE)
 			roce_port_handoff_rx(pq, m);
@@ -1042,7 +1063,7 @@ malformed:
 
 static bool
 roce_port_rx_ipv6(struct rte_roce_port *port, struct roce_port_queue *pq, struct rte_mbuf *m,
-		  enum roce_l2_dst l2)
+		  enum roce_l2_dst l2, struct rte_roce_pkt *pkt)
 {
 	const uint32_t l3_off = RTE_ETHER_HDR_LEN;
 	struct rte_ipv6_hdr ip_buf;
@@ -1062,7 +1083,7 @@ roce_port_rx_ipv6(struct rte_roce_port *port, struct roce_port_queue *pq, struct
 		memcpy(dst.raw, ip->dst_addr, sizeof(dst.raw));
 		if (!roce_port_rx_dst_ok(port, &dst, l2))
 			return roce_port_drop(pq, m, RTE_ROCE_PORT_DROP_NOT_FOR_US);
-		return roce_port_rx_udp(port, pq, m, l3_off + sizeof(*ip));
+		return roce_port_rx_udp(port, pq, m, l3_off + sizeof(*ip), pkt);
 	case IPPROTO_ICMPV6:
 		/* ND is addressed to multicast groups too: roce_icmp6_input sorts it out. */
 		if (pq->id != ROCE_PORT_SLOW_QUEUE)
@@ -1077,11 +1098,12 @@ roce_port_rx_ipv6(struct rte_roce_port *port, struct roce_port_queue *pq, struct
 
 /*
  * Sort one frame received on pq (or handed to queue 0 by another queue);
- * true if it is a RoCEv2 frame for the caller. The slow path's frames go to
- * queue 0 when pq is another queue.
+ * true if it is a RoCEv2 frame for the caller, parsed into pkt. The slow
+ * path's frames go to queue 0 when pq is another queue.
  */
 static bool
-roce_port_rx_one(struct rte_roce_port *port, struct roce_port_queue *pq, struct rte_mbuf *m)
+roce_port_rx_one(struct rte_roce_port *port, struct roce_port_queue *pq, struct rte_mbuf *m,
+		 struct rte_roce_pkt *pkt)
 {
 	struct rte_ether_hdr eth_buf;
 	const struct rte_ether_hdr *eth = &eth_buf;
@@ -1107,9 +1129,9 @@ roce_port_rx_one(struct rte_roce_port *port, struct roce_port_queue *pq, struct 
 			roce_arp_input(port, m);
 		return false;
 	case RTE_ETHER_TYPE_IPV4:
-		return roce_port_rx_ipv4(port, pq, m, l2);
+		return roce_port_rx_ipv4(port, pq, m, l2, pkt);
 	case RTE_ETHER_TYPE_IPV6:
-		return roce_port_rx_ipv6(port, pq, m, l2);
+		return roce_port_rx_ipv6(port, pq, m, l2, pkt);
 	default:
 		return roce_port_drop(pq, m, RTE_ROCE_PORT_DROP_ETHERTYPE);
 	}
@@ -1118,14 +1140,19 @@ roce_port_rx_one(struct rte_roce_port *port, struct roce_port_queue *pq, struct 
 
 uint16_t
 roce_port_poll_queue(struct rte_roce_port *port, uint16_t q, struct rte_mbuf **pkts,
-		     uint16_t nb_pkts)
+		     uint16_t nb_pkts, const struct rte_roce_pkt **parsed)
 {
 	struct roce_port_queue *pq;
+	struct rte_roce_pkt local;
 	uint16_t nb_rx, nb_ret = 0, i;
 
 	if (unlikely(q >= port->nb_queues))
 		return 0;
 	pq = &port->q[q];
+	if (parsed != NULL) {
+		*parsed = pq->rx_parsed;
+		nb_pkts = RTE_MIN(nb_pkts, ROCE_PORT_RX_PARSED);
+	}
 	/* Nothing read of the neighbour cache before this poll is still used. */
 	roce_neigh_quiescent(port, pq);
 	pq->now = rte_get_timer_cycles();
@@ -1133,8 +1160,9 @@ roce_port_poll_queue(struct rte_roce_port *port, uint16_t q, struct rte_mbuf **p
 	for (i = 0; i < nb_rx; i++) {
 		pq->stats.rx_packets++;
 		pq->stats.rx_bytes += pkts[i]->pkt_len;
-		pq->rx_next = nb_ret;
-		if (roce_port_rx_one(port, pq, pkts[i]))
+		/* A frame returned keeps its parse for the caller, at its index. */
+		if (roce_port_rx_one(port, pq, pkts[i],
+				     parsed != NULL ? &pq->rx_parsed[nb_ret] : &local))
 			pkts[nb_ret++] = pkts[i];
 	}
 	if (q == ROCE_PORT_SLOW_QUEUE) {
@@ -1150,7 +1178,7 @@ roce_port_poll_queue(struct rte_roce_port *port, uint16_t q, struct rte_mbuf **p
 uint16_t
 rte_roce_port_poll(struct rte_roce_port *port, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
-	return roce_port_poll_queue(port, ROCE_PORT_SLOW_QUEUE, pkts, nb_pkts);
+	return roce_port_poll_queue(port, ROCE_PORT_SLOW_QUEUE, pkts, nb_pkts, NULL);
 }
 
 /* ---- counters ---- */

@@ -5,7 +5,9 @@
 
 /*
  * Internals of a port, shared by roce_port.c (bring-up, RX dispatch, TX),
- * roce_neigh.c (neighbour cache) and roce_icmp.c (ARP, ND, ICMP echo).
+ * roce_neigh.c (neighbour cache), roce_icmp.c (ARP, ND, ICMP echo),
+ * roce_port_mcast.c and roce_capture.c; the rest of the library sees a
+ * port through rte_roce_port.h and roce_port_queue.h.
  * One thread owns each queue of a port (see roce_port.c): a queue's state
  * (struct roce_port_queue) is touched by its owner only; queue 0's owner
  * also owns the slow path (ARP, ND, ICMP, the neighbour cache's writes and
@@ -23,11 +25,11 @@
 #include <rte_ring.h>
 
 #include "rte_roce_port.h"
+#include "roce_port_queue.h"
+#include "roce_tsan.h"
 
 /* Frames the TX queue refused, kept in order for the next flush (power of 2). */
 #define ROCE_PORT_TX_BACKLOG 256
-/* Frames of one poll whose parse is kept for the engine (roce_port_rx_parsed()). */
-#define ROCE_PORT_RX_PARSED 32
 /* In a TX batch, frames gathered before one rte_eth_tx_burst(). */
 #define ROCE_PORT_TX_BURST 32
 /* The queue that owns the slow path: ARP, ND, ICMP, neighbour writes and timers. */
@@ -132,7 +134,6 @@ struct roce_port_queue {
 	bool tx_batch;			/* between roce_port_tx_batch_begin() and _end() */
 	/* q != 0: not an online RCU reader (never driven yet, or roce_port_queue_offline()) */
 	bool rcu_offline;
-	uint16_t rx_next;		/* index the frame being sorted gets if returned */
 	uint64_t now;			/* timer cycles, read once per call */
 	/* q != 0: to queue 0, SPSC. Non-RoCE frames received here (mbufs). */
 	struct rte_ring *slow_rx;
@@ -140,7 +141,7 @@ struct roce_port_queue {
 	struct rte_ring *slow_tx;
 	struct rte_roce_port_stats stats;
 	struct rte_mbuf *tx_backlog[ROCE_PORT_TX_BACKLOG];
-	/* The parse of each RoCE frame the last poll returned: the engine needs no second one. */
+	/* The parse of each RoCE frame the last poll returned (roce_port_poll_queue()). */
 	struct rte_roce_pkt rx_parsed[ROCE_PORT_RX_PARSED];
 } __rte_cache_aligned;
 
@@ -201,100 +202,9 @@ roce_pktmbuf_copy(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *bu
 	return true;
 }
 
-/*
- * ThreadSanitizer cannot see the ordering DPDK's rte_ring gives on x86 (the
- * generic model: compiler barriers, no C11 atomics; devtools/tsan.supp):
- * the hand-off rings say it with a release before the enqueue and an
- * acquire after the dequeue, so what the sending queue did to a frame
- * happens before what queue 0 does with it.
- */
-#if defined(__SANITIZE_THREAD__)
-#define ROCE_PORT_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define ROCE_PORT_TSAN 1
-#endif
-#endif
-#ifdef ROCE_PORT_TSAN
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-#define ROCE_PORT_HANDOFF_RELEASE(r) __tsan_release(r)
-#define ROCE_PORT_HANDOFF_ACQUIRE(r) __tsan_acquire(r)
-#else
-#define ROCE_PORT_HANDOFF_RELEASE(r) RTE_SET_USED(r)
-#define ROCE_PORT_HANDOFF_ACQUIRE(r) RTE_SET_USED(r)
-#endif
-
-/* Number of RX/TX queue pairs (rte_roce_port_conf::nb_queues, at least 1). */
-static inline uint16_t
-roce_port_nb_queues(const struct rte_roce_port *port)
-{
-	return port->nb_queues;
-}
-
-/*
- * The parse (rte_roce_pkt_parse_mbuf() at the port's IB MTU, ICRC checked)
- * of frame i of what the last poll of queue q returned, valid until the
- * next poll of q; NULL for i >= ROCE_PORT_RX_PARSED. Owner of q only.
- */
-static inline const struct rte_roce_pkt *
-roce_port_rx_parsed(const struct rte_roce_port *port, uint16_t q, uint16_t i)
-{
-	return i < ROCE_PORT_RX_PARSED ? &port->q[q].rx_parsed[i] : NULL;
-}
-
-/*
- * The per-queue calls below are made by the owner thread of queue q only;
- * q < roce_port_nb_queues(). rte_roce_port_poll() and rte_roce_port_send()
- * are these on queue 0.
- *
- * roce_port_poll_queue(): RX burst of queue q, parsed and ICRC-checked as by
- * rte_roce_port_poll(); reports q's quiescent state to the neighbour cache
- * (roce_neigh.c) first. On q == 0 it also handles what the other queues
- * handed over and runs the neighbour timers; on q != 0, ARP, ND and ICMP
- * frames go to queue 0 (slow_handoffs). Returns 0 for q out of range.
- */
-uint16_t roce_port_poll_queue(struct rte_roce_port *port, uint16_t q, struct rte_mbuf **pkts,
-			      uint16_t nb_pkts);
-/*
- * rte_roce_port_send() on queue q. q != 0 reads the neighbour cache
- * lock-free; a next hop that is not REACHABLE (or absent) makes the frame go
- * to queue 0 (tx_handoffs), which resolves, queues and sends it at its next
- * poll: 0 is returned then, and what queue 0 drops is counted there.
- * -EINVAL as rte_roce_port_send(), and for q out of range; -ENOBUFS when
- * the hand-off ring or the TX backlog is full.
- */
-int roce_port_send_queue(struct rte_roce_port *port, uint16_t q, struct rte_mbuf *m,
-			 const union rte_roce_gid *next_hop);
-/*
- * Queue q's owner stops polling for a while (a parked or stopping worker):
- * from now on it does not hold back the reuse of deleted neighbour cache
- * positions (an online reader that stops polling does: the cache would stop
- * learning once they are used up). Its next roce_port_poll_queue(q) or
- * roce_port_send_queue(q) takes it back online. A queue is offline until
- * first driven. No-op for queue 0, or q out of range.
- */
-void roce_port_queue_offline(struct rte_roce_port *port, uint16_t q);
-
 /* roce_port.c */
 /* Transmit a frame whose L2 header is complete on pq's TX queue; takes m. */
 int roce_port_tx(struct rte_roce_port *port, struct roce_port_queue *pq, struct rte_mbuf *m);
-/*
- * Between these two calls roce_port_tx() gathers the frames of queue q and
- * hands them to the ethdev ROCE_PORT_TX_BURST at a time (and the rest at
- * _end()), instead of one rte_eth_tx_burst() per frame: a burst call costs
- * about as much as a frame on memif (shared ring indexes). A device's
- * progress brackets its work with them.
- */
-void roce_port_tx_batch_begin(struct rte_roce_port *port, uint16_t q);
-/* Frames roce_port_tx() can still keep in queue q's backlog when the queue refuses them. */
-static inline uint16_t
-roce_port_tx_room(const struct rte_roce_port *port, uint16_t q)
-{
-	return ROCE_PORT_TX_BACKLOG - port->q[q].tx_count;
-}
-
-void roce_port_tx_batch_end(struct rte_roce_port *port, uint16_t q);
 /* Queue pq (not 0) hands m to queue 0, which resolves next_hop and sends it. */
 int roce_port_handoff_tx(struct roce_port_queue *pq, struct rte_mbuf *m,
 			 const union rte_roce_gid *next_hop);

@@ -8,7 +8,7 @@
  * counted by reason in the device's xstats.
  *
  * The port parsed the frame already and hands its parse over with it
- * (roce_port_rx_parsed()): nothing is parsed twice. Only a frame another
+ * (roce_port_poll_queue()): nothing is parsed twice. Only a frame another
  * lane handed over (roce_recv_handed()) is parsed again, from its mbuf.
  */
 
@@ -17,7 +17,7 @@
 
 #include "rte_roce_pkt.h"
 #include "roce_mcast.h"
-#include "roce_port_priv.h"
+#include "roce_port_queue.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
 
@@ -85,7 +85,7 @@ roce_recv_deliver(struct roce_lane *lane, struct roce_qp *qp, const struct rte_r
 static const struct rte_roce_pkt *
 recv_parse(struct roce_lane *lane, const struct rte_mbuf *m, struct rte_roce_pkt *local)
 {
-	if (rte_roce_pkt_parse_mbuf(m, lane->dev->port->ib_mtu, local) != RTE_ROCE_DROP_NONE) {
+	if (rte_roce_pkt_parse_mbuf(m, roce_port_ib_mtu(lane->dev->port), local) != RTE_ROCE_DROP_NONE) {
 		ROCE_COUNT(lane->xstats.rx_drops[ROCE_RX_DROP_PARSE]);
 		return NULL;
 	}
@@ -110,7 +110,7 @@ roce_recv_route(struct roce_lane *lane, struct roce_qp *qp, const struct rte_roc
 		rte_mbuf_refcnt_update(m, 1);
 		ref = m;
 	} else {
-		ref = rte_pktmbuf_clone(m, lane->dev->port->pool);
+		ref = rte_pktmbuf_clone(m, roce_port_pool(lane->dev->port));
 		if (ref == NULL) {
 			ROCE_COUNT(lane->stats.handoff_drops);
 			return;

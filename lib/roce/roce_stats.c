@@ -17,7 +17,6 @@
 #include "rte_roce_port.h"
 #include "rte_roce_pkt.h"
 #include "roce_log.h"
-#include "roce_port_priv.h"
 #include "roce_qp.h"
 #include "roce_lane.h"
 #include "roce_stats.h"

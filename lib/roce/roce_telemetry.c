@@ -25,7 +25,6 @@
 #include <rte_telemetry.h>
 
 #include "roce_log.h"
-#include "roce_port_priv.h"
 #include "roce_qp.h"
 #include "roce_stats.h"
 
@@ -93,7 +92,7 @@ tel_info(const char *cmd __rte_unused, const char *params, struct rte_tel_data *
 		return -EINVAL;
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "name", dev->ibv_dev.name);
-	rte_tel_data_add_dict_int(d, "port_id", dev->port->port_id);
+	rte_tel_data_add_dict_int(d, "port_id", dev->port_id);
 	rte_tel_data_add_dict_u64(d, "nb_pds", dev->nb_pds);
 	rte_tel_data_add_dict_u64(d, "nb_cqs", dev->nb_cqs);
 	rte_tel_data_add_dict_u64(d, "nb_qps", dev->nb_qps);

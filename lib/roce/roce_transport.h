@@ -203,7 +203,7 @@ struct roce_lane;
 /*
  * Hand a burst of frames the port queue of lane received to their QPs;
  * takes the mbufs. parsed[i] is the port's parse of pkts[i]
- * (roce_port_rx_parsed()); parsed NULL: the frames are parsed here. A
+ * (roce_port_poll_queue()); parsed NULL: the frames are parsed here. A
  * frame for a QP of another lane is handed to that lane (roce_dev_handoff()).
  */
 void roce_recv_burst(struct roce_lane *lane, struct rte_mbuf **pkts,

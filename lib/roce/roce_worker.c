@@ -18,7 +18,7 @@
 #include "roce_dev.h"
 #include "roce_lane.h"
 #include "roce_log.h"
-#include "roce_port_priv.h"
+#include "roce_port_queue.h"
 #include "roce_worker.h"
 
 /* Counters are written by their worker alone and read by any thread: relaxed atomic stores. */

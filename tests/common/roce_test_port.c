@@ -21,6 +21,7 @@
 #include "roce_test_eal.h"
 #include "roce_test_pcap.h"
 #include "roce_test_port.h"
+#include "roce_tsan.h"
 
 #define ROCE_TEST_RING_SIZE 1024
 #define ROCE_TEST_DRAIN_BURST 32
@@ -321,16 +322,7 @@ roce_test_send_only(const char *src, const char *dst, uint32_t qpn, uint32_t psn
  * received, so that what a side did before sending happens before what the
  * other does with the frame (devtools/tsan.supp).
  */
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define ROCE_TEST_WIRE_TSAN 1
-#endif
-#endif
-
-#ifdef ROCE_TEST_WIRE_TSAN
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-
+#ifdef ROCE_TSAN
 static char roce_test_wire;
 
 static uint16_t

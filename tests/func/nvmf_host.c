@@ -502,9 +502,9 @@ host_fabrics_connect(struct host_queue *q, const char *subnqn, const char *hostn
 	host_sqe(q, sqe, 0x7f, 0);
 	sqe[4] = 0x01;	/* FCTYPE Connect */
 	host_sgl_keyed(q, sqe, HOST_DATA_OFF, 1024, false);
-	put16(sqe + 44, q->qid);
-	put16(sqe + 46, q->sqsize);
-	put32(sqe + 52, kato);
+	put16(sqe + 42, q->qid);	/* CDW10: RECFMT 0, QID */
+	put16(sqe + 44, q->sqsize);	/* CDW11: SQSIZE, CATTR */
+	put32(sqe + 48, kato);		/* CDW12 */
 	ROCE_TEST_ASSERT_EQ(host_cmd(q, sqe, NULL, 0, cqe, NULL, NULL), 0, "");
 	if (host_status(cqe) == 0)
 		q->cntlid = (uint16_t)host_dw0(cqe);

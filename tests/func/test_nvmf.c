@@ -510,7 +510,7 @@ test_bad_connect(void)
 	ROCE_TEST_ASSERT_EQ(host_fabrics_connect(&io, HOST_SUBNQN, HOST_NQN, a.cntlid, 0, cqe), 0,
 			    "");
 	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0x182, "QID 2 of 1");
-	ROCE_TEST_ASSERT_EQ(host_dw0(cqe), 44, "IPO: QID, in the command");
+	ROCE_TEST_ASSERT_EQ(host_dw0(cqe), 42, "IPO: QID, in the command");
 	ROCE_TEST_ASSERT_EQ(host_fabrics_connect(&io, HOST_SUBNQN, HOST_NQN, a.cntlid + 1, 0, cqe),
 			    0, "");
 	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0x182, "unknown CNTLID");

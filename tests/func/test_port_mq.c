@@ -9,7 +9,8 @@
  * driving queue 0 and queue 1 at once while the neighbour entries expire.
  * Over a multi-queue net_ring pair whose TX queue i lands in the peer's RX
  * queue (i + shift) % n, so every hand-off is deterministic. Uses the
- * port's private per-queue calls (roce_port_priv.h).
+ * port's per-queue calls (roce_port_queue.h) and its ring sizes
+ * (roce_port_priv.h).
  */
 
 #include <errno.h>
@@ -108,7 +109,7 @@ poll_q(struct rte_roce_port *port, uint16_t q, uint64_t *got)
 	struct rte_mbuf *pkts[BURST];
 	uint16_t n;
 
-	n = roce_port_poll_queue(port, q, pkts, BURST);
+	n = roce_port_poll_queue(port, q, pkts, BURST, NULL);
 	if (got != NULL)
 		*got += n;
 	rte_pktmbuf_free_bulk(pkts, n);
@@ -216,7 +217,7 @@ test_config_errors(void)
 	ROCE_TEST_ASSERT_EQ(rte_roce_port_queue_stats_get(p, NB_QUEUES, &s), -EINVAL, "queue 2");
 	ROCE_TEST_ASSERT_EQ(rte_roce_port_queue_stats_get(NULL, 0, &s), -EINVAL, "NULL port");
 	ROCE_TEST_ASSERT_EQ(rte_roce_port_queue_stats_get(p, 0, NULL), -EINVAL, "NULL stats");
-	ROCE_TEST_ASSERT_EQ(roce_port_poll_queue(p, NB_QUEUES, pkts, BURST), 0, "poll queue 2");
+	ROCE_TEST_ASSERT_EQ(roce_port_poll_queue(p, NB_QUEUES, pkts, BURST, NULL), 0, "poll queue 2");
 	rte_roce_gid_parse("198.18.0.2", &nh);
 	ROCE_TEST_ASSERT_EQ(roce_port_send_queue(p, NB_QUEUES, roce_frame("198.18.0.2", 1), &nh),
 			    -EINVAL, "send on queue 2");

@@ -26,15 +26,12 @@
  * corpus, made at test time, never committed.
  */
 
-#include <dirent.h>
 #include <stddef.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <rte_common.h>
 #include <rte_errno.h>
@@ -49,15 +46,14 @@
 #include <rte_roce_port.h>
 
 #include "roce_test_eal.h"
-#include "roce_test_pcap.h"
 #include "roce_test_port.h"
+
+#include "fuzz_seed.h"
 
 /* The largest IB MTU. */
 #define FUZZ_MTU 4096
 /* Each of the two segments holds at most what a test mbuf holds. */
 #define FUZZ_SEG_ROOM (ROCE_TEST_MBUF_DATA_SIZE - RTE_PKTMBUF_HEADROOM)
-#define FUZZ_PATH_LEN 512
-#define FUZZ_OPCODES (UINT8_MAX + 1)
 #define FUZZ_FRAME_MAX (2 * FUZZ_SEG_ROOM)
 #define FUZZ_PORT_BURST 4
 
@@ -84,77 +80,22 @@ static const char *const fuzz_port_addrs[] = {
 	}								\
 } while (0)
 
-static void
-write_seed(const char *dir, const char *pcap, unsigned int n, const uint8_t *frame,
-	   uint32_t len)
+/* The first frame of each opcode of a capture, and its first non-RoCEv2 frame. */
+static int
+pick_seed(const uint8_t *frame, uint32_t len, struct fuzz_seed_seen *seen, uint8_t *prefix)
 {
-	char path[FUZZ_PATH_LEN];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s_%u", dir, pcap, n);
-	f = fopen(path, "wb");
-	if (f == NULL)
-		return;
-	if (fwrite(frame, 1, len, f) != len)
-		fprintf(stderr, "fuzz_rx: short write to %s\n", path);
-	fclose(f);
-}
-
-/* Seeds from one capture; returns how many were written. */
-static unsigned int
-seed_from_pcap(const char *vectors, const char *name, const char *dir)
-{
-	bool seen[FUZZ_OPCODES] = { false }, other = false;
-	char path[FUZZ_PATH_LEN];
 	struct rte_roce_pkt pkt;
-	uint32_t caplen, origlen;
-	const uint8_t *frame;
-	unsigned int n = 0, nb = 0;
-	pcap_t *p;
+	bool *first;
 
-	snprintf(path, sizeof(path), "%s/%s", vectors, name);
-	p = roce_test_pcap_open(path);
-	if (p == NULL)
-		return 0;
-	while (roce_test_pcap_next(p, &frame, &caplen, &origlen) == 1) {
-		n++;
-		if (rte_roce_pkt_parse(frame, caplen, FUZZ_MTU, &pkt) == RTE_ROCE_DROP_NONE) {
-			if (seen[pkt.opcode])
-				continue;
-			seen[pkt.opcode] = true;
-		} else if (other) {
-			continue;
-		} else {
-			other = true;
-		}
-		write_seed(dir, name, n, frame, caplen);
-		nb++;
-	}
-	pcap_close(p);
-	return nb;
-}
-
-static void
-seed_corpus(const char *vectors, const char *dir)
-{
-	unsigned int nb = 0;
-	struct dirent *e;
-	DIR *d;
-
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-		fprintf(stderr, "fuzz_rx: %s: %s\n", dir, strerror(errno));
-		return;
-	}
-	d = opendir(vectors);
-	if (d == NULL) {
-		fprintf(stderr, "fuzz_rx: %s: %s\n", vectors, strerror(errno));
-		return;
-	}
-	while ((e = readdir(d)) != NULL)
-		if (strstr(e->d_name, ".pcap") != NULL)
-			nb += seed_from_pcap(vectors, e->d_name, dir);
-	closedir(d);
-	fprintf(stderr, "fuzz_rx: %u seeds from %s in %s\n", nb, vectors, dir);
+	RTE_SET_USED(prefix);
+	if (rte_roce_pkt_parse(frame, len, FUZZ_MTU, &pkt) == RTE_ROCE_DROP_NONE)
+		first = &seen->opcode[pkt.opcode];
+	else
+		first = &seen->other;
+	if (*first)
+		return -1;
+	*first = true;
+	return 0;
 }
 
 /* At exit, say how deep the inputs went: what the port made of them. */
@@ -196,7 +137,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	pool_baseline = rte_mempool_in_use_count(pool);
 	atexit(print_port_stats);
 	if (vectors != NULL && seed_dir != NULL)
-		seed_corpus(vectors, seed_dir);
+		fuzz_seed_corpus("fuzz_rx", vectors, seed_dir, pick_seed);
 	return 0;
 }
 

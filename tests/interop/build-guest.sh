@@ -16,11 +16,11 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 GUEST_PKGS=(rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
-	    iproute2 tcpdump kmod iputils-ping procps mount hostname)
+	    iproute2 tcpdump kmod iputils-ping procps mount hostname nvme-cli)
 # Modules copied into the image, with their dependencies.
 GUEST_MODS=(virtio_pci virtio_net ib_core ib_uverbs ib_umad ib_cm iw_cm rdma_cm
 	    rdma_ucm rdma_rxe crc32_generic crc32_pclmul udp_tunnel ip6_udp_tunnel
-	    af_packet sch_netem)
+	    af_packet sch_netem nvme_rdma)
 
 key=$( { cat "$0" "$INTEROP_DIR/guest/init"; echo "${GUEST_PKGS[*]} ${GUEST_MODS[*]}"; } |
 	sha256sum | cut -c1-12)
@@ -105,7 +105,9 @@ rm -rf "$R"/var/lib/apt/lists/* "$R"/var/cache/apt/*.bin "$R"/var/log/*.log
 	zstd -q -T0 -6 -f -o "$WORK/out/initrd.img"
 rm -rf "$IMAGE"
 mv "$WORK/out" "$IMAGE"
-# Images built from other inputs are stale: keep the cache to one image.
-find "$CACHE" -maxdepth 1 -name 'image-*' ! -path "$IMAGE" -exec rm -rf {} +
+# Images of other inputs belong to older commits, or to other branches run on
+# the same machine: keep the three newest (about 50 MiB each), so that branches
+# with different guest packages do not rebuild each other's image every run.
+ls -1dt "$CACHE"/image-* | tail -n +4 | xargs -r rm -rf
 log "build-guest: $IMAGE: $(tr '\n' ' ' < "$IMAGE/versions")in $(elapsed "$T0") s"
 echo "$IMAGE"

@@ -1,0 +1,477 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * libFuzzer target: mutated frames delivered to live QPs, so that the
+ * responder (roce_resp.c), the completer (roce_comp.c) and the receive
+ * dispatch (roce_recv.c) run on them, not only the parser.
+ *
+ * Two devices over net_ring (roce_test_verbs.h). Side A has an RC QP
+ * connected to side B, a UC QP and a UD QP, all in RTS, and a 4 KiB MR
+ * with every right in its own malloc() block, so that ASan's redzones sit
+ * right at both ends of the MR: any access outside it is a crash. Side B
+ * only answers A's ARP; every RoCE frame A sends is dropped. Per input:
+ *
+ * - post a receive on each QP (into the MR) unless told not to and, on the
+ *   RC QP, a SEND and, as the control byte says, a 2 KiB READ (into the
+ *   MR's last 2 KiB) and an atomic (into its last 8 bytes): the completer
+ *   has work in flight;
+ * - the input is three control bytes and an Ethernet frame: its IP and UDP
+ *   lengths are fixed to the frame's size, it is parsed, the fields the
+ *   control bytes name are set (destination QP, PSN near the expected one,
+ *   RETH/AtomicETH at the MR, Q_Key), it is readdressed from B to A and
+ *   rebuilt, which makes the ICRC right, and A receives it, once or twice
+ *   (a duplicate);
+ * - then every QP goes to ERR, and each posted WR must complete or flush
+ *   exactly once; the QPs go back to RESET and to RTS with the same PSNs,
+ *   and the mbuf pool must be back to its count before the input.
+ *
+ * A frame that does not parse is left out of the corpus (fuzz_rx covers
+ * the parser). A failed invariant aborts, which libFuzzer reports as a
+ * crash with the input saved.
+ *
+ * Seeds: with ROCE_FUZZ_VECTORS (a folder of pcaps) and ROCE_FUZZ_SEED_DIR
+ * set, LLVMFuzzerInitialize() writes the first frame of each opcode of each
+ * capture with the control bytes that aim it at the QP of its transport at
+ * the expected PSN: a corpus made at test time, never committed.
+ */
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <rte_udp.h>
+
+#include <rte_roce.h>
+#include <rte_roce_opcode.h>
+#include <rte_roce_pkt.h>
+
+#include "roce_test_eal.h"
+#include "roce_test_port.h"
+#include "roce_test_verbs.h"
+
+#include "fuzz_seed.h"
+
+#define FUZZ_MTU	4096
+#define FUZZ_FRAME_MAX	(ROCE_TEST_MBUF_DATA_SIZE - RTE_PKTMBUF_HEADROOM)
+#define FUZZ_MR_LEN	4096u
+#define FUZZ_READ_LEN	2048u	/* two READ responses at MTU 1024 */
+#define FUZZ_SEND_LEN	64u
+#define FUZZ_QKEY	0x11111111u
+/* A's send PSNs wrap to 0 within an input's requests; its receive PSN is low. */
+#define FUZZ_SQ_PSN	0xfffffeu
+#define FUZZ_RQ_PSN	0x000010u
+#define FUZZ_PSN_MASK	0xffffffu
+/* Polls of A (and B for ARP) per input, and to drain a flush. */
+#define FUZZ_POLLS	8
+#define FUZZ_FLUSH_POLLS	1000
+#define FUZZ_BURST	32
+#define FUZZ_WC_MAX	16
+
+/* Control byte 0. */
+#define CTRL_QP_MASK	0x03	/* destination QP: keep, RC, UC, UD */
+#define CTRL_PSN	0x04	/* PSN = base + (int8_t)control byte 1 */
+#define CTRL_PSN_SQ	0x08	/* base: A's first send PSN, else its expected receive PSN */
+#define CTRL_MR		0x10	/* RETH/AtomicETH: the MR's R_Key, VA = MR + (int16_t)VA */
+#define CTRL_QKEY	0x20	/* DETH: the UD QP's Q_Key */
+#define CTRL_READ	0x40	/* post a READ after the SEND */
+#define CTRL_ATOMIC	0x80	/* post an atomic after them */
+/* Control byte 2. */
+#define CTRL_NO_RECV	0x01	/* post no receive: the responder has none (RNR, UC drop) */
+#define CTRL_TWICE	0x02	/* deliver the frame twice: a duplicate, after the first */
+#define CTRL_LEN	3
+
+enum fuzz_qp { FUZZ_QP_KEEP, FUZZ_QP_RC, FUZZ_QP_UC, FUZZ_QP_UD, FUZZ_NB_QP };
+
+/* wr_ids: a bit each in the per-input "completed" mask. */
+enum fuzz_wr { WR_SEND, WR_READ, WR_ATOMIC, WR_RECV_RC, WR_RECV_UC, WR_RECV_UD, WR_MAX };
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static struct roce_test_env env;
+static struct ibv_qp *qps[FUZZ_NB_QP];	/* [FUZZ_QP_KEEP] unused */
+static uint8_t *mr_buf;
+static struct ibv_mr *mr;
+static struct rte_ether_addr mac_a, mac_b;
+static unsigned int pool_baseline;
+static struct roce_test_conf conf;
+
+#define FUZZ_CHECK(cond) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "fuzz_qp: %s:%d: '%s' does not hold\n",	\
+			__FILE__, __LINE__, #cond);			\
+		abort();						\
+	}								\
+} while (0)
+
+/* B's ARP frames (requests and replies) go on to B; every other frame A sent is freed. */
+static void
+pass_arp_to_b(void)
+{
+	struct rte_ring *r = env.pair->ring[1];
+	struct rte_mbuf *m[FUZZ_BURST], *keep[FUZZ_BURST];
+	const struct rte_ether_hdr *eth;
+	unsigned int n, i, k = 0;
+
+	n = rte_ring_dequeue_burst(r, (void **)m, RTE_DIM(m), NULL);
+	for (i = 0; i < n; i++) {
+		eth = rte_pktmbuf_mtod(m[i], const struct rte_ether_hdr *);
+		if (m[i]->data_len >= sizeof(*eth) &&
+		    eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP))
+			keep[k++] = m[i];
+		else
+			rte_pktmbuf_free(m[i]);
+	}
+	FUZZ_CHECK(rte_ring_enqueue_bulk(r, (void **)keep, k, NULL) == k);
+}
+
+/* Poll A; B only sees (and answers) A's ARP. */
+static void
+pump(unsigned int polls)
+{
+	unsigned int i;
+
+	for (i = 0; i < polls; i++) {
+		rte_roce_poll(env.s[0].ctx);
+		pass_arp_to_b();
+		rte_roce_poll(env.s[1].ctx);
+	}
+}
+
+static void
+qps_ready(void)
+{
+	struct roce_test_conf uc = conf;
+
+	uc.qp_type = IBV_QPT_UC;
+	FUZZ_CHECK(roce_test_qp_connect(qps[FUZZ_QP_RC], &env.s[0], &env.s[1],
+					env.qp[1][0]->qp_num, FUZZ_SQ_PSN, FUZZ_RQ_PSN, &conf) == 0);
+	FUZZ_CHECK(roce_test_qp_connect(qps[FUZZ_QP_UC], &env.s[0], &env.s[1],
+					env.qp[1][0]->qp_num, FUZZ_SQ_PSN, FUZZ_RQ_PSN, &uc) == 0);
+	FUZZ_CHECK(roce_test_ud_qp_ready(qps[FUZZ_QP_UD], FUZZ_QKEY) == 0);
+}
+
+static void
+qps_set_state(enum ibv_qp_state state)
+{
+	struct ibv_qp_attr a = { .qp_state = state };
+	unsigned int i;
+
+	for (i = FUZZ_QP_RC; i < FUZZ_NB_QP; i++)
+		FUZZ_CHECK(rte_roce_modify_qp(qps[i], &a, IBV_QP_STATE) == 0);
+}
+
+/* Control bytes that aim a captured frame at A's QP of its transport. */
+static void
+seed_ctrl(const struct rte_roce_pkt *pkt, uint8_t ctrl[CTRL_LEN])
+{
+	uint32_t f = pkt->info->flags;
+
+	ctrl[1] = 0;
+	ctrl[2] = 0;
+	switch (pkt->opcode >> 5) {
+	case 0:	/* RC */
+		ctrl[0] = FUZZ_QP_RC | CTRL_PSN | CTRL_MR;
+		if ((f & RTE_ROCE_OPF_RESP) == 0)
+			break;
+		/*
+		 * A's SEND at FUZZ_SQ_PSN, then the READ or the atomic the
+		 * response answers, alone: an ACK past an unanswered READ
+		 * is an implied NAK (roce_comp.c).
+		 */
+		ctrl[0] |= CTRL_PSN_SQ;
+		if ((f & RTE_ROCE_OPF_READ) != 0)
+			ctrl[0] |= CTRL_READ;
+		else if ((f & RTE_ROCE_OPF_ATOMIC) != 0)
+			ctrl[0] |= CTRL_ATOMIC;
+		ctrl[1] = (ctrl[0] & (CTRL_READ | CTRL_ATOMIC)) != 0 ? 1 : 0;
+		break;
+	case 1:	/* UC */
+		ctrl[0] = FUZZ_QP_UC | CTRL_PSN | CTRL_MR;
+		break;
+	case 3:	/* UD */
+		ctrl[0] = FUZZ_QP_UD | CTRL_QKEY;
+		break;
+	default:
+		ctrl[0] = FUZZ_QP_KEEP;
+	}
+}
+
+/* The first frame of each opcode of a capture, aimed at its QP. */
+static int
+pick_seed(const uint8_t *frame, uint32_t len, struct fuzz_seed_seen *seen, uint8_t *prefix)
+{
+	struct rte_roce_pkt pkt;
+
+	if (len > FUZZ_FRAME_MAX ||
+	    rte_roce_pkt_parse(frame, len, FUZZ_MTU, &pkt) != RTE_ROCE_DROP_NONE ||
+	    seen->opcode[pkt.opcode])
+		return -1;
+	seen->opcode[pkt.opcode] = true;
+	seed_ctrl(&pkt, prefix);
+	return CTRL_LEN;
+}
+
+/* At exit, say how deep the inputs went: A's non-zero counters. */
+static void
+print_xstats(void)
+{
+	struct rte_roce_xstat_name *names;
+	struct rte_roce_xstat *values;
+	int n = rte_roce_xstats_names_get(env.s[0].ctx, NULL, 0), i;
+
+	names = calloc(RTE_MAX(n, 1), sizeof(*names));
+	values = calloc(RTE_MAX(n, 1), sizeof(*values));
+	if (n > 0 && names != NULL && values != NULL &&
+	    rte_roce_xstats_names_get(env.s[0].ctx, names, n) == n &&
+	    rte_roce_xstats_get(env.s[0].ctx, values, n) == n)
+		for (i = 0; i < n; i++)
+			if (values[i].value != 0)
+				fprintf(stderr, "fuzz_qp: %s %" PRIu64 "\n", names[i].name,
+					values[i].value);
+	free(names);
+	free(values);
+}
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *vectors = getenv("ROCE_FUZZ_VECTORS");
+	const char *seed_dir = getenv("ROCE_FUZZ_SEED_DIR");
+	struct rte_roce_port_info info;
+
+	RTE_SET_USED(argc);
+	FUZZ_CHECK(roce_test_eal_init((*argv)[0], NULL) == 0);
+	FUZZ_CHECK(roce_test_mbuf_pool() != NULL);
+	FUZZ_CHECK(roce_test_pair_create(&roce_test_verbs_pair, "fuzz_qp") == 0);
+	conf = roce_test_default_conf;
+	conf.psn_ab = FUZZ_SQ_PSN;
+	conf.psn_ba = FUZZ_RQ_PSN;
+	FUZZ_CHECK(roce_test_env_open(&env, &conf, 1) == 0);
+	/* Both neighbour caches learn the other. */
+	FUZZ_CHECK(roce_test_warm_up(&env) == 0);
+	FUZZ_CHECK(rte_roce_port_info_get(env.s[0].port, &info) == 0);
+	mac_a = info.mac;
+	FUZZ_CHECK(rte_roce_port_info_get(env.s[1].port, &info) == 0);
+	mac_b = info.mac;
+	qps[FUZZ_QP_RC] = env.qp[0][0];
+	FUZZ_CHECK(roce_test_qp_create(&env.s[0], IBV_QPT_UC, &qps[FUZZ_QP_UC]) == 0);
+	FUZZ_CHECK(roce_test_qp_create(&env.s[0], IBV_QPT_UD, &qps[FUZZ_QP_UD]) == 0);
+	mr_buf = malloc(FUZZ_MR_LEN);
+	FUZZ_CHECK(mr_buf != NULL);
+	memset(mr_buf, 0, FUZZ_MR_LEN);
+	mr = rte_roce_reg_mr(env.s[0].pd, mr_buf, FUZZ_MR_LEN, ROCE_TEST_ALL_ACCESS);
+	FUZZ_CHECK(mr != NULL);
+	qps_set_state(IBV_QPS_RESET);
+	qps_ready();
+	pump(FUZZ_POLLS);
+	roce_test_pair_drain(env.pair);
+	pool_baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
+	atexit(print_xstats);
+	if (vectors != NULL && seed_dir != NULL)
+		fuzz_seed_corpus("fuzz_qp", vectors, seed_dir, pick_seed);
+	return 0;
+}
+
+/*
+ * The IP and UDP lengths of a frame without VLAN tag, set to its size, so
+ * that a frame the fuzzer cut or grew still parses (IPv4: header checksum
+ * again). Other frames are left as they are.
+ */
+static void
+fix_lengths(uint8_t *f, uint32_t len)
+{
+	const uint32_t l3 = RTE_ETHER_HDR_LEN;
+	struct rte_ipv4_hdr *ip4 = (struct rte_ipv4_hdr *)(f + l3);
+	struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(f + l3);
+	struct rte_udp_hdr *udp;
+	uint16_t type;
+	uint32_t l4;
+
+	if (len < l3)
+		return;
+	memcpy(&type, f + RTE_ETHER_HDR_LEN - sizeof(type), sizeof(type));
+	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV4) && len >= l3 + sizeof(*ip4) + sizeof(*udp) &&
+	    ip4->version_ihl == RTE_IPV4_VHL_DEF) {
+		l4 = l3 + sizeof(*ip4);
+		ip4->total_length = rte_cpu_to_be_16((uint16_t)(len - l3));
+		ip4->hdr_checksum = 0;
+		ip4->hdr_checksum = rte_ipv4_cksum(ip4);
+	} else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6) &&
+		   len >= l3 + sizeof(*ip6) + sizeof(*udp)) {
+		l4 = l3 + sizeof(*ip6);
+		ip6->payload_len = rte_cpu_to_be_16((uint16_t)(len - l4));
+	} else {
+		return;
+	}
+	udp = (struct rte_udp_hdr *)(f + l4);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(len - l4));
+	udp->dgram_cksum = 0;
+}
+
+static uint64_t
+at_mr(uint64_t va)
+{
+	return (uint64_t)(uintptr_t)mr_buf + (uint64_t)(int64_t)(int16_t)(uint16_t)va;
+}
+
+/* Set the fields the control bytes name, and address the frame from B to A. */
+static void
+aim(struct rte_roce_pkt *pkt, const uint8_t ctrl[CTRL_LEN])
+{
+	enum fuzz_qp q = ctrl[0] & CTRL_QP_MASK;
+	uint32_t base = (ctrl[0] & CTRL_PSN_SQ) != 0 ? FUZZ_SQ_PSN : FUZZ_RQ_PSN;
+
+	pkt->dst_mac = mac_a;
+	pkt->src_mac = mac_b;
+	pkt->vlan = false;
+	pkt->ip_version = IPVERSION;
+	memcpy(pkt->sgid.raw, env.s[1].gid.raw, sizeof(pkt->sgid.raw));
+	memcpy(pkt->dgid.raw, env.s[0].gid.raw, sizeof(pkt->dgid.raw));
+	pkt->udp_csum_mode = RTE_ROCE_UDP_CSUM_ZERO;
+	if (q != FUZZ_QP_KEEP)
+		pkt->dqpn = qps[q]->qp_num;
+	if ((ctrl[0] & CTRL_PSN) != 0)
+		pkt->psn = (base + (uint32_t)(int32_t)(int8_t)ctrl[1]) & FUZZ_PSN_MASK;
+	if ((ctrl[0] & CTRL_MR) != 0) {
+		pkt->reth.va = at_mr(pkt->reth.va);
+		pkt->reth.rkey = mr->rkey;
+		pkt->atmeth.va = at_mr(pkt->atmeth.va);
+		pkt->atmeth.rkey = mr->rkey;
+	}
+	if ((ctrl[0] & CTRL_QKEY) != 0)
+		pkt->deth.qkey = FUZZ_QKEY;
+}
+
+/* The input as a frame to A: its length, or 0 if it does not parse. */
+static uint32_t
+make_frame(const uint8_t *data, size_t size, uint8_t *out)
+{
+	static uint8_t in[FUZZ_FRAME_MAX];
+	uint32_t len = (uint32_t)size - CTRL_LEN;
+	struct rte_roce_pkt pkt;
+	int n;
+
+	memcpy(in, data + CTRL_LEN, len);
+	fix_lengths(in, len);
+	if (rte_roce_pkt_parse(in, len, FUZZ_MTU, &pkt) != RTE_ROCE_DROP_NONE)
+		return 0;
+	aim(&pkt, data);
+	n = rte_roce_pkt_build(&pkt, in + pkt.payload_off, out, FUZZ_FRAME_MAX);
+	return n > 0 ? (uint32_t)n : 0;
+}
+
+static void
+post_recv(enum fuzz_qp q, enum fuzz_wr id)
+{
+	FUZZ_CHECK(roce_test_post_recv(qps[q], id, mr_buf, FUZZ_MR_LEN, mr->lkey) == 0);
+}
+
+/* The WRs of an input; returns the mask of their wr_ids. */
+static uint32_t
+post_wrs(const uint8_t ctrl[CTRL_LEN])
+{
+	struct roce_test_side *b = &env.s[1];
+	struct ibv_qp *rc = qps[FUZZ_QP_RC];
+	uint32_t posted = RTE_BIT32(WR_SEND);
+
+	if ((ctrl[2] & CTRL_NO_RECV) == 0) {
+		post_recv(FUZZ_QP_RC, WR_RECV_RC);
+		post_recv(FUZZ_QP_UC, WR_RECV_UC);
+		post_recv(FUZZ_QP_UD, WR_RECV_UD);
+		posted |= RTE_BIT32(WR_RECV_RC) | RTE_BIT32(WR_RECV_UC) | RTE_BIT32(WR_RECV_UD);
+	}
+	FUZZ_CHECK(roce_test_post_send(rc, IBV_WR_SEND, WR_SEND, mr_buf, FUZZ_SEND_LEN, mr->lkey,
+				       0, 0, IBV_SEND_SIGNALED) == 0);
+	if ((ctrl[0] & CTRL_READ) != 0) {
+		FUZZ_CHECK(roce_test_post_send(rc, IBV_WR_RDMA_READ, WR_READ,
+					       mr_buf + FUZZ_MR_LEN - FUZZ_READ_LEN, FUZZ_READ_LEN,
+					       mr->lkey, (uintptr_t)b->buf, b->mr->rkey,
+					       IBV_SEND_SIGNALED) == 0);
+		posted |= RTE_BIT32(WR_READ);
+	}
+	if ((ctrl[0] & CTRL_ATOMIC) != 0) {
+		FUZZ_CHECK(roce_test_post_atomic(rc, IBV_WR_ATOMIC_FETCH_AND_ADD, WR_ATOMIC,
+						 mr_buf + FUZZ_MR_LEN - sizeof(uint64_t), mr->lkey,
+						 (uintptr_t)b->buf, b->mr->rkey, 1, 0) == 0);
+		posted |= RTE_BIT32(WR_ATOMIC);
+	}
+	return posted;
+}
+
+/* Completions so far: each of a WR posted, on its QP, never twice. */
+static void
+reap(uint32_t posted, uint32_t *done)
+{
+	struct ibv_cq *cqs[] = { env.s[0].scq, env.s[0].rcq };
+	static const enum fuzz_qp owner[WR_MAX] = {
+		FUZZ_QP_RC, FUZZ_QP_RC, FUZZ_QP_RC, FUZZ_QP_RC, FUZZ_QP_UC, FUZZ_QP_UD,
+	};
+	struct ibv_wc wc[FUZZ_WC_MAX];
+	unsigned int c;
+	int n, i;
+
+	for (c = 0; c < RTE_DIM(cqs); c++) {
+		n = rte_roce_poll_cq(cqs[c], RTE_DIM(wc), wc);
+		FUZZ_CHECK(n >= 0);
+		for (i = 0; i < n; i++) {
+			FUZZ_CHECK(wc[i].wr_id < WR_MAX);
+			FUZZ_CHECK((posted & RTE_BIT32(wc[i].wr_id)) != 0);
+			FUZZ_CHECK((*done & RTE_BIT32(wc[i].wr_id)) == 0);
+			FUZZ_CHECK(wc[i].qp_num == qps[owner[wc[i].wr_id]]->qp_num);
+			*done |= RTE_BIT32(wc[i].wr_id);
+		}
+	}
+}
+
+/* A receives the frame and does what it calls for. */
+static void
+deliver(const uint8_t *frame, uint32_t len)
+{
+	struct rte_mbuf *m = roce_test_frame(frame, len);
+
+	FUZZ_CHECK(m != NULL);
+	FUZZ_CHECK(rte_ring_enqueue(env.pair->ring[0], m) == 0);
+	pump(FUZZ_POLLS);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static uint8_t frame[FUZZ_FRAME_MAX];
+	uint32_t len, posted, done = 0;
+	unsigned int i;
+
+	if (size < CTRL_LEN || size - CTRL_LEN > FUZZ_FRAME_MAX)
+		return -1;
+	len = make_frame(data, size, frame);
+	if (len == 0)
+		return -1;	/* not added to the corpus */
+	posted = post_wrs(data);
+	pump(1);	/* the requests leave: the completer waits for their responses */
+	deliver(frame, len);
+	if ((data[2] & CTRL_TWICE) != 0)
+		deliver(frame, len);
+	reap(posted, &done);
+	/* Every WR completes or flushes exactly once (IBA 10.3.1, 10.8.3). */
+	qps_set_state(IBV_QPS_ERR);
+	for (i = 0; i < FUZZ_FLUSH_POLLS && done != posted; i++) {
+		pump(1);
+		reap(posted, &done);
+	}
+	FUZZ_CHECK(done == posted);
+	qps_set_state(IBV_QPS_RESET);
+	qps_ready();
+	pump(FUZZ_POLLS);
+	roce_test_pair_drain(env.pair);
+	FUZZ_CHECK(rte_mempool_in_use_count(roce_test_mbuf_pool()) == pool_baseline);
+	return 0;
+}
