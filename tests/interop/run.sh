@@ -725,11 +725,13 @@ rping_scenario() {
 rping_once() {
 	local name=$1 bin=$2 role=$3 s=$4 n=$5 host_ok=0 ok=0 opts client_log
 
+	# The guest's rping line-buffered (stdbuf -oL): block-buffered, its stdout
+	# lost whole lines to the DISCONNECT message it writes to stderr meanwhile.
 	opts=(-C "$n" -S "$s" -V -p "$RPING_PORT")
 	[ "$s" -le "$RPING_VERBOSE_MAX" ] && opts+=(-v)
 	gx "ip neigh flush dev eth0" || return 1
 	if [ "$role" = server ]; then
-		guest_bg "$name" "rping -s -a $RP_GUEST$RP_SCOPE ${opts[*]}"
+		guest_bg "$name" "stdbuf -oL rping -s -a $RP_GUEST$RP_SCOPE ${opts[*]}"
 		guest_cm_listening || return 1
 		timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" "${RPING_EAL[@]}" -- \
 			--ip "$ROCE_IP/$PREFIX_LEN" -c -a "$RP_GUEST" -I "$RP_HOST" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 || host_ok=1
@@ -739,7 +741,7 @@ rping_once() {
 			--ip "$ROCE_IP/$PREFIX_LEN" -s -a "$RP_HOST" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 &
 		PEER_PID=$!
 		if host_log_wait "$name" 'listening on'; then
-			guest_bg "$name" "rping -c -a $RP_HOST$RP_SCOPE ${opts[*]}"
+			guest_bg "$name" "stdbuf -oL rping -c -a $RP_HOST$RP_SCOPE ${opts[*]}"
 		fi
 		peer_wait || host_ok=1
 		client_log=$OUT/$name.guest.log
