@@ -23,7 +23,7 @@ ARG DEBIAN_FRONTEND=noninteractive
 RUN apt-get update && \
     apt-get install -y --no-install-recommends \
         gcc pkg-config meson ninja-build python3 \
-        libdpdk-dev libnuma-dev libibverbs-dev libisal-dev && \
+        libdpdk-dev libnuma-dev libibverbs-dev libisal-dev liburing-dev && \
     rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -45,7 +45,7 @@ ARG DEBIAN_FRONTEND=noninteractive
 # --loopback, mlx5 and iavf for SR-IOV VFs (doc/deploy.md). No -dev package.
 RUN apt-get update && \
     apt-get install -y --no-install-recommends \
-        libisal2 libibverbs1 libnuma1 \
+        libisal2 libibverbs1 libnuma1 liburing2 \
         librte-eal23 librte-ethdev23 librte-mbuf23 librte-mempool23 \
         librte-mempool-ring23 librte-ring23 librte-net23 librte-pdump23 \
         librte-pcapng23 librte-telemetry23 librte-kvargs23 \
