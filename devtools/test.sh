@@ -63,7 +63,8 @@ else
 fi
 
 if CC=clang setup build-tsan -Db_sanitize=thread -Db_lundef=false -Dfuzz=disabled; then
-	meson test -C build-tsan --print-errorlogs "${THREADED_TESTS[@]}" || status=1
+	# --suite func: the names alone also pick the bench suite's event and verbs.
+	meson test -C build-tsan --print-errorlogs --suite func "${THREADED_TESTS[@]}" || status=1
 else
 	status=1
 fi
