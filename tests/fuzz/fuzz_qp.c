@@ -106,14 +106,6 @@ static struct rte_ether_addr mac_a, mac_b;
 static unsigned int pool_baseline;
 static struct roce_test_conf conf;
 
-#define FUZZ_CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "fuzz_qp: %s:%d: '%s' does not hold\n",	\
-			__FILE__, __LINE__, #cond);			\
-		abort();						\
-	}								\
-} while (0)
-
 /* B's ARP frames (requests and replies) go on to B; every other frame A sent is freed. */
 static void
 pass_arp_to_b(void)

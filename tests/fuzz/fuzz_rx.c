@@ -71,15 +71,6 @@ static const char *const fuzz_port_addrs[] = {
 	"198.18.0.11/24", "fe80::5054:ff:fe18:11/64", NULL,
 };
 
-/* A failed oracle: abort, so that libFuzzer saves the input. */
-#define FUZZ_CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "fuzz_rx: %s:%d: '%s' does not hold\n",	\
-			__FILE__, __LINE__, #cond);			\
-		abort();						\
-	}								\
-} while (0)
-
 /* The first frame of each opcode of a capture, and its first non-RoCEv2 frame. */
 static int
 pick_seed(const uint8_t *frame, uint32_t len, struct fuzz_seed_seen *seen, uint8_t *prefix)

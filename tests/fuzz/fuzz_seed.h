@@ -11,6 +11,17 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* A failed oracle: abort, so that libFuzzer saves the input. */
+#define FUZZ_CHECK(cond) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "%s:%d: '%s' does not hold\n",		\
+			__FILE__, __LINE__, #cond);			\
+		abort();						\
+	}								\
+} while (0)
 
 #define FUZZ_SEED_OPCODES	(UINT8_MAX + 1)
 #define FUZZ_SEED_PREFIX_MAX	16
