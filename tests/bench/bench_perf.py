@@ -206,7 +206,26 @@ def machine():
     return '%s, %d CPUs, kernel %s' % (cpu, os.cpu_count(), platform.release())
 
 
+# The hand-written record of what changed the instruction counts: kept as it
+# is when the rest of the page is regenerated.
+CHANGES_TITLE = '## Changes to the instructions per message'
+
+
+def kept_changes(path):
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        return []
+    start = text.find(CHANGES_TITLE)
+    if start < 0:
+        return []
+    end = text.find('\n## ', start + len(CHANGES_TITLE))
+    return [text[start:end if end >= 0 else len(text)].rstrip('\n') + '\n']
+
+
 def write_doc(path, ir_rows, runs, goals, cmds, reps):
+    changes = kept_changes(path)
     L = []
     L.append('# Performance of librte_roce (written by tests/bench/bench_perf.py)\n')
     L.append('Regenerate: `meson test -C build --suite bench` (a few minutes on 2 cores). '
@@ -253,7 +272,9 @@ def write_doc(path, ir_rows, runs, goals, cmds, reps):
     for run, what, fn, n, per, bud in ir_rows:
         L.append('| %s | %s | `%s` | %d | %.0f | %s |' % (run, what, fn, n, per,
                                                         '%.0f' % bud if bud else '-'))
-    L.append('\n## Command lines\n')
+    L.append('')
+    L.extend(changes)
+    L.append('## Command lines\n')
     L.append('EAL arguments everywhere: `%s`; memif vdevs `%s`.\n' % (' '.join(EAL),
                                                                       MEMIF % ('server|client',
                                                                                'SOCK')))
