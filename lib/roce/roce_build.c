@@ -16,6 +16,7 @@
 
 #include "rte_roce_icrc.h"
 #include "rte_roce_pkt.h"
+#include "roce_icrc.h"
 
 #define ROCE_IPV6_VERSION 6
 #define ROCE_IPV6_VERSION_SHIFT 28
@@ -266,7 +267,7 @@ roce_build_frame(const struct rte_roce_pkt *pkt, const void *payload, uint8_t *b
 		((struct rte_ipv4_hdr *)(buf + l3_off))->hdr_checksum =
 			rte_ipv4_cksum((struct rte_ipv4_hdr *)(buf + l3_off));
 	/* Stored least-significant byte first, like the FCS (IBA A17.3.3; K:rxe_icrc.c). */
-	icrc = rte_cpu_to_le_32(rte_roce_icrc_calc(buf + l3_off, icrc_off - l3_off));
+	icrc = rte_cpu_to_le_32(roce_icrc_calc_writable(buf + l3_off, icrc_off - l3_off));
 	memcpy(buf + icrc_off, &icrc, sizeof(icrc));
 	udp->dgram_cksum = roce_build_udp_csum(pkt, buf + l3_off, udp);
 }
