@@ -443,6 +443,9 @@ rte_roce_icrc_check_mbuf(const struct rte_mbuf *m, uint32_t l3_off, uint32_t len
 
 	if ((uint64_t)l3_off + len + RTE_ROCE_ICRC_LEN > m->pkt_len)
 		return -EBADMSG;
+	/* All in the first segment (small packets): the flat check, without the chain walks. */
+	if (l3_off + len + RTE_ROCE_ICRC_LEN <= m->data_len)
+		return rte_roce_icrc_check(rte_pktmbuf_mtod_offset(m, const uint8_t *, l3_off), len);
 	if (icrc_calc_mbuf(m, l3_off, len, &icrc) < 0)
 		return -EBADMSG;
 	p = rte_pktmbuf_read(m, l3_off + len, RTE_ROCE_ICRC_LEN, &buf);
