@@ -26,9 +26,10 @@
  *   carry-less multiplication per word and one reduction, none of them
  *   waiting for the long CRC.
  *
- * A packet the caller may write (a frame being built) needs neither: its
- * variant words are set to ones in place, CRC'd once and put back
- * (roce_icrc_calc_writable(): ~90 instructions less per 64 B WRITE frame
+ * A packet the caller may write (a frame being built, or a received frame
+ * in one segment that only the caller holds) needs neither: its variant
+ * words are set to ones in place, CRC'd once and put back
+ * (roce_icrc_calc_writable(): ~55 instructions less per 64 B WRITE frame
  * than the correction, under callgrind).
  *
  * Polynomials are in the reflected form of the CRC itself: bit 31 of a
@@ -355,6 +356,17 @@ roce_icrc_calc_writable(uint8_t *l3, uint32_t len)
 	for (i = 0; i < w->nb_words; i++)
 		memcpy(l3 + w->off[i], &saved[i], sizeof(saved[i]));
 	return crc;
+}
+
+int
+roce_icrc_check_writable(uint8_t *l3, uint32_t len)
+{
+	uint32_t stored;
+
+	if (len == 0 || icrc_words(l3[0]) == NULL || len < icrc_hdr_len(l3[0]))
+		return rte_roce_icrc_check(l3, len);
+	memcpy(&stored, l3 + len, sizeof(stored));
+	return rte_le_to_cpu_32(stored) == roce_icrc_calc_writable(l3, len) ? 0 : -EBADMSG;
 }
 
 /* Chain crc over len bytes from off in place; -EBADMSG if the chain is short. */

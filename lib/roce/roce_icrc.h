@@ -14,4 +14,10 @@
  */
 uint32_t roce_icrc_calc_writable(uint8_t *l3, uint32_t len);
 
+/*
+ * rte_roce_icrc_check() of a packet the caller may write (the same in-place
+ * masking): 0 if the ICRC stored after its len bytes matches, else -EBADMSG.
+ */
+int roce_icrc_check_writable(uint8_t *l3, uint32_t len);
+
 #endif /* ROCE_ICRC_H */

@@ -46,6 +46,7 @@
 
 #include "roce_log.h"
 #include "roce_cksum.h"
+#include "roce_icrc.h"
 #include "roce_port_priv.h"
 #include "rte_roce_icrc.h"
 
@@ -966,6 +967,24 @@ roce_port_handoff_drain(struct rte_roce_port *port)
 
 /* ---- RX ---- */
 
+/*
+ * The ICRC of a parsed frame. A frame in one segment that only we hold (the
+ * PMD handed it over; no clone, no external buffer) is checked in place
+ * with its variant words masked and put back (roce_icrc.h); others through
+ * the chain.
+ */
+static int
+roce_port_icrc_check(struct rte_mbuf *m, const struct rte_roce_pkt *pkt)
+{
+	uint32_t len = pkt->icrc_off - pkt->l3_off;
+
+	if (RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 &&
+	    pkt->icrc_off + RTE_ROCE_ICRC_LEN <= m->data_len)
+		return roce_icrc_check_writable(rte_pktmbuf_mtod_offset(m, uint8_t *, pkt->l3_off),
+						len);
+	return rte_roce_icrc_check_mbuf(m, pkt->l3_off, len);
+}
+
 /* The strict RoCEv2 checks into pkt: the wire parser at the port's IB MTU, then the ICRC. */
 static bool
 roce_port_rx_roce(struct rte_roce_port *port, struct roce_port_queue *pq, struct rte_mbuf *m,
@@ -974,8 +993,7 @@ roce_port_rx_roce(struct rte_roce_port *port, struct roce_port_queue *pq, struct
 	enum rte_roce_drop_reason reason;
 
 	reason = rte_roce_pkt_parse_mbuf(m, port->ib_mtu, pkt);
-	if (reason == RTE_ROCE_DROP_NONE &&
-	    rte_roce_icrc_check_mbuf(m, pkt->l3_off, pkt->icrc_off - pkt->l3_off) != 0)
+	if (reason == RTE_ROCE_DROP_NONE && roce_port_icrc_check(m, pkt) != 0)
 		reason = RTE_ROCE_DROP_ICRC;
 	if (reason == RTE_ROCE_DROP_NONE)
 		return true;
