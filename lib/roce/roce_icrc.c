@@ -96,7 +96,12 @@
  */
 #define ROCE_ICRC_FAST_MAX 8192u
 
-/* At most this many 32-bit words of a header hold variant bits. */
+/*
+ * At most this many 32-bit words of a header hold variant bits (four for
+ * both IP versions). The loops over them run to this constant, so that
+ * they unroll: the entries past nb_words have no bit set, and masking or
+ * correcting for none changes nothing.
+ */
 #define ROCE_ICRC_FAST_WORDS 4
 
 /* Where the variant bits of one IP version are, for the fast path. */
@@ -251,7 +256,7 @@ icrc_fix(const uint8_t *hdr, const struct icrc_variant_words *w, uint32_t len)
 	uint32_t word, i;
 
 	/* Variant bits become ones: the difference is their complement. */
-	for (i = 0; i < w->nb_words; i++) {
+	for (i = 0; i < ROCE_ICRC_FAST_WORDS; i++) {
 		memcpy(&word, hdr + w->off[i], sizeof(word));
 		word = ~rte_le_to_cpu_32(word) & w->bits[i];
 		diff ^= icrc_clmul(word, icrc_xpow[len - w->off[i]]);
@@ -347,13 +352,13 @@ roce_icrc_calc_writable(uint8_t *l3, uint32_t len)
 
 	if (w == NULL || len < icrc_hdr_len(l3[0]))
 		return rte_roce_icrc_calc(l3, len);
-	for (i = 0; i < w->nb_words; i++) {
+	for (i = 0; i < ROCE_ICRC_FAST_WORDS; i++) {
 		memcpy(&saved[i], l3 + w->off[i], sizeof(saved[i]));
 		word = saved[i] | rte_cpu_to_le_32(w->bits[i]);
 		memcpy(l3 + w->off[i], &word, sizeof(word));
 	}
 	crc = crc32_gzip_refl(ROCE_ICRC_LRH_SEED, l3, len);
-	for (i = 0; i < w->nb_words; i++)
+	for (i = 0; i < ROCE_ICRC_FAST_WORDS; i++)
 		memcpy(l3 + w->off[i], &saved[i], sizeof(saved[i]));
 	return crc;
 }
