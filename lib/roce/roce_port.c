@@ -47,6 +47,7 @@
 #include "roce_log.h"
 #include "roce_cksum.h"
 #include "roce_icrc.h"
+#include "roce_parse.h"
 #include "roce_port_priv.h"
 #include "rte_roce_icrc.h"
 
@@ -992,7 +993,8 @@ roce_port_rx_roce(struct rte_roce_port *port, struct roce_port_queue *pq, struct
 {
 	enum rte_roce_drop_reason reason;
 
-	reason = rte_roce_pkt_parse_mbuf(m, port->ib_mtu, pkt);
+	/* roce_port_rx_ipv4() has checked the IPv4 header checksum. */
+	reason = roce_pkt_parse_mbuf_ipv4_summed(m, port->ib_mtu, pkt);
 	if (reason == RTE_ROCE_DROP_NONE && roce_port_icrc_check(m, pkt) != 0)
 		reason = RTE_ROCE_DROP_ICRC;
 	if (reason == RTE_ROCE_DROP_NONE)
