@@ -12,6 +12,7 @@
 #include <rte_mbuf.h>
 
 #include "rte_roce_pkt.h"
+#include "roce_build.h"
 #include "roce_port_queue.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
@@ -47,7 +48,7 @@ roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *pay
 	m = rte_pktmbuf_alloc(roce_port_pool(port));
 	if (m == NULL)
 		return -ENOBUFS;
-	ret = rte_roce_pkt_build_mbuf(pkt, payload, m);
+	ret = roce_pkt_build_mbuf_qp(pkt, payload, m);
 	if (ret < 0) {
 		rte_pktmbuf_free(m);
 		return ret;
