@@ -320,8 +320,17 @@ int rv_rdma_listen(struct rdma_cm_id *pub, int backlog) ROCE_VERBS_EXPORT(rdma_l
 int
 rv_rdma_listen(struct rdma_cm_id *pub, int backlog)
 {
+	char buf[INET6_ADDRSTRLEN + 16];
+	int rc;
+
 	RV_CM_DISPATCH(pub, ROCE_VERBS_CM_REAL(rv_rdma_listen, "rdma_listen")(pub, backlog));
-	return rv_cm_ret(rte_roce_cm_listen(rv_cm_id(pub)->raw, backlog));
+	rc = rte_roce_cm_listen(rv_cm_id(pub)->raw, backlog);
+	/* What a launcher waits for before it starts the peer (tests/func/test_rdmacm.py). */
+	if (rc == 0)
+		RV_LOG(INFO, "id %p listens on %s port %u", (void *)pub,
+		       rv_cm_addr_str(&pub->route.addr.src_addr, buf, sizeof(buf)),
+		       ntohs(pub->route.addr.src_sin.sin_port));	/* sin6_port is there too */
+	return rv_cm_ret(rc);
 }
 
 /* rdma_conn_param as librte_roce_cm's (the same fields). */
