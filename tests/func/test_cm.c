@@ -38,6 +38,7 @@
 #define CM_MSG_LEN		1000
 #define CM_BACKLOG		8
 #define CM_FAULT_SEED		0xc0ffee
+#define CM_ABSENT_HOST		99	/* last byte of an address on the link nobody has */
 
 static const char req_data[] = "hello from A";
 static const char rep_data[] = "welcome, A";
@@ -520,6 +521,106 @@ test_cm_backlog_full(void)
 	return cm_env_close(c);
 }
 
+/* The address of side 1, or one on its link nobody has. */
+static void
+cm_absent_addr(struct sockaddr_storage *ss, bool ipv6)
+{
+	cm_addr(ss, ipv6, 1, CM_PORT);
+	if (ipv6)
+		((struct sockaddr_in6 *)ss)->sin6_addr.s6_addr[15] = CM_ABSENT_HOST;
+	else
+		((uint8_t *)&((struct sockaddr_in *)ss)->sin_addr)[3] = CM_ABSENT_HOST;
+}
+
+/* id resolves dst within timeout_ms: the event, and its status in *status. */
+static int
+cm_resolve_to(struct cm_env *c, struct rte_roce_cm_id *id, const struct sockaddr_storage *dst,
+	      int timeout_ms, enum rte_roce_cm_event_type want, int *status)
+{
+	struct sockaddr_storage src;
+
+	cm_addr(&src, c->ipv6, 0, 0);
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(id, (struct sockaddr *)&src,
+						     (const struct sockaddr *)dst, timeout_ms), 0, "");
+	return cm_expect(c, 0, want, status);
+}
+
+/*
+ * rdma_resolve_addr() through the port's ARP/ND: an address nobody has is
+ * an ADDR_ERROR (-ETIMEDOUT when the caller's timeout passes first,
+ * -EHOSTUNREACH when the port gives up first, and at once while it
+ * remembers that), counted; the peer's address resolves, at once when its
+ * MAC is known; a synchronous id gets the error from the call.
+ */
+static int
+cm_addr_error(bool ipv6)
+{
+	struct sockaddr_storage absent, peer, src;
+	struct rte_roce_cm_event *ev;
+	struct cm_env *const c = &cm_env_case;
+	struct rte_roce_cm_id *id;
+	int status;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, ipv6), 0, "");
+	cm_absent_addr(&absent, ipv6);
+	cm_addr(&peer, ipv6, 1, CM_PORT);
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &c->id[0], c, RTE_ROCE_CM_PS_TCP), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_resolve_to(c, c->id[0], &absent, 0, RTE_ROCE_CM_EVENT_ADDR_ERROR,
+					  &status), 0, "no MAC known, no time to wait");
+	ROCE_TEST_ASSERT_EQ(status, -ETIMEDOUT, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_route(c->id[0], 0), -EINVAL, "address not resolved");
+	ROCE_TEST_ASSERT_EQ(cm_resolve_to(c, c->id[0], &absent, CM_WAIT_MS,
+					  RTE_ROCE_CM_EVENT_ADDR_ERROR, &status), 0, "");
+	ROCE_TEST_ASSERT_EQ(status, -EHOSTUNREACH, "the port's requests went unanswered");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(c->id[0], NULL, (struct sockaddr *)&absent,
+						     CM_WAIT_MS), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_get_cm_event(c->ch[0], &ev), 0, "the port's failure, at once");
+	ROCE_TEST_ASSERT(ev->event == RTE_ROCE_CM_EVENT_ADDR_ERROR && ev->status == -EHOSTUNREACH, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], addr_errors), 3, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], mads_sent), 0, "no REQ");
+	/* The same id to the peer: resolved from the wire; a second id from the cache, at once. */
+	ROCE_TEST_ASSERT_EQ(cm_resolve_to(c, c->id[0], &peer, CM_WAIT_MS,
+					  RTE_ROCE_CM_EVENT_ADDR_RESOLVED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, c, RTE_ROCE_CM_PS_TCP), 0, "");
+	cm_addr(&src, ipv6, 0, 0);
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(id, (struct sockaddr *)&src,
+						     (struct sockaddr *)&peer, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_get_cm_event(c->ch[0], &ev), 0, "the MAC known: at once");
+	ROCE_TEST_ASSERT_EQ(ev->event, RTE_ROCE_CM_EVENT_ADDR_RESOLVED, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(id), 0, "");
+	/* A synchronous id: the error is the call's. */
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(NULL, &id, c, RTE_ROCE_CM_PS_TCP), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(id, (struct sockaddr *)&src,
+						     (struct sockaddr *)&absent, CM_WAIT_MS),
+			    -EHOSTUNREACH, "");
+	ROCE_TEST_ASSERT_EQ(id->event->event, RTE_ROCE_CM_EVENT_ADDR_ERROR, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(id), 0, "");
+	/* And the first id still connects. */
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_route(c->id[0], 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_ROUTE_RESOLVED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_qp_create(c, 0, c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_connect(c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_take_request(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_accept(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 1, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
+	return cm_env_close(c);
+}
+
+static int
+test_cm_addr_error(void)
+{
+	return cm_addr_error(false);
+}
+
+static int
+test_cm_addr_error_ipv6(void)
+{
+	return cm_addr_error(true);
+}
+
 /* Every MAD to side 1 lost: the REQ is sent 1 + max_cm_retries times, then UNREACHABLE. */
 static int
 test_cm_req_timeout(void)
@@ -788,7 +889,7 @@ test_cm_api_misuse(void)
 {
 	struct rte_roce_cm_conn_param big = { .private_data = rep_data, .private_data_len = 57 };
 	struct rte_roce_cm_id *id, *other;
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss, src;
 	struct rte_roce_cm_event *ev;
 	struct cm_env *const c = &cm_env_case;
 
@@ -807,6 +908,13 @@ test_cm_api_misuse(void)
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[1], &other, NULL, RTE_ROCE_CM_PS_TCP), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_bind_addr(other, (struct sockaddr *)&ss), -EADDRINUSE, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(other), 0, "");
+	cm_addr(&src, false, 0, 0);
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(id, (struct sockaddr *)&src,
+						     (struct sockaddr *)&ss, -1), -EINVAL, "timeout < 0");
+	((struct sockaddr_in *)&ss)->sin_addr.s_addr = htonl(0xe0000001);
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(id, (struct sockaddr *)&src,
+						     (struct sockaddr *)&ss, 0), -EINVAL, "multicast");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_get_cm_event(c->ch[0], &ev), -EAGAIN, "no event");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(id), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_active_prepare(c, &c->id[0], CM_PORT), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(c->id[0], &big), -EINVAL, "private data 57 > 56");
@@ -1014,6 +1122,8 @@ static const struct roce_test_case cases[] = {
 	{ "cm_reject", test_cm_reject },
 	{ "cm_no_listener", test_cm_no_listener },
 	{ "cm_backlog_full", test_cm_backlog_full },
+	{ "cm_addr_error", test_cm_addr_error },
+	{ "cm_addr_error_ipv6", test_cm_addr_error_ipv6 },
 	{ "cm_req_timeout", test_cm_req_timeout },
 	{ "cm_rep_lost", test_cm_rep_lost },
 	{ "cm_rtu_lost", test_cm_rtu_lost },
