@@ -661,6 +661,7 @@ roce_cm_req_input(struct rte_roce_cm *cm, const struct rte_roce_mad *mad,
 		reason = RTE_ROCE_CM_REJ_INVALID_SERVICE_ID;
 	else if (reason == 0 && ((listener->backlog > 0 && listener->pending >= listener->backlog) ||
 				 cm->nb_ids >= cm->conf.max_ids)) {
+		/* No id for it: reason 3, no resources (IBTA Vol. 1 §12.6.7, the REJ reasons). */
 		cm->stats.backlog_full++;
 		reason = RTE_ROCE_CM_REJ_NO_RESOURCES;
 	}

@@ -11,7 +11,8 @@ both sides and -v counted (every ping printed once by each side), the
 largest size; a REQ to a port nobody listens on (REJECTED, reason 8 invalid
 service ID, from our CM); an address nobody has (ADDR_ERROR after rping's
 resolve timeout, from the port's ARP going unanswered); ucmatose with 8
-connections at once. Against the kernel's rdma_cm the same programs run in tests/interop (doc/interop.md).
+connections at once. Against the kernel's rdma_cm the same programs run in
+tests/interop (doc/interop.md).
 Python 3 standard library only.
 """
 
