@@ -9,8 +9,10 @@ Both sides are ours, connected by librte_roce_cm (the IB CM on QP1, rdma_cm's
 REQ header and service ID): rping server and client, IPv4 and IPv6, -V on
 both sides and -v counted (every ping printed once by each side), the
 largest size; a REQ to a port nobody listens on (REJECTED, reason 8 invalid
-service ID, from our CM); ucmatose with 8 connections at once. Against the
-kernel's rdma_cm the same programs run in tests/interop (doc/interop.md).
+service ID, from our CM); an address nobody has (ADDR_ERROR after rping's
+resolve timeout, from the port's ARP going unanswered); ucmatose with 8
+connections at once. Against the kernel's rdma_cm the same programs run in
+tests/interop (doc/interop.md).
 Python 3 standard library only.
 """
 
@@ -18,6 +20,8 @@ import sys
 
 from pp_memif import (CLIENT_IP, CLIENT_IP6, PREFIX, PREFIX6, RUN_S, STARTUP_S, SERVER_IP,
                       SERVER_IP6, Harness, Proc, check, free_tcp_port, run_cases)
+
+ABSENT_IP = "198.18.0.3"        # on the link's subnet, held by nobody
 
 
 def run_pair(h, binary, server_opts, client_opts, ready, v6=False):
@@ -74,6 +78,21 @@ def rejected(h, _results):
     check("cma event RDMA_CM_EVENT_REJECTED, error 8" in cli.err, text)
 
 
+def addr_error(h, _results):
+    """A destination nobody answers ARP for: ADDR_ERROR -110 after rping's 2 s; the client exits 1.
+
+    The server runs (the memif link is up, the ARP requests go out) but owns another address."""
+    port = free_tcp_port()
+    src, crc, srv, cli = run_pair(h, h.rping, ["-s", "-a", SERVER_IP, "-p", str(port),
+                                               "--timeout", "8"],
+                                  ["-c", "-a", ABSENT_IP, "-p", str(port), "-C", "1"],
+                                  r"^rping: listening on port")
+    text = "server:\n%s\nclient:\n%s" % (srv.text(), cli.text() if cli else "")
+    check(crc == 1, "client exit %s\n%s" % (crc, text))
+    check("cma event RDMA_CM_EVENT_ADDR_ERROR, error -110" in cli.err, text)
+    check("timeout waiting for RDMA_CM_EVENT_CONNECT_REQUEST" in srv.err, "a REQ came\n" + text)
+
+
 def ucmatose(h, _results):
     """ucmatose -c 8: eight connections at once, 10 SENDs each way on each, disconnects."""
     port = str(free_tcp_port())
@@ -90,6 +109,7 @@ CASES = [
     ("rping IPv4, 200 pings of 64 B", rping(64, 200)),
     ("rping IPv6, 20 pings of 65535 B", rping(65535, 20, v6=True)),
     ("rping to a port nobody listens on: REJECTED 8", rejected),
+    ("rping to an address nobody has: ADDR_ERROR -110", addr_error),
     ("ucmatose, 8 connections", ucmatose),
 ]
 
