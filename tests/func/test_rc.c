@@ -301,6 +301,54 @@ test_mbuf_pool_empty(void)
 	return roce_test_env_close(&e) | ret;
 }
 
+/*
+ * The peer gone and A's TX held (the wire to B full, as a memif whose peer
+ * died): a 512 KiB WRITE fills the port's backlog, so after the first
+ * timeout the replay cannot leave and the QP is not run again. The retry
+ * counter is used up all the same: RETRY_EXC_ERR after timeout x
+ * (retry_cnt + 1), never a QP waiting forever.
+ */
+static int
+test_peer_gone_tx_held(void)
+{
+	const uint32_t len = 512 << 10;
+	struct rte_ring *wire = roce_test_verbs_pair.ring[1];
+	struct rte_mbuf *dummy, *m;
+	struct rte_roce_stats st;
+	struct roce_test_env e;
+	struct ibv_wc wc;
+	int ret;
+
+	ret = roce_test_env_open(&e, &roce_test_default_conf, 1);
+	if (ret == 0)
+		ret = roce_test_warm_up(&e);
+	/* One mbuf many times over: B never reads them. */
+	dummy = rte_pktmbuf_alloc(roce_test_mbuf_pool());
+	if (dummy == NULL)
+		ret = -1;
+	while (ret == 0 && rte_ring_enqueue(wire, dummy) == 0)
+		;
+	if (ret == 0)
+		ret = roce_test_post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1,
+					  e.s[0].buf + ROCE_TEST_DATA_OFF, len, e.s[0].mr->lkey,
+					  (uintptr_t)(e.s[1].buf + ROCE_TEST_DATA_OFF),
+					  e.s[1].mr->rkey, IBV_SEND_SIGNALED);
+	/* Only A runs: B is gone. */
+	if (ret == 0 && roce_test_wait_wc_ctx(e.s[0].ctx, NULL, e.s[0].scq, &wc, 1,
+					      ROCE_TEST_WAIT_MS) != 1)
+		ret = -1;
+	while (rte_ring_dequeue(wire, (void **)&m) == 0)
+		;
+	rte_pktmbuf_free(dummy);
+	if (ret == 0) {
+		ROCE_TEST_ASSERT_EQ(wc.status, IBV_WC_RETRY_EXC_ERR, "status");
+		ROCE_TEST_ASSERT_EQ(rte_roce_qp_stats_get(e.qp[0][0], &st), 0, "stats");
+		ROCE_TEST_ASSERT_EQ(st.local_ack_timeout_err, ROCE_TEST_RETRY_CNT + 1u, "timeouts");
+		ROCE_TEST_ASSERT_EQ(st.completer_retry_err, ROCE_TEST_RETRY_CNT, "retries");
+	}
+	return roce_test_env_close(&e) | ret;
+}
+
 /* Every opcode, 64 KiB from a to b and 5000 bytes back, then the atomics. */
 static int
 all_ops_both_ways(const struct roce_test_conf *c)
@@ -1619,6 +1667,7 @@ static const struct roce_test_case cases[] = {
 	{ "rc_rnr_late_receiver", test_rnr_late_receiver },
 	{ "rc_rnr_exhausted", test_rnr_exhausted },
 	{ "rc_peer_vanishes", test_peer_vanishes },
+	{ "rc_peer_gone_tx_held", test_peer_gone_tx_held },
 	{ "rc_injected_requests", test_injected_requests },
 	{ "rc_lost_request_timeout", test_lost_request_timeout },
 	{ "rc_lost_packet_seq_nak", test_lost_packet_seq_nak },
