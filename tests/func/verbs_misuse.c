@@ -19,21 +19,11 @@
 
 #include <infiniband/verbs.h>
 
+#include "roce_test_ok.h"
+
 #define QKEY 0x11111111
 #define MSG 64
 #define POLL_TRIES 1000000
-
-static int tests, failed;
-
-static void
-ok(bool cond, const char *what)
-{
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ++tests, what);
-	if (!cond) {
-		printf("# errno %d (%s)\n", errno, strerror(errno));
-		failed++;
-	}
-}
 
 static bool
 unsupported(int err)
