@@ -478,6 +478,34 @@ struct ibv_ah *rte_roce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int rte_roce_destroy_ah(struct ibv_ah *ah);
 
 /**
+ * Resolve the Ethernet address of a destination, as the kernel does for
+ * rdma_resolve_addr(): look it up in the device's port's neighbour cache
+ * (ARP / Neighbour Discovery), starting a resolution when it is not there.
+ * Call again until it returns something other than -EAGAIN; the port
+ * retries its requests neigh_retries times, neigh_retry_ms apart
+ * (rte_roce_port_conf). A control call: it may be made from any thread.
+ *
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * @param ctx
+ *   The device.
+ * @param gid
+ *   The destination's address (an IP address as a GID), unicast.
+ * @param mac
+ *   Where to write its MAC when known.
+ * @return
+ *   0 and *mac; -EAGAIN (resolution in progress); -EHOSTUNREACH (no answer
+ *   after the port's retries; the failure holds for neigh_timeout_ms);
+ *   -EADDRNOTAVAIL (the port has no address of that family); -EINVAL (NULL
+ *   argument, a multicast or unspecified address); -ENOSPC (neighbour cache
+ *   full of unresolved entries).
+ */
+__rte_experimental
+int rte_roce_resolve_gid(struct ibv_context *ctx, const union ibv_gid *gid,
+			 struct rte_ether_addr *mac);
+
+/**
  * Attach a UD QP to a multicast group, as ibv_attach_mcast(3): every UD
  * SEND to the group that reaches the port (DestQP RTE_ROCE_MCAST_QPN) is
  * delivered to each attached QP, a copy per QP, subject to its Q_Key. The

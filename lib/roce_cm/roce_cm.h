@@ -8,6 +8,7 @@
  * roce_cm.c the instance (QP1, buffers, poll, counters), roce_cm_mad.c the
  * MAD send and receive path and its checks, roce_cm_state.c the connection
  * state machine (IBTA Vol. 1 §12.9), roce_cm_id.c the rdma_cm-style API,
+ * roce_cm_addr.c the resolution of destination addresses (ARP/ND),
  * roce_cm_qp.c the QP transitions from the CM's fields, roce_cm_event.c
  * event channels. Locking: doc/cm.md "Threading model".
  */
@@ -101,6 +102,7 @@ struct roce_cm_id {
 	union ibv_gid sgid;
 	union ibv_gid dgid;
 	bool addr_resolved;
+	uint64_t addr_deadline;		/* resolving the destination until then; 0: not */
 	bool route_resolved;
 	/* Listener */
 	int backlog;
@@ -184,6 +186,7 @@ struct rte_roce_cm {
 	uint32_t nb_ids;
 	uint64_t tid_high;		/* random, so TIDs differ across restarts */
 	uint32_t tid_next;
+	uint64_t addr_next_check;	/* when ids being resolved look at the neighbour cache again */
 	struct rte_roce_cm_stats stats;
 };
 
@@ -195,6 +198,10 @@ void roce_cm_id_attach(struct rte_roce_cm *cm, struct roce_cm_id *id);
 void roce_cm_id_detach(struct roce_cm_id *id);
 struct roce_cm_id *roce_cm_id_by_comm_id(struct rte_roce_cm *cm, uint32_t comm_id);
 uint64_t roce_cm_timeout_cycles(uint8_t timeout);
+
+/* roce_cm_addr.c */
+int roce_cm_addr_start(struct roce_cm_id *id, int timeout_ms);
+void roce_cm_addr_poll(struct rte_roce_cm *cm, uint64_t now, int *handled);
 
 /* roce_cm_mad.c */
 void roce_cm_mad_init(struct rte_roce_mad *mad, uint16_t attr_id, uint64_t tid);

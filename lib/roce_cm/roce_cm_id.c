@@ -252,8 +252,7 @@ rte_roce_cm_resolve_addr(struct rte_roce_cm_id *pub, const struct sockaddr *src,
 	socklen_t len;
 	int rc;
 
-	RTE_SET_USED(timeout_ms);
-	if (id == NULL || dst == NULL || (len = cm_addr_len(dst)) == 0 ||
+	if (id == NULL || dst == NULL || (len = cm_addr_len(dst)) == 0 || timeout_ms < 0 ||
 	    (src != NULL && src->sa_family != dst->sa_family))
 		return -EINVAL;
 	if (id->cm == NULL && src == NULL) {
@@ -269,10 +268,12 @@ rte_roce_cm_resolve_addr(struct rte_roce_cm_id *pub, const struct sockaddr *src,
 	memset(&id->dst, 0, sizeof(id->dst));
 	memcpy(&id->dst, dst, len);
 	cm_addr_gid(&id->dst, &id->dgid);
-	id->addr_resolved = true;
-	roce_cm_event_queue(id, NULL, RTE_ROCE_CM_EVENT_ADDR_RESOLVED, 0, NULL, 0);
+	rc = roce_cm_addr_start(id, timeout_ms);
 	pthread_mutex_unlock(&id->cm->lock);
-	return id->sync ? roce_cm_sync_complete(id) : 0;
+	if (rc < 0)
+		ROCE_CM_LOG(ERR, "id %08x: the destination cannot be resolved (%s)",
+			    id->local_comm_id, strerror(-rc));
+	return rc == 0 && id->sync ? roce_cm_sync_complete(id) : rc;
 }
 
 int
@@ -288,6 +289,24 @@ rte_roce_cm_resolve_route(struct rte_roce_cm_id *pub, int timeout_ms)
 	roce_cm_event_queue(id, NULL, RTE_ROCE_CM_EVENT_ROUTE_RESOLVED, 0, NULL, 0);
 	pthread_mutex_unlock(&id->cm->lock);
 	return id->sync ? roce_cm_sync_complete(id) : 0;
+}
+
+int
+rte_roce_cm_get_addr(struct rte_roce_cm_id *pub, struct sockaddr_storage *src,
+		     struct sockaddr_storage *dst)
+{
+	struct roce_cm_id *id = roce_cm_id(pub);
+
+	if (id == NULL || src == NULL || dst == NULL)
+		return -EINVAL;
+	/* Unbound, the id is its creator's alone; bound, its CM's (doc/cm.md). */
+	if (id->cm != NULL)
+		pthread_mutex_lock(&id->cm->lock);
+	*src = id->src;
+	*dst = id->dst;
+	if (id->cm != NULL)
+		pthread_mutex_unlock(&id->cm->lock);
+	return 0;
 }
 
 int
@@ -660,6 +679,7 @@ roce_cm_req_input(struct rte_roce_cm *cm, const struct rte_roce_mad *mad,
 		reason = RTE_ROCE_CM_REJ_INVALID_SERVICE_ID;
 	else if (reason == 0 && ((listener->backlog > 0 && listener->pending >= listener->backlog) ||
 				 cm->nb_ids >= cm->conf.max_ids)) {
+		/* No id for it: reason 3, no resources (IBTA Vol. 1 §12.6.7, the REJ reasons). */
 		cm->stats.backlog_full++;
 		reason = RTE_ROCE_CM_REJ_NO_RESOURCES;
 	}

@@ -109,7 +109,8 @@ struct rte_roce_cm_event {
 	enum rte_roce_cm_event_type event;	/**< What happened. */
 	/**
 	 * 0, or: REJECTED: the REJ reason (enum rte_roce_cm_rej_reason);
-	 * UNREACHABLE, CONNECT_ERROR: -ETIMEDOUT.
+	 * UNREACHABLE, CONNECT_ERROR: -ETIMEDOUT; ADDR_ERROR: -ETIMEDOUT or
+	 * -EHOSTUNREACH (rte_roce_cm_resolve_addr()).
 	 */
 	int status;
 	struct rte_roce_cm_conn_param param;	/**< The peer's (private data in the event). */
@@ -154,6 +155,7 @@ struct rte_roce_cm_stats {
 	uint64_t drop_state;		/**< Dropped: a message the connection's state does not take. */
 	uint64_t drop_field;		/**< Dropped: a field out of range (MTU, transport...). */
 	uint64_t send_errors;		/**< MADs not sent: no buffer, no AH, post refused. */
+	uint64_t addr_errors;		/**< Destinations not resolved (ADDR_ERROR events). */
 };
 
 /**
@@ -300,14 +302,23 @@ __rte_experimental
 int rte_roce_cm_bind_addr(struct rte_roce_cm_id *id, const struct sockaddr *addr);
 
 /**
- * Resolve the destination, as rdma_resolve_addr(): bind to src (or to the
- * first address of dst's family on a device with a CM) and queue
- * ADDR_RESOLVED. The neighbour itself is resolved by the port when QP1
- * first sends to it.
+ * Resolve the destination, as rdma_resolve_addr(): bind to src, then
+ * resolve dst's MAC through the device's port (ARP / Neighbour Discovery,
+ * rte_roce_resolve_gid()). ADDR_RESOLVED is queued when the MAC is known
+ * (at once if the port knows it already, or dst is the device's own);
+ * ADDR_ERROR when it is not known after timeout_ms (status -ETIMEDOUT, as
+ * Linux) or the port gave up on it (status -EHOSTUNREACH: no answer after
+ * the port's neigh_retries, a failure the port remembers for
+ * neigh_timeout_ms). rte_roce_cm_poll() checks the resolution every
+ * millisecond.
  *
+ * @param timeout_ms
+ *   How long to wait for the MAC; 0: only a MAC already known resolves.
  * @return
- *   0; -EINVAL (NULL dst, families differ, not AF_INET/AF_INET6);
- *   -EADDRNOTAVAIL (no source address).
+ *   0; -EINVAL (NULL dst, families differ, not AF_INET/AF_INET6, negative
+ *   timeout_ms, a multicast or unspecified dst); -EADDRNOTAVAIL (no source
+ *   address, or the port has no address of dst's family); -ENOSPC (the
+ *   port's neighbour cache is full of unresolved entries).
  *   Synchronous id: then the event's errno (rte_roce_cm_create_id()).
  */
 __rte_experimental
@@ -324,6 +335,19 @@ int rte_roce_cm_resolve_addr(struct rte_roce_cm_id *id, const struct sockaddr *s
  */
 __rte_experimental
 int rte_roce_cm_resolve_route(struct rte_roce_cm_id *id, int timeout_ms);
+
+/**
+ * The addresses of an id, as rdma_cm_id's route.addr: the local one (bound,
+ * with the port picked if 0 was asked; a passive id: the address its REQ was
+ * sent to) and the peer's (resolved; a passive id: the REQ's sender, from
+ * rdma_cm's header). An address not known yet reads as zeros (family 0).
+ *
+ * @return
+ *   0; -EINVAL (NULL argument).
+ */
+__rte_experimental
+int rte_roce_cm_get_addr(struct rte_roce_cm_id *id, struct sockaddr_storage *src,
+			 struct sockaddr_storage *dst);
 
 /**
  * Listen for connection requests, as rdma_listen(). Each REQ for the
