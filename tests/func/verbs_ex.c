@@ -22,7 +22,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "verbs_tap.h"
+#include "roce_test_ok.h"
 
 #define QKEY 0x11111111
 #define MSG 64
