@@ -299,6 +299,24 @@ rte_roce_cm_resolve_route(struct rte_roce_cm_id *pub, int timeout_ms)
 }
 
 int
+rte_roce_cm_get_addr(struct rte_roce_cm_id *pub, struct sockaddr_storage *src,
+		     struct sockaddr_storage *dst)
+{
+	struct roce_cm_id *id = roce_cm_id(pub);
+
+	if (id == NULL || src == NULL || dst == NULL)
+		return -EINVAL;
+	/* Unbound, the id is its creator's alone; bound, its CM's (doc/cm.md). */
+	if (id->cm != NULL)
+		pthread_mutex_lock(&id->cm->lock);
+	*src = id->src;
+	*dst = id->dst;
+	if (id->cm != NULL)
+		pthread_mutex_unlock(&id->cm->lock);
+	return 0;
+}
+
+int
 rte_roce_cm_listen(struct rte_roce_cm_id *pub, int backlog)
 {
 	struct roce_cm_id *id = roce_cm_id(pub);

@@ -357,6 +357,19 @@ __rte_experimental
 int rte_roce_cm_resolve_route(struct rte_roce_cm_id *id, int timeout_ms);
 
 /**
+ * The addresses of an id, as rdma_cm_id's route.addr: the local one (bound,
+ * with the port picked if 0 was asked; a passive id: the address its REQ was
+ * sent to) and the peer's (resolved; a passive id: the REQ's sender, from
+ * rdma_cm's header). An address not known yet reads as zeros (family 0).
+ *
+ * @return
+ *   0; -EINVAL (NULL argument).
+ */
+__rte_experimental
+int rte_roce_cm_get_addr(struct rte_roce_cm_id *id, struct sockaddr_storage *src,
+			 struct sockaddr_storage *dst);
+
+/**
  * Listen for connection requests, as rdma_listen(). Each REQ for the
  * id's service ID (port space and port) queues CONNECT_REQUEST with a new
  * id; beyond backlog requests not yet accepted or rejected, REQs are

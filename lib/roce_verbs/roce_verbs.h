@@ -66,6 +66,9 @@ void *roce_verbs_real_lookup(const char *name, const char *version);
 unsigned int roce_verbs_dev_count(void);
 struct roce_verbs_dev *roce_verbs_dev_at(unsigned int i);
 
+/* The device's context, brought up on first use: NULL with errno set. */
+struct ibv_context *roce_verbs_dev_context(struct roce_verbs_dev *dev);
+
 /* The device of one of our ibv_device / ibv_context, or NULL if not ours. */
 struct roce_verbs_dev *roce_verbs_dev_of_ibv(const struct ibv_device *device);
 struct roce_verbs_dev *roce_verbs_dev_of_ctx(const struct ibv_context *ctx);

@@ -348,8 +348,8 @@ rv_dev_up(struct roce_verbs_dev *dev)
 }
 
 /* The device's context, brought up on first use: NULL with errno set. */
-static struct ibv_context *
-rv_dev_context(struct roce_verbs_dev *dev)
+struct ibv_context *
+roce_verbs_dev_context(struct roce_verbs_dev *dev)
 {
 	int rc = 0;
 
@@ -437,7 +437,7 @@ rv_get_device_guid(struct ibv_device *device)
 	if (dev == NULL)
 		return ROCE_VERBS_REAL(rv_get_device_guid, "ibv_get_device_guid",
 				       "IBVERBS_1.1")(device);
-	ctx = rv_dev_context(dev);
+	ctx = roce_verbs_dev_context(dev);
 	if (ctx == NULL || rte_roce_query_device(ctx, &attr) < 0)
 		return 0;
 	return attr.node_guid;
@@ -469,7 +469,7 @@ rv_open_device(struct ibv_device *device)
 	if (dev == NULL)
 		return ROCE_VERBS_REAL(rv_open_device, "ibv_open_device",
 				       "IBVERBS_1.1")(device);
-	ctx = rv_dev_context(dev);
+	ctx = roce_verbs_dev_context(dev);
 	if (ctx != NULL)
 		__atomic_fetch_add(&dev->opens, 1, __ATOMIC_RELAXED);
 	return ctx;
