@@ -94,6 +94,11 @@ bool roce_verbs_obj_gone(const void *obj, const char *call);
 /* Fill the fast-path ops of a freshly opened device's context. */
 void roce_verbs_ops_init(struct ibv_context *ctx);
 
+/* The memory window ops (roce_verbs_obj.c): verbs' return conventions. */
+struct ibv_mw *rv_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int rv_dealloc_mw(struct ibv_mw *mw);
+int rv_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
+
 /* errno of a librte_roce call: its -errno, or rte_errno for a constructor. */
 static inline int
 roce_verbs_errno(int rc)
