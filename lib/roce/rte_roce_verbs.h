@@ -247,7 +247,8 @@ int rte_roce_dealloc_pd(struct ibv_pd *pd);
  *   The MR, or NULL with rte_errno: EINVAL (NULL pd, NULL addr with a
  *   non-zero length, a range that wraps, unknown access bits, REMOTE_WRITE
  *   or REMOTE_ATOMIC without LOCAL_WRITE, as ibv_reg_mr(3) requires),
- *   ENOSPC (max_mr reached), ENOMEM.
+ *   EFAULT (part of the range is not mapped memory), ENOSPC (max_mr
+ *   reached), ENOMEM.
  */
 struct ibv_mr *rte_roce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			       int access);
@@ -371,7 +372,7 @@ struct ibv_qp *rte_roce_create_qp(struct ibv_pd *pd,
  *   As rte_roce_create_qp(); qp_type must be IBV_QPT_UD.
  * @return
  *   QP1, or NULL with rte_errno: EINVAL (as rte_roce_create_qp(), or
- *   qp_type not UD), EEXIST (QP1 exists), ENOMEM.
+ *   qp_type not UD), EEXIST (QP1 exists), ENOSPC (max_qp reached), ENOMEM.
  */
 struct ibv_qp *rte_roce_create_qp1(struct ibv_pd *pd,
 				   struct ibv_qp_init_attr *attr);
