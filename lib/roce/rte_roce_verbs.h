@@ -17,6 +17,13 @@
  * filled in as a verbs provider fills them. The ops table of the
  * ibv_context is left empty: do not call libibverbs on these objects.
  *
+ * For a verbs layer on top (lib/roce_verbs, doc/verbs-abi.md): the
+ * ibv_context is the `context` member of a struct verbs_context, every
+ * ibv_cq the start of a struct ibv_cq_ex and every ibv_qp the start of a
+ * struct ibv_qp_ex (rdma-core's extended objects, as <infiniband/verbs.h>
+ * lays them out). Their extended fields are zeroed at creation and never
+ * read by librte_roce; the context's abi_compat is left 0 (not extended).
+ *
  * Return values follow DPDK, not verbs: constructors return NULL and set
  * rte_errno; other calls return 0 or a NEGATIVE errno (verbs returns a
  * positive one; `if (rc)` works with both). A failure of one work request
@@ -568,6 +575,28 @@ int rte_roce_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t 
  */
 int rte_roce_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		       struct ibv_send_wr **bad_wr);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Post a chain of send work requests all or none: as rte_roce_post_send(),
+ * except that when one WR of the chain is refused nothing of the chain is
+ * posted (ibv_wr_complete(3): a failure aborts the entire posting). The
+ * chain is checked once before any WQE is written.
+ *
+ * @param qp
+ *   The QP.
+ * @param wr
+ *   The chain.
+ * @param bad_wr
+ *   Set to the first WR refused on failure.
+ * @return
+ *   As rte_roce_post_send(); on failure nothing was posted.
+ */
+__rte_experimental
+int rte_roce_post_send_all(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			   struct ibv_send_wr **bad_wr);
 
 /**
  * Post a chain of receive work requests, as ibv_post_recv(3). In ERR they

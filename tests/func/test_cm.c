@@ -252,13 +252,14 @@ cm_qp_create(struct cm_env *c, unsigned int side, struct rte_roce_cm_id *id)
 	return 0;
 }
 
-/* Side 0 creates an id and resolves the listener's address and route. */
+/* Side 0 creates an id of port space ps and resolves the listener's address and route. */
 static int
-cm_active_resolve(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port)
+cm_active_resolve_ps(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port,
+		     enum rte_roce_cm_port_space ps)
 {
 	struct sockaddr_storage src, dst;
 
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], id, c, RTE_ROCE_CM_PS_TCP), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], id, c, ps), 0, "");
 	cm_addr(&src, c->ipv6, 0, 0);
 	cm_addr(&dst, c->ipv6, 1, port);
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(*id, (struct sockaddr *)&src,
@@ -267,6 +268,12 @@ cm_active_resolve(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port)
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_route(*id, 1000), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_ROUTE_RESOLVED, NULL), 0, "");
 	return 0;
+}
+
+static int
+cm_active_resolve(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port)
+{
+	return cm_active_resolve_ps(c, id, port, RTE_ROCE_CM_PS_TCP);
 }
 
 /* The same, and the id's QP. */
@@ -1164,6 +1171,149 @@ test_cm_req_flood(void)
 	return cm_env_close(c);
 }
 
+/* A UD QP on a UDP id of side: ready at once (RTS), with rdma_cm's Q_Key. */
+static int
+cm_ud_qp_create(struct cm_env *c, unsigned int side, struct rte_roce_cm_id *id)
+{
+	struct ibv_qp_init_attr attr = {
+		.send_cq = c->e.s[side].scq,
+		.recv_cq = c->e.s[side].rcq,
+		.qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_qp(id, c->e.s[side].pd, &attr), 0, "create_qp");
+	ROCE_TEST_ASSERT_EQ(rte_roce_query_qp(id->qp, &a, 0, &ia), 0, "");
+	ROCE_TEST_ASSERT(a.qp_state == IBV_QPS_RTS && a.qkey == RTE_ROCE_CM_UDP_QKEY, "state %d qkey %#x",
+			 a.qp_state, a.qkey);
+	return 0;
+}
+
+/* A UD SEND from side 0's id to the peer of its ESTABLISHED event, received by side 1's id. */
+static int
+cm_ud_send(struct cm_env *c, struct rte_roce_cm_id *from, struct rte_roce_cm_id *to,
+	   struct rte_roce_cm_ud_param *ud)
+{
+	struct roce_test_side *a = &c->e.s[0], *b = &c->e.s[1];
+	struct ibv_sge rs = { .addr = (uintptr_t)b->buf, .length = RTE_ROCE_GRH_LEN + CM_MSG_LEN,
+			      .lkey = b->mr->lkey };
+	struct ibv_sge ss = { .addr = (uintptr_t)a->buf, .length = CM_MSG_LEN, .lkey = a->mr->lkey };
+	struct ibv_recv_wr rwr = { .sg_list = &rs, .num_sge = 1 };
+	struct ibv_send_wr swr = { .sg_list = &ss, .num_sge = 1, .opcode = IBV_WR_SEND,
+				   .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_recv_wr *rbad;
+	struct ibv_send_wr *sbad;
+	struct ibv_ah *ah;
+	struct ibv_wc wc;
+
+	ah = rte_roce_create_ah(a->pd, &ud->ah_attr);
+	ROCE_TEST_ASSERT(ah != NULL, "ah: %s", rte_strerror(rte_errno));
+	swr.wr.ud.ah = ah;
+	swr.wr.ud.remote_qpn = ud->qp_num;
+	swr.wr.ud.remote_qkey = ud->qkey;
+	memset(a->buf, 0x5a, CM_MSG_LEN);
+	ROCE_TEST_ASSERT_EQ(rte_roce_post_recv(to->qp, &rwr, &rbad), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(from->qp, &swr, &sbad), 0, "");
+	ROCE_TEST_ASSERT_EQ(roce_test_wait_wc_ctx(a->ctx, b->ctx, a->scq, &wc, 1, CM_WAIT_MS), 1, "");
+	ROCE_TEST_ASSERT_EQ(wc.status, IBV_WC_SUCCESS, "");
+	ROCE_TEST_ASSERT_EQ(roce_test_wait_wc_ctx(a->ctx, b->ctx, b->rcq, &wc, 1, CM_WAIT_MS), 1, "");
+	ROCE_TEST_ASSERT(wc.status == IBV_WC_SUCCESS && wc.byte_len == RTE_ROCE_GRH_LEN + CM_MSG_LEN &&
+			 wc.src_qp == from->qp->qp_num, "status %d, %u bytes", wc.status, wc.byte_len);
+	ROCE_TEST_ASSERT(b->buf[RTE_ROCE_GRH_LEN] == 0x5a, "payload");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_ah(ah), 0, "");
+	return 0;
+}
+
+/* Side 0's UDP id sends a SIDR_REQ; side 1 takes the request; its new id in *passive. */
+static int
+cm_sidr_request(struct cm_env *c, struct rte_roce_cm_id *active, struct rte_roce_cm_id *listener,
+		struct rte_roce_cm_id **passive)
+{
+	struct rte_roce_cm_conn_param p = { .private_data = req_data,
+					    .private_data_len = sizeof(req_data) };
+	struct rte_roce_cm_event *ev;
+
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(active, &p), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_wait_event(c, 1, RTE_ROCE_CM_EVENT_CONNECT_REQUEST, &ev), 0, "");
+	ROCE_TEST_ASSERT(ev->listen_id == listener, "the UDP listener's");
+	ROCE_TEST_ASSERT(ev->ud.private_data_len >= sizeof(req_data) &&
+			 memcmp(ev->ud.private_data, req_data, sizeof(req_data)) == 0, "data");
+	ROCE_TEST_ASSERT(ev->ud.ah_attr.is_global, "");
+	*passive = ev->id;
+	return rte_roce_cm_ack_cm_event(ev);
+}
+
+/*
+ * SIDR (IBTA Vol. 1 §12.11), rdma_cm's RDMA_PS_UDP as udaddy uses it: a UD
+ * id's connect sends a SIDR_REQ, the listener's side accepts with its UD
+ * QP, and ESTABLISHED gives the peer's QPN, Q_Key and an address vector
+ * that a UD SEND then uses; a rejection, a port nobody serves and a
+ * service that never answers are UNREACHABLE with the SIDR_REP's status
+ * (2 rejected, 1 not supported) or -ETIMEDOUT.
+ */
+static int
+test_cm_sidr(void)
+{
+	struct rte_roce_cm_id *udp_listener, *passive, *other;
+	struct rte_roce_cm_conn_param p = { .private_data = rep_data,
+					    .private_data_len = sizeof(rep_data) };
+	struct cm_env *const c = &cm_env_case;
+	struct rte_roce_cm_event *ev;
+	struct sockaddr_storage ss;
+	int status;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[1], &udp_listener, c, RTE_ROCE_CM_PS_UDP), 0, "");
+	cm_addr(&ss, false, 1, CM_PORT);
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_bind_addr(udp_listener, (struct sockaddr *)&ss), 0,
+			    "the same port in another port space");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_listen(udp_listener, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_resolve_ps(c, &c->id[0], CM_PORT, RTE_ROCE_CM_PS_UDP), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_ud_qp_create(c, 0, c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_sidr_request(c, c->id[0], udp_listener, &c->id[1]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_ud_qp_create(c, 1, c->id[1]), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_accept(c->id[1], &p), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_accept(c->id[1], &p), -EINVAL, "answered already");
+	ROCE_TEST_ASSERT_EQ(cm_wait_event(c, 0, RTE_ROCE_CM_EVENT_ESTABLISHED, &ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(ev->ud.qp_num, c->id[1]->qp->qp_num, "");
+	ROCE_TEST_ASSERT_EQ(ev->ud.qkey, RTE_ROCE_CM_UDP_QKEY, "");
+	ROCE_TEST_ASSERT(ev->ud.private_data_len >= sizeof(rep_data) &&
+			 memcmp(ev->ud.private_data, rep_data, sizeof(rep_data)) == 0, "data");
+	ROCE_TEST_ASSERT_EQ(cm_ud_send(c, c->id[0], c->id[1], &ev->ud), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect_none(c, 1, ROCE_TEST_QUIET_MS), 0, "nothing on the passive side");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], established), 1, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(c->id[0], &p), -EINVAL, "a UD id resolves once");
+	/* Rejected by the application: UNREACHABLE, status 2, its private data. */
+	ROCE_TEST_ASSERT_EQ(cm_active_resolve_ps(c, &other, CM_PORT, RTE_ROCE_CM_PS_UDP), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_sidr_request(c, other, udp_listener, &passive), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_reject(passive, rej_data, sizeof(rej_data)), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_wait_event(c, 0, RTE_ROCE_CM_EVENT_UNREACHABLE, &ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(ev->status, RTE_ROCE_CM_SIDR_REJECT, "");
+	ROCE_TEST_ASSERT(memcmp(ev->ud.private_data, rej_data, sizeof(rej_data)) == 0, "data");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(passive), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(other), 0, "");
+	/* A port nobody serves over UDP: status 1, not supported. */
+	ROCE_TEST_ASSERT_EQ(cm_active_resolve_ps(c, &other, CM_OTHER_PORT, RTE_ROCE_CM_PS_UDP), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(other, &p), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_UNREACHABLE, &status), 0, "");
+	ROCE_TEST_ASSERT_EQ(status, RTE_ROCE_CM_SIDR_UNSUPPORTED, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(other), 0, "");
+	/* Nobody answers: the SIDR_REQ sent 1 + max_cm_retries times, then -ETIMEDOUT. */
+	ROCE_TEST_ASSERT_EQ(cm_active_resolve_ps(c, &other, CM_PORT, RTE_ROCE_CM_PS_UDP), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_drop_mads(c, 1, 1, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(other, &p), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_UNREACHABLE, &status), 0, "");
+	ROCE_TEST_ASSERT_EQ(status, -ETIMEDOUT, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], retransmits), CM_MAX_RETRIES, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(other), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(udp_listener), 0, "");
+	return cm_env_close(c);
+}
+
 static int
 test_cm_api_misuse(void)
 {
@@ -1176,7 +1326,8 @@ test_cm_api_misuse(void)
 	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
 	ROCE_TEST_ASSERT(rte_roce_cm_open(c->e.s[0].ctx, NULL) == NULL && rte_errno == EEXIST, "");
 	ROCE_TEST_ASSERT(rte_roce_cm_open(NULL, NULL) == NULL && rte_errno == EINVAL, "");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, NULL, RTE_ROCE_CM_PS_UDP), -EINVAL, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, NULL, RTE_ROCE_CM_PS_IPOIB), -EINVAL,
+			    "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, NULL, RTE_ROCE_CM_PS_TCP), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_route(id, 0), -EINVAL, "before resolve_addr");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id, &big), -EINVAL, "before resolve");
@@ -1414,6 +1565,7 @@ static const struct roce_test_case cases[] = {
 	{ "cm_connect_response_establish", test_cm_connect_response_establish },
 	{ "cm_malformed_mads", test_cm_malformed_mads },
 	{ "cm_req_flood", test_cm_req_flood },
+	{ "cm_sidr", test_cm_sidr },
 	{ "cm_api_misuse", test_cm_api_misuse },
 	{ "cm_xstats", test_cm_xstats },
 	{ "cm_sync_connect", test_cm_sync_connect },

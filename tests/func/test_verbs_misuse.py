@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Bad use of librte_roce_verbs (TAP output): verbs_misuse or rdmacm_misuse under roce-run.
+"""A plain program under roce-run (TAP output): verbs_misuse or rdmacm_misuse
+(bad use of librte_roce_verbs), verbs_ex (the extended verbs).
 
 usage: test_verbs_misuse.py ROCE_RUN LIBRTE_ROCE_VERBS PROGRAM
 
