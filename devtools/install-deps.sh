@@ -14,6 +14,7 @@ packages=(
 	valgrind	# bench suite: callgrind instruction counts (roce_perf)
 	ibverbs-utils	# func suite: unmodified ibv_devices, ibv_devinfo, ibv_*_pingpong (verbs_preload)
 	perftest	# unmodified ib_write_bw & co. through librte_roce_verbs (doc/verbs-abi.md)
+	rdmacm-utils librdmacm-dev	# unmodified rping, ucmatose, rdma_server/client through librte_roce_verbs; rdma_cma.h for it
 	iproute2	# func suite: lanes_af_packet makes a veth pair with ip(8)
 	python3-yaml python3-kubernetes	# unit k8s_manifests: the Kubernetes API schemas
 )

@@ -29,7 +29,7 @@ export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:external_symbolizer
 # Test programs with more than one thread (worker lcores, application threads).
 # Over memif the EAL interrupt thread runs too (the one-process port test and
 # the two-process rc_pingpong with -e).
-THREADED_TESTS=(workers lanes event verbs port_mq port_memif rc_pingpong_memif)
+THREADED_TESTS=(workers lanes event verbs port_mq port_memif rc_pingpong_memif cm)
 
 status=0
 setup() {	# setup DIR [meson options...]

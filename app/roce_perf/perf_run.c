@@ -118,13 +118,34 @@ perf_post_recv(struct perf_side *s, uint32_t q, uint32_t slot, uint32_t size)
 	return rte_roce_post_recv(s->qp[q], &wr, &bad);
 }
 
+#define PERF_WC_STATUS(s) [IBV_WC_##s] = "IBV_WC_" #s
+
+/* The enum's names, what a user greps for (ibv_wc_status_str() gives the words). */
+static const char *const perf_wc_status_names[] = {
+	PERF_WC_STATUS(SUCCESS), PERF_WC_STATUS(LOC_LEN_ERR), PERF_WC_STATUS(LOC_QP_OP_ERR),
+	PERF_WC_STATUS(LOC_EEC_OP_ERR), PERF_WC_STATUS(LOC_PROT_ERR),
+	PERF_WC_STATUS(WR_FLUSH_ERR), PERF_WC_STATUS(MW_BIND_ERR), PERF_WC_STATUS(BAD_RESP_ERR),
+	PERF_WC_STATUS(LOC_ACCESS_ERR), PERF_WC_STATUS(REM_INV_REQ_ERR),
+	PERF_WC_STATUS(REM_ACCESS_ERR), PERF_WC_STATUS(REM_OP_ERR),
+	PERF_WC_STATUS(RETRY_EXC_ERR), PERF_WC_STATUS(RNR_RETRY_EXC_ERR),
+	PERF_WC_STATUS(LOC_RDD_VIOL_ERR), PERF_WC_STATUS(REM_INV_RD_REQ_ERR),
+	PERF_WC_STATUS(REM_ABORT_ERR), PERF_WC_STATUS(INV_EECN_ERR),
+	PERF_WC_STATUS(INV_EEC_STATE_ERR), PERF_WC_STATUS(FATAL_ERR),
+	PERF_WC_STATUS(RESP_TIMEOUT_ERR), PERF_WC_STATUS(GENERAL_ERR), PERF_WC_STATUS(TM_ERR),
+	PERF_WC_STATUS(TM_RNDV_INCOMPLETE),
+};
+
 static int
 perf_wc_check(const struct ibv_wc *wc, const char *who)
 {
+	const char *name = (unsigned int)wc->status < RTE_DIM(perf_wc_status_names) ?
+			   perf_wc_status_names[wc->status] : NULL;
+
 	if (wc->status == IBV_WC_SUCCESS)
 		return 0;
-	fprintf(stderr, "roce_perf: %s: completion error on QP %u: %s (vendor_err %u)\n", who,
-		wc->qp_num, ibv_wc_status_str(wc->status), wc->vendor_err);
+	fprintf(stderr, "roce_perf: %s: completion error on QP %u: %s (%s, vendor_err %u)\n",
+		who, wc->qp_num, name != NULL ? name : "status unknown",
+		ibv_wc_status_str(wc->status), wc->vendor_err);
 	return -EIO;
 }
 
@@ -493,6 +514,18 @@ perf_progress_line(const struct perf_opts *o, double secs, uint64_t msgs, uint32
 		msgs / secs / 1e6, msgs * size * 8.0 / secs / 1e9);
 }
 
+/* No completion for PERF_STALL_S: a duration run has no target count yet (UINT64_MAX). */
+static void
+perf_stall_report(const struct perf_bw *bw, uint32_t qps, uint64_t total)
+{
+	char of[32] = "";
+
+	if (bw->target != UINT64_MAX)
+		snprintf(of, sizeof(of), " of %" PRIu64, bw->target * qps);
+	fprintf(stderr, "roce_perf: no progress for %d s (%" PRIu64 "%s messages done): is the peer "
+		"there?\n", PERF_STALL_S, total, of);
+}
+
 static int
 perf_bw(struct perf_run *r, uint32_t size, struct perf_result *res)
 {
@@ -546,9 +579,7 @@ perf_bw(struct perf_run *r, uint32_t size, struct perf_result *res)
 			perf_progress_line(o, (double)(now - t0) / hz, total, size);
 		}
 		if (now - last_work > PERF_STALL_S * hz) {
-			fprintf(stderr, "roce_perf: no progress for %d s (%" PRIu64 " of %" PRIu64
-				" done): is the peer there?\n", PERF_STALL_S, total,
-				bw.target * o->qps);
+			perf_stall_report(&bw, o->qps, total);
 			return -ETIMEDOUT;
 		}
 	}

@@ -79,13 +79,25 @@ reset_retry_counters(struct roce_qp *qp)
 	qp->comp.retrying = false;
 }
 
-/* The local ACK timer runs while PSNs are outstanding (K:rxe_comp.c, rxe_req.c). */
+/*
+ * The local ACK timer runs while PSNs are outstanding (K:rxe_comp.c,
+ * rxe_req.c), and after a retry until its replay makes progress: a replay
+ * that cannot leave (the TX queue held by a link or peer that is gone, so
+ * the QP is not run) still uses up retry_cnt, and the WR fails with
+ * RETRY_EXC_ERR after timeout x (retry_cnt + 1) instead of never.
+ */
+static bool
+retrans_outstanding(const struct roce_qp *qp)
+{
+	return qp->comp.psn != qp->req.psn || qp->comp.retrying;
+}
+
 static void
 update_retrans_timer(struct roce_qp *qp)
 {
 	struct roce_timer_wheel *wheel = &qp->lane->timers;
 
-	if (qp->comp.psn == qp->req.psn || qp->comp.timeout_us == 0 || qp->comp.rnr_wait)
+	if (!retrans_outstanding(qp) || qp->comp.timeout_us == 0 || qp->comp.rnr_wait)
 		roce_timer_cancel(wheel, &qp->comp.retrans);
 	else
 		roce_timer_arm(wheel, &qp->comp.retrans, qp->comp.timeout_us);
@@ -498,7 +510,7 @@ comp_retrans_expired(struct roce_timer *t)
 	enum ibv_qp_state state = roce_qp_state(qp);
 	enum comp_state next;
 
-	if ((state != IBV_QPS_RTS && state != IBV_QPS_SQD) || qp->comp.psn == qp->req.psn)
+	if ((state != IBV_QPS_RTS && state != IBV_QPS_SQD) || !retrans_outstanding(qp))
 		return;
 	next = comp_get_wqe(&ctx);
 	if (next == COMP_DONE && ctx.wqe != NULL && ctx.wqe->tx.state != ROCE_WQE_NEW) {

@@ -112,6 +112,8 @@ roce_cq_overrun(struct roce_cq *cq)
 
 	__atomic_store_n(&cq->overflow, true, __ATOMIC_RELEASE);
 	roce_dev_cq_error(&cq->dev->lanes[cq->lane]);
+	ROCE_LOG(ERR, "CQ of %d entries overran: IBV_EVENT_CQ_ERR, its QPs go to ERR (a larger cqe, "
+		 "or poll it sooner)", cq->ibv.cqe);
 	ev.element.cq = &cq->ibv;
 	roce_dev_async_event(cq->dev, &ev);
 }

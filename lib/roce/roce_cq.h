@@ -35,7 +35,15 @@ enum roce_cq_arm {
 };
 
 struct roce_cq {
-	struct ibv_cq ibv;	/* first: roce_cq_of() is a cast; ibv.channel its channel */
+	/*
+	 * First: roce_cq_of() is a cast; ibv.channel is its channel. The
+	 * extended part of ibv_ex is zeroed and never read by the engine
+	 * (for a verbs layer, rte_roce_verbs.h).
+	 */
+	union {
+		struct ibv_cq ibv;
+		struct ibv_cq_ex ibv_ex;
+	};
 	struct roce_dev *dev;
 	uint16_t lane;		/* comp_vector: the lane of its QPs, its one producer */
 	struct roce_queue ring;	/* of struct ibv_wc */

@@ -18,6 +18,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
@@ -115,7 +116,18 @@ struct roce_mcast_attach {
 };
 
 struct roce_dev {
-	struct ibv_context ibv;		/* first: roce_dev_of() is a cast */
+	/*
+	 * The device's ibv_context is the last member of a zeroed struct
+	 * verbs_context, which the engine never reads: a verbs layer may fill
+	 * and mark it (rte_roce_verbs.h). ibv names the context.
+	 */
+	union {
+		struct verbs_context vctx;
+		struct {
+			uint8_t vctx_head[offsetof(struct verbs_context, context)];
+			struct ibv_context ibv;
+		};
+	};
 	struct ibv_device ibv_dev;	/* what ibv.device points to */
 	struct rte_roce_port *port;
 	struct rte_roce_dev_conf conf;	/* limits, defaults applied */
@@ -161,7 +173,7 @@ struct roce_dev {
 static inline struct roce_dev *
 roce_dev_of(struct ibv_context *ctx)
 {
-	return (struct roce_dev *)ctx;
+	return container_of(ctx, struct roce_dev, ibv);
 }
 
 /*

@@ -17,6 +17,8 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <rte_errno.h>
 #include <rte_malloc.h>
@@ -56,6 +58,26 @@ roce_mr_table_fini(struct roce_dev *dev)
 	dev->mr_tbl = NULL;
 }
 
+/*
+ * The range is mapped memory: the engine reads and writes it while serving
+ * the peer, so an unmapped page would crash the process at the peer's first
+ * access. The kernel refuses the same registration with EFAULT (pinning the
+ * pages fails). msync() with MS_ASYNC only walks the mappings: ENOMEM when
+ * part of the range is not mapped (msync(2)).
+ */
+static int
+roce_mr_check_mapped(const void *addr, size_t length)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = RTE_ALIGN_FLOOR((uintptr_t)addr, page);
+
+	if (length == 0 || msync((void *)start, (uintptr_t)addr + length - start, MS_ASYNC) == 0)
+		return 0;
+	ROCE_LOG(ERR, "range %p + %zu bytes is not all mapped memory: register allocated buffers "
+		 "only", addr, length);
+	return -EFAULT;
+}
+
 static int
 roce_mr_check_access(int access)
 {
@@ -92,14 +114,16 @@ roce_ctrl_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 		return NULL;
 	}
 	rc = roce_mr_check_access(access);
+	if (rc == 0)
+		rc = roce_mr_check_mapped(addr, length);
 	if (rc < 0) {
 		rte_errno = -rc;
 		return NULL;
 	}
 	dev = roce_dev_of(pd->context);
 	if (dev->nb_mrs >= dev->conf.max_mr) {
-		ROCE_LOG(ERR, "device %s: max_mr (%u) reached", dev->ibv_dev.name,
-			 dev->conf.max_mr);
+		ROCE_LOG(ERR, "device %s: max_mr (%u) reached: rte_roce_dev_conf.max_mr raises it",
+			 dev->ibv_dev.name, dev->conf.max_mr);
 		rte_errno = ENOSPC;
 		return NULL;
 	}

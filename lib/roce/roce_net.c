@@ -45,8 +45,11 @@ roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *pay
 	int ret;
 
 	m = rte_pktmbuf_alloc(roce_port_pool(port));
-	if (m == NULL)
+	if (m == NULL) {
+		/* The callers keep the packet and send it again (back-pressure). */
+		ROCE_COUNT(qp->lane->xstats.tx_no_mbuf);
 		return -ENOBUFS;
+	}
 	ret = rte_roce_pkt_build_mbuf(pkt, payload, m);
 	if (ret < 0) {
 		rte_pktmbuf_free(m);

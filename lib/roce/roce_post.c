@@ -205,8 +205,31 @@ roce_post_send_one(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct i
 		roce_sge_resolve(qp->dev, qp->ibv.pd, &wr->sg_list[i], access, &wqe->sge[i]);
 }
 
-int
-rte_roce_post_send(struct ibv_qp *ibv_qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+/* Whether the whole chain would be posted: 0, or -errno with *bad_wr the first WR refused. */
+static int
+roce_post_send_check_all(struct roce_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+{
+	const struct roce_wr_info *info;
+	uint32_t free = roce_queue_free(&qp->sq);
+	uint64_t len;
+	int rc;
+
+	for (; wr != NULL; wr = wr->next) {
+		rc = roce_post_send_check(qp, wr, &info, &len);
+		if (rc == 0 && free-- == 0)
+			rc = -ENOMEM;
+		if (rc < 0) {
+			*bad_wr = wr;
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* The chain up to the first WR refused, or (all) the whole chain or none of it. */
+static int
+roce_post_send(struct ibv_qp *ibv_qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr,
+	       bool all)
 {
 	const struct roce_wr_info *info;
 	enum ibv_qp_state state;
@@ -226,6 +249,12 @@ rte_roce_post_send(struct ibv_qp *ibv_qp, struct ibv_send_wr *wr, struct ibv_sen
 			 roce_qp_state_name(state));
 		*bad_wr = wr;
 		return -EINVAL;
+	}
+	/* Only the consumer runs meanwhile, and it only frees slots: the check holds. */
+	if (all) {
+		rc = roce_post_send_check_all(qp, wr, bad_wr);
+		if (rc < 0)
+			return rc;
 	}
 	prod = qp->sq.prod;
 	free = roce_queue_free(&qp->sq);
@@ -247,6 +276,19 @@ rte_roce_post_send(struct ibv_qp *ibv_qp, struct ibv_send_wr *wr, struct ibv_sen
 		roce_dev_qp_schedule(qp->dev, qp);
 	}
 	return rc;
+}
+
+int
+rte_roce_post_send(struct ibv_qp *ibv_qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+{
+	return roce_post_send(ibv_qp, wr, bad_wr, false);
+}
+
+int
+rte_roce_post_send_all(struct ibv_qp *ibv_qp, struct ibv_send_wr *wr,
+		       struct ibv_send_wr **bad_wr)
+{
+	return roce_post_send(ibv_qp, wr, bad_wr, true);
 }
 
 int

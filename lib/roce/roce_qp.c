@@ -630,8 +630,12 @@ roce_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *attr, uint32_t qpn)
 	}
 	rc = qpn != 0 ? roce_dev_qpn_reserve(dev, qp, qpn) : roce_dev_qpn_alloc(dev, qp, &qpn);
 	if (rc < 0) {
-		ROCE_LOG(ERR, "device %s: %s", dev->ibv_dev.name,
-			 rc == -EEXIST ? "QP1 exists already" : "max_qp reached");
+		if (rc == -EEXIST)
+			ROCE_LOG(ERR, "device %s: QP1 exists already", dev->ibv_dev.name);
+		else
+			ROCE_LOG(ERR, "device %s: max_qp (%u, QP1 counted) reached: "
+				 "rte_roce_dev_conf.max_qp raises it (at most %u)",
+				 dev->ibv_dev.name, dev->conf.max_qp, RTE_ROCE_DEV_MAX_QP_MAX);
 		roce_qp_rings_fini(qp);
 		rte_free(qp);
 		rte_errno = -rc;

@@ -88,7 +88,15 @@ struct roce_recv_wqe {
 struct roce_ah;
 
 struct roce_qp {
-	struct ibv_qp ibv;	/* first: roce_qp_of() is a cast; ibv.state is the state */
+	/*
+	 * First: roce_qp_of() is a cast; ibv.state is the state. The
+	 * extended part of ibv_ex is zeroed and never read by the engine
+	 * (for a verbs layer, rte_roce_verbs.h).
+	 */
+	union {
+		struct ibv_qp ibv;
+		struct ibv_qp_ex ibv_ex;
+	};
 	struct roce_dev *dev;
 	struct roce_lane *lane;	/* runs its engine, for its life (its CQs' lane) */
 	struct roce_cq *scq;

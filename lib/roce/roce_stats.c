@@ -85,6 +85,7 @@ static const struct roce_xstat_def xstat_defs[] = {
 	QP("completer_retry_err", completer_retry_err),
 	QP("ack_deferred", ack_deferred),
 	ENGINE("send_err", tx_errors),
+	ENGINE("tx_no_mbuf", tx_no_mbuf),
 	ENGINE("link_downed", link_downed),
 	QP("rdma_sends", rdma_sends),
 	QP("rdma_recvs", rdma_recvs),

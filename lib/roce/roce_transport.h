@@ -96,6 +96,7 @@ struct roce_transport_stats {
 	struct rte_roce_stats qp;	/* sums of the QPs' own (ROCE_QP_STAT_INC) */
 	uint64_t rx_drops[ROCE_RX_DROP_MAX];
 	uint64_t tx_errors;		/* frames the builder or the port refused */
+	uint64_t tx_no_mbuf;		/* sends put off for an empty mbuf pool (back-pressure) */
 	uint64_t seq_naks_out;		/* PSN sequence NAKs sent */
 	uint64_t cq_full_rnr;		/* RNR NAKs sent because the receive CQ was full (back-pressure) */
 	uint64_t link_downed;		/* port link went down (rxe link_downed; roce_dev_link_check()) */

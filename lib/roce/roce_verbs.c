@@ -10,6 +10,8 @@
  * errno, is filled by the verbs ABI layer, lib/roce_verbs.)
  */
 
+#include <string.h>
+
 #include <rte_errno.h>
 
 #include "rte_roce_event.h"
@@ -183,4 +185,23 @@ int
 rte_roce_destroy_ah(struct ibv_ah *ibv_ah)
 {
 	return ROCE_CTRL_CALL(ibv_ah, roce_ctrl_destroy_ah(ibv_ah));
+}
+
+int
+rte_roce_resolve_gid(struct ibv_context *ctx, const union ibv_gid *gid, struct rte_ether_addr *mac)
+{
+	struct roce_dev *dev = roce_ctrl_dev(ctx);
+	union rte_roce_gid ip;
+	int rc;
+
+	if (dev == NULL || gid == NULL || mac == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	/* The neighbour cache is written by queue 0's owner: park it, as every control call. */
+	memcpy(ip.raw, gid->raw, sizeof(ip.raw));
+	roce_ctrl_begin(dev);
+	rc = rte_roce_port_resolve(dev->port, &ip, mac);
+	roce_ctrl_end(dev);
+	return rc;
 }

@@ -17,6 +17,13 @@
  * filled in as a verbs provider fills them. The ops table of the
  * ibv_context is left empty: do not call libibverbs on these objects.
  *
+ * For a verbs layer on top (lib/roce_verbs, doc/verbs-abi.md): the
+ * ibv_context is the `context` member of a struct verbs_context, every
+ * ibv_cq the start of a struct ibv_cq_ex and every ibv_qp the start of a
+ * struct ibv_qp_ex (rdma-core's extended objects, as <infiniband/verbs.h>
+ * lays them out). Their extended fields are zeroed at creation and never
+ * read by librte_roce; the context's abi_compat is left 0 (not extended).
+ *
  * Return values follow DPDK, not verbs: constructors return NULL and set
  * rte_errno; other calls return 0 or a NEGATIVE errno (verbs returns a
  * positive one; `if (rc)` works with both). A failure of one work request
@@ -274,7 +281,8 @@ int rte_roce_dealloc_pd(struct ibv_pd *pd);
  *   The MR, or NULL with rte_errno: EINVAL (NULL pd, NULL addr with a
  *   non-zero length, a range that wraps, unknown access bits, REMOTE_WRITE
  *   or REMOTE_ATOMIC without LOCAL_WRITE, as ibv_reg_mr(3) requires),
- *   ENOSPC (max_mr reached), ENOMEM.
+ *   EFAULT (part of the range is not mapped memory), ENOSPC (max_mr
+ *   reached), ENOMEM.
  */
 struct ibv_mr *rte_roce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			       int access);
@@ -398,7 +406,7 @@ struct ibv_qp *rte_roce_create_qp(struct ibv_pd *pd,
  *   As rte_roce_create_qp(); qp_type must be IBV_QPT_UD.
  * @return
  *   QP1, or NULL with rte_errno: EINVAL (as rte_roce_create_qp(), or
- *   qp_type not UD), EEXIST (QP1 exists), ENOMEM.
+ *   qp_type not UD), EEXIST (QP1 exists), ENOSPC (max_qp reached), ENOMEM.
  */
 struct ibv_qp *rte_roce_create_qp1(struct ibv_pd *pd,
 				   struct ibv_qp_init_attr *attr);
@@ -498,6 +506,34 @@ struct ibv_ah *rte_roce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int rte_roce_destroy_ah(struct ibv_ah *ah);
 
 /**
+ * Resolve the Ethernet address of a destination, as the kernel does for
+ * rdma_resolve_addr(): look it up in the device's port's neighbour cache
+ * (ARP / Neighbour Discovery), starting a resolution when it is not there.
+ * Call again until it returns something other than -EAGAIN; the port
+ * retries its requests neigh_retries times, neigh_retry_ms apart
+ * (rte_roce_port_conf). A control call: it may be made from any thread.
+ *
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * @param ctx
+ *   The device.
+ * @param gid
+ *   The destination's address (an IP address as a GID), unicast.
+ * @param mac
+ *   Where to write its MAC when known.
+ * @return
+ *   0 and *mac; -EAGAIN (resolution in progress); -EHOSTUNREACH (no answer
+ *   after the port's retries; the failure holds for neigh_timeout_ms);
+ *   -EADDRNOTAVAIL (the port has no address of that family); -EINVAL (NULL
+ *   argument, a multicast or unspecified address); -ENOSPC (neighbour cache
+ *   full of unresolved entries).
+ */
+__rte_experimental
+int rte_roce_resolve_gid(struct ibv_context *ctx, const union ibv_gid *gid,
+			 struct rte_ether_addr *mac);
+
+/**
  * Attach a UD QP to a multicast group, as ibv_attach_mcast(3): every UD
  * SEND to the group that reaches the port (DestQP RTE_ROCE_MCAST_QPN) is
  * delivered to each attached QP, a copy per QP, subject to its Q_Key. The
@@ -542,9 +578,10 @@ int rte_roce_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t 
  * RTE_ROCE_WC_FLUSH once what earlier requests wrote is visible or
  * persistent at the target); flags SIGNALED, INLINE, FENCE, SOLICITED.
  * Both count against max_rd_atomic, as READ and the atomics do: each holds
- * a responder resource for its replay. Inline data is copied at post time. Nothing of the chain from
- * *bad_wr on is posted. No lock and no system call: the WQEs are written
- * to the send ring and published with one release store.
+ * a responder resource for its replay. Inline data is copied at post time.
+ * Nothing of the chain from *bad_wr on is posted. No lock and no system
+ * call: the WQEs are written to the send ring and published with one
+ * release store.
  *
  * In RTS the WRs are executed; in SQD they wait for the return to RTS; in
  * SQE and ERR they are accepted and complete with IBV_WC_WR_FLUSH_ERR
@@ -576,6 +613,28 @@ int rte_roce_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t 
  */
 int rte_roce_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		       struct ibv_send_wr **bad_wr);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Post a chain of send work requests all or none: as rte_roce_post_send(),
+ * except that when one WR of the chain is refused nothing of the chain is
+ * posted (ibv_wr_complete(3): a failure aborts the entire posting). The
+ * chain is checked once before any WQE is written.
+ *
+ * @param qp
+ *   The QP.
+ * @param wr
+ *   The chain.
+ * @param bad_wr
+ *   Set to the first WR refused on failure.
+ * @return
+ *   As rte_roce_post_send(); on failure nothing was posted.
+ */
+__rte_experimental
+int rte_roce_post_send_all(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			   struct ibv_send_wr **bad_wr);
 
 /**
  * @warning

@@ -53,7 +53,7 @@ static const struct {
 	CM_STAT(mra_rcvd), CM_STAT(established), CM_STAT(backlog_full), CM_STAT(drop_length),
 	CM_STAT(drop_base_version), CM_STAT(drop_class), CM_STAT(drop_class_version),
 	CM_STAT(drop_method), CM_STAT(drop_attr), CM_STAT(drop_comm_id), CM_STAT(drop_state),
-	CM_STAT(drop_field), CM_STAT(send_errors),
+	CM_STAT(drop_field), CM_STAT(send_errors), CM_STAT(addr_errors),
 };
 static_assert(RTE_DIM(cm_stat_names) * sizeof(uint64_t) == sizeof(struct rte_roce_cm_stats),
 	      "every counter has a name");
@@ -349,6 +349,7 @@ cm_poll_send(struct rte_roce_cm *cm)
 int
 rte_roce_cm_poll(struct rte_roce_cm *cm)
 {
+	uint64_t now;
 	int handled;
 
 	if (cm == NULL)
@@ -356,7 +357,9 @@ rte_roce_cm_poll(struct rte_roce_cm *cm)
 	pthread_mutex_lock(&cm->lock);
 	handled = cm_poll_send(cm);
 	handled += cm_poll_recv(cm);
-	roce_cm_run_timers(cm, rte_get_timer_cycles(), &handled);
+	now = rte_get_timer_cycles();
+	roce_cm_addr_poll(cm, now, &handled);
+	roce_cm_run_timers(cm, now, &handled);
 	pthread_mutex_unlock(&cm->lock);
 	return handled;
 }

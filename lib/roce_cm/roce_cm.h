@@ -8,6 +8,7 @@
  * roce_cm.c the instance (QP1, buffers, poll, counters), roce_cm_mad.c the
  * MAD send and receive path and its checks, roce_cm_state.c the connection
  * state machine (IBTA Vol. 1 §12.9), roce_cm_id.c the rdma_cm-style API,
+ * roce_cm_addr.c the resolution of destination addresses (ARP/ND),
  * roce_cm_qp.c the QP transitions from the CM's fields, roce_cm_event.c
  * event channels. Locking: doc/cm.md "Threading model".
  */
@@ -50,6 +51,8 @@ enum roce_cm_state {
 	ROCE_CM_DREQ_SENT,
 	ROCE_CM_DREQ_RCVD,
 	ROCE_CM_TIMEWAIT,
+	ROCE_CM_SIDR_REQ_SENT,	/* SIDR (IBTA Vol. 1 §12.11): a UD id waits for the SIDR_REP */
+	ROCE_CM_SIDR_REQ_RCVD,	/* a UD id's request waits for the application */
 	ROCE_CM_STATE_MAX
 };
 
@@ -77,6 +80,7 @@ struct roce_cm_peer {
 	uint32_t flow_label;
 	uint8_t traffic_class;
 	uint8_t hop_limit;
+	uint32_t qkey;		/* UD: from the SIDR_REP */
 };
 
 /* Where a MAD came from, and which of our GIDs it was sent to. */
@@ -101,6 +105,7 @@ struct roce_cm_id {
 	union ibv_gid sgid;
 	union ibv_gid dgid;
 	bool addr_resolved;
+	uint64_t addr_deadline;		/* resolving the destination until then; 0: not */
 	bool route_resolved;
 	/* Listener */
 	int backlog;
@@ -123,6 +128,7 @@ struct roce_cm_id {
 	uint8_t retries_left;
 	uint32_t events_unacked;
 	bool sync;			/* created without a channel: its own (roce_cm_sync.c) */
+	uint64_t service_id;		/* a SIDR_REQ's, echoed in the SIDR_REP */
 };
 
 TAILQ_HEAD(roce_cm_id_list, roce_cm_id);
@@ -184,6 +190,7 @@ struct rte_roce_cm {
 	uint32_t nb_ids;
 	uint64_t tid_high;		/* random, so TIDs differ across restarts */
 	uint32_t tid_next;
+	uint64_t addr_next_check;	/* when ids being resolved look at the neighbour cache again */
 	struct rte_roce_cm_stats stats;
 };
 
@@ -195,6 +202,10 @@ void roce_cm_id_attach(struct rte_roce_cm *cm, struct roce_cm_id *id);
 void roce_cm_id_detach(struct roce_cm_id *id);
 struct roce_cm_id *roce_cm_id_by_comm_id(struct rte_roce_cm *cm, uint32_t comm_id);
 uint64_t roce_cm_timeout_cycles(uint8_t timeout);
+
+/* roce_cm_addr.c */
+int roce_cm_addr_start(struct roce_cm_id *id, int timeout_ms);
+void roce_cm_addr_poll(struct rte_roce_cm *cm, uint64_t now, int *handled);
 
 /* roce_cm_mad.c */
 void roce_cm_mad_init(struct rte_roce_mad *mad, uint16_t attr_id, uint64_t tid);
@@ -210,8 +221,13 @@ const char *roce_cm_state_name(enum roce_cm_state state);
 void roce_cm_state_set(struct roce_cm_id *id, enum roce_cm_state state);
 void roce_cm_state_input(struct roce_cm_id *id, const struct rte_roce_mad *mad);
 void roce_cm_state_timeout(struct roce_cm_id *id);
+void roce_cm_request_answered(struct roce_cm_id *id);
 void roce_cm_req_input(struct rte_roce_cm *cm, const struct rte_roce_mad *mad,
 		       const struct roce_cm_peer_addr *from);
+void roce_cm_sidr_req_input(struct rte_roce_cm *cm, const struct rte_roce_mad *mad,
+			    const struct roce_cm_peer_addr *from);
+int roce_cm_send_sidr_req(struct roce_cm_id *id, const struct rte_roce_cm_conn_param *param);
+int roce_cm_send_sidr_rep(struct roce_cm_id *id, uint8_t status, const void *data, uint8_t len);
 int roce_cm_send_last(struct roce_cm_id *id);
 uint32_t roce_cm_random_psn(void);
 int roce_cm_send_req(struct roce_cm_id *id, const struct rte_roce_cm_conn_param *param);
@@ -226,6 +242,7 @@ void roce_cm_run_timers(struct rte_roce_cm *cm, uint64_t now, int *handled);
 /* roce_cm_qp.c */
 int roce_cm_qp_init(struct roce_cm_id *id);
 int roce_cm_qp_rtr_rts(struct roce_cm_id *id);
+int roce_cm_qp_ud_ready(struct roce_cm_id *id);
 void roce_cm_qp_error(struct roce_cm_id *id);
 
 /* roce_cm_event.c */

@@ -16,6 +16,8 @@
 
 #include "roce_cm.h"
 
+#define CM_UD_HOP_LIMIT	64
+
 struct roce_cm_event {
 	struct rte_roce_cm_event pub;
 	TAILQ_ENTRY(roce_cm_event) next;
@@ -91,6 +93,23 @@ rte_roce_cm_destroy_event_channel(struct rte_roce_cm_channel *channel)
 	return 0;
 }
 
+/* A UD id's event: the peer as an address vector, its QPN and Q_Key (struct rdma_ud_param). */
+static void
+cm_event_ud_fill(const struct roce_cm_id *id, struct rte_roce_cm_event *ev)
+{
+	struct rte_roce_cm_ud_param *ud = &ev->ud;
+
+	ud->private_data = ev->param.private_data;
+	ud->private_data_len = ev->param.private_data_len;
+	ud->ah_attr.is_global = 1;
+	ud->ah_attr.port_num = 1;
+	ud->ah_attr.grh.dgid = id->dgid;
+	ud->ah_attr.grh.sgid_index = id->sgid_index;
+	ud->ah_attr.grh.hop_limit = CM_UD_HOP_LIMIT;
+	ud->qp_num = id->peer.qpn;
+	ud->qkey = id->peer.qkey;
+}
+
 int
 roce_cm_event_queue(struct roce_cm_id *id, struct roce_cm_id *listen_id,
 		    enum rte_roce_cm_event_type type, int status,
@@ -120,6 +139,8 @@ roce_cm_event_queue(struct roce_cm_id *id, struct roce_cm_id *listen_id,
 	ev->pub.param.retry_count = id->peer.retry_cnt;
 	ev->pub.param.rnr_retry_count = id->peer.rnr_retry;
 	ev->pub.param.qp_num = id->peer.qpn;
+	if (id->pub.ps == RTE_ROCE_CM_PS_UDP)
+		cm_event_ud_fill(id, &ev->pub);
 	pthread_mutex_lock(&ch->lock);
 	id->events_unacked++;
 	ch->unacked++;

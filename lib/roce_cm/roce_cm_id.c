@@ -28,6 +28,9 @@
 #define CM_REP_PRIVATE_MAX	RTE_SIZEOF_FIELD(struct rte_roce_cm_rep, private_data)
 #define CM_REJ_PRIVATE_MAX	RTE_SIZEOF_FIELD(struct rte_roce_cm_rej, private_data)
 #define CM_RETRY_MAX		7
+#define CM_SIDR_REQ_PRIVATE_MAX	(RTE_SIZEOF_FIELD(struct rte_roce_cm_sidr_req, private_data) - \
+				 sizeof(struct rte_roce_cma_hdr))
+#define CM_SIDR_REP_PRIVATE_MAX	RTE_SIZEOF_FIELD(struct rte_roce_cm_sidr_rep, private_data)
 
 static socklen_t
 cm_addr_len(const struct sockaddr *sa)
@@ -110,8 +113,9 @@ rte_roce_cm_create_id(struct rte_roce_cm_channel *channel, struct rte_roce_cm_id
 	struct roce_cm_channel *ch = roce_cm_channel(channel);
 	struct roce_cm_id *id;
 
-	if (idp == NULL || (ps != RTE_ROCE_CM_PS_TCP && ps != RTE_ROCE_CM_PS_IB)) {
-		ROCE_CM_LOG(ERR, "port space 0x%x: only TCP and IB (RC) are served", ps);
+	if (idp == NULL || (ps != RTE_ROCE_CM_PS_TCP && ps != RTE_ROCE_CM_PS_IB &&
+			    ps != RTE_ROCE_CM_PS_UDP)) {
+		ROCE_CM_LOG(ERR, "port space 0x%x: only TCP, IB (RC) and UDP (UD) are served", ps);
 		return -EINVAL;
 	}
 	id = calloc(1, sizeof(*id));
@@ -156,6 +160,9 @@ cm_id_leave(struct roce_cm_id *id)
 	case ROCE_CM_REP_SENT:
 	case ROCE_CM_MRA_REP_RCVD:
 		roce_cm_send_rej(id, RTE_ROCE_CM_REJ_CONSUMER_DEFINED, NULL, 0);
+		break;
+	case ROCE_CM_SIDR_REQ_RCVD:
+		roce_cm_send_sidr_rep(id, RTE_ROCE_CM_SIDR_REJECT, NULL, 0);
 		break;
 	default:
 		break;
@@ -252,8 +259,7 @@ rte_roce_cm_resolve_addr(struct rte_roce_cm_id *pub, const struct sockaddr *src,
 	socklen_t len;
 	int rc;
 
-	RTE_SET_USED(timeout_ms);
-	if (id == NULL || dst == NULL || (len = cm_addr_len(dst)) == 0 ||
+	if (id == NULL || dst == NULL || (len = cm_addr_len(dst)) == 0 || timeout_ms < 0 ||
 	    (src != NULL && src->sa_family != dst->sa_family))
 		return -EINVAL;
 	if (id->cm == NULL && src == NULL) {
@@ -269,10 +275,12 @@ rte_roce_cm_resolve_addr(struct rte_roce_cm_id *pub, const struct sockaddr *src,
 	memset(&id->dst, 0, sizeof(id->dst));
 	memcpy(&id->dst, dst, len);
 	cm_addr_gid(&id->dst, &id->dgid);
-	id->addr_resolved = true;
-	roce_cm_event_queue(id, NULL, RTE_ROCE_CM_EVENT_ADDR_RESOLVED, 0, NULL, 0);
+	rc = roce_cm_addr_start(id, timeout_ms);
 	pthread_mutex_unlock(&id->cm->lock);
-	return id->sync ? roce_cm_sync_complete(id) : 0;
+	if (rc < 0)
+		ROCE_CM_LOG(ERR, "id %08x: the destination cannot be resolved (%s)",
+			    id->local_comm_id, strerror(-rc));
+	return rc == 0 && id->sync ? roce_cm_sync_complete(id) : rc;
 }
 
 int
@@ -291,6 +299,24 @@ rte_roce_cm_resolve_route(struct rte_roce_cm_id *pub, int timeout_ms)
 }
 
 int
+rte_roce_cm_get_addr(struct rte_roce_cm_id *pub, struct sockaddr_storage *src,
+		     struct sockaddr_storage *dst)
+{
+	struct roce_cm_id *id = roce_cm_id(pub);
+
+	if (id == NULL || src == NULL || dst == NULL)
+		return -EINVAL;
+	/* Unbound, the id is its creator's alone; bound, its CM's (doc/cm.md). */
+	if (id->cm != NULL)
+		pthread_mutex_lock(&id->cm->lock);
+	*src = id->src;
+	*dst = id->dst;
+	if (id->cm != NULL)
+		pthread_mutex_unlock(&id->cm->lock);
+	return 0;
+}
+
+int
 rte_roce_cm_listen(struct rte_roce_cm_id *pub, int backlog)
 {
 	struct roce_cm_id *id = roce_cm_id(pub);
@@ -304,6 +330,19 @@ rte_roce_cm_listen(struct rte_roce_cm_id *pub, int backlog)
 	return 0;
 }
 
+static bool
+cm_is_ud(const struct roce_cm_id *id)
+{
+	return id->pub.ps == RTE_ROCE_CM_PS_UDP;
+}
+
+/* The QP type of an id's port space: UD for RDMA_PS_UDP (SIDR), RC otherwise. */
+static enum ibv_qp_type
+cm_qp_type(const struct roce_cm_id *id)
+{
+	return cm_is_ud(id) ? IBV_QPT_UD : IBV_QPT_RC;
+}
+
 int
 rte_roce_cm_create_qp(struct rte_roce_cm_id *pub, struct ibv_pd *pd,
 		      struct ibv_qp_init_attr *qp_init_attr)
@@ -313,13 +352,13 @@ rte_roce_cm_create_qp(struct rte_roce_cm_id *pub, struct ibv_pd *pd,
 	int rc;
 
 	if (id == NULL || pd == NULL || qp_init_attr == NULL || id->cm == NULL ||
-	    qp_init_attr->qp_type != IBV_QPT_RC || id->pub.qp != NULL)
+	    qp_init_attr->qp_type != cm_qp_type(id) || id->pub.qp != NULL)
 		return -EINVAL;
 	qp = rte_roce_create_qp(pd, qp_init_attr);
 	if (qp == NULL)
 		return -rte_errno;
 	id->pub.qp = qp;
-	rc = roce_cm_qp_init(id);
+	rc = cm_is_ud(id) ? roce_cm_qp_ud_ready(id) : roce_cm_qp_init(id);
 	if (rc < 0) {
 		rte_roce_destroy_qp(qp);
 		id->pub.qp = NULL;
@@ -368,13 +407,17 @@ rte_roce_cm_connect(struct rte_roce_cm_id *pub, const struct rte_roce_cm_conn_pa
 	int rc;
 
 	if (id == NULL || param == NULL || !id->route_resolved ||
-	    (id->pub.qp == NULL && param->qp_num == 0))
+	    (id->pub.qp == NULL && param->qp_num == 0 && !cm_is_ud(id)))
 		return -EINVAL;
 	pthread_mutex_lock(&id->cm->lock);
-	rc = cm_param_check(id, param, RTE_ROCE_CMA_REQ_PRIVATE_MAX);
-	if (rc == 0 && id->state != ROCE_CM_IDLE)
+	rc = cm_param_check(id, param, cm_is_ud(id) ? CM_SIDR_REQ_PRIVATE_MAX :
+					RTE_ROCE_CMA_REQ_PRIVATE_MAX);
+	/* A UD id resolves once, as rdma_connect(): its request ID names it at the peer. */
+	if (rc == 0 && (id->state != ROCE_CM_IDLE || (cm_is_ud(id) && id->has_last)))
 		rc = -EINVAL;
-	if (rc == 0) {
+	if (rc == 0 && cm_is_ud(id)) {
+		rc = roce_cm_send_sidr_req(id, param);
+	} else if (rc == 0) {
 		id->resp_res = param->responder_resources;
 		id->init_depth = param->initiator_depth;
 		id->retry_cnt = param->retry_count;
@@ -392,6 +435,31 @@ cm_request_waiting(const struct roce_cm_id *id)
 	return id->state == ROCE_CM_REQ_RCVD || id->state == ROCE_CM_MRA_REQ_SENT;
 }
 
+/*
+ * rdma_accept() of a UD id: the SIDR_REP with the QP's number and rdma_cm's
+ * Q_Key. Nothing more comes (as in Linux, no ESTABLISHED on this side), so
+ * a synchronous id does not wait.
+ */
+static int
+cm_sidr_accept(struct roce_cm_id *id, const struct rte_roce_cm_conn_param *param)
+{
+	int rc;
+
+	if ((id->pub.qp == NULL && param->qp_num == 0) || param->private_data_len > CM_SIDR_REP_PRIVATE_MAX ||
+	    (param->private_data_len != 0 && param->private_data == NULL))
+		return -EINVAL;
+	pthread_mutex_lock(&id->cm->lock);
+	rc = id->state == ROCE_CM_SIDR_REQ_RCVD ? 0 : -EINVAL;
+	if (rc == 0) {
+		id->qpn = id->pub.qp != NULL ? id->pub.qp->qp_num : param->qp_num;
+		roce_cm_request_answered(id);
+		rc = roce_cm_send_sidr_rep(id, RTE_ROCE_CM_SIDR_SUCCESS, param->private_data,
+					   param->private_data_len);
+	}
+	pthread_mutex_unlock(&id->cm->lock);
+	return rc;
+}
+
 int
 rte_roce_cm_accept(struct rte_roce_cm_id *pub, const struct rte_roce_cm_conn_param *param)
 {
@@ -399,10 +467,14 @@ rte_roce_cm_accept(struct rte_roce_cm_id *pub, const struct rte_roce_cm_conn_par
 	struct roce_cm_id *id = roce_cm_id(pub);
 	int rc;
 
-	if (id == NULL || id->cm == NULL || id->pub.qp == NULL)
+	if (id == NULL || id->cm == NULL)
 		return -EINVAL;
 	if (param == NULL)
 		param = &none;
+	if (cm_is_ud(id))
+		return cm_sidr_accept(id, param);
+	if (id->pub.qp == NULL)
+		return -EINVAL;
 	pthread_mutex_lock(&id->cm->lock);
 	rc = cm_param_check(id, param, CM_REP_PRIVATE_MAX);
 	if (rc == 0 && !cm_request_waiting(id))
@@ -438,14 +510,17 @@ rte_roce_cm_reject(struct rte_roce_cm_id *pub, const void *private_data, uint8_t
 	    (private_data_len != 0 && private_data == NULL))
 		return -EINVAL;
 	pthread_mutex_lock(&id->cm->lock);
-	if (!cm_request_waiting(id))
+	if (id->state == ROCE_CM_SIDR_REQ_RCVD) {
+		/* A UD request: the SIDR_REP says rejected, with the private data. */
+		roce_cm_request_answered(id);
+		rc = roce_cm_send_sidr_rep(id, RTE_ROCE_CM_SIDR_REJECT, private_data,
+					   RTE_MIN(private_data_len, CM_SIDR_REP_PRIVATE_MAX));
+	} else if (!cm_request_waiting(id)) {
 		rc = -EINVAL;
-	if (rc == 0) {
+	} else {
 		rc = roce_cm_send_rej(id, RTE_ROCE_CM_REJ_CONSUMER_DEFINED, private_data,
 				      private_data_len);
-		if (id->listener != NULL)
-			id->listener->pending--;
-		id->listener = NULL;
+		roce_cm_request_answered(id);
 		roce_cm_state_set(id, ROCE_CM_IDLE);
 	}
 	pthread_mutex_unlock(&id->cm->lock);
@@ -518,7 +593,7 @@ cm_req_owner(struct rte_roce_cm *cm, const struct rte_roce_cm_req *req)
 	struct roce_cm_id *id;
 
 	TAILQ_FOREACH(id, &cm->ids, next)
-		if (id->remote_comm_id == rte_be_to_cpu_32(req->local_comm_id) &&
+		if (!cm_is_ud(id) && id->remote_comm_id == rte_be_to_cpu_32(req->local_comm_id) &&
 		    id->remote_ca_guid == rte_be_to_cpu_64(req->local_ca_guid))
 			return id;
 	return NULL;
@@ -526,34 +601,36 @@ cm_req_owner(struct rte_roce_cm *cm, const struct rte_roce_cm_req *req)
 
 /* rdma_cm's header: the addresses of both sides (Annex A11); false if malformed. */
 static bool
-cm_cma_hdr_addrs(const struct rte_roce_cm_req *req, struct roce_cm_id *id)
+cm_cma_hdr_addrs(const uint8_t *private_data, rte_be64_t service_id, struct roce_cm_id *id)
 {
+	uint16_t port = (uint16_t)rte_be_to_cpu_64(service_id);
 	struct rte_roce_cma_hdr h;
 	unsigned int ipv = 0;
 
-	memcpy(&h, req->private_data, sizeof(h));
+	memcpy(&h, private_data, sizeof(h));
 	if (h.version == RTE_ROCE_CMA_VERSION)
 		ipv = h.ip_version >> RTE_ROCE_CMA_IP_VERSION_SHIFT;
+	/* Built apart and copied: stores through a sockaddr_in into a sockaddr_storage may not alias. */
 	if (ipv == CM_IPV4) {
-		struct sockaddr_in *s = (struct sockaddr_in *)&id->src;
-		struct sockaddr_in *d = (struct sockaddr_in *)&id->dst;
+		struct sockaddr_in s = { .sin_family = AF_INET }, d = { .sin_family = AF_INET };
 
-		s->sin_family = d->sin_family = AF_INET;
-		s->sin_addr.s_addr = h.dst.ip4.addr;
-		d->sin_addr.s_addr = h.src.ip4.addr;
-		d->sin_port = h.port;
-		s->sin_port = rte_cpu_to_be_16((uint16_t)rte_be_to_cpu_64(req->service_id));
+		s.sin_addr.s_addr = h.dst.ip4.addr;
+		d.sin_addr.s_addr = h.src.ip4.addr;
+		d.sin_port = h.port;
+		s.sin_port = rte_cpu_to_be_16(port);
+		memcpy(&id->src, &s, sizeof(s));
+		memcpy(&id->dst, &d, sizeof(d));
 		return true;
 	}
 	if (ipv == CM_IPV6) {
-		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&id->src;
-		struct sockaddr_in6 *d = (struct sockaddr_in6 *)&id->dst;
+		struct sockaddr_in6 s = { .sin6_family = AF_INET6 }, d = { .sin6_family = AF_INET6 };
 
-		s->sin6_family = d->sin6_family = AF_INET6;
-		memcpy(&s->sin6_addr, h.dst.ip6, sizeof(s->sin6_addr));
-		memcpy(&d->sin6_addr, h.src.ip6, sizeof(d->sin6_addr));
-		d->sin6_port = h.port;
-		s->sin6_port = rte_cpu_to_be_16((uint16_t)rte_be_to_cpu_64(req->service_id));
+		memcpy(&s.sin6_addr, h.dst.ip6, sizeof(s.sin6_addr));
+		memcpy(&d.sin6_addr, h.src.ip6, sizeof(d.sin6_addr));
+		d.sin6_port = h.port;
+		s.sin6_port = rte_cpu_to_be_16(port);
+		memcpy(&id->src, &s, sizeof(s));
+		memcpy(&id->dst, &d, sizeof(d));
 		return true;
 	}
 	return false;
@@ -598,10 +675,10 @@ cm_req_unservable(const struct rte_roce_cm_req *req)
 	return 0;
 }
 
+/* A new id for a request to listener: the listener's channel, context and port space. */
 static struct roce_cm_id *
 cm_passive_id(struct rte_roce_cm *cm, struct roce_cm_id *listener,
-	      const struct rte_roce_mad *mad, const struct rte_roce_cm_req *req,
-	      const struct roce_cm_peer_addr *from)
+	      const struct rte_roce_mad *mad, const struct roce_cm_peer_addr *from)
 {
 	struct roce_cm_id *id = calloc(1, sizeof(*id));
 	struct roce_cm_channel *ch = roce_cm_channel(listener->pub.channel);
@@ -612,21 +689,27 @@ cm_passive_id(struct rte_roce_cm *cm, struct roce_cm_id *listener,
 	id->pub.context = listener->pub.context;
 	id->pub.ps = listener->pub.ps;
 	id->state = ROCE_CM_IDLE;
-	id->remote_comm_id = rte_be_to_cpu_32(req->local_comm_id);
-	id->remote_ca_guid = rte_be_to_cpu_64(req->local_ca_guid);
 	id->tid = rte_be_to_cpu_64(mad->hdr.tid);
-	memcpy(&id->sgid, req->primary.remote_gid, sizeof(id->sgid));
-	memcpy(&id->dgid, req->primary.local_gid, sizeof(id->dgid));
 	id->sgid_index = from->sgid_index;
-	cm_req_peer(req, &id->peer, cm->active_mtu);
 	id->listener = listener;
 	listener->pending++;
 	pthread_mutex_lock(&ch->lock);
 	ch->nb_ids++;
 	pthread_mutex_unlock(&ch->lock);
 	roce_cm_id_attach(cm, id);
-	roce_cm_state_set(id, ROCE_CM_REQ_RCVD);
 	return id;
+}
+
+/* The listener's limits leave room for one more request: else counted. */
+static bool
+cm_listener_room(struct rte_roce_cm *cm, const struct roce_cm_id *listener)
+{
+	if ((listener->backlog > 0 && listener->pending >= listener->backlog) ||
+	    cm->nb_ids >= cm->conf.max_ids) {
+		cm->stats.backlog_full++;
+		return false;
+	}
+	return true;
 }
 
 void
@@ -647,7 +730,7 @@ roce_cm_req_input(struct rte_roce_cm *cm, const struct rte_roce_mad *mad,
 		return;
 	}
 	memset(&addrs, 0, sizeof(addrs));
-	if (!cm_cma_hdr_addrs(&req, &addrs)) {
+	if (!cm_cma_hdr_addrs(req.private_data, req.service_id, &addrs)) {
 		cm->stats.drop_field++;	/* not an rdma_cm REQ: no listener of ours takes it */
 		cm_req_reject(cm, mad, from, RTE_ROCE_CM_REJ_INVALID_SERVICE_ID);
 		return;
@@ -658,21 +741,108 @@ roce_cm_req_input(struct rte_roce_cm *cm, const struct rte_roce_mad *mad,
 	reason = cm_req_unservable(&req);
 	if (listener == NULL)
 		reason = RTE_ROCE_CM_REJ_INVALID_SERVICE_ID;
-	else if (reason == 0 && ((listener->backlog > 0 && listener->pending >= listener->backlog) ||
-				 cm->nb_ids >= cm->conf.max_ids)) {
-		cm->stats.backlog_full++;
+	else if (reason == 0 && !cm_listener_room(cm, listener))
+		/* No id for it: reason 3, no resources (IBTA Vol. 1 §12.6.7, the REJ reasons). */
 		reason = RTE_ROCE_CM_REJ_NO_RESOURCES;
-	}
 	if (reason == RTE_ROCE_CM_REJ_INVALID_MTU || reason == RTE_ROCE_CM_REJ_INVALID_TRANSPORT_TYPE)
 		cm->stats.drop_field++;
-	id = reason == 0 ? cm_passive_id(cm, listener, mad, &req, from) : NULL;
+	id = reason == 0 ? cm_passive_id(cm, listener, mad, from) : NULL;
 	if (id == NULL) {
 		cm_req_reject(cm, mad, from, reason != 0 ? reason : RTE_ROCE_CM_REJ_NO_RESOURCES);
 		return;
 	}
+	id->remote_comm_id = rte_be_to_cpu_32(req.local_comm_id);
+	id->remote_ca_guid = rte_be_to_cpu_64(req.local_ca_guid);
+	memcpy(&id->sgid, req.primary.remote_gid, sizeof(id->sgid));
+	memcpy(&id->dgid, req.primary.local_gid, sizeof(id->dgid));
+	cm_req_peer(&req, &id->peer, cm->active_mtu);
+	roce_cm_state_set(id, ROCE_CM_REQ_RCVD);
 	id->src = addrs.src;
 	id->dst = addrs.dst;
 	roce_cm_event_queue(id, listener, RTE_ROCE_CM_EVENT_CONNECT_REQUEST, 0,
 			    req.private_data + sizeof(struct rte_roce_cma_hdr),
 			    RTE_ROCE_CMA_REQ_PRIVATE_MAX);
+}
+
+/* The UD id that already has this SIDR_REQ (sent again), if any. */
+static struct roce_cm_id *
+cm_sidr_owner(struct rte_roce_cm *cm, const struct rte_roce_cm_sidr_req *req,
+	      const struct roce_cm_peer_addr *from)
+{
+	struct roce_cm_id *id;
+
+	TAILQ_FOREACH(id, &cm->ids, next)
+		if (cm_is_ud(id) && id->state != ROCE_CM_LISTEN &&
+		    id->remote_comm_id == rte_be_to_cpu_32(req->request_id) &&
+		    memcmp(&id->dgid, &from->gid, sizeof(id->dgid)) == 0)
+			return id;
+	return NULL;
+}
+
+/* A SIDR_REP to a SIDR_REQ that makes no id (no listener, no room, bad header). */
+static void
+cm_sidr_refuse(struct rte_roce_cm *cm, const struct rte_roce_mad *mad,
+	       const struct rte_roce_cm_sidr_req *req, const struct roce_cm_peer_addr *from,
+	       uint8_t status)
+{
+	struct roce_cm_id tmp;
+
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.cm = cm;
+	tmp.remote_comm_id = rte_be_to_cpu_32(req->request_id);
+	tmp.service_id = rte_be_to_cpu_64(req->service_id);
+	tmp.tid = rte_be_to_cpu_64(mad->hdr.tid);
+	tmp.dgid = from->gid;
+	tmp.sgid_index = from->sgid_index;
+	roce_cm_send_sidr_rep(&tmp, status, NULL, 0);
+}
+
+/*
+ * A SIDR_REQ (IBTA Vol. 1 §12.11): to a UD listener of its service ID, a
+ * new id and CONNECT_REQUEST; sent again, to the id that has it; else a
+ * SIDR_REP saying why not (service ID not supported, no QP).
+ */
+void
+roce_cm_sidr_req_input(struct rte_roce_cm *cm, const struct rte_roce_mad *mad,
+		       const struct roce_cm_peer_addr *from)
+{
+	struct rte_roce_cm_sidr_req req;
+	struct roce_cm_id *listener, *id;
+	struct roce_cm_id addrs;
+	union ibv_gid to;
+	uint64_t sid;
+
+	memcpy(&req, mad->data, sizeof(req));
+	id = cm_sidr_owner(cm, &req, from);
+	if (id != NULL) {
+		roce_cm_state_input(id, mad);
+		return;
+	}
+	memset(&addrs, 0, sizeof(addrs));
+	if (!cm_cma_hdr_addrs(req.private_data, req.service_id, &addrs)) {
+		cm->stats.drop_field++;
+		cm_sidr_refuse(cm, mad, &req, from, RTE_ROCE_CM_SIDR_UNSUPPORTED);
+		return;
+	}
+	sid = rte_be_to_cpu_64(req.service_id);
+	cm_addr_gid(&addrs.src, &to);
+	listener = cm_listener_find(cm, (enum rte_roce_cm_port_space)(sid >> 16), (uint16_t)sid, &to);
+	if (listener == NULL || !cm_is_ud(listener)) {
+		cm_sidr_refuse(cm, mad, &req, from, RTE_ROCE_CM_SIDR_UNSUPPORTED);
+		return;
+	}
+	id = cm_listener_room(cm, listener) ? cm_passive_id(cm, listener, mad, from) : NULL;
+	if (id == NULL) {
+		cm_sidr_refuse(cm, mad, &req, from, RTE_ROCE_CM_SIDR_NO_QP);
+		return;
+	}
+	id->remote_comm_id = rte_be_to_cpu_32(req.request_id);
+	id->service_id = sid;
+	id->sgid = to;
+	id->dgid = from->gid;
+	id->src = addrs.src;
+	id->dst = addrs.dst;
+	roce_cm_state_set(id, ROCE_CM_SIDR_REQ_RCVD);
+	roce_cm_event_queue(id, listener, RTE_ROCE_CM_EVENT_CONNECT_REQUEST, 0,
+			    req.private_data + sizeof(struct rte_roce_cma_hdr), CM_SIDR_REQ_PRIVATE_MAX);
 }

@@ -226,22 +226,6 @@ cm_reply(struct rte_roce_cm *cm, const struct rte_roce_mad *req, uint16_t attr, 
 	roce_cm_mad_send(cm, &from->gid, from->sgid_index, &resp);
 }
 
-/* SIDR_REQ: service ID resolution is not served yet; say so (IBTA §12.11). */
-static void
-cm_sidr_unsupported(struct rte_roce_cm *cm, const struct rte_roce_mad *req,
-		    const struct roce_cm_peer_addr *from)
-{
-	struct rte_roce_cm_sidr_req sreq;
-	struct rte_roce_cm_sidr_rep srep;
-
-	memcpy(&sreq, req->data, sizeof(sreq));
-	memset(&srep, 0, sizeof(srep));
-	srep.request_id = sreq.request_id;
-	srep.status = RTE_ROCE_CM_SIDR_UNSUPPORTED;
-	srep.service_id = sreq.service_id;
-	cm_reply(cm, req, RTE_ROCE_CM_ATTR_SIDR_REP, &srep, sizeof(srep), from);
-}
-
 /* The header checks of IBTA §13.4.2 and the CM's class; 0 or the counter to bump. */
 static uint64_t *
 cm_mad_check(struct rte_roce_cm *cm, const struct ibv_wc *wc, const struct rte_roce_mad *mad)
@@ -304,6 +288,22 @@ cm_conn_input(struct rte_roce_cm *cm, const struct rte_roce_mad *mad,
 	roce_cm_state_input(id, mad);
 }
 
+/* A SIDR_REP to the id whose request ID (its local comm ID) it answers. */
+static void
+cm_sidr_rep_route(struct rte_roce_cm *cm, const struct rte_roce_mad *mad)
+{
+	struct rte_roce_cm_sidr_rep rep;
+	struct roce_cm_id *id;
+
+	memcpy(&rep, mad->data, sizeof(rep));
+	id = roce_cm_id_by_comm_id(cm, rte_be_to_cpu_32(rep.request_id));
+	if (id == NULL || id->pub.ps != RTE_ROCE_CM_PS_UDP) {
+		cm->stats.drop_comm_id++;
+		return;
+	}
+	roce_cm_state_input(id, mad);
+}
+
 void
 roce_cm_mad_input(struct rte_roce_cm *cm, const struct ibv_wc *wc)
 {
@@ -330,10 +330,10 @@ roce_cm_mad_input(struct rte_roce_cm *cm, const struct ibv_wc *wc)
 		roce_cm_req_input(cm, &mad, &from);
 		break;
 	case RTE_ROCE_CM_ATTR_SIDR_REQ:
-		cm_sidr_unsupported(cm, &mad, &from);
+		roce_cm_sidr_req_input(cm, &mad, &from);
 		break;
 	case RTE_ROCE_CM_ATTR_SIDR_REP:
-		cm->stats.drop_comm_id++;	/* we send no SIDR_REQ */
+		cm_sidr_rep_route(cm, &mad);
 		break;
 	default:
 		cm_conn_input(cm, &mad, &from);

@@ -110,6 +110,33 @@ roce_cm_qp_rtr_rts(struct roce_cm_id *id)
 	return rc;
 }
 
+/*
+ * A UD QP of an RTE_ROCE_CM_PS_UDP id, ready at once as librdmacm makes it
+ * (its ucma_init_ud_qp()): INIT with P_Key index 0, port 1 and rdma_cm's
+ * Q_Key, RTR, RTS with SQ PSN 0.
+ */
+int
+roce_cm_qp_ud_ready(struct roce_cm_id *id)
+{
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qkey = RTE_ROCE_CM_UDP_QKEY,
+	};
+	int rc;
+
+	rc = rte_roce_modify_qp(id->pub.qp, &attr,
+				IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY);
+	attr.qp_state = IBV_QPS_RTR;
+	if (rc == 0)
+		rc = rte_roce_modify_qp(id->pub.qp, &attr, IBV_QP_STATE);
+	attr.qp_state = IBV_QPS_RTS;
+	attr.sq_psn = 0;
+	if (rc == 0)
+		rc = rte_roce_modify_qp(id->pub.qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	return rc;
+}
+
 int
 rte_roce_cm_init_qp_attr(struct rte_roce_cm_id *pub, struct ibv_qp_attr *qp_attr, int *qp_attr_mask)
 {

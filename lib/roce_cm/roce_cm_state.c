@@ -48,6 +48,8 @@ static const char *const cm_state_names[ROCE_CM_STATE_MAX] = {
 	[ROCE_CM_DREQ_SENT] = "DREQ_SENT",
 	[ROCE_CM_DREQ_RCVD] = "DREQ_RCVD",
 	[ROCE_CM_TIMEWAIT] = "TIMEWAIT",
+	[ROCE_CM_SIDR_REQ_SENT] = "SIDR_REQ_SENT",
+	[ROCE_CM_SIDR_REQ_RCVD] = "SIDR_REQ_RCVD",
 };
 
 const char *
@@ -310,6 +312,52 @@ roce_cm_send_dreq(struct roce_cm_id *id)
 	return cm_send(id, RTE_ROCE_CM_ATTR_DREQ, &dreq, sizeof(dreq));
 }
 
+/*
+ * SIDR (IBTA Vol. 1 §12.11): a UD id asks the service ID of its destination
+ * port for a QPN and Q_Key; rdma_cm's header leads the private data as in
+ * a REQ. Retransmitted as a REQ is.
+ */
+int
+roce_cm_send_sidr_req(struct roce_cm_id *id, const struct rte_roce_cm_conn_param *param)
+{
+	const struct rte_roce_cm_conf *conf = &id->cm->conf;
+	struct rte_roce_cm_sidr_req req;
+	struct rte_roce_cma_hdr cma;
+
+	memset(&req, 0, sizeof(req));
+	id->tid = cm_new_tid(id->cm);
+	req.request_id = rte_cpu_to_be_32(id->local_comm_id);
+	req.pkey = RTE_BE16(RTE_ROCE_DEFAULT_PKEY);
+	req.service_id = rte_cpu_to_be_64(RTE_ROCE_CMA_SERVICE_ID(id->pub.ps, cm_dst_port(id)));
+	cm_cma_hdr_fill(id, &cma);
+	memcpy(req.private_data, &cma, sizeof(cma));
+	if (param->private_data_len != 0)
+		memcpy(req.private_data + sizeof(cma), param->private_data, param->private_data_len);
+	roce_cm_timer_arm(id, roce_cm_timeout_cycles(conf->response_timeout), conf->max_cm_retries);
+	roce_cm_state_set(id, ROCE_CM_SIDR_REQ_SENT);
+	return cm_send(id, RTE_ROCE_CM_ATTR_SIDR_REQ, &req, sizeof(req));
+}
+
+/* The answer to a SIDR_REQ (same TID): kept as the last message, for the request sent again. */
+int
+roce_cm_send_sidr_rep(struct roce_cm_id *id, uint8_t status, const void *data, uint8_t len)
+{
+	struct rte_roce_cm_sidr_rep rep;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.request_id = rte_cpu_to_be_32(id->remote_comm_id);
+	rep.status = status;
+	rep.service_id = rte_cpu_to_be_64(id->service_id);
+	if (status == RTE_ROCE_CM_SIDR_SUCCESS) {
+		rep.qpn_vendor_l = rte_cpu_to_be_32(id->qpn << RTE_ROCE_CM_QPN_SHIFT);
+		rep.qkey = RTE_BE32(RTE_ROCE_CM_UDP_QKEY);
+	}
+	if (len != 0)
+		memcpy(rep.private_data, data, len);
+	roce_cm_state_set(id, ROCE_CM_IDLE);
+	return cm_send(id, RTE_ROCE_CM_ATTR_SIDR_REP, &rep, sizeof(rep));
+}
+
 /* Shared steps of the handlers */
 
 /* The last message again after a timeout; false when the retries are spent. */
@@ -341,8 +389,8 @@ cm_drop(struct roce_cm_id *id)
 }
 
 /* A passive id's request is answered: its listener may take another. */
-static void
-cm_request_answered(struct roce_cm_id *id)
+void
+roce_cm_request_answered(struct roce_cm_id *id)
 {
 	if (id->listener != NULL)
 		id->listener->pending--;
@@ -355,7 +403,7 @@ cm_fail(struct roce_cm_id *id, enum rte_roce_cm_event_type ev, int status,
 	const void *data, uint8_t len)
 {
 	roce_cm_timer_stop(id);
-	cm_request_answered(id);
+	roce_cm_request_answered(id);
 	roce_cm_qp_error(id);
 	roce_cm_state_set(id, ROCE_CM_IDLE);
 	roce_cm_event_queue(id, NULL, ev, status, data, len);
@@ -493,6 +541,60 @@ cm_state_idle(struct roce_cm_id *id, const struct cm_input *in)
 		return;
 	if (in->attr == RTE_ROCE_CM_ATTR_DREQ && id->remote_comm_id != 0)
 		cm_drep_again(id, in->mad);
+	else if (in->attr == RTE_ROCE_CM_ATTR_SIDR_REQ && id->has_last)
+		cm_duplicate_answer(id);	/* our SIDR_REP was lost */
+	else
+		cm_drop(id);
+}
+
+/* A SIDR exchange ends: the service's QPN and Q_Key, or why not. */
+static void
+cm_sidr_rep_input(struct roce_cm_id *id, const struct rte_roce_mad *mad)
+{
+	struct rte_roce_cm_sidr_rep rep;
+
+	memcpy(&rep, mad->data, sizeof(rep));
+	roce_cm_timer_stop(id);
+	roce_cm_state_set(id, ROCE_CM_IDLE);
+	if (rep.status != RTE_ROCE_CM_SIDR_SUCCESS) {
+		/* Linux's rdma_cm: UNREACHABLE with the SIDR_REP's status. */
+		roce_cm_event_queue(id, NULL, RTE_ROCE_CM_EVENT_UNREACHABLE, rep.status,
+				    rep.private_data, sizeof(rep.private_data));
+		return;
+	}
+	id->peer.qpn = rte_be_to_cpu_32(rep.qpn_vendor_l) >> RTE_ROCE_CM_QPN_SHIFT;
+	id->peer.qkey = rte_be_to_cpu_32(rep.qkey);
+	id->cm->stats.established++;
+	roce_cm_event_queue(id, NULL, RTE_ROCE_CM_EVENT_ESTABLISHED, 0, rep.private_data,
+			    sizeof(rep.private_data));
+}
+
+/* SIDR_REQ_SENT: waiting for the SIDR_REP. */
+static void
+cm_state_sidr_req_sent(struct roce_cm_id *id, const struct cm_input *in)
+{
+	if (in->mad == NULL) {
+		if (!cm_retransmit(id)) {
+			roce_cm_state_set(id, ROCE_CM_IDLE);
+			roce_cm_event_queue(id, NULL, RTE_ROCE_CM_EVENT_UNREACHABLE, -ETIMEDOUT,
+					    NULL, 0);
+		}
+		return;
+	}
+	if (in->attr == RTE_ROCE_CM_ATTR_SIDR_REP)
+		cm_sidr_rep_input(id, in->mad);
+	else
+		cm_drop(id);
+}
+
+/* SIDR_REQ_RCVD: the application has not answered; the request again is only counted. */
+static void
+cm_state_sidr_req_rcvd(struct roce_cm_id *id, const struct cm_input *in)
+{
+	if (in->mad == NULL)
+		return;
+	if (in->attr == RTE_ROCE_CM_ATTR_SIDR_REQ)
+		id->cm->stats.duplicates++;
 	else
 		cm_drop(id);
 }
@@ -566,7 +668,7 @@ cm_state_rep_sent(struct roce_cm_id *id, const struct cm_input *in)
 		cm_duplicate_answer(id);	/* our REP was lost */
 		break;
 	case RTE_ROCE_CM_ATTR_RTU:
-		cm_request_answered(id);
+		roce_cm_request_answered(id);
 		cm_established(id);
 		break;
 	case RTE_ROCE_CM_ATTR_REJ:
@@ -577,7 +679,7 @@ cm_state_rep_sent(struct roce_cm_id *id, const struct cm_input *in)
 		break;
 	case RTE_ROCE_CM_ATTR_DREQ:
 		/* The RTU was lost and the peer already disconnects. */
-		cm_request_answered(id);
+		roce_cm_request_answered(id);
 		roce_cm_timer_stop(id);
 		cm_dreq_input(id, in->mad);
 		break;
@@ -666,6 +768,8 @@ static const cm_state_fn cm_state_handlers[ROCE_CM_STATE_MAX] = {
 	[ROCE_CM_DREQ_SENT] = cm_state_dreq_sent,
 	[ROCE_CM_DREQ_RCVD] = cm_state_timewait,
 	[ROCE_CM_TIMEWAIT] = cm_state_timewait,
+	[ROCE_CM_SIDR_REQ_SENT] = cm_state_sidr_req_sent,
+	[ROCE_CM_SIDR_REQ_RCVD] = cm_state_sidr_req_rcvd,
 };
 
 void

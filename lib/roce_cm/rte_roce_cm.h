@@ -42,9 +42,12 @@ struct rte_roce_cm;
 enum rte_roce_cm_port_space {
 	RTE_ROCE_CM_PS_IPOIB = 0x0002,	/**< Not supported. */
 	RTE_ROCE_CM_PS_TCP = 0x0106,	/**< Reliable connections (RC). */
-	RTE_ROCE_CM_PS_UDP = 0x0111,	/**< Not supported yet (SIDR). */
+	RTE_ROCE_CM_PS_UDP = 0x0111,	/**< Unreliable datagrams (UD), resolved by SIDR. */
 	RTE_ROCE_CM_PS_IB = 0x013f,	/**< RC; UD not supported yet. */
 };
+
+/** Q_Key of the UD QPs of RTE_ROCE_CM_PS_UDP ids, rdma_cm's RDMA_UDP_QKEY. */
+#define RTE_ROCE_CM_UDP_QKEY 0x01234567
 
 /** Events, rdma_cm's names and order (RDMA_CM_EVENT_*). */
 enum rte_roce_cm_event_type {
@@ -102,6 +105,15 @@ struct rte_roce_cm_conn_param {
 	uint32_t qp_num;		/**< connect: the QPN to announce when the id has no QP. */
 };
 
+/** What a UD id's peer is, as struct rdma_ud_param: where to send with an AH. */
+struct rte_roce_cm_ud_param {
+	const void *private_data;	/**< The SIDR_REQ's (after rdma_cm's header) or SIDR_REP's. */
+	uint8_t private_data_len;	/**< Bytes of it. */
+	struct ibv_ah_attr ah_attr;	/**< An address vector to the peer (rte_roce_create_ah()). */
+	uint32_t qp_num;		/**< ESTABLISHED: the peer's QPN. */
+	uint32_t qkey;			/**< ESTABLISHED: the peer's Q_Key. */
+};
+
 /** An event; valid until rte_roce_cm_ack_cm_event(). */
 struct rte_roce_cm_event {
 	struct rte_roce_cm_id *id;		/**< The id (CONNECT_REQUEST: the new one). */
@@ -109,10 +121,18 @@ struct rte_roce_cm_event {
 	enum rte_roce_cm_event_type event;	/**< What happened. */
 	/**
 	 * 0, or: REJECTED: the REJ reason (enum rte_roce_cm_rej_reason);
-	 * UNREACHABLE, CONNECT_ERROR: -ETIMEDOUT.
+	 * UNREACHABLE, CONNECT_ERROR: -ETIMEDOUT; ADDR_ERROR: -ETIMEDOUT or
+	 * -EHOSTUNREACH (rte_roce_cm_resolve_addr()).
 	 */
 	int status;
 	struct rte_roce_cm_conn_param param;	/**< The peer's (private data in the event). */
+	/**
+	 * RTE_ROCE_CM_PS_UDP ids (SIDR, IBTA Vol. 1 §12.11): CONNECT_REQUEST
+	 * (the requester's address and private data) and ESTABLISHED (the
+	 * service's QPN and Q_Key); UNREACHABLE then has the SIDR_REP's status
+	 * (enum rte_roce_cm_sidr_status) or -ETIMEDOUT.
+	 */
+	struct rte_roce_cm_ud_param ud;
 };
 
 /** Timeouts and limits of a CM instance; zero fields take the defaults shown. */
@@ -154,6 +174,7 @@ struct rte_roce_cm_stats {
 	uint64_t drop_state;		/**< Dropped: a message the connection's state does not take. */
 	uint64_t drop_field;		/**< Dropped: a field out of range (MTU, transport...). */
 	uint64_t send_errors;		/**< MADs not sent: no buffer, no AH, post refused. */
+	uint64_t addr_errors;		/**< Destinations not resolved (ADDR_ERROR events). */
 };
 
 /**
@@ -264,7 +285,8 @@ int rte_roce_cm_destroy_event_channel(struct rte_roce_cm_channel *channel);
  * @param context
  *   The application's, in id->context.
  * @param ps
- *   RTE_ROCE_CM_PS_TCP or RTE_ROCE_CM_PS_IB (RC).
+ *   RTE_ROCE_CM_PS_TCP or RTE_ROCE_CM_PS_IB (RC), RTE_ROCE_CM_PS_UDP (UD,
+ *   resolved by SIDR: see rte_roce_cm_connect()).
  * @return
  *   0; -EINVAL (NULL id, unsupported port space); -ENOMEM; the errno of
  *   eventfd(2) (synchronous id).
@@ -300,14 +322,23 @@ __rte_experimental
 int rte_roce_cm_bind_addr(struct rte_roce_cm_id *id, const struct sockaddr *addr);
 
 /**
- * Resolve the destination, as rdma_resolve_addr(): bind to src (or to the
- * first address of dst's family on a device with a CM) and queue
- * ADDR_RESOLVED. The neighbour itself is resolved by the port when QP1
- * first sends to it.
+ * Resolve the destination, as rdma_resolve_addr(): bind to src, then
+ * resolve dst's MAC through the device's port (ARP / Neighbour Discovery,
+ * rte_roce_resolve_gid()). ADDR_RESOLVED is queued when the MAC is known
+ * (at once if the port knows it already, or dst is the device's own);
+ * ADDR_ERROR when it is not known after timeout_ms (status -ETIMEDOUT, as
+ * Linux) or the port gave up on it (status -EHOSTUNREACH: no answer after
+ * the port's neigh_retries, a failure the port remembers for
+ * neigh_timeout_ms). rte_roce_cm_poll() checks the resolution every
+ * millisecond.
  *
+ * @param timeout_ms
+ *   How long to wait for the MAC; 0: only a MAC already known resolves.
  * @return
- *   0; -EINVAL (NULL dst, families differ, not AF_INET/AF_INET6);
- *   -EADDRNOTAVAIL (no source address).
+ *   0; -EINVAL (NULL dst, families differ, not AF_INET/AF_INET6, negative
+ *   timeout_ms, a multicast or unspecified dst); -EADDRNOTAVAIL (no source
+ *   address, or the port has no address of dst's family); -ENOSPC (the
+ *   port's neighbour cache is full of unresolved entries).
  *   Synchronous id: then the event's errno (rte_roce_cm_create_id()).
  */
 __rte_experimental
@@ -326,6 +357,19 @@ __rte_experimental
 int rte_roce_cm_resolve_route(struct rte_roce_cm_id *id, int timeout_ms);
 
 /**
+ * The addresses of an id, as rdma_cm_id's route.addr: the local one (bound,
+ * with the port picked if 0 was asked; a passive id: the address its REQ was
+ * sent to) and the peer's (resolved; a passive id: the REQ's sender, from
+ * rdma_cm's header). An address not known yet reads as zeros (family 0).
+ *
+ * @return
+ *   0; -EINVAL (NULL argument).
+ */
+__rte_experimental
+int rte_roce_cm_get_addr(struct rte_roce_cm_id *id, struct sockaddr_storage *src,
+			 struct sockaddr_storage *dst);
+
+/**
  * Listen for connection requests, as rdma_listen(). Each REQ for the
  * id's service ID (port space and port) queues CONNECT_REQUEST with a new
  * id; beyond backlog requests not yet accepted or rejected, REQs are
@@ -338,12 +382,15 @@ __rte_experimental
 int rte_roce_cm_listen(struct rte_roce_cm_id *id, int backlog);
 
 /**
- * Create an RC QP for an id on pd, as rdma_create_qp(): the QP is moved to
- * INIT (P_Key index 0, port 1, the access rights rdma_cm gives) and set in
- * id->qp. send_cq and recv_cq must be set in qp_init_attr.
+ * Create a QP for an id on pd, as rdma_create_qp(), and set it in id->qp.
+ * An RC QP (RTE_ROCE_CM_PS_TCP and _IB ids) is moved to INIT (P_Key index
+ * 0, port 1, the access rights rdma_cm gives); a UD QP (RTE_ROCE_CM_PS_UDP)
+ * to RTS with Q_Key RTE_ROCE_CM_UDP_QKEY, ready to send and receive, as
+ * librdmacm makes it. send_cq and recv_cq must be set in qp_init_attr.
  *
  * @return
- *   0; -EINVAL (NULL argument, id not bound, qp_type not RC, id has a QP);
+ *   0; -EINVAL (NULL argument, id not bound, qp_type not the port space's,
+ *   id has a QP);
  *   the errno of rte_roce_create_qp() or rte_roce_modify_qp().
  */
 __rte_experimental
@@ -384,10 +431,18 @@ int rte_roce_cm_get_request(struct rte_roce_cm_id *listen, struct rte_roce_cm_id
  * param->qp_num; its REP queues CONNECT_RESPONSE, and the application
  * moves its QP (rte_roce_cm_init_qp_attr()) and calls rte_roce_cm_establish().
  *
+ * An RTE_ROCE_CM_PS_UDP id sends a SIDR_REQ instead (IBTA Vol. 1 §12.11,
+ * rdma_cm's header then up to 180 bytes of private data; no QP needed):
+ * the SIDR_REP queues ESTABLISHED with the service's QPN, Q_Key and an
+ * address vector in event->ud, or UNREACHABLE with its status (not
+ * supported, rejected, ...); no answer after max_cm_retries: UNREACHABLE,
+ * -ETIMEDOUT. A UD id connects once.
+ *
  * @return
- *   0; -EINVAL (NULL argument, route not resolved, no QP and qp_num 0, private data
- *   above 56 bytes, retry or RNR count above 7, responder resources or
- *   initiator depth above the device's max_qp_rd_atom, state not idle);
+ *   0; -EINVAL (NULL argument, route not resolved, no QP and qp_num 0 (RC),
+ *   private data above 56 bytes (UD: 180), retry or RNR count above 7,
+ *   responder resources or initiator depth above the device's
+ *   max_qp_rd_atom, state not idle, a UD id that connected already);
  *   -ENOMEM (no MAD buffer).
  *   Synchronous id: then the event's errno (rte_roce_cm_create_id()).
  */
@@ -405,9 +460,15 @@ int rte_roce_cm_connect(struct rte_roce_cm_id *id, const struct rte_roce_cm_conn
  *   Private data and depths, each depth capped by what the REQ offered; NULL
  *   as librdmacm's rdma_accept(id, NULL): no private data, the depths the
  *   REQ offered within the device's max_qp_rd_atom.
+ * A UD id's request (RTE_ROCE_CM_PS_UDP) is answered with a SIDR_REP
+ * giving the id's QP (or param->qp_num) and RTE_ROCE_CM_UDP_QKEY, and up to
+ * 136 bytes of private data; nothing follows (no ESTABLISHED on this side,
+ * as in Linux), and a synchronous id does not wait.
+ *
  * @return
  *   0; -EINVAL (NULL id, id not from CONNECT_REQUEST or answered,
- *   no QP, private data above 196 bytes); the errno of rte_roce_modify_qp().
+ *   no QP, private data above 196 bytes (UD: 136)); the errno of
+ *   rte_roce_modify_qp().
  *   Synchronous id: then the event's errno (rte_roce_cm_create_id()).
  */
 __rte_experimental
@@ -415,7 +476,8 @@ int rte_roce_cm_accept(struct rte_roce_cm_id *id, const struct rte_roce_cm_conn_
 
 /**
  * Reject a connection request, as rdma_reject(): a REJ with reason
- * CONSUMER_DEFINED and the private data (148 bytes at most).
+ * CONSUMER_DEFINED and the private data (148 bytes at most); a UD id's
+ * request: a SIDR_REP with status "rejected" (the first 136 bytes).
  *
  * @return
  *   0; -EINVAL (NULL id, not a request waiting for an answer, private data

@@ -66,9 +66,14 @@ void *roce_verbs_real_lookup(const char *name, const char *version);
 unsigned int roce_verbs_dev_count(void);
 struct roce_verbs_dev *roce_verbs_dev_at(unsigned int i);
 
+/* The device's context, brought up on first use: NULL with errno set. */
+struct ibv_context *roce_verbs_dev_context(struct roce_verbs_dev *dev);
+
 /* The device of one of our ibv_device / ibv_context, or NULL if not ours. */
 struct roce_verbs_dev *roce_verbs_dev_of_ibv(const struct ibv_device *device);
 struct roce_verbs_dev *roce_verbs_dev_of_ctx(const struct ibv_context *ctx);
+/* The device whose context's cmd_fd is (a duplicate of) fd, or NULL. */
+struct roce_verbs_dev *roce_verbs_dev_of_cmd_fd(int fd);
 
 /*
  * Make progress on an inline device, unless another thread is (it does not
@@ -93,6 +98,25 @@ bool roce_verbs_obj_gone(const void *obj, const char *call);
 
 /* Fill the fast-path ops of a freshly opened device's context. */
 void roce_verbs_ops_init(struct ibv_context *ctx);
+
+/*
+ * Present a freshly opened device's context as a verbs_context, with the
+ * extended verbs of roce_verbs_ex.c (doc/verbs-abi.md).
+ */
+void roce_verbs_ex_init(struct ibv_context *ctx);
+
+/*
+ * The constructors behind ibv_create_cq()/ibv_create_qp() and their
+ * extended forms, for an object of ours: NULL with errno set.
+ */
+struct ibv_cq *roce_verbs_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
+				    struct ibv_comp_channel *channel, int comp_vector);
+struct ibv_qp *roce_verbs_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+
+/* Give an extended CQ its polling functions (roce_verbs_cq_ex.c). */
+void roce_verbs_cq_ex_init(struct ibv_cq_ex *cq);
+/* Give an extended QP its ibv_wr_* functions (roce_verbs_wr.c). */
+void roce_verbs_qp_ex_init(struct ibv_qp_ex *qpx);
 
 /* errno of a librte_roce call: its -errno, or rte_errno for a constructor. */
 static inline int

@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_bus.h>
@@ -111,6 +113,21 @@ roce_verbs_dev_of_ctx(const struct ibv_context *ctx)
 		return NULL;
 	for (i = 0; i < roce_verbs_dev_count(); i++)
 		if (ctx == rv_devs[i].ctx)
+			return &rv_devs[i];
+	return NULL;
+}
+
+struct roce_verbs_dev *
+roce_verbs_dev_of_cmd_fd(int fd)
+{
+	struct stat st, ours;
+	unsigned int i;
+
+	if (fstat(fd, &st) != 0)
+		return NULL;
+	for (i = 0; i < roce_verbs_dev_count(); i++)
+		if (rv_devs[i].ctx != NULL && fstat(rv_devs[i].ctx->cmd_fd, &ours) == 0 &&
+		    st.st_dev == ours.st_dev && st.st_ino == ours.st_ino)
 			return &rv_devs[i];
 	return NULL;
 }
@@ -342,14 +359,21 @@ rv_dev_up(struct roce_verbs_dev *dev)
 	}
 	/* The context names our device, so ibv_get_device_name(ctx->device) is roce<i>. */
 	dev->ctx->device = &dev->ibv;
+	/*
+	 * A file of its own as the command fd (a kernel provider's is its
+	 * uverbs file): a program that shares it with ibv_import_device() gets
+	 * EOPNOTSUPP from roce_verbs_dev_of_cmd_fd()'s caller, not EBADF.
+	 */
+	dev->ctx->cmd_fd = memfd_create(dev->ibv.name, MFD_CLOEXEC);
 	roce_verbs_ops_init(dev->ctx);
+	roce_verbs_ex_init(dev->ctx);
 	rv_link_wait(dev);
 	return 0;
 }
 
 /* The device's context, brought up on first use: NULL with errno set. */
-static struct ibv_context *
-rv_dev_context(struct roce_verbs_dev *dev)
+struct ibv_context *
+roce_verbs_dev_context(struct roce_verbs_dev *dev)
 {
 	int rc = 0;
 
@@ -437,7 +461,7 @@ rv_get_device_guid(struct ibv_device *device)
 	if (dev == NULL)
 		return ROCE_VERBS_REAL(rv_get_device_guid, "ibv_get_device_guid",
 				       "IBVERBS_1.1")(device);
-	ctx = rv_dev_context(dev);
+	ctx = roce_verbs_dev_context(dev);
 	if (ctx == NULL || rte_roce_query_device(ctx, &attr) < 0)
 		return 0;
 	return attr.node_guid;
@@ -469,7 +493,7 @@ rv_open_device(struct ibv_device *device)
 	if (dev == NULL)
 		return ROCE_VERBS_REAL(rv_open_device, "ibv_open_device",
 				       "IBVERBS_1.1")(device);
-	ctx = rv_dev_context(dev);
+	ctx = roce_verbs_dev_context(dev);
 	if (ctx != NULL)
 		__atomic_fetch_add(&dev->opens, 1, __ATOMIC_RELAXED);
 	return ctx;

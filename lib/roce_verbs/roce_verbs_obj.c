@@ -85,10 +85,21 @@ rv_dealloc_pd(struct ibv_pd *pd)
 
 /*
  * Objects shared between processes through a kernel command fd
- * (ibv_import_pd(3)): librte_roce has no kernel object to share. The
+ * (ibv_import_pd(3)): librte_roce has no kernel object to share, and the
+ * command fd of our context is a plain file (roce_verbs_dev.c). The
  * unimports have nothing to undo; they are ours so that the real library
  * never reads our context as a verbs_context.
  */
+struct ibv_context *rv_import_device(int cmd_fd) ROCE_VERBS_EXPORT(ibv_import_device);
+struct ibv_context *
+rv_import_device(int cmd_fd)
+{
+	if (roce_verbs_dev_of_cmd_fd(cmd_fd) == NULL)
+		return ROCE_VERBS_REAL(rv_import_device, "ibv_import_device", "IBVERBS_1.10")
+			(cmd_fd);
+	return rv_refuse("ibv_import_device");
+}
+
 struct ibv_pd *rv_import_pd(struct ibv_context *ctx, uint32_t handle)
 	ROCE_VERBS_EXPORT(ibv_import_pd);
 struct ibv_pd *
@@ -242,6 +253,13 @@ rv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
 	if (roce_verbs_dev_of_ctx(ctx) == NULL)
 		return ROCE_VERBS_REAL(rv_create_cq, "ibv_create_cq", "IBVERBS_1.1")
 			(ctx, cqe, cq_context, channel, comp_vector);
+	return roce_verbs_create_cq(ctx, cqe, cq_context, channel, comp_vector);
+}
+
+struct ibv_cq *
+roce_verbs_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
+		     struct ibv_comp_channel *channel, int comp_vector)
+{
 	if (roce_verbs_obj_gone(channel, __func__))
 		return NULL;
 	return RV_NEW(rte_roce_create_cq(ctx, cqe, cq_context, channel, comp_vector));
@@ -314,6 +332,12 @@ rv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
 	RV_DISPATCH(pd, NULL,
 		    ROCE_VERBS_REAL(rv_create_qp, "ibv_create_qp", "IBVERBS_1.1")(pd, attr));
+	return roce_verbs_create_qp(pd, attr);
+}
+
+struct ibv_qp *
+roce_verbs_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
 	/* verbs' errno for a QP type the device does not have (librte_roce says EINVAL). */
 	if (attr != NULL && attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
 	    attr->qp_type != IBV_QPT_UD)
@@ -379,14 +403,20 @@ rv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 	return roce_verbs_errno(rte_roce_detach_mcast(qp, gid, lid));
 }
 
-/* Extended QPs (ibv_wr_*) are next: an ordinary QP of ours has none. */
+/*
+ * Our QPs are all laid out as struct ibv_qp_ex (rte_roce_verbs.h); those
+ * made by ibv_create_qp_ex() with send_ops_flags have the ibv_wr_*
+ * functions (roce_verbs_qp_ex_init()), the others none, as with rdma-core.
+ */
 struct ibv_qp_ex *rv_qp_to_qp_ex(struct ibv_qp *qp) ROCE_VERBS_EXPORT(ibv_qp_to_qp_ex);
 struct ibv_qp_ex *
 rv_qp_to_qp_ex(struct ibv_qp *qp)
 {
+	struct ibv_qp_ex *qpx = (struct ibv_qp_ex *)qp;
+
 	RV_DISPATCH(qp, NULL,
 		    ROCE_VERBS_REAL(rv_qp_to_qp_ex, "ibv_qp_to_qp_ex", "IBVERBS_1.6")(qp));
-	return NULL;
+	return qpx->wr_start != NULL ? qpx : NULL;
 }
 
 int rv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece) ROCE_VERBS_EXPORT(ibv_query_ece);

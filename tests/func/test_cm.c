@@ -38,6 +38,16 @@
 #define CM_MSG_LEN		1000
 #define CM_BACKLOG		8
 #define CM_FAULT_SEED		0xc0ffee
+#define CM_ABSENT_HOST		99	/* last byte of an address on the link nobody has */
+#define CM_LOSS_CONNS		CM_BACKLOG	/* connections at once in test_cm_mad_loss */
+#define CM_LOSS_RETRIES		8	/* 9 tries of 10% loss each way: a give-up ~1e-6 */
+#define CM_LOSS_WAIT_MS		30000
+#define CM_LOSS_ROUNDS		4
+#define CM_FLOOD_MAX_IDS	4	/* max_ids of test_cm_req_flood: the listener and 3 */
+#define CM_FLOOD_REQS		64	/* REQs of its flood, each of another comm ID */
+#define CM_FLOOD_COMM_ID	0x1000
+#define CM_FLOOD_GUID		UINT64_C(0x0002c9fffe001234)
+#define CM_FLOOD_QPN		0x99
 
 static const char req_data[] = "hello from A";
 static const char rep_data[] = "welcome, A";
@@ -50,7 +60,7 @@ struct cm_env {
 	struct rte_roce_cm_channel *ch[2];
 	struct rte_roce_cm_id *listener;
 	struct rte_roce_cm_id *id[2];	/* active on side 0, passive on side 1 */
-	struct rte_roce_fault *fault;
+	struct rte_roce_fault *fault[2];	/* on each side's RX */
 	bool ipv6;
 };
 
@@ -174,7 +184,8 @@ cm_env_leftover_release(void)
 	if (c == NULL)
 		return;
 	cm_env_live = NULL;
-	rte_roce_fault_detach(c->fault);
+	for (i = 0; i < 2; i++)
+		rte_roce_fault_detach(c->fault[i]);
 	for (i = 0; i < 2; i++)
 		while (c->ch[i] != NULL && rte_roce_cm_get_cm_event(c->ch[i], &ev) == 0)
 			rte_roce_cm_ack_cm_event(ev);
@@ -194,7 +205,7 @@ cm_env_leftover_release(void)
 }
 
 static int
-cm_env_open(struct cm_env *c, bool ipv6)
+cm_env_open_conf(struct cm_env *c, bool ipv6, const struct rte_roce_cm_conf *cm_conf_used)
 {
 	struct roce_test_conf conf = roce_test_default_conf;
 	struct sockaddr_storage ss;
@@ -207,7 +218,7 @@ cm_env_open(struct cm_env *c, bool ipv6)
 	conf.ipv6 = ipv6;
 	ROCE_TEST_ASSERT_EQ(roce_test_env_open(&c->e, &conf, 0), 0, "sides");
 	for (i = 0; i < 2; i++) {
-		c->cm[i] = rte_roce_cm_open(c->e.s[i].ctx, &cm_conf);
+		c->cm[i] = rte_roce_cm_open(c->e.s[i].ctx, cm_conf_used);
 		ROCE_TEST_ASSERT(c->cm[i] != NULL, "cm_open: %s", rte_strerror(rte_errno));
 		c->ch[i] = rte_roce_cm_create_event_channel();
 		ROCE_TEST_ASSERT(c->ch[i] != NULL, "channel");
@@ -218,6 +229,12 @@ cm_env_open(struct cm_env *c, bool ipv6)
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_bind_addr(c->listener, (struct sockaddr *)&ss), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_listen(c->listener, CM_BACKLOG), 0, "");
 	return 0;
+}
+
+static int
+cm_env_open(struct cm_env *c, bool ipv6)
+{
+	return cm_env_open_conf(c, ipv6, &cm_conf);
 }
 
 static int
@@ -235,13 +252,14 @@ cm_qp_create(struct cm_env *c, unsigned int side, struct rte_roce_cm_id *id)
 	return 0;
 }
 
-/* Side 0 creates an id and resolves the listener's address and route. */
+/* Side 0 creates an id of port space ps and resolves the listener's address and route. */
 static int
-cm_active_resolve(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port)
+cm_active_resolve_ps(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port,
+		     enum rte_roce_cm_port_space ps)
 {
 	struct sockaddr_storage src, dst;
 
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], id, c, RTE_ROCE_CM_PS_TCP), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], id, c, ps), 0, "");
 	cm_addr(&src, c->ipv6, 0, 0);
 	cm_addr(&dst, c->ipv6, 1, port);
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(*id, (struct sockaddr *)&src,
@@ -250,6 +268,12 @@ cm_active_resolve(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port)
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_route(*id, 1000), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_ROUTE_RESOLVED, NULL), 0, "");
 	return 0;
+}
+
+static int
+cm_active_resolve(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port)
+{
+	return cm_active_resolve_ps(c, id, port, RTE_ROCE_CM_PS_TCP);
 }
 
 /* The same, and the id's QP. */
@@ -385,8 +409,9 @@ cm_env_close(struct cm_env *c)
 	unsigned int i;
 
 	cm_env_live = NULL;
-	if (c->fault != NULL)
-		rte_roce_fault_detach(c->fault);
+	for (i = 0; i < 2; i++)
+		if (c->fault[i] != NULL)
+			rte_roce_fault_detach(c->fault[i]);
 	ROCE_TEST_ASSERT_EQ(cm_id_close(&c->id[0]) | cm_id_close(&c->id[1]) |
 			    cm_id_close(&c->listener), 0, "ids");
 	for (i = 0; i < 2; i++) {
@@ -394,6 +419,16 @@ cm_env_close(struct cm_env *c)
 		ROCE_TEST_ASSERT_EQ(rte_roce_cm_close(c->cm[i]), 0, "");
 	}
 	return roce_test_env_close(&c->e);
+}
+
+static int
+cm_fault_attach(struct cm_env *c, unsigned int side, const struct rte_roce_fault_conf *fc)
+{
+	uint16_t eth = side == 0 ? c->e.pair->a : c->e.pair->b;
+
+	c->fault[side] = rte_roce_fault_attach(eth, 0, RTE_ROCE_FAULT_RX, fc);
+	ROCE_TEST_ASSERT(c->fault[side] != NULL, "fault: %s", rte_strerror(rte_errno));
+	return 0;
 }
 
 /* Drop every MAD (UD SEND to QP1) side receives, from the nth on, count of them (0: all). */
@@ -410,11 +445,8 @@ cm_drop_mads(struct cm_env *c, unsigned int side, uint32_t nth, uint32_t count)
 		.nth = nth,
 		.count = count,
 	};
-	uint16_t eth = side == 0 ? c->e.pair->a : c->e.pair->b;
-
-	c->fault = rte_roce_fault_attach(eth, 0, RTE_ROCE_FAULT_RX, &fc);
-	ROCE_TEST_ASSERT(c->fault != NULL, "fault: %s", rte_strerror(rte_errno));
-	ROCE_TEST_ASSERT_EQ(rte_roce_fault_rule_add(c->fault, &rule), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_fault_attach(c, side, &fc), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_fault_rule_add(c->fault[side], &rule), 0, "");
 	return 0;
 }
 
@@ -520,6 +552,106 @@ test_cm_backlog_full(void)
 	return cm_env_close(c);
 }
 
+/* The address of side 1, or one on its link nobody has. */
+static void
+cm_absent_addr(struct sockaddr_storage *ss, bool ipv6)
+{
+	cm_addr(ss, ipv6, 1, CM_PORT);
+	if (ipv6)
+		((struct sockaddr_in6 *)ss)->sin6_addr.s6_addr[15] = CM_ABSENT_HOST;
+	else
+		((uint8_t *)&((struct sockaddr_in *)ss)->sin_addr)[3] = CM_ABSENT_HOST;
+}
+
+/* id resolves dst within timeout_ms: the event, and its status in *status. */
+static int
+cm_resolve_to(struct cm_env *c, struct rte_roce_cm_id *id, const struct sockaddr_storage *dst,
+	      int timeout_ms, enum rte_roce_cm_event_type want, int *status)
+{
+	struct sockaddr_storage src;
+
+	cm_addr(&src, c->ipv6, 0, 0);
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(id, (struct sockaddr *)&src,
+						     (const struct sockaddr *)dst, timeout_ms), 0, "");
+	return cm_expect(c, 0, want, status);
+}
+
+/*
+ * rdma_resolve_addr() through the port's ARP/ND: an address nobody has is
+ * an ADDR_ERROR (-ETIMEDOUT when the caller's timeout passes first,
+ * -EHOSTUNREACH when the port gives up first, and at once while it
+ * remembers that), counted; the peer's address resolves, at once when its
+ * MAC is known; a synchronous id gets the error from the call.
+ */
+static int
+cm_addr_error(bool ipv6)
+{
+	struct sockaddr_storage absent, peer, src;
+	struct rte_roce_cm_event *ev;
+	struct cm_env *const c = &cm_env_case;
+	struct rte_roce_cm_id *id;
+	int status;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, ipv6), 0, "");
+	cm_absent_addr(&absent, ipv6);
+	cm_addr(&peer, ipv6, 1, CM_PORT);
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &c->id[0], c, RTE_ROCE_CM_PS_TCP), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_resolve_to(c, c->id[0], &absent, 0, RTE_ROCE_CM_EVENT_ADDR_ERROR,
+					  &status), 0, "no MAC known, no time to wait");
+	ROCE_TEST_ASSERT_EQ(status, -ETIMEDOUT, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_route(c->id[0], 0), -EINVAL, "address not resolved");
+	ROCE_TEST_ASSERT_EQ(cm_resolve_to(c, c->id[0], &absent, CM_WAIT_MS,
+					  RTE_ROCE_CM_EVENT_ADDR_ERROR, &status), 0, "");
+	ROCE_TEST_ASSERT_EQ(status, -EHOSTUNREACH, "the port's requests went unanswered");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(c->id[0], NULL, (struct sockaddr *)&absent,
+						     CM_WAIT_MS), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_get_cm_event(c->ch[0], &ev), 0, "the port's failure, at once");
+	ROCE_TEST_ASSERT(ev->event == RTE_ROCE_CM_EVENT_ADDR_ERROR && ev->status == -EHOSTUNREACH, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], addr_errors), 3, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], mads_sent), 0, "no REQ");
+	/* The same id to the peer: resolved from the wire; a second id from the cache, at once. */
+	ROCE_TEST_ASSERT_EQ(cm_resolve_to(c, c->id[0], &peer, CM_WAIT_MS,
+					  RTE_ROCE_CM_EVENT_ADDR_RESOLVED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, c, RTE_ROCE_CM_PS_TCP), 0, "");
+	cm_addr(&src, ipv6, 0, 0);
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(id, (struct sockaddr *)&src,
+						     (struct sockaddr *)&peer, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_get_cm_event(c->ch[0], &ev), 0, "the MAC known: at once");
+	ROCE_TEST_ASSERT_EQ(ev->event, RTE_ROCE_CM_EVENT_ADDR_RESOLVED, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(id), 0, "");
+	/* A synchronous id: the error is the call's. */
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(NULL, &id, c, RTE_ROCE_CM_PS_TCP), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(id, (struct sockaddr *)&src,
+						     (struct sockaddr *)&absent, CM_WAIT_MS),
+			    -EHOSTUNREACH, "");
+	ROCE_TEST_ASSERT_EQ(id->event->event, RTE_ROCE_CM_EVENT_ADDR_ERROR, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(id), 0, "");
+	/* And the first id still connects. */
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_route(c->id[0], 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_ROUTE_RESOLVED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_qp_create(c, 0, c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_connect(c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_take_request(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_accept(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 1, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
+	return cm_env_close(c);
+}
+
+static int
+test_cm_addr_error(void)
+{
+	return cm_addr_error(false);
+}
+
+static int
+test_cm_addr_error_ipv6(void)
+{
+	return cm_addr_error(true);
+}
+
 /* Every MAD to side 1 lost: the REQ is sent 1 + max_cm_retries times, then UNREACHABLE. */
 static int
 test_cm_req_timeout(void)
@@ -594,6 +726,121 @@ test_cm_drep_lost(void)
 }
 
 /* A connected id destroyed without disconnect: the peer gets a DREQ all the same. */
+/* Side 1 of test_cm_mad_loss: accept each request; count requests and connections. */
+static int
+cm_loss_passive(struct cm_env *c, struct rte_roce_cm_id **passive, unsigned int *nb_req,
+		unsigned int *nb_est)
+{
+	struct rte_roce_cm_event *ev;
+	struct rte_roce_cm_id *id;
+
+	if (rte_roce_cm_get_cm_event(c->ch[1], &ev) != 0)
+		return 0;
+	id = ev->id;
+	if (ev->event == RTE_ROCE_CM_EVENT_CONNECT_REQUEST) {
+		ROCE_TEST_ASSERT(*nb_req < CM_LOSS_CONNS, "a request too many");
+		passive[(*nb_req)++] = id;
+		ROCE_TEST_ASSERT_EQ(cm_qp_create(c, 1, id), 0, "");
+		ROCE_TEST_ASSERT_EQ(rte_roce_cm_accept(id, NULL), 0, "");
+	} else {
+		ROCE_TEST_ASSERT_EQ(ev->event, RTE_ROCE_CM_EVENT_ESTABLISHED, "side 1: %s (%d)",
+				    rte_roce_cm_event_str(ev->event), ev->status);
+		(*nb_est)++;
+	}
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	return 0;
+}
+
+/* Pump until side has got n events of type want, no other. */
+static int
+cm_expect_n(struct cm_env *c, unsigned int side, enum rte_roce_cm_event_type want, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		ROCE_TEST_ASSERT_EQ(cm_expect(c, side, want, NULL), 0, "%u of %u", i, n);
+	return 0;
+}
+
+/* One round of test_cm_mad_loss: CM_LOSS_CONNS connections at once, then disconnected. */
+static int
+cm_loss_round(struct cm_env *c)
+{
+	struct rte_roce_cm_id *active[CM_LOSS_CONNS], *passive[CM_LOSS_CONNS];
+	unsigned int i, nb_req = 0, nb_est = 0, nb_act = 0;
+	struct rte_roce_cm_event *ev;
+	uint64_t end;
+
+	for (i = 0; i < CM_LOSS_CONNS; i++) {
+		ROCE_TEST_ASSERT_EQ(cm_active_prepare(c, &active[i], CM_PORT), 0, "");
+		ROCE_TEST_ASSERT_EQ(cm_connect(active[i]), 0, "");
+	}
+	end = roce_test_ms() + CM_LOSS_WAIT_MS;
+	while (nb_act < CM_LOSS_CONNS || nb_est < CM_LOSS_CONNS) {
+		ROCE_TEST_ASSERT(roce_test_ms() < end, "%u requests, %u and %u established", nb_req,
+				 nb_act, nb_est);
+		cm_pump(c);
+		ROCE_TEST_ASSERT_EQ(cm_loss_passive(c, passive, &nb_req, &nb_est), 0, "");
+		if (rte_roce_cm_get_cm_event(c->ch[0], &ev) != 0)
+			continue;
+		ROCE_TEST_ASSERT_EQ(ev->event, RTE_ROCE_CM_EVENT_ESTABLISHED, "side 0: %s (%d)",
+				    rte_roce_cm_event_str(ev->event), ev->status);
+		nb_act++;
+		ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	}
+	ROCE_TEST_ASSERT_EQ(nb_req, CM_LOSS_CONNS, "each requested once");
+	for (i = 0; i < CM_LOSS_CONNS; i++)
+		ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(active[i]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect_n(c, 0, RTE_ROCE_CM_EVENT_DISCONNECTED, CM_LOSS_CONNS), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect_n(c, 1, RTE_ROCE_CM_EVENT_DISCONNECTED, CM_LOSS_CONNS), 0, "");
+	for (i = 0; i < CM_LOSS_CONNS; i++) {
+		ROCE_TEST_ASSERT_EQ(cm_id_close(&active[i]), 0, "");
+		ROCE_TEST_ASSERT_EQ(cm_id_close(&passive[i]), 0, "");
+	}
+	return 0;
+}
+
+/*
+ * 10% of the RoCEv2 frames each side receives are lost (drivers/fault), so
+ * REQ, REP, RTU, DREQ and DREP are: CM_LOSS_ROUNDS times, CM_LOSS_CONNS
+ * connections at once still establish, each once (one CONNECT_REQUEST,
+ * one ESTABLISHED a side), the lost messages sent again after the response
+ * timeout or answered again from state, no exchange given up, and all
+ * disconnect.
+ */
+static int
+test_cm_mad_loss(void)
+{
+	static const struct rte_roce_cm_conf lossy = {
+		.response_timeout = CM_RESPONSE_TIMEOUT,
+		.max_cm_retries = CM_LOSS_RETRIES,
+	};
+	const struct rte_roce_fault_conf fc = { .seed = CM_FAULT_SEED, .drop = 0.1, .roce_only = true };
+	struct rte_roce_fault_stats fs[2];
+	struct cm_env *const c = &cm_env_case;
+	unsigned int i;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open_conf(c, false, &lossy), 0, "");
+	for (i = 0; i < 2; i++)
+		ROCE_TEST_ASSERT_EQ(cm_fault_attach(c, i, &fc), 0, "");
+	for (i = 0; i < CM_LOSS_ROUNDS; i++)
+		ROCE_TEST_ASSERT_EQ(cm_loss_round(c), 0, "round %u", i);
+	for (i = 0; i < 2; i++) {
+		ROCE_TEST_ASSERT_EQ(rte_roce_fault_stats_get(c->fault[i], &fs[i]), 0, "");
+		ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[i], established), CM_LOSS_ROUNDS * CM_LOSS_CONNS,
+				    "side %u", i);
+		ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[i], timeouts), 0, "side %u: none given up", i);
+	}
+	ROCE_TEST_ASSERT(fs[0].dropped > 0 && fs[1].dropped > 0, "%" PRIu64 " and %" PRIu64 " lost",
+			 fs[0].dropped, fs[1].dropped);
+	ROCE_TEST_ASSERT(CM_STAT(c->cm[0], retransmits) > 0 && CM_STAT(c->cm[1], retransmits) > 0,
+			 "");
+	printf("# %" PRIu64 " of %" PRIu64 " and %" PRIu64 " of %" PRIu64 " MADs lost, %" PRIu64
+	       " and %" PRIu64 " sent again\n", fs[0].dropped, fs[0].roce, fs[1].dropped,
+	       fs[1].roce, CM_STAT(c->cm[0], retransmits), CM_STAT(c->cm[1], retransmits));
+	return cm_env_close(c);
+}
+
 static int
 test_cm_destroy_connected(void)
 {
@@ -719,24 +966,16 @@ static const struct cm_bad_mad bad_mads[] = {
 	{ "REQ without rdma_cm header", 1, 0x07, 2, 0x03, 0x0010, 256, CM_DROP(drop_field) },
 };
 
+/* Send len bytes of side 0's buffer from its UD QP qp to side 1's QP1. */
 static int
-cm_send_raw(struct cm_env *c, struct ibv_qp *qp, struct ibv_ah *ah, const struct cm_bad_mad *m)
+cm_post_raw(struct cm_env *c, struct ibv_qp *qp, struct ibv_ah *ah, uint32_t len)
 {
 	struct roce_test_side *a = &c->e.s[0];
-	struct rte_roce_mad *mad = (struct rte_roce_mad *)a->buf;
 	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED };
-	struct ibv_sge sge = { .addr = (uintptr_t)a->buf, .length = m->len, .lkey = a->mr->lkey };
+	struct ibv_sge sge = { .addr = (uintptr_t)a->buf, .length = len, .lkey = a->mr->lkey };
 	struct ibv_send_wr *bad;
 	struct ibv_wc wc;
 
-	memset(mad, 0, sizeof(*mad));
-	mad->hdr.base_version = m->base_version;
-	mad->hdr.mgmt_class = m->mgmt_class;
-	mad->hdr.class_version = m->class_version;
-	mad->hdr.method = m->method;
-	mad->hdr.tid = rte_cpu_to_be_64(0x1234);
-	mad->hdr.attr_id = rte_cpu_to_be_16(m->attr_id);
-	mad->data[3] = 0x77;	/* local comm ID 0x77, remote 0: no connection of side 1 */
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	wr.wr.ud.ah = ah;
@@ -747,6 +986,22 @@ cm_send_raw(struct cm_env *c, struct ibv_qp *qp, struct ibv_ah *ah, const struct
 			    1, "");
 	ROCE_TEST_ASSERT_EQ(wc.status, IBV_WC_SUCCESS, "");
 	return 0;
+}
+
+static int
+cm_send_raw(struct cm_env *c, struct ibv_qp *qp, struct ibv_ah *ah, const struct cm_bad_mad *m)
+{
+	struct rte_roce_mad *mad = (struct rte_roce_mad *)c->e.s[0].buf;
+
+	memset(mad, 0, sizeof(*mad));
+	mad->hdr.base_version = m->base_version;
+	mad->hdr.mgmt_class = m->mgmt_class;
+	mad->hdr.class_version = m->class_version;
+	mad->hdr.method = m->method;
+	mad->hdr.tid = rte_cpu_to_be_64(0x1234);
+	mad->hdr.attr_id = rte_cpu_to_be_16(m->attr_id);
+	mad->data[3] = 0x77;	/* local comm ID 0x77, remote 0: no connection of side 1 */
+	return cm_post_raw(c, qp, ah, m->len);
 }
 
 static int
@@ -783,19 +1038,296 @@ test_cm_malformed_mads(void)
 	return cm_env_close(c);
 }
 
+/*
+ * A REQ for the listener as Linux's rdma_cm makes it (rdma_cm's header,
+ * service ID of RDMA_PS_TCP and CM_PORT), from side 0's UD QP, with the
+ * sender's comm_id, path MTU and transport.
+ */
+static int
+cm_send_req_raw(struct cm_env *c, struct ibv_qp *qp, struct ibv_ah *ah, uint32_t comm_id,
+		uint8_t mtu, uint8_t transport)
+{
+	struct rte_roce_mad *mad = (struct rte_roce_mad *)c->e.s[0].buf;
+	struct rte_roce_cm_req req;
+	struct rte_roce_cma_hdr h;
+	union rte_roce_gid gid;
+
+	memset(&req, 0, sizeof(req));
+	req.local_comm_id = rte_cpu_to_be_32(comm_id);
+	req.service_id = rte_cpu_to_be_64(RTE_ROCE_CMA_SERVICE_ID(RTE_ROCE_CMA_PS_TCP, CM_PORT));
+	req.local_ca_guid = rte_cpu_to_be_64(CM_FLOOD_GUID);
+	req.qpn_resp_res = rte_cpu_to_be_32(CM_FLOOD_QPN << RTE_ROCE_CM_QPN_SHIFT);
+	req.eecn_timeout_type = rte_cpu_to_be_32(CM_RESPONSE_TIMEOUT <<
+		RTE_ROCE_CM_REQ_REMOTE_TIMEOUT_SHIFT | transport << RTE_ROCE_CM_REQ_TRANSPORT_SHIFT);
+	req.psn_timeout_retry = rte_cpu_to_be_32(CM_RESPONSE_TIMEOUT <<
+						 RTE_ROCE_CM_REQ_LOCAL_TIMEOUT_SHIFT);
+	req.mtu_rdc_rnr = mtu << RTE_ROCE_CM_REQ_MTU_SHIFT;
+	req.max_cm_retries_srq = CM_MAX_RETRIES << RTE_ROCE_CM_REQ_MAX_RETRIES_SHIFT;
+	memset(&h, 0, sizeof(h));
+	h.version = RTE_ROCE_CMA_VERSION;
+	h.ip_version = 4 << RTE_ROCE_CMA_IP_VERSION_SHIFT;
+	h.port = RTE_BE16(CM_OTHER_PORT);
+	inet_pton(AF_INET, ROCE_TEST_ADDR_A, &h.src.ip4.addr);
+	inet_pton(AF_INET, ROCE_TEST_ADDR_B, &h.dst.ip4.addr);
+	memcpy(req.private_data, &h, sizeof(h));
+	rte_roce_gid_from_ipv4(&gid, h.src.ip4.addr);
+	memcpy(req.primary.local_gid, gid.raw, sizeof(gid.raw));
+	rte_roce_gid_from_ipv4(&gid, h.dst.ip4.addr);
+	memcpy(req.primary.remote_gid, gid.raw, sizeof(gid.raw));
+	memset(mad, 0, sizeof(*mad));
+	mad->hdr.base_version = RTE_ROCE_MAD_BASE_VERSION;
+	mad->hdr.mgmt_class = RTE_ROCE_MGMT_CLASS_CM;
+	mad->hdr.class_version = RTE_ROCE_CM_CLASS_VERSION;
+	mad->hdr.method = RTE_ROCE_MAD_METHOD_SEND;
+	mad->hdr.tid = rte_cpu_to_be_64(comm_id);
+	mad->hdr.attr_id = RTE_BE16(RTE_ROCE_CM_ATTR_REQ);
+	memcpy(mad->data, &req, sizeof(req));
+	return cm_post_raw(c, qp, ah, RTE_ROCE_MAD_LEN);
+}
+
+/* The same REQ, and side 1's CM has read it. */
+static int
+cm_flood_req(struct cm_env *c, struct ibv_qp *qp, struct ibv_ah *ah, uint32_t comm_id,
+	     uint8_t mtu, uint8_t transport)
+{
+	uint64_t before = CM_STAT(c->cm[1], mads_rcvd);
+
+	ROCE_TEST_ASSERT_EQ(cm_send_req_raw(c, qp, ah, comm_id, mtu, transport), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(c, c->cm[1], offsetof(struct rte_roce_cm_stats,
+				mads_rcvd), before), before + 1, "REQ %#x read", comm_id);
+	return 0;
+}
+
+/*
+ * A peer that sends more REQs than the CM holds ids (max_ids): those
+ * beyond are rejected with reason 3, "no resources" (IBTA Vol. 1 §12.6.7,
+ * REJ reason codes), counted, with no id made; the ids made are at most
+ * max_ids; a REQ sent again is answered from its id (an MRA, then the MRA
+ * again), never a second request; REQs with a path MTU or transport we
+ * cannot serve are rejected and counted; and once the application answered
+ * the requests, the listener connects as before.
+ */
+static int
+test_cm_req_flood(void)
+{
+	static const struct rte_roce_cm_conf small = {
+		.response_timeout = CM_RESPONSE_TIMEOUT,
+		.max_cm_retries = CM_MAX_RETRIES,
+		.max_ids = CM_FLOOD_MAX_IDS,
+	};
+	struct rte_roce_cm_id *held[CM_FLOOD_MAX_IDS];
+	struct cm_env *const c = &cm_env_case;
+	struct rte_roce_cm_event *ev;
+	unsigned int i, nb_held = 0;
+	struct ibv_qp *qp;
+	struct ibv_ah *ah;
+	int status;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open_conf(c, false, &small), 0, "");
+	ROCE_TEST_ASSERT_EQ(roce_test_qp_create(&c->e.s[0], IBV_QPT_UD, &qp), 0, "");
+	ROCE_TEST_ASSERT_EQ(roce_test_ud_qp_ready(qp, RTE_ROCE_QP1_QKEY), 0, "");
+	ah = roce_test_ah_create(&c->e.s[0], ROCE_TEST_ADDR_B);
+	ROCE_TEST_ASSERT(ah != NULL, "ah");
+	ROCE_TEST_ASSERT_EQ(cm_flood_req(c, qp, ah, CM_FLOOD_COMM_ID, 0, RTE_ROCE_CM_TRANSPORT_RC),
+			    0, "path MTU 0");
+	ROCE_TEST_ASSERT_EQ(cm_flood_req(c, qp, ah, CM_FLOOD_COMM_ID, IBV_MTU_1024,
+					 RTE_ROCE_CM_TRANSPORT_RD), 0, "RD");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], drop_field), 2, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], rej_sent), 2, "");
+	for (i = 0; i < CM_FLOOD_REQS; i++)
+		ROCE_TEST_ASSERT_EQ(cm_flood_req(c, qp, ah, CM_FLOOD_COMM_ID + i, IBV_MTU_1024,
+						 RTE_ROCE_CM_TRANSPORT_RC), 0, "REQ %u", i);
+	/* The listener is an id too: max_ids - 1 requests held, the rest refused. */
+	while (rte_roce_cm_get_cm_event(c->ch[1], &ev) == 0) {
+		ROCE_TEST_ASSERT(ev->event == RTE_ROCE_CM_EVENT_CONNECT_REQUEST &&
+				 nb_held < CM_FLOOD_MAX_IDS, "%s, %u held",
+				 rte_roce_cm_event_str(ev->event), nb_held);
+		held[nb_held++] = ev->id;
+		ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	}
+	ROCE_TEST_ASSERT_EQ(nb_held, CM_FLOOD_MAX_IDS - 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], backlog_full), CM_FLOOD_REQS - nb_held, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], rej_sent), 2 + CM_FLOOD_REQS - nb_held, "");
+	/* The first REQ again, twice: the MRA, then the MRA again; no new request. */
+	for (i = 0; i < 2; i++)
+		ROCE_TEST_ASSERT_EQ(cm_flood_req(c, qp, ah, CM_FLOOD_COMM_ID, IBV_MTU_1024,
+						 RTE_ROCE_CM_TRANSPORT_RC), 0, "REQ again");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], mra_sent), 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], duplicates), 2, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect_none(c, 1, ROCE_TEST_QUIET_MS), 0, "");
+	/* A real peer meanwhile: refused with the same reason. */
+	ROCE_TEST_ASSERT_EQ(cm_active_prepare(c, &c->id[0], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_connect(c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_REJECTED, &status), 0, "");
+	ROCE_TEST_ASSERT_EQ(status, RTE_ROCE_CM_REJ_NO_RESOURCES, "");
+	ROCE_TEST_ASSERT_EQ(cm_id_close(&c->id[0]), 0, "");
+	for (i = 0; i < nb_held; i++) {
+		ROCE_TEST_ASSERT_EQ(rte_roce_cm_reject(held[i], NULL, 0), 0, "");
+		ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(held[i]), 0, "");
+	}
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_ah(ah), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(qp), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_establish(c), 0, "the listener serves again");
+	return cm_env_close(c);
+}
+
+/* A UD QP on a UDP id of side: ready at once (RTS), with rdma_cm's Q_Key. */
+static int
+cm_ud_qp_create(struct cm_env *c, unsigned int side, struct rte_roce_cm_id *id)
+{
+	struct ibv_qp_init_attr attr = {
+		.send_cq = c->e.s[side].scq,
+		.recv_cq = c->e.s[side].rcq,
+		.qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_qp(id, c->e.s[side].pd, &attr), 0, "create_qp");
+	ROCE_TEST_ASSERT_EQ(rte_roce_query_qp(id->qp, &a, 0, &ia), 0, "");
+	ROCE_TEST_ASSERT(a.qp_state == IBV_QPS_RTS && a.qkey == RTE_ROCE_CM_UDP_QKEY, "state %d qkey %#x",
+			 a.qp_state, a.qkey);
+	return 0;
+}
+
+/* A UD SEND from side 0's id to the peer of its ESTABLISHED event, received by side 1's id. */
+static int
+cm_ud_send(struct cm_env *c, struct rte_roce_cm_id *from, struct rte_roce_cm_id *to,
+	   struct rte_roce_cm_ud_param *ud)
+{
+	struct roce_test_side *a = &c->e.s[0], *b = &c->e.s[1];
+	struct ibv_sge rs = { .addr = (uintptr_t)b->buf, .length = RTE_ROCE_GRH_LEN + CM_MSG_LEN,
+			      .lkey = b->mr->lkey };
+	struct ibv_sge ss = { .addr = (uintptr_t)a->buf, .length = CM_MSG_LEN, .lkey = a->mr->lkey };
+	struct ibv_recv_wr rwr = { .sg_list = &rs, .num_sge = 1 };
+	struct ibv_send_wr swr = { .sg_list = &ss, .num_sge = 1, .opcode = IBV_WR_SEND,
+				   .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_recv_wr *rbad;
+	struct ibv_send_wr *sbad;
+	struct ibv_ah *ah;
+	struct ibv_wc wc;
+
+	ah = rte_roce_create_ah(a->pd, &ud->ah_attr);
+	ROCE_TEST_ASSERT(ah != NULL, "ah: %s", rte_strerror(rte_errno));
+	swr.wr.ud.ah = ah;
+	swr.wr.ud.remote_qpn = ud->qp_num;
+	swr.wr.ud.remote_qkey = ud->qkey;
+	memset(a->buf, 0x5a, CM_MSG_LEN);
+	ROCE_TEST_ASSERT_EQ(rte_roce_post_recv(to->qp, &rwr, &rbad), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_post_send(from->qp, &swr, &sbad), 0, "");
+	ROCE_TEST_ASSERT_EQ(roce_test_wait_wc_ctx(a->ctx, b->ctx, a->scq, &wc, 1, CM_WAIT_MS), 1, "");
+	ROCE_TEST_ASSERT_EQ(wc.status, IBV_WC_SUCCESS, "");
+	ROCE_TEST_ASSERT_EQ(roce_test_wait_wc_ctx(a->ctx, b->ctx, b->rcq, &wc, 1, CM_WAIT_MS), 1, "");
+	ROCE_TEST_ASSERT(wc.status == IBV_WC_SUCCESS && wc.byte_len == RTE_ROCE_GRH_LEN + CM_MSG_LEN &&
+			 wc.src_qp == from->qp->qp_num, "status %d, %u bytes", wc.status, wc.byte_len);
+	ROCE_TEST_ASSERT(b->buf[RTE_ROCE_GRH_LEN] == 0x5a, "payload");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_ah(ah), 0, "");
+	return 0;
+}
+
+/* Side 0's UDP id sends a SIDR_REQ; side 1 takes the request; its new id in *passive. */
+static int
+cm_sidr_request(struct cm_env *c, struct rte_roce_cm_id *active, struct rte_roce_cm_id *listener,
+		struct rte_roce_cm_id **passive)
+{
+	struct rte_roce_cm_conn_param p = { .private_data = req_data,
+					    .private_data_len = sizeof(req_data) };
+	struct rte_roce_cm_event *ev;
+
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(active, &p), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_wait_event(c, 1, RTE_ROCE_CM_EVENT_CONNECT_REQUEST, &ev), 0, "");
+	ROCE_TEST_ASSERT(ev->listen_id == listener, "the UDP listener's");
+	ROCE_TEST_ASSERT(ev->ud.private_data_len >= sizeof(req_data) &&
+			 memcmp(ev->ud.private_data, req_data, sizeof(req_data)) == 0, "data");
+	ROCE_TEST_ASSERT(ev->ud.ah_attr.is_global, "");
+	*passive = ev->id;
+	return rte_roce_cm_ack_cm_event(ev);
+}
+
+/*
+ * SIDR (IBTA Vol. 1 §12.11), rdma_cm's RDMA_PS_UDP as udaddy uses it: a UD
+ * id's connect sends a SIDR_REQ, the listener's side accepts with its UD
+ * QP, and ESTABLISHED gives the peer's QPN, Q_Key and an address vector
+ * that a UD SEND then uses; a rejection, a port nobody serves and a
+ * service that never answers are UNREACHABLE with the SIDR_REP's status
+ * (2 rejected, 1 not supported) or -ETIMEDOUT.
+ */
+static int
+test_cm_sidr(void)
+{
+	struct rte_roce_cm_id *udp_listener, *passive, *other;
+	struct rte_roce_cm_conn_param p = { .private_data = rep_data,
+					    .private_data_len = sizeof(rep_data) };
+	struct cm_env *const c = &cm_env_case;
+	struct rte_roce_cm_event *ev;
+	struct sockaddr_storage ss;
+	int status;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[1], &udp_listener, c, RTE_ROCE_CM_PS_UDP), 0, "");
+	cm_addr(&ss, false, 1, CM_PORT);
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_bind_addr(udp_listener, (struct sockaddr *)&ss), 0,
+			    "the same port in another port space");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_listen(udp_listener, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_resolve_ps(c, &c->id[0], CM_PORT, RTE_ROCE_CM_PS_UDP), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_ud_qp_create(c, 0, c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_sidr_request(c, c->id[0], udp_listener, &c->id[1]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_ud_qp_create(c, 1, c->id[1]), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_accept(c->id[1], &p), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_accept(c->id[1], &p), -EINVAL, "answered already");
+	ROCE_TEST_ASSERT_EQ(cm_wait_event(c, 0, RTE_ROCE_CM_EVENT_ESTABLISHED, &ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(ev->ud.qp_num, c->id[1]->qp->qp_num, "");
+	ROCE_TEST_ASSERT_EQ(ev->ud.qkey, RTE_ROCE_CM_UDP_QKEY, "");
+	ROCE_TEST_ASSERT(ev->ud.private_data_len >= sizeof(rep_data) &&
+			 memcmp(ev->ud.private_data, rep_data, sizeof(rep_data)) == 0, "data");
+	ROCE_TEST_ASSERT_EQ(cm_ud_send(c, c->id[0], c->id[1], &ev->ud), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect_none(c, 1, ROCE_TEST_QUIET_MS), 0, "nothing on the passive side");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], established), 1, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(c->id[0], &p), -EINVAL, "a UD id resolves once");
+	/* Rejected by the application: UNREACHABLE, status 2, its private data. */
+	ROCE_TEST_ASSERT_EQ(cm_active_resolve_ps(c, &other, CM_PORT, RTE_ROCE_CM_PS_UDP), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_sidr_request(c, other, udp_listener, &passive), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_reject(passive, rej_data, sizeof(rej_data)), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_wait_event(c, 0, RTE_ROCE_CM_EVENT_UNREACHABLE, &ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(ev->status, RTE_ROCE_CM_SIDR_REJECT, "");
+	ROCE_TEST_ASSERT(memcmp(ev->ud.private_data, rej_data, sizeof(rej_data)) == 0, "data");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(passive), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(other), 0, "");
+	/* A port nobody serves over UDP: status 1, not supported. */
+	ROCE_TEST_ASSERT_EQ(cm_active_resolve_ps(c, &other, CM_OTHER_PORT, RTE_ROCE_CM_PS_UDP), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(other, &p), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_UNREACHABLE, &status), 0, "");
+	ROCE_TEST_ASSERT_EQ(status, RTE_ROCE_CM_SIDR_UNSUPPORTED, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(other), 0, "");
+	/* Nobody answers: the SIDR_REQ sent 1 + max_cm_retries times, then -ETIMEDOUT. */
+	ROCE_TEST_ASSERT_EQ(cm_active_resolve_ps(c, &other, CM_PORT, RTE_ROCE_CM_PS_UDP), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_drop_mads(c, 1, 1, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(other, &p), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_UNREACHABLE, &status), 0, "");
+	ROCE_TEST_ASSERT_EQ(status, -ETIMEDOUT, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], retransmits), CM_MAX_RETRIES, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(other), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(udp_listener), 0, "");
+	return cm_env_close(c);
+}
+
 static int
 test_cm_api_misuse(void)
 {
 	struct rte_roce_cm_conn_param big = { .private_data = rep_data, .private_data_len = 57 };
 	struct rte_roce_cm_id *id, *other;
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss, src;
 	struct rte_roce_cm_event *ev;
 	struct cm_env *const c = &cm_env_case;
 
 	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
 	ROCE_TEST_ASSERT(rte_roce_cm_open(c->e.s[0].ctx, NULL) == NULL && rte_errno == EEXIST, "");
 	ROCE_TEST_ASSERT(rte_roce_cm_open(NULL, NULL) == NULL && rte_errno == EINVAL, "");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, NULL, RTE_ROCE_CM_PS_UDP), -EINVAL, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, NULL, RTE_ROCE_CM_PS_IPOIB), -EINVAL,
+			    "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, NULL, RTE_ROCE_CM_PS_TCP), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_route(id, 0), -EINVAL, "before resolve_addr");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id, &big), -EINVAL, "before resolve");
@@ -807,6 +1339,13 @@ test_cm_api_misuse(void)
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[1], &other, NULL, RTE_ROCE_CM_PS_TCP), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_bind_addr(other, (struct sockaddr *)&ss), -EADDRINUSE, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(other), 0, "");
+	cm_addr(&src, false, 0, 0);
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(id, (struct sockaddr *)&src,
+						     (struct sockaddr *)&ss, -1), -EINVAL, "timeout < 0");
+	((struct sockaddr_in *)&ss)->sin_addr.s_addr = htonl(0xe0000001);
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(id, (struct sockaddr *)&src,
+						     (struct sockaddr *)&ss, 0), -EINVAL, "multicast");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_get_cm_event(c->ch[0], &ev), -EAGAIN, "no event");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(id), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_active_prepare(c, &c->id[0], CM_PORT), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(c->id[0], &big), -EINVAL, "private data 57 > 56");
@@ -1014,14 +1553,19 @@ static const struct roce_test_case cases[] = {
 	{ "cm_reject", test_cm_reject },
 	{ "cm_no_listener", test_cm_no_listener },
 	{ "cm_backlog_full", test_cm_backlog_full },
+	{ "cm_addr_error", test_cm_addr_error },
+	{ "cm_addr_error_ipv6", test_cm_addr_error_ipv6 },
 	{ "cm_req_timeout", test_cm_req_timeout },
 	{ "cm_rep_lost", test_cm_rep_lost },
 	{ "cm_rtu_lost", test_cm_rtu_lost },
 	{ "cm_drep_lost", test_cm_drep_lost },
+	{ "cm_mad_loss", test_cm_mad_loss },
 	{ "cm_destroy_connected", test_cm_destroy_connected },
 	{ "cm_duplicate_req_mra", test_cm_duplicate_req_mra },
 	{ "cm_connect_response_establish", test_cm_connect_response_establish },
 	{ "cm_malformed_mads", test_cm_malformed_mads },
+	{ "cm_req_flood", test_cm_req_flood },
+	{ "cm_sidr", test_cm_sidr },
 	{ "cm_api_misuse", test_cm_api_misuse },
 	{ "cm_xstats", test_cm_xstats },
 	{ "cm_sync_connect", test_cm_sync_connect },
@@ -1033,7 +1577,8 @@ main(int argc, char **argv)
 {
 	RTE_SET_USED(argc);
 	if (roce_test_eal_init(argv[0], NULL) != 0 || roce_test_mbuf_pool() == NULL ||
-	    roce_test_pair_create(&roce_test_verbs_pair, "cm") != 0)
+	    roce_test_pair_create(&roce_test_verbs_pair, "cm") != 0 ||
+	    roce_test_pair_wire_model(&roce_test_verbs_pair) != 0)
 		return 1;
 	return roce_test_run(cases, RTE_DIM(cases));
 }

@@ -237,6 +237,119 @@ test_many_qps_backpressure(void)
 	return roce_test_env_close(&e) | ret;
 }
 
+/*
+ * The port's mbuf pool empty under a burst of eight 16 KiB WRITEs and a
+ * READ: nothing leaves and nothing fails while the test holds every mbuf
+ * (counted tx_no_mbuf, no frame dropped); once they are given back, every
+ * WR completes in success without a retry and every byte arrives.
+ */
+static int
+test_mbuf_pool_empty(void)
+{
+	const uint32_t len = 16 << 10, nwrites = 8;
+	struct rte_mempool *pool = roce_test_mbuf_pool();
+	uint8_t *src, *dst;
+	struct rte_mbuf **held;
+	struct rte_roce_port_stats ps;
+	struct ibv_wc wc[16];
+	struct roce_test_env e;
+	unsigned int i, nheld = 0;
+	int ret;
+
+	held = calloc(pool->size, sizeof(*held));
+	ROCE_TEST_ASSERT(held != NULL, "calloc");
+	ret = roce_test_env_open(&e, &roce_test_default_conf, 1);
+	if (ret == 0)
+		ret = roce_test_warm_up(&e);
+	src = e.s[0].buf + ROCE_TEST_DATA_OFF;
+	dst = e.s[1].buf + ROCE_TEST_DATA_OFF;
+	if (ret == 0) {
+		roce_test_fill(src, len * nwrites, 1);
+		roce_test_fill(dst + len * nwrites, len, 2);
+		while (nheld < pool->size && (held[nheld] = rte_pktmbuf_alloc(pool)) != NULL)
+			nheld++;
+	}
+	for (i = 0; ret == 0 && i < nwrites; i++)
+		ret = roce_test_post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, i, src + i * len, len,
+					  e.s[0].mr->lkey, (uintptr_t)(dst + i * len),
+					  e.s[1].mr->rkey, IBV_SEND_SIGNALED);
+	if (ret == 0)
+		ret = roce_test_post_send(e.qp[0][0], IBV_WR_RDMA_READ, nwrites, src + nwrites * len,
+					  len, e.s[0].mr->lkey, (uintptr_t)(dst + nwrites * len),
+					  e.s[1].mr->rkey, IBV_SEND_SIGNALED);
+	for (i = 0; ret == 0 && i < 100; i++)
+		roce_test_pump_env(&e);
+	if (ret == 0) {
+		ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(e.s[0].scq, RTE_DIM(wc), wc), 0,
+				    "nothing completes without mbufs");
+		ROCE_TEST_ASSERT(roce_test_xstat(e.s[0].ctx, "tx_no_mbuf") > 0,
+				 "the empty pool is counted");
+	}
+	while (nheld > 0)
+		rte_pktmbuf_free(held[--nheld]);
+	free(held);
+	if (ret == 0 && roce_test_wait_wc(&e, e.s[0].scq, wc, nwrites + 1) != (int)nwrites + 1)
+		ret = -1;
+	for (i = 0; ret == 0 && i <= nwrites; i++)
+		ROCE_TEST_ASSERT(wc[i].status == IBV_WC_SUCCESS && wc[i].wr_id == i,
+				 "WR %u: status %d", i, wc[i].status);
+	if (ret == 0) {
+		ROCE_TEST_ASSERT(memcmp(src, dst, len * (nwrites + 1)) == 0, "data");
+		ROCE_TEST_ASSERT_EQ(roce_test_xstats(&e.s[0])->qp.completer_retry_err, 0, "no retry");
+		ROCE_TEST_ASSERT_EQ(rte_roce_port_stats_get(e.s[0].port, &ps), 0, "port stats");
+		ROCE_TEST_ASSERT_EQ(ps.drops[RTE_ROCE_PORT_DROP_TX_FULL], 0, "no frame dropped");
+	}
+	return roce_test_env_close(&e) | ret;
+}
+
+/*
+ * The peer gone and A's TX held (the wire to B full, as a memif whose peer
+ * died): a 512 KiB WRITE fills the port's backlog, so after the first
+ * timeout the replay cannot leave and the QP is not run again. The retry
+ * counter is used up all the same: RETRY_EXC_ERR after timeout x
+ * (retry_cnt + 1), never a QP waiting forever.
+ */
+static int
+test_peer_gone_tx_held(void)
+{
+	const uint32_t len = 512 << 10;
+	struct rte_ring *wire = roce_test_verbs_pair.ring[1];
+	struct rte_mbuf *dummy, *m;
+	struct rte_roce_stats st;
+	struct roce_test_env e;
+	struct ibv_wc wc;
+	int ret;
+
+	ret = roce_test_env_open(&e, &roce_test_default_conf, 1);
+	if (ret == 0)
+		ret = roce_test_warm_up(&e);
+	/* One mbuf many times over: B never reads them. */
+	dummy = rte_pktmbuf_alloc(roce_test_mbuf_pool());
+	if (dummy == NULL)
+		ret = -1;
+	while (ret == 0 && rte_ring_enqueue(wire, dummy) == 0)
+		;
+	if (ret == 0)
+		ret = roce_test_post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1,
+					  e.s[0].buf + ROCE_TEST_DATA_OFF, len, e.s[0].mr->lkey,
+					  (uintptr_t)(e.s[1].buf + ROCE_TEST_DATA_OFF),
+					  e.s[1].mr->rkey, IBV_SEND_SIGNALED);
+	/* Only A runs: B is gone. */
+	if (ret == 0 && roce_test_wait_wc_ctx(e.s[0].ctx, NULL, e.s[0].scq, &wc, 1,
+					      ROCE_TEST_WAIT_MS) != 1)
+		ret = -1;
+	while (rte_ring_dequeue(wire, (void **)&m) == 0)
+		;
+	rte_pktmbuf_free(dummy);
+	if (ret == 0) {
+		ROCE_TEST_ASSERT_EQ(wc.status, IBV_WC_RETRY_EXC_ERR, "status");
+		ROCE_TEST_ASSERT_EQ(rte_roce_qp_stats_get(e.qp[0][0], &st), 0, "stats");
+		ROCE_TEST_ASSERT_EQ(st.local_ack_timeout_err, ROCE_TEST_RETRY_CNT + 1u, "timeouts");
+		ROCE_TEST_ASSERT_EQ(st.completer_retry_err, ROCE_TEST_RETRY_CNT, "retries");
+	}
+	return roce_test_env_close(&e) | ret;
+}
+
 /* Every opcode, 64 KiB from a to b and 5000 bytes back, then the atomics. */
 static int
 all_ops_both_ways(const struct roce_test_conf *c)
@@ -1451,6 +1564,7 @@ static const struct roce_test_case cases[] = {
 	{ "rc_atomics", test_atomics },
 	{ "rc_many_qps", test_many_qps },
 	{ "rc_many_qps_backpressure", test_many_qps_backpressure },
+	{ "rc_mbuf_pool_empty", test_mbuf_pool_empty },
 	{ "rc_psn_wrap", test_psn_wrap },
 	{ "rc_unsignaled", test_unsignaled },
 	{ "rc_tx_batching", test_tx_batching },
@@ -1460,6 +1574,7 @@ static const struct roce_test_case cases[] = {
 	{ "rc_rnr_late_receiver", test_rnr_late_receiver },
 	{ "rc_rnr_exhausted", test_rnr_exhausted },
 	{ "rc_peer_vanishes", test_peer_vanishes },
+	{ "rc_peer_gone_tx_held", test_peer_gone_tx_held },
 	{ "rc_injected_requests", test_injected_requests },
 	{ "rc_lost_request_timeout", test_lost_request_timeout },
 	{ "rc_lost_packet_seq_nak", test_lost_packet_seq_nak },

@@ -12,6 +12,8 @@ counters and exit 0, within STOP_S of the signal:
   - the same with SIGINT (Ctrl-C),
   - a two-process server still waiting for its client (blocked in accept),
   - both processes of a two-process run over net_memif, mid-run.
+And when the peer dies without a word (SIGKILL): the client's work requests
+fail with IBV_WC_RETRY_EXC_ERR, which it prints by name, and it exits 1.
 Python 3 standard library only.
 """
 
@@ -35,6 +37,10 @@ STOP_S = 1.0	# the issue's bound: flush, counters and exit within a second
 if os.environ.get('ROCE_TEST_SANITIZE', 'none') != 'none':
     STOP_S = 2.0
 TRAFFIC_S = 60	# -D of the runs we stop: far longer than the test waits
+# A vanished peer: roce_perf's ACK timeout (14: 67 ms) x (retry_cnt 7 + 1) is
+# 0.54 s; the rest is room for a loaded machine, below roce_perf's 5 s
+# "no progress" watchdog so that the completion status is what is reported.
+RETRY_EXC_S = 4.0
 
 
 def start(perf, lcore, args, vdev=None):
@@ -105,12 +111,7 @@ def memif_cases(perf):
         # its QP is still in Reset: none to move, nothing to flush
         check_stop('server waiting for its client', rc, secs, out, ['server'], moved=0)
         # a two-process run, both ends stopped mid-run: the server first
-        srv = start(perf, '0', ['--ip', '198.18.4.2/24', '-p', port, '-D', str(TRAFFIC_S)],
-                    vdev=vsrv)
-        time.sleep(1)
-        cli = start(perf, '1', ['--ip', '198.18.4.1/24', '-p', port, '-D', str(TRAFFIC_S),
-                                '127.0.0.1'], vdev=vcli)
-        running, err = wait_for(cli, 'msgs')
+        srv, cli, running, err = start_pair(perf, vsrv, vcli, port)
         if not running:
             srv.kill()
             cli.kill()
@@ -121,6 +122,40 @@ def memif_cases(perf):
         rc, secs, out = stop(cli, signal.SIGTERM)
         check_stop('two processes over memif, client after its server', rc, secs, out,
                    ['client'])
+        peer_killed_case(perf, vsrv, vcli, port)
+
+
+def start_pair(perf, vsrv, vcli, port):
+    """A two-process -D run over memif: (server, client, traffic flowing, client's stderr)."""
+    srv = start(perf, '0', ['--ip', '198.18.4.2/24', '-p', port, '-D', str(TRAFFIC_S)],
+                vdev=vsrv)
+    time.sleep(1)
+    cli = start(perf, '1', ['--ip', '198.18.4.1/24', '-p', port, '-D', str(TRAFFIC_S),
+                            '127.0.0.1'], vdev=vcli)
+    running, err = wait_for(cli, 'msgs')
+    return srv, cli, running, err
+
+
+def peer_killed_case(perf, vsrv, vcli, port):
+    """The server SIGKILLed mid-run: the client's WRs fail with RETRY_EXC_ERR, named, exit 1."""
+    name = 'server killed mid-run: the client reports IBV_WC_RETRY_EXC_ERR and exits 1'
+    srv, cli, running, err = start_pair(perf, vsrv, vcli, port)
+    srv.kill()
+    srv.communicate()
+    if not running:
+        cli.kill()
+        check(name, False, 'no traffic: ' + err[-400:])
+        return
+    t0 = time.monotonic()
+    try:
+        _, err = cli.communicate(timeout=RETRY_EXC_S + 10)
+    except subprocess.TimeoutExpired:
+        cli.kill()
+        _, err = cli.communicate()
+    secs = time.monotonic() - t0
+    check(name + ' within %.1f s (%.2f s)' % (RETRY_EXC_S, secs),
+          cli.returncode == 1 and 'IBV_WC_RETRY_EXC_ERR' in err and secs < RETRY_EXC_S,
+          'exit %s after %.2f s: %s' % (cli.returncode, secs, err[-600:]))
 
 
 def main():

@@ -393,6 +393,56 @@ test_max_qp_limit(void)
 	return rc;
 }
 
+/*
+ * The default device with QP1 made first: 16,384 QPs, and the next one is
+ * refused with ENOSPC and a log naming the knob (QP1 is counted in max_qp,
+ * so without it the limit would be one QP later).
+ */
+static int
+test_qp_16k_plus_one(void)
+{
+	unsigned int baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
+	struct ibv_qp_init_attr qp1_attr = { .cap = { .max_send_wr = 1, .max_recv_wr = 1,
+						      .max_send_sge = 1, .max_recv_sge = 1 },
+					     .qp_type = IBV_QPT_UD };
+	struct rte_roce_port *none = NULL;
+	struct roce_test_side s;
+	struct ibv_qp *qp1, *extra = NULL;
+	unsigned int n = 0;
+	bool logged;
+	size_t pos;
+	int rc, err;
+
+	memset(&s, 0, sizeof(s));
+	ROCE_TEST_ASSERT_EQ(roce_test_log_capture(), 0, "log capture");
+	ROCE_TEST_ASSERT_EQ(roce_test_side_open_conf(&s, roce_test_verbs_pair.a, ROCE_TEST_ADDR_A,
+						     false, NULL), 0, "open");
+	qp1_attr.send_cq = s.scq;
+	qp1_attr.recv_cq = s.rcq;
+	qp1 = rte_roce_create_qp1(s.pd, &qp1_attr);
+	ROCE_TEST_ASSERT(qp1 != NULL, "QP1: %s", rte_strerror(rte_errno));
+	while (n < SCALE_QPS && roce_test_scale_qp_create(&s, &scale_caps_small, &scale_qp[0][n]) == 0)
+		n++;
+	pos = roce_test_log_pos();
+	rte_errno = 0;
+	if (n == SCALE_QPS)
+		(void)roce_test_scale_qp_create(&s, &scale_caps_small, &extra);
+	err = rte_errno;
+	logged = roce_test_logged_since(pos, "max_qp (16385, QP1 counted) reached: "
+					"rte_roce_dev_conf.max_qp raises it");
+	roce_test_log_release();
+	rc = rte_roce_destroy_qp(qp1);
+	if (extra != NULL)
+		rc |= rte_roce_destroy_qp(extra);
+	rc |= roce_test_side_close(&s, scale_qp[0], n);
+	rc |= roce_test_pair_release(&roce_test_verbs_pair, &s.port, &none, baseline);
+	ROCE_TEST_ASSERT_EQ(n, SCALE_QPS, "QPs created after QP1: %s", rte_strerror(err));
+	ROCE_TEST_ASSERT(extra == NULL && err == ENOSPC, "QP 16,385 refused with ENOSPC (%s)",
+			 rte_strerror(err));
+	ROCE_TEST_ASSERT(logged, "the log names max_qp");
+	return rc;
+}
+
 /* Above RTE_ROCE_DEV_MAX_QP_MAX the device is refused (EINVAL); the default admits 16,384. */
 static int
 test_max_qp_conf(void)
@@ -422,6 +472,7 @@ test_max_qp_conf(void)
 static const struct roce_test_case cases[] = {
 	{ "max_qp_conf", test_max_qp_conf },
 	{ "max_qp_limit", test_max_qp_limit },
+	{ "qp_16k_plus_one", test_qp_16k_plus_one },
 	{ "qp_memory", test_qp_memory },
 	{ "lane_memory", test_lane_memory },
 	{ "16k_pairs", test_16k_pairs },

@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <rte_errno.h>
 #include <rte_malloc.h>
@@ -31,6 +33,7 @@
 #include "roce_test.h"
 #include "roce_test_eal.h"
 #include "roce_test_port.h"
+#include "roce_test_verbs.h"
 
 #define PEER_IP		"10.0.0.2"
 #define LOCAL_SGID_INDEX 1	/* 10.0.0.1: index 0 is the link-local default GID */
@@ -377,7 +380,8 @@ test_mr_reg_misuse(void)
 	struct ibv_pd *pd;
 	char buf[64];
 	void *huge;
-	size_t pos;
+	uint8_t *hole;
+	size_t pos, page;
 
 	ROCE_TEST_ASSERT(ctx != NULL && (pd = rte_roce_alloc_pd(ctx)) != NULL, "open, pd");
 	rte_errno = 0;
@@ -399,6 +403,19 @@ test_mr_reg_misuse(void)
 	rte_errno = 0;
 	ROCE_TEST_ASSERT(rte_roce_reg_mr(pd, (void *)(UINTPTR_MAX - 8), 64, 0) == NULL &&
 			 rte_errno == EINVAL, "range wraps");
+	/* Memory that is not (all) mapped: the peer's first access would crash the process. */
+	page = (size_t)sysconf(_SC_PAGESIZE);
+	hole = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ROCE_TEST_ASSERT(hole != MAP_FAILED && munmap(hole + page, page) == 0, "a page and a hole");
+	pos = roce_test_log_pos();
+	rte_errno = 0;
+	ROCE_TEST_ASSERT(rte_roce_reg_mr(pd, hole + page - 8, 16, IBV_ACCESS_LOCAL_WRITE) == NULL &&
+			 rte_errno == EFAULT, "range running into an unmapped page");
+	ROCE_TEST_ASSERT(roce_test_logged_since(pos, "is not all mapped memory"), "logged");
+	rte_errno = 0;
+	ROCE_TEST_ASSERT(rte_roce_reg_mr(pd, hole + page, 1, 0) == NULL && rte_errno == EFAULT,
+			 "unmapped page");
+	ROCE_TEST_ASSERT_EQ(munmap(hole, page), 0, "munmap");
 	/* Ordinary memory, hugepage-style memory, and a zero-length region. */
 	mr[0] = rte_roce_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE |
 				IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
@@ -410,8 +427,11 @@ test_mr_reg_misuse(void)
 	ROCE_TEST_ASSERT(mr[0]->addr == buf && mr[0]->length == sizeof(buf) && mr[0]->pd == pd,
 			 "fields");
 	rte_errno = 0;
+	pos = roce_test_log_pos();
 	ROCE_TEST_ASSERT(rte_roce_reg_mr(pd, buf, 1, 0) == NULL && rte_errno == ENOSPC,
 			 "max_mr reached");
+	ROCE_TEST_ASSERT(roce_test_logged_since(pos, "rte_roce_dev_conf.max_mr raises it"),
+			 "the log names max_mr");
 	ROCE_TEST_ASSERT_EQ(rte_roce_dereg_mr(mr[1]), 0, "dereg");
 	mr[2] = rte_roce_reg_mr(pd, NULL, 0, IBV_ACCESS_RELAXED_ORDERING);
 	ROCE_TEST_ASSERT(mr[2] != NULL, "zero length, optional access bit ignored");
@@ -612,7 +632,9 @@ test_cq_overrun(void)
 					 .qp_type = IBV_QPT_RC };
 	struct ibv_qp *qp2;
 	struct roce_cq *cq;
+	uint64_t overflows;
 	struct fx f;
+	size_t pos;
 	int i;
 
 	if (fx_open(&f, NULL) != 0)
@@ -632,10 +654,15 @@ test_cq_overrun(void)
 		ROCE_TEST_ASSERT_EQ(roce_cq_push(cq, &in), 0, "push %d", i);
 	}
 	in.wr_id = 2;
+	pos = roce_test_log_pos();
+	overflows = roce_test_xstat(f.ctx, "cq_overflows");
 	ROCE_TEST_ASSERT_EQ(roce_cq_push(cq, &in), -EOVERFLOW, "push into a full CQ");
+	ROCE_TEST_ASSERT(roce_test_logged_since(pos, "CQ of 2 entries overran"), "logged");
+	ROCE_TEST_ASSERT_EQ(roce_test_xstat(f.ctx, "cq_overflows"), overflows + 1, "counted");
 	ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(init.send_cq, 1, wc), 1, "first stored");
 	ROCE_TEST_ASSERT_EQ(wc[0].wr_id, 0, "oldest first");
 	ROCE_TEST_ASSERT_EQ(roce_cq_push(cq, &in), -EOVERFLOW, "still in error with room");
+	ROCE_TEST_ASSERT_EQ(roce_test_xstat(f.ctx, "cq_overflows"), overflows + 1, "counted once");
 	/* The progress loop moves every QP of the overrun CQ to ERR, and only those. */
 	ROCE_TEST_ASSERT(rte_roce_poll(f.ctx) >= 0, "poll");
 	ROCE_TEST_ASSERT_EQ(qp2->state, IBV_QPS_ERR, "QP of the overrun CQ in ERR");

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Bad use of librte_roce_verbs (TAP output): verbs_misuse under roce-run.
+"""A plain program under roce-run (TAP output): verbs_misuse or rdmacm_misuse
+(bad use of librte_roce_verbs), verbs_ex (the extended verbs).
 
-usage: test_verbs_misuse.py ROCE_RUN LIBRTE_ROCE_VERBS VERBS_MISUSE
+usage: test_verbs_misuse.py ROCE_RUN LIBRTE_ROCE_VERBS PROGRAM
 
 Writes a configuration with two net_ring devices (roce0, roce1), runs the
-plain libibverbs program verbs_misuse under roce-run and passes its TAP on;
+plain libibverbs or librdmacm program under roce-run and passes its TAP on;
 the program's exit status is the test's. Skipped, saying why, when the
 library is built with a sanitizer (it cannot be preloaded). Python 3
 standard library only.

@@ -74,11 +74,16 @@ class Env:
 
     def pair(self, srv_conf, cli_conf, prog, port):
         """A server, then once it listens on port a client to 127.0.0.1: both exited 0."""
-        srv = Proc(self.argv(srv_conf, prog))
+        return self.pair_when(self.argv(srv_conf, prog), self.argv(cli_conf, prog + ["127.0.0.1"]),
+                              lambda srv: wait_listening(srv, port, STARTUP_S))
+
+    def pair_when(self, srv_argv, cli_argv, ready):
+        """A server, then once ready(server) is true a client: both exited 0."""
+        srv = Proc(srv_argv)
         cli = None
         try:
-            check(wait_listening(srv, port, STARTUP_S), "server did not start:\n%s" % srv.text())
-            cli = Proc(self.argv(cli_conf, prog + ["127.0.0.1"]))
+            check(ready(srv), "server did not start:\n%s" % srv.text())
+            cli = Proc(cli_argv)
             crc = cli.finish(RUN_S)
             src = srv.finish(RUN_S)
         finally:

@@ -19,21 +19,11 @@
 
 #include <infiniband/verbs.h>
 
+#include "roce_test_ok.h"
+
 #define QKEY 0x11111111
 #define MSG 64
 #define POLL_TRIES 1000000
-
-static int tests, failed;
-
-static void
-ok(bool cond, const char *what)
-{
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ++tests, what);
-	if (!cond) {
-		printf("# errno %d (%s)\n", errno, strerror(errno));
-		failed++;
-	}
-}
 
 static bool
 unsupported(int err)
@@ -214,7 +204,6 @@ case_mixed_pd(struct dev *d)
 static void
 case_unsupported(struct dev *d)
 {
-	struct ibv_cq_init_attr_ex cq_attr = { .cqe = 8 };
 	struct ibv_qp_init_attr_ex qp_attr = { .qp_type = IBV_QPT_RC, .send_cq = d->cq,
 					       .recv_cq = d->cq, .pd = d->pd,
 					       .comp_mask = IBV_QP_INIT_ATTR_PD };
@@ -223,7 +212,6 @@ case_unsupported(struct dev *d)
 	struct ibv_alloc_dm_attr dm_attr = { .length = 64 };
 	struct ibv_wq_init_attr wq_attr = { .wq_type = IBV_WQT_RQ, .max_wr = 1, .max_sge = 1,
 					    .pd = d->pd, .cq = d->cq };
-	struct ibv_device_attr_ex dev_attr;
 	static char buf[MSG];
 	struct ibv_mr *mr = ibv_reg_mr(d->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 	struct ibv_qp *qp = ud_qp(d->pd, d->cq), *xqp;
@@ -232,19 +220,14 @@ case_unsupported(struct dev *d)
 						 .max_send_sge = 1, .max_recv_sge = 1 } };
 	struct ibv_mr *bind_mr;
 	struct ibv_ece ece;
+	int fd;
 
 	errno = 0;
 	ok(ibv_alloc_mw(d->pd, IBV_MW_TYPE_1) == NULL && unsupported(errno),
 	   "ibv_alloc_mw: NULL, EOPNOTSUPP or ENOSYS");
-	ok(ibv_create_cq_ex(d->ctx, &cq_attr) == NULL && unsupported(errno),
-	   "ibv_create_cq_ex: NULL, EOPNOTSUPP or ENOSYS");
 	/* verbs.h makes an ibv_create_qp_ex() with a PD alone an ibv_create_qp(). */
 	xqp = ibv_create_qp_ex(d->ctx, &qp_attr);
 	ok(xqp != NULL && ibv_destroy_qp(xqp) == 0, "ibv_create_qp_ex with a PD alone: a QP");
-	qp_attr.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-	qp_attr.send_ops_flags = IBV_QP_EX_WITH_SEND;
-	ok(ibv_create_qp_ex(d->ctx, &qp_attr) == NULL && unsupported(errno),
-	   "ibv_create_qp_ex with send_ops_flags: NULL, EOPNOTSUPP or ENOSYS");
 	raw.qp_type = IBV_QPT_RAW_PACKET;
 	ok(ibv_create_qp(d->pd, &raw) == NULL && errno == EOPNOTSUPP,
 	   "a raw packet QP: NULL, EOPNOTSUPP");
@@ -258,6 +241,10 @@ case_unsupported(struct dev *d)
 	   "ibv_alloc_dm: NULL, EOPNOTSUPP or ENOSYS");
 	ok(ibv_create_wq(d->ctx, &wq_attr) == NULL && unsupported(errno),
 	   "ibv_create_wq: NULL, EOPNOTSUPP or ENOSYS");
+	fd = dup(d->ctx->cmd_fd);
+	ok(fd >= 0 && ibv_import_device(fd) == NULL && errno == EOPNOTSUPP,
+	   "ibv_import_device of our command fd: NULL, EOPNOTSUPP");
+	close(fd);
 	ok(ibv_import_pd(d->ctx, 1) == NULL && unsupported(errno),
 	   "ibv_import_pd: NULL, EOPNOTSUPP");
 	ok(ibv_import_mr(d->pd, 1) == NULL && unsupported(errno),
@@ -270,10 +257,7 @@ case_unsupported(struct dev *d)
 	   IBV_REREG_MR_ERR_INPUT, "ibv_rereg_mr: IBV_REREG_MR_ERR_INPUT, MR unchanged");
 	ok(ibv_resize_cq(d->cq, 128) == EOPNOTSUPP, "ibv_resize_cq: EOPNOTSUPP");
 	ok(ibv_query_ece(qp, &ece) == EOPNOTSUPP, "ibv_query_ece: EOPNOTSUPP");
-	ok(ibv_qp_to_qp_ex(qp) == NULL, "ibv_qp_to_qp_ex: NULL (no extended QP)");
-	/* The extended device query falls back to the legacy one: it answers. */
-	ok(ibv_query_device_ex(d->ctx, NULL, &dev_attr) == 0 && dev_attr.orig_attr.max_qp > 0,
-	   "ibv_query_device_ex: the legacy attributes");
+	ok(ibv_qp_to_qp_ex(qp) == NULL, "ibv_qp_to_qp_ex of a QP made without send_ops_flags: NULL");
 	ibv_destroy_qp(qp);
 	ibv_dereg_mr(mr);
 }

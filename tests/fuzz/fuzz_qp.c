@@ -15,12 +15,15 @@
  *   RC QP, a SEND and, as the control byte says, a 2 KiB READ (into the
  *   MR's last 2 KiB) and an atomic (into its last 8 bytes): the completer
  *   has work in flight;
- * - the input is three control bytes and an Ethernet frame: its IP and UDP
- *   lengths are fixed to the frame's size, it is parsed, the fields the
- *   control bytes name are set (destination QP, PSN near the expected one,
- *   RETH/AtomicETH at the MR, Q_Key), it is readdressed from B to A and
- *   rebuilt, which makes the ICRC right, and A receives it, once or twice
- *   (a duplicate);
+ * - the input is up to FUZZ_RECORDS_MAX records: three control bytes, a
+ *   length and an Ethernet frame. Each frame's IP and UDP lengths are fixed
+ *   to its size, it is parsed, the fields the control bytes name are set
+ *   (destination QP, PSN near the expected one, RETH/AtomicETH at the MR,
+ *   Q_Key), it is readdressed from B to A and rebuilt, which makes the ICRC
+ *   right. In turn, each record moves A's clock on by its steps (the
+ *   timers: ACK timeout, RNR wait, retries used up) and A receives its
+ *   frame, once or twice (a duplicate); the first record's control bytes
+ *   also say which WRs are posted;
  * - then every QP goes to ERR, and each posted WR must complete or flush
  *   exactly once; the only asynchronous events are QP_FATAL of A's QPs; the QPs go back to RESET and to RTS with the same PSNs,
  *   and the mbuf pool must be back to its count before the input.
@@ -31,13 +34,15 @@
  *
  * Seeds: with ROCE_FUZZ_VECTORS (a folder of pcaps) and ROCE_FUZZ_SEED_DIR
  * set, LLVMFuzzerInitialize() writes the first frame of each opcode of each
- * capture with the control bytes that aim it at the QP of its transport at
- * the expected PSN: a corpus made at test time, never committed.
+ * capture as a record with the control bytes that aim it at the QP of its
+ * transport at the expected PSN, and the made-up sequences of seqs[]: a
+ * corpus made at test time, never committed.
  */
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +50,7 @@
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
@@ -55,6 +61,7 @@
 #include <rte_roce_opcode.h>
 #include <rte_roce_pkt.h>
 
+#include "roce_dev.h"
 #include "roce_test_eal.h"
 #include "roce_test_port.h"
 #include "roce_test_verbs.h"
@@ -88,7 +95,17 @@
 /* Control byte 2. */
 #define CTRL_NO_RECV	0x01	/* post no receive: the responder has none (RNR, UC drop) */
 #define CTRL_TWICE	0x02	/* deliver the frame twice: a duplicate, after the first */
+#define CTRL_STEPS_SHIFT	2	/* bits 7-2: clock steps before the frame */
 #define CTRL_LEN	3
+/* A record: the control bytes, the frame's length (big endian, 0: no frame), the frame. */
+#define REC_HDR		(CTRL_LEN + 2)
+#define FUZZ_RECORDS_MAX	8
+/*
+ * A clock step: A's timer wheel 16 ms on, then a poll. The ACK timeout
+ * (14) is 67 ms, so a record of 34 steps or more uses up retry_cnt 7; an
+ * RNR wait is at most 655 ms (code 0).
+ */
+#define FUZZ_STEP_US	16000u
 
 enum fuzz_qp { FUZZ_QP_KEEP, FUZZ_QP_RC, FUZZ_QP_UC, FUZZ_QP_UD, FUZZ_NB_QP };
 
@@ -105,6 +122,16 @@ static struct ibv_mr *mr;
 static struct rte_ether_addr mac_a, mac_b;
 static unsigned int pool_baseline;
 static struct roce_test_conf conf;
+
+/* An input: up to FUZZ_RECORDS_MAX records, each played in turn. */
+struct record {
+	const uint8_t *ctrl;
+	uint32_t len;			/* of frame; 0: the clock only */
+	uint8_t frame[FUZZ_FRAME_MAX];
+};
+static struct record records[FUZZ_RECORDS_MAX];
+
+static void aim(struct rte_roce_pkt *pkt, const uint8_t ctrl[CTRL_LEN]);
 
 /* B's ARP frames (requests and replies) go on to B; every other frame A sent is freed. */
 static void
@@ -211,7 +238,122 @@ pick_seed(const uint8_t *frame, uint32_t len, struct fuzz_seed_seen *seen, uint8
 		return -1;
 	seen->opcode[pkt.opcode] = true;
 	seed_ctrl(&pkt, prefix);
-	return CTRL_LEN;
+	prefix[CTRL_LEN] = (uint8_t)(len >> 8);
+	prefix[CTRL_LEN + 1] = (uint8_t)len;
+	return REC_HDR;
+}
+
+/*
+ * Seeds of several frames, made up (the captures have each message whole
+ * and in order): messages in the middle, a gap, a duplicate, responses out
+ * of order, an RNR NAK and the timers. A step's control bytes and frame:
+ * opcode -1 is a record of the clock only.
+ */
+#define SEQ_RC_REQ	(FUZZ_QP_RC | CTRL_PSN | CTRL_MR)
+#define SEQ_RC_RESP	(SEQ_RC_REQ | CTRL_PSN_SQ)
+#define SEQ_UC_REQ	(FUZZ_QP_UC | CTRL_PSN | CTRL_MR)
+#define SEQ_STEPS(k)	((k) << CTRL_STEPS_SHIFT)
+#define SEQ_MTU		1024u	/* the QPs' path MTU (roce_test_default_conf) */
+#define SEQ_LAST_LEN	100u
+#define SEQ_CLOCK	(-1)
+
+struct seq_step {
+	uint8_t ctrl[CTRL_LEN];
+	int16_t opcode;
+	uint16_t payload_len;
+	uint8_t syndrome;	/* AETH: 0 is an ACK */
+};
+
+struct seq {
+	const char *name;
+	struct seq_step step[FUZZ_RECORDS_MAX];
+};
+
+static const struct seq seqs[] = {
+	{ "rc_send_3", {
+		{ { SEQ_RC_REQ, 0, 0 }, RTE_ROCE_OP_RC_SEND_FIRST, SEQ_MTU, 0 },
+		{ { SEQ_RC_REQ, 1, 0 }, RTE_ROCE_OP_RC_SEND_MIDDLE, SEQ_MTU, 0 },
+		{ { SEQ_RC_REQ, 2, 0 }, RTE_ROCE_OP_RC_SEND_LAST, SEQ_LAST_LEN, 0 } } },
+	{ "rc_send_gap_dup", {
+		{ { SEQ_RC_REQ, 0, 0 }, RTE_ROCE_OP_RC_SEND_FIRST, SEQ_MTU, 0 },
+		{ { SEQ_RC_REQ, 2, 0 }, RTE_ROCE_OP_RC_SEND_LAST, SEQ_LAST_LEN, 0 },
+		{ { SEQ_RC_REQ, 1, 0 }, RTE_ROCE_OP_RC_SEND_MIDDLE, SEQ_MTU, 0 },
+		{ { SEQ_RC_REQ, 0, CTRL_TWICE }, RTE_ROCE_OP_RC_SEND_FIRST, SEQ_MTU, 0 } } },
+	{ "rc_write_3", {
+		{ { SEQ_RC_REQ, 0, 0 }, RTE_ROCE_OP_RC_RDMA_WRITE_FIRST, SEQ_MTU, 0 },
+		{ { SEQ_RC_REQ, 1, 0 }, RTE_ROCE_OP_RC_RDMA_WRITE_MIDDLE, SEQ_MTU, 0 },
+		{ { SEQ_RC_REQ, 2, 0 }, RTE_ROCE_OP_RC_RDMA_WRITE_LAST, SEQ_LAST_LEN, 0 } } },
+	{ "uc_send_gap", {
+		{ { SEQ_UC_REQ, 0, 0 }, RTE_ROCE_OP_UC_SEND_FIRST, SEQ_MTU, 0 },
+		{ { SEQ_UC_REQ, 2, 0 }, RTE_ROCE_OP_UC_SEND_LAST, SEQ_LAST_LEN, 0 },
+		{ { SEQ_UC_REQ, 3, 0 }, RTE_ROCE_OP_UC_SEND_FIRST, SEQ_MTU, 0 },
+		{ { SEQ_UC_REQ, 4, 0 }, RTE_ROCE_OP_UC_SEND_LAST, SEQ_LAST_LEN, 0 } } },
+	{ "uc_write_2", {
+		{ { SEQ_UC_REQ, 0, 0 }, RTE_ROCE_OP_UC_RDMA_WRITE_FIRST, SEQ_MTU, 0 },
+		{ { SEQ_UC_REQ, 1, 0 }, RTE_ROCE_OP_UC_RDMA_WRITE_LAST, SEQ_LAST_LEN, 0 } } },
+	{ "ack_timeout_exhausted", {
+		{ { SEQ_RC_RESP, 0, SEQ_STEPS(40) }, SEQ_CLOCK, 0, 0 } } },
+	{ "rnr_wait_then_ack", {
+		{ { SEQ_RC_RESP, 0, 0 }, RTE_ROCE_OP_RC_ACKNOWLEDGE, 0, RTE_ROCE_AETH_TYPE_RNR | 1 },
+		{ { SEQ_RC_RESP, 0, SEQ_STEPS(4) }, SEQ_CLOCK, 0, 0 },
+		{ { SEQ_RC_RESP, 0, 0 }, RTE_ROCE_OP_RC_ACKNOWLEDGE, 0, RTE_ROCE_AETH_ACK_UNLIMITED } } },
+	{ "read_resp_2", {
+		{ { SEQ_RC_RESP | CTRL_READ, 0, 0 }, RTE_ROCE_OP_RC_ACKNOWLEDGE, 0, 0 },
+		{ { SEQ_RC_RESP, 1, 0 }, RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST, SEQ_MTU, 0 },
+		{ { SEQ_RC_RESP, 2, 0 }, RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_LAST, SEQ_MTU, 0 } } },
+	{ "read_resp_lost_first", {
+		{ { SEQ_RC_RESP | CTRL_READ, 0, 0 }, RTE_ROCE_OP_RC_ACKNOWLEDGE, 0, 0 },
+		{ { SEQ_RC_RESP, 2, 0 }, RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_LAST, SEQ_MTU, 0 },
+		{ { SEQ_RC_RESP, 1, SEQ_STEPS(5) }, RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST,
+		  SEQ_MTU, 0 } } },
+	{ "seq_nak_then_ack", {
+		{ { SEQ_RC_RESP, 0, 0 }, RTE_ROCE_OP_RC_ACKNOWLEDGE, 0, RTE_ROCE_AETH_NAK_PSN_SEQ },
+		{ { SEQ_RC_RESP, 0, SEQ_STEPS(1) }, RTE_ROCE_OP_RC_ACKNOWLEDGE, 0, 0 } } },
+};
+
+/* A step as a record at buf: its size. Steps after the last are all zero. */
+static uint32_t
+seq_record(const struct seq_step *st, uint8_t *buf)
+{
+	static const uint8_t zeros[SEQ_MTU];
+	/* The builder writes the headers in place: an aligned frame, copied after the header. */
+	static uint8_t frame[FUZZ_FRAME_MAX] __rte_aligned(RTE_CACHE_LINE_SIZE);
+	struct rte_roce_pkt pkt;
+	int n = 0;
+
+	memcpy(buf, st->ctrl, CTRL_LEN);
+	if (st->opcode != SEQ_CLOCK) {
+		rte_roce_pkt_init(&pkt, (uint8_t)st->opcode);
+		pkt.payload_len = st->payload_len;
+		pkt.reth.len = 2 * SEQ_MTU + SEQ_LAST_LEN;
+		pkt.aeth.syndrome = st->syndrome;
+		aim(&pkt, st->ctrl);
+		n = rte_roce_pkt_build(&pkt, zeros, frame, FUZZ_FRAME_MAX);
+		FUZZ_CHECK(n > 0);
+		memcpy(buf + REC_HDR, frame, (size_t)n);
+	}
+	buf[CTRL_LEN] = (uint8_t)(n >> 8);
+	buf[CTRL_LEN + 1] = (uint8_t)n;
+	return REC_HDR + (uint32_t)n;
+}
+
+static void
+write_seqs(const char *dir)
+{
+	static uint8_t buf[FUZZ_RECORDS_MAX * (REC_HDR + FUZZ_FRAME_MAX)];
+	char path[PATH_MAX];
+	const struct seq *q;
+	unsigned int i, k;
+	uint32_t len;
+
+	for (k = 0; k < RTE_DIM(seqs); k++) {
+		q = &seqs[k];
+		len = 0;
+		for (i = 0; i < FUZZ_RECORDS_MAX && (i == 0 || q->step[i].ctrl[0] != 0); i++)
+			len += seq_record(&q->step[i], buf + len);
+		snprintf(path, sizeof(path), "%s/seq_%s", dir, q->name);
+		fuzz_seed_write("fuzz_qp", path, buf, len, buf, 0);
+	}
 }
 
 /* At exit, say how deep the inputs went: A's non-zero counters. */
@@ -272,8 +414,10 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	roce_test_pair_drain(env.pair);
 	pool_baseline = rte_mempool_in_use_count(roce_test_mbuf_pool());
 	atexit(print_xstats);
-	if (vectors != NULL && seed_dir != NULL)
+	if (vectors != NULL && seed_dir != NULL) {
 		fuzz_seed_corpus("fuzz_qp", vectors, seed_dir, pick_seed);
+		write_seqs(seed_dir);
+	}
 	return 0;
 }
 
@@ -347,22 +491,49 @@ aim(struct rte_roce_pkt *pkt, const uint8_t ctrl[CTRL_LEN])
 		pkt->deth.qkey = FUZZ_QKEY;
 }
 
-/* The input as a frame to A: its length, or 0 if it does not parse. */
+/* A record's bytes as a frame to A: its length, or 0 if it does not parse. */
 static uint32_t
-make_frame(const uint8_t *data, size_t size, uint8_t *out)
+make_frame(const uint8_t ctrl[CTRL_LEN], const uint8_t *bytes, uint32_t len, uint8_t *out)
 {
 	static uint8_t in[FUZZ_FRAME_MAX];
-	uint32_t len = (uint32_t)size - CTRL_LEN;
 	struct rte_roce_pkt pkt;
 	int n;
 
-	memcpy(in, data + CTRL_LEN, len);
+	memcpy(in, bytes, len);
 	fix_lengths(in, len);
 	if (rte_roce_pkt_parse(in, len, FUZZ_MTU, &pkt) != RTE_ROCE_DROP_NONE)
 		return 0;
-	aim(&pkt, data);
+	aim(&pkt, ctrl);
 	n = rte_roce_pkt_build(&pkt, in + pkt.payload_off, out, FUZZ_FRAME_MAX);
 	return n > 0 ? (uint32_t)n : 0;
+}
+
+/*
+ * The input's records, their frames made: how many, or 0 when the input is
+ * not a whole number of records or a frame does not parse.
+ */
+static unsigned int
+split_records(const uint8_t *data, size_t size)
+{
+	unsigned int n = 0;
+	uint32_t len;
+
+	while (size > 0) {
+		if (n == FUZZ_RECORDS_MAX || size < REC_HDR)
+			return 0;
+		len = (uint32_t)data[CTRL_LEN] << 8 | data[CTRL_LEN + 1];
+		if (len > size - REC_HDR || len > FUZZ_FRAME_MAX)
+			return 0;
+		records[n].ctrl = data;
+		records[n].len = len == 0 ? 0 : make_frame(data, data + REC_HDR, len,
+							   records[n].frame);
+		if (len != 0 && records[n].len == 0)
+			return 0;
+		n++;
+		data += REC_HDR + len;
+		size -= REC_HDR + len;
+	}
+	return n;
 }
 
 static void
@@ -457,24 +628,45 @@ deliver(const uint8_t *frame, uint32_t len)
 	pump(FUZZ_POLLS);
 }
 
+/* Time passes for A: its timers (ACK timeout, RNR wait) run as they fall due. */
+static void
+advance_clock(unsigned int steps)
+{
+	struct roce_timer_wheel *w = &roce_dev_of(env.s[0].ctx)->lanes[0].timers;
+	unsigned int i;
+
+	for (i = 0; i < steps; i++) {
+		w->tsc_origin -= w->tsc_hz * FUZZ_STEP_US / US_PER_S;
+		pump(1);
+	}
+}
+
+static void
+play(const struct record *r)
+{
+	advance_clock(r->ctrl[2] >> CTRL_STEPS_SHIFT);
+	if (r->len == 0)
+		return;
+	deliver(r->frame, r->len);
+	if ((r->ctrl[2] & CTRL_TWICE) != 0)
+		deliver(r->frame, r->len);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static uint8_t frame[FUZZ_FRAME_MAX];
-	uint32_t len, posted, done = 0;
-	unsigned int i;
+	uint32_t posted, done = 0;
+	unsigned int i, n;
 
-	if (size < CTRL_LEN || size - CTRL_LEN > FUZZ_FRAME_MAX)
-		return -1;
-	len = make_frame(data, size, frame);
-	if (len == 0)
+	n = split_records(data, size);
+	if (n == 0)
 		return -1;	/* not added to the corpus */
-	posted = post_wrs(data);
+	posted = post_wrs(records[0].ctrl);
 	pump(1);	/* the requests leave: the completer waits for their responses */
-	deliver(frame, len);
-	if ((data[2] & CTRL_TWICE) != 0)
-		deliver(frame, len);
-	reap(posted, &done);
+	for (i = 0; i < n; i++) {
+		play(&records[i]);
+		reap(posted, &done);
+	}
 	/* Every WR completes or flushes exactly once (IBA 10.3.1, 10.8.3). */
 	qps_set_state(IBV_QPS_ERR);
 	for (i = 0; i < FUZZ_FLUSH_POLLS && done != posted; i++) {

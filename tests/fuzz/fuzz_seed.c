@@ -14,8 +14,8 @@
 
 #define FUZZ_SEED_PATH_LEN 512
 
-static void
-write_seed(const char *target, const char *path, const uint8_t *prefix, uint32_t prefix_len,
+void
+fuzz_seed_write(const char *target, const char *path, const uint8_t *prefix, uint32_t prefix_len,
 	   const uint8_t *frame, uint32_t len)
 {
 	FILE *f = fopen(path, "wb");
@@ -51,7 +51,7 @@ seed_from_pcap(const char *target, const char *vectors, const char *name, const 
 		if (prefix_len < 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s_%u", dir, name, n);
-		write_seed(target, path, prefix, (uint32_t)prefix_len, frame, caplen);
+		fuzz_seed_write(target, path, prefix, (uint32_t)prefix_len, frame, caplen);
 		nb++;
 	}
 	pcap_close(p);

@@ -39,6 +39,10 @@ struct fuzz_seed_seen {
 typedef int (*fuzz_seed_pick_t)(const uint8_t *frame, uint32_t len, struct fuzz_seed_seen *seen,
 				uint8_t *prefix);
 
+/* Write the seed file path: prefix, then frame (target names the caller in the messages). */
+void fuzz_seed_write(const char *target, const char *path, const uint8_t *prefix,
+		     uint32_t prefix_len, const uint8_t *frame, uint32_t len);
+
 /*
  * Write into dir (made if missing) a seed per frame that pick takes from
  * each *.pcap of vectors, named after the capture and the frame's rank.

@@ -922,15 +922,16 @@ scen_rping_rejected_by_host() {
 	return $rc
 }
 
-# A REQ to an address nobody has: the neighbour never resolves, the REQ is
-# given up after its retries: UNREACHABLE with -ETIMEDOUT (-110).
+# An address nobody has: its ARP requests go unanswered and rdma_resolve_addr()
+# gives up after rping's 2 s: ADDR_ERROR with -ETIMEDOUT (-110), as Linux's
+# rping reports it; no REQ is sent.
 scen_rping_unreachable() {
 	local name=rping_unreachable rc=0
 
 	rping_skip && return 77
 	rping_host -c -a "$RPING_NOBODY_IP" -C 1 "${RPING_SHORT_CM[@]}" >"$OUT/$name.host.log" 2>&1 && rc=1
 	cat "$OUT/$name.host.log"
-	log_has "$OUT/$name.host.log" 'cma event RDMA_CM_EVENT_UNREACHABLE, error -110$' || rc=1
+	log_has "$OUT/$name.host.log" 'cma event RDMA_CM_EVENT_ADDR_ERROR, error -110$' || rc=1
 	return $rc
 }
 

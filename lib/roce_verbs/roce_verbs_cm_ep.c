@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * librdmacm's QPs of ids and its endpoint helpers on librte_roce_cm:
+ * rdma_create_qp() with librdmacm's defaults (the device's PD, CQs with
+ * completion channels), rdma_getaddrinfo(), rdma_create_ep(),
+ * rdma_get_request() (doc/verbs-abi.md, "librdmacm").
+ */
+
+#include <errno.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roce_verbs_cm.h"
+
+/* rdma_create_ep()'s wait for the address and the route, librdmacm's. */
+#define RV_CM_EP_TIMEOUT_MS 2000
+
+static struct ibv_pd *rv_default_pds[RTE_ROCE_CONFIG_PORTS_MAX];
+static pthread_mutex_t rv_default_pd_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct ibv_pd *
+rv_cm_default_pd(struct ibv_context *ctx)
+{
+	struct roce_verbs_dev *dev = roce_verbs_dev_of_ctx(ctx);
+	struct ibv_pd *pd;
+
+	if (dev == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pthread_mutex_lock(&rv_default_pd_lock);
+	if (rv_default_pds[dev->index] == NULL)
+		rv_default_pds[dev->index] = ibv_alloc_pd(ctx);
+	pd = rv_default_pds[dev->index];
+	pthread_mutex_unlock(&rv_default_pd_lock);
+	return pd;
+}
+
+/* librdmacm's CQs for an id: one with a completion channel each way, as the QP asks. */
+static int
+rv_cm_cq_make(struct rv_cm_id *id, int cqe, struct ibv_comp_channel **channel,
+	      struct ibv_cq **cq)
+{
+	*channel = ibv_create_comp_channel(id->pub.verbs);
+	if (*channel == NULL)
+		return -1;
+	*cq = ibv_create_cq(id->pub.verbs, cqe != 0 ? cqe : 1, &id->pub, *channel, 0);
+	if (*cq == NULL) {
+		ibv_destroy_comp_channel(*channel);
+		*channel = NULL;
+		return -1;
+	}
+	id->own_cqs = true;
+	return 0;
+}
+
+static void
+rv_cm_cqs_free(struct rv_cm_id *id)
+{
+	struct rdma_cm_id *pub = &id->pub;
+
+	if (!id->own_cqs)
+		return;
+	if (pub->send_cq != NULL)
+		ibv_destroy_cq(pub->send_cq);
+	if (pub->send_cq_channel != NULL)
+		ibv_destroy_comp_channel(pub->send_cq_channel);
+	if (pub->recv_cq != NULL)
+		ibv_destroy_cq(pub->recv_cq);
+	if (pub->recv_cq_channel != NULL)
+		ibv_destroy_comp_channel(pub->recv_cq_channel);
+	pub->send_cq = pub->recv_cq = NULL;
+	pub->send_cq_channel = pub->recv_cq_channel = NULL;
+	id->own_cqs = false;
+}
+
+int rv_rdma_create_qp(struct rdma_cm_id *pub, struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+	ROCE_VERBS_EXPORT(rdma_create_qp);
+int
+rv_rdma_create_qp(struct rdma_cm_id *pub, struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct rv_cm_id *id = rv_cm_id(pub);
+	int rc;
+
+	if (!rv_cm_ours())
+		return ROCE_VERBS_CM_REAL(rv_rdma_create_qp, "rdma_create_qp")(pub, pd, attr);
+	if (pub == NULL || attr == NULL || pub->verbs == NULL ||
+	    (pd != NULL && pd->context != pub->verbs)) {
+		RV_LOG(ERR, "id %p: %s", (void *)pub, pub == NULL || attr == NULL ?
+		       "NULL argument" : pub->verbs == NULL ? "not bound to a device yet" :
+		       "the PD is another device's");
+		errno = EINVAL;
+		return -1;
+	}
+	if (pd == NULL)
+		pd = rv_cm_default_pd(pub->verbs);
+	if (pd == NULL)
+		return -1;
+	if (attr->send_cq == NULL && pub->send_cq == NULL &&
+	    rv_cm_cq_make(id, attr->cap.max_send_wr, &pub->send_cq_channel, &pub->send_cq) < 0)
+		return -1;
+	if (attr->recv_cq == NULL && pub->recv_cq == NULL &&
+	    rv_cm_cq_make(id, attr->cap.max_recv_wr, &pub->recv_cq_channel, &pub->recv_cq) < 0) {
+		rv_cm_cqs_free(id);
+		return -1;
+	}
+	if (attr->send_cq == NULL)
+		attr->send_cq = pub->send_cq;
+	if (attr->recv_cq == NULL)
+		attr->recv_cq = pub->recv_cq;
+	rc = rte_roce_cm_create_qp(id->raw, pd, attr);
+	if (rc < 0) {
+		rv_cm_cqs_free(id);
+		return rv_cm_ret(rc);
+	}
+	roce_verbs_obj_created(id->raw->qp);
+	pub->qp = id->raw->qp;
+	pub->pd = pd;
+	return 0;
+}
+
+/* Only what rdma_create_qp() takes: a PD, nothing extended. */
+int rv_rdma_create_qp_ex(struct rdma_cm_id *pub, struct ibv_qp_init_attr_ex *attr)
+	ROCE_VERBS_EXPORT(rdma_create_qp_ex);
+int
+rv_rdma_create_qp_ex(struct rdma_cm_id *pub, struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_qp_init_attr legacy;
+
+	if (!rv_cm_ours())
+		return ROCE_VERBS_CM_REAL(rv_rdma_create_qp_ex, "rdma_create_qp_ex")(pub, attr);
+	if (attr == NULL || (attr->comp_mask & ~IBV_QP_INIT_ATTR_PD) != 0) {
+		RV_LOG(ERR, "id %p: extended QP attributes (comp_mask 0x%x) are not supported: "
+		       "a PD only", (void *)pub, attr != NULL ? attr->comp_mask : 0);
+		errno = attr == NULL ? EINVAL : EOPNOTSUPP;
+		return -1;
+	}
+	memset(&legacy, 0, sizeof(legacy));
+	legacy.qp_context = attr->qp_context;
+	legacy.send_cq = attr->send_cq;
+	legacy.recv_cq = attr->recv_cq;
+	legacy.srq = attr->srq;
+	legacy.cap = attr->cap;
+	legacy.qp_type = attr->qp_type;
+	legacy.sq_sig_all = attr->sq_sig_all;
+	if (rv_rdma_create_qp(pub, attr->comp_mask & IBV_QP_INIT_ATTR_PD ? attr->pd : NULL,
+			 &legacy) < 0)
+		return -1;
+	attr->cap = legacy.cap;
+	return 0;
+}
+
+void rv_rdma_destroy_qp(struct rdma_cm_id *pub) ROCE_VERBS_EXPORT(rdma_destroy_qp);
+void
+rv_rdma_destroy_qp(struct rdma_cm_id *pub)
+{
+	struct rv_cm_id *id = rv_cm_id(pub);
+	struct ibv_qp *qp;
+	int rc;
+
+	if (!rv_cm_ours()) {
+		ROCE_VERBS_CM_REAL(rv_rdma_destroy_qp, "rdma_destroy_qp")(pub);
+		return;
+	}
+	if (pub == NULL || id->raw->qp == NULL)
+		return;
+	qp = id->raw->qp;
+	/* As ibv_destroy_qp() of the layer: remembered as destroyed (roce_verbs_live.c). */
+	roce_verbs_obj_lock();
+	rc = rte_roce_cm_destroy_qp(id->raw);
+	if (rc == 0)
+		roce_verbs_obj_destroyed(qp);
+	roce_verbs_obj_unlock();
+	if (rc < 0) {	/* it returns nothing: the QP stays, the id's CQs with it */
+		RV_LOG(ERR, "id %p: QP %u not destroyed: %s", (void *)pub, qp->qp_num,
+		       strerror(-rc));
+		return;
+	}
+	pub->qp = NULL;
+	rv_cm_cqs_free(id);
+}
+
+int rv_rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **idp)
+	ROCE_VERBS_EXPORT(rdma_get_request);
+int
+rv_rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **idp)
+{
+	struct rv_cm_id *lid = rv_cm_id(listen);
+	struct ibv_qp_init_attr attr;
+	struct rdma_cm_event *ev;
+
+	if (!rv_cm_ours())
+		return ROCE_VERBS_CM_REAL(rv_rdma_get_request, "rdma_get_request")(listen, idp);
+	if (listen == NULL || idp == NULL || !lid->sync) {
+		RV_LOG(ERR, "id %p: not a synchronous listener (created without a channel)",
+		       (void *)listen);
+		errno = EINVAL;
+		return -1;
+	}
+	if (rv_cm_sync_complete(lid, 0) < 0 && listen->event == NULL)
+		return -1;
+	/* The request is the new id's event from now on, as librdmacm hands it out. */
+	ev = listen->event;
+	listen->event = NULL;
+	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
+		errno = ev->event == RDMA_CM_EVENT_REJECTED ? ECONNREFUSED :
+			ev->status != 0 ? abs(ev->status) : EINVAL;
+		rdma_ack_cm_event(ev);
+		return -1;
+	}
+	if (lid->qp_init_attr != NULL) {
+		attr = *lid->qp_init_attr;
+		if (rv_rdma_create_qp(ev->id, listen->pd, &attr) < 0) {
+			rdma_reject(ev->id, NULL, 0);
+			rdma_ack_cm_event(ev);
+			return -1;
+		}
+	}
+	ev->id->event = ev;
+	*idp = ev->id;
+	return 0;
+}
+
+int rv_rdma_create_ep(struct rdma_cm_id **idp, struct rdma_addrinfo *res, struct ibv_pd *pd,
+		 struct ibv_qp_init_attr *qp_init_attr) ROCE_VERBS_EXPORT(rdma_create_ep);
+void rv_rdma_destroy_ep(struct rdma_cm_id *pub) ROCE_VERBS_EXPORT(rdma_destroy_ep);
+
+/* A passive endpoint: bound, and the QP its requests will get remembered. */
+static int
+rv_cm_passive_ep(struct rdma_cm_id *pub, struct rdma_addrinfo *res, struct ibv_pd *pd,
+		 struct ibv_qp_init_attr *qp_init_attr)
+{
+	struct rv_cm_id *id = rv_cm_id(pub);
+
+	if (rdma_bind_addr(pub, res->ai_src_addr) < 0)
+		return -1;
+	pub->pd = pd;
+	if (qp_init_attr == NULL)
+		return 0;
+	id->qp_init_attr = malloc(sizeof(*qp_init_attr));
+	if (id->qp_init_attr == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	*id->qp_init_attr = *qp_init_attr;
+	id->qp_init_attr->qp_type = res->ai_qp_type;
+	return 0;
+}
+
+int
+rv_rdma_create_ep(struct rdma_cm_id **idp, struct rdma_addrinfo *res, struct ibv_pd *pd,
+	     struct ibv_qp_init_attr *qp_init_attr)
+{
+	struct rdma_cm_id *pub;
+	int rc;
+
+	if (!rv_cm_ours())
+		return ROCE_VERBS_CM_REAL(rv_rdma_create_ep, "rdma_create_ep")
+			(idp, res, pd, qp_init_attr);
+	if (idp == NULL || res == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (rdma_create_id(NULL, &pub, NULL, res->ai_port_space) < 0)
+		return -1;
+	if (res->ai_flags & RAI_PASSIVE) {
+		rc = rv_cm_passive_ep(pub, res, pd, qp_init_attr);
+	} else {
+		rc = rdma_resolve_addr(pub, res->ai_src_addr, res->ai_dst_addr,
+				       RV_CM_EP_TIMEOUT_MS);
+		if (rc == 0)
+			rc = rdma_resolve_route(pub, RV_CM_EP_TIMEOUT_MS);
+		if (rc == 0 && qp_init_attr != NULL) {
+			qp_init_attr->qp_type = res->ai_qp_type;
+			rc = rdma_create_qp(pub, pd, qp_init_attr);
+		}
+	}
+	if (rc < 0) {
+		int err = errno;
+
+		rv_rdma_destroy_ep(pub);
+		errno = err;
+		return -1;
+	}
+	*idp = pub;
+	return 0;
+}
+
+void
+rv_rdma_destroy_ep(struct rdma_cm_id *pub)
+{
+	if (!rv_cm_ours()) {
+		ROCE_VERBS_CM_REAL(rv_rdma_destroy_ep, "rdma_destroy_ep")(pub);
+		return;
+	}
+	if (pub == NULL)
+		return;
+	if (pub->qp != NULL)
+		rdma_destroy_qp(pub);
+	if (rdma_destroy_id(pub) < 0)
+		RV_LOG(ERR, "id %p not destroyed: %s", (void *)pub, strerror(errno));
+}
+
+/*
+ * rdma_getaddrinfo() for IP addresses (the real one needs the kernel's
+ * rdma_cm): getaddrinfo(3)'s first answer, as the destination, or with
+ * RAI_PASSIVE the source; port space TCP and RC unless the hints say.
+ * Returns 0, a getaddrinfo(3) error (EAI_*), or -1 with errno.
+ */
+struct rv_addrinfo {
+	struct rdma_addrinfo ai;
+	struct sockaddr_storage src;
+	struct sockaddr_storage dst;
+};
+
+int rv_rdma_getaddrinfo(const char *node, const char *service, const struct rdma_addrinfo *hints,
+		   struct rdma_addrinfo **res) ROCE_VERBS_EXPORT(rdma_getaddrinfo);
+int
+rv_rdma_getaddrinfo(const char *node, const char *service, const struct rdma_addrinfo *hints,
+	       struct rdma_addrinfo **res)
+{
+	struct addrinfo ai_hints = { .ai_socktype = SOCK_STREAM }, *ai;
+	struct rv_addrinfo *r;
+	int flags = hints != NULL ? hints->ai_flags : 0;
+	int rc;
+
+	if (!rv_cm_ours())
+		return ROCE_VERBS_CM_REAL(rv_rdma_getaddrinfo, "rdma_getaddrinfo")
+			(node, service, hints, res);
+	if (res == NULL || (flags & RAI_FAMILY) != 0) {
+		RV_LOG(ERR, "%s", res == NULL ? "NULL result" :
+		       "RAI_FAMILY (AF_IB addresses) is not supported: IP addresses only");
+		errno = EINVAL;
+		return -1;
+	}
+	ai_hints.ai_flags = ((flags & RAI_PASSIVE) ? AI_PASSIVE : 0) |
+			    ((flags & RAI_NUMERICHOST) ? AI_NUMERICHOST : 0);
+	ai_hints.ai_family = hints != NULL ? hints->ai_family : AF_UNSPEC;
+	rc = getaddrinfo(node, service, &ai_hints, &ai);
+	if (rc != 0)
+		return rc;
+	r = calloc(1, sizeof(*r));
+	if (r == NULL) {
+		freeaddrinfo(ai);
+		errno = ENOMEM;
+		return -1;
+	}
+	r->ai.ai_flags = flags;
+	r->ai.ai_family = ai->ai_family;
+	r->ai.ai_qp_type = hints != NULL && hints->ai_qp_type != 0 ? hints->ai_qp_type : IBV_QPT_RC;
+	r->ai.ai_port_space = hints != NULL && hints->ai_port_space != 0 ?
+			      hints->ai_port_space : RDMA_PS_TCP;
+	if (flags & RAI_PASSIVE) {
+		memcpy(&r->src, ai->ai_addr, ai->ai_addrlen);
+		r->ai.ai_src_addr = (struct sockaddr *)&r->src;
+		r->ai.ai_src_len = ai->ai_addrlen;
+	} else {
+		memcpy(&r->dst, ai->ai_addr, ai->ai_addrlen);
+		r->ai.ai_dst_addr = (struct sockaddr *)&r->dst;
+		r->ai.ai_dst_len = ai->ai_addrlen;
+		if (hints != NULL && hints->ai_src_addr != NULL &&
+		    hints->ai_src_len <= sizeof(r->src)) {
+			memcpy(&r->src, hints->ai_src_addr, hints->ai_src_len);
+			r->ai.ai_src_addr = (struct sockaddr *)&r->src;
+			r->ai.ai_src_len = hints->ai_src_len;
+		}
+	}
+	freeaddrinfo(ai);
+	*res = &r->ai;
+	return 0;
+}
+
+void rv_rdma_freeaddrinfo(struct rdma_addrinfo *res) ROCE_VERBS_EXPORT(rdma_freeaddrinfo);
+void
+rv_rdma_freeaddrinfo(struct rdma_addrinfo *res)
+{
+	if (!rv_cm_ours()) {
+		ROCE_VERBS_CM_REAL(rv_rdma_freeaddrinfo, "rdma_freeaddrinfo")(res);
+		return;
+	}
+	free(res);	/* one rv_addrinfo, never a list */
+}

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Bad and edge use of the drop-in librdmacm (doc/verbs-abi.md, "librdmacm"),
+ * as a plain librdmacm program run under roce-run by test_verbs_misuse.py
+ * with two net_ring devices (roce0 at 198.18.0.1 receives what it sends,
+ * so its CM answers its own REQs). TAP output. Checks: the refusals the
+ * page lists, each with its errno; a non-blocking channel's EAGAIN and a
+ * poll()-able fd; a connect nobody listens for ends in REJECTED (reason 8);
+ * rdma_create_qp's default PD and CQs; an id destroyed with its QP leaves
+ * the QP to the program; a channel destroyed under an id is kept;
+ * rdma_migrate_id to no channel makes the id synchronous.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+#include <rdma/rdma_cma.h>
+
+#include "roce_test_ok.h"
+
+#define ADDR "198.18.0.1"
+#define NOBODY_PORT 7999
+#define WAIT_MS 10000
+
+static struct sockaddr_in
+addr(uint16_t port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
+
+	inet_pton(AF_INET, ADDR, &sin.sin_addr);
+	return sin;
+}
+
+/* The next event, after the fd said it is there: its type, or -1. */
+static int
+next_event(struct rdma_event_channel *ch, int *status)
+{
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	int type;
+
+	if (poll(&pfd, 1, WAIT_MS) != 1 || rdma_get_cm_event(ch, &ev) != 0)
+		return -1;
+	type = ev->event;
+	*status = ev->status;
+	rdma_ack_cm_event(ev);
+	return type;
+}
+
+static void
+case_refusals(struct rdma_event_channel *ch)
+{
+	struct rdma_addrinfo hints = { .ai_flags = RAI_FAMILY }, *res = NULL;
+	struct ibv_qp_init_attr attr = { .qp_type = IBV_QPT_RC };
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id, *other;
+	struct sockaddr_in bad = addr(0);
+	uint8_t tos = 0;
+	int one = 1;
+
+	ok(rdma_create_id(ch, &id, NULL, RDMA_PS_UDP) == -1 && errno == EPROTONOSUPPORT,
+	   "rdma_create_id(RDMA_PS_UDP): EPROTONOSUPPORT (no SIDR)");
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) != 0) {
+		ok(false, "rdma_create_id(RDMA_PS_TCP)");
+		return;
+	}
+	ok(rdma_create_qp(id, NULL, &attr) == -1 && errno == EINVAL,
+	   "rdma_create_qp on an unbound id: EINVAL");
+	ok(rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos)) == -1 &&
+	   errno == ENOSYS, "rdma_set_option(TOS): ENOSYS");
+	ok(rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_REUSEADDR, &one, sizeof(one)) == 0,
+	   "rdma_set_option(REUSEADDR): accepted");
+	ok(rdma_get_request(id, &other) == -1 && errno == EINVAL,
+	   "rdma_get_request on an id with a channel: EINVAL");
+	ok(rdma_getaddrinfo(ADDR, NULL, &hints, &res) == -1 && errno == EINVAL,
+	   "rdma_getaddrinfo(RAI_FAMILY): EINVAL");
+	inet_pton(AF_INET, "192.0.2.1", &bad.sin_addr);
+	ok(rdma_bind_addr(id, (struct sockaddr *)&bad) == -1 && errno == EADDRNOTAVAIL,
+	   "rdma_bind_addr on an address of no port: EADDRNOTAVAIL");
+	ok(fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK) == 0 &&
+	   rdma_get_cm_event(ch, &ev) == -1 && errno == EAGAIN,
+	   "rdma_get_cm_event on an empty non-blocking channel: EAGAIN");
+	ok(rdma_destroy_id(id) == 0, "rdma_destroy_id of an unbound id");
+}
+
+static void
+case_rejected(struct rdma_event_channel *ch)
+{
+	struct ibv_qp_init_attr attr = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct rdma_conn_param param = { .retry_count = 7, .rnr_retry_count = 7 };
+	struct sockaddr_in dst = addr(NOBODY_PORT);
+	struct ibv_cq *send_cq, *recv_cq;
+	struct ibv_comp_channel *send_ch, *recv_ch;
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qi;
+	struct rdma_cm_id *id;
+	struct ibv_qp *qp;
+	int status = 0;
+
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) != 0) {
+		ok(false, "rdma_create_id");
+		return;
+	}
+	ok(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 2000) == 0 &&
+	   next_event(ch, &status) == RDMA_CM_EVENT_ADDR_RESOLVED && id->verbs != NULL &&
+	   rdma_get_src_port(id) != 0 && rdma_get_dst_port(id) == htons(NOBODY_PORT),
+	   "resolve_addr without a source: ADDR_RESOLVED through the poll()-able fd, ports set");
+	ok(rdma_resolve_route(id, 2000) == 0 &&
+	   next_event(ch, &status) == RDMA_CM_EVENT_ROUTE_RESOLVED, "ROUTE_RESOLVED");
+	ok(rdma_create_qp(id, NULL, &attr) == 0 && id->qp != NULL && id->pd != NULL &&
+	   id->send_cq != NULL && id->recv_cq != NULL && id->send_cq_channel != NULL,
+	   "rdma_create_qp with no PD and no CQs: the default PD, CQs with channels");
+	ok(rdma_connect(id, &param) == 0 && next_event(ch, &status) == RDMA_CM_EVENT_REJECTED &&
+	   status == 8, "connect to a port nobody listens on: REJECTED, reason 8");
+	qp = id->qp;
+	send_cq = id->send_cq;
+	recv_cq = id->recv_cq;
+	send_ch = id->send_cq_channel;
+	recv_ch = id->recv_cq_channel;
+	ok(rdma_destroy_id(id) == 0 && ibv_query_qp(qp, &qa, IBV_QP_STATE, &qi) == 0 &&
+	   ibv_destroy_qp(qp) == 0, "an id destroyed with its QP: the QP is the program's");
+	ok(ibv_destroy_cq(send_cq) == 0 && ibv_destroy_cq(recv_cq) == 0 &&
+	   ibv_destroy_comp_channel(send_ch) == 0 && ibv_destroy_comp_channel(recv_ch) == 0,
+	   "and so are the CQs rdma_create_qp made");
+}
+
+static void
+case_channels(void)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct sockaddr_in dst = addr(NOBODY_PORT);
+	struct rdma_cm_id *id;
+
+	if (ch == NULL || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) != 0) {
+		ok(false, "a channel and an id");
+		return;
+	}
+	rdma_destroy_event_channel(ch);	/* kept: the id still uses it (logged) */
+	ok(rdma_migrate_id(id, NULL) == 0 && id->channel != ch,
+	   "a channel destroyed under its id is kept; migrate_id to none");
+	ok(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 2000) == 0 && id->event != NULL &&
+	   id->event->event == RDMA_CM_EVENT_ADDR_RESOLVED,
+	   "the migrated id is synchronous: resolve_addr returns with its event");
+	ok(rdma_destroy_id(id) == 0, "rdma_destroy_id of a synchronous id holding its event");
+	rdma_destroy_event_channel(ch);
+}
+
+int
+main(void)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+
+	if (ch == NULL) {
+		printf("1..0 # SKIP no event channel (run under roce-run): %s\n", strerror(errno));
+		return 1;
+	}
+	case_rejected(ch);
+	case_refusals(ch);
+	rdma_destroy_event_channel(ch);
+	case_channels();
+	printf("1..%d\n", tests);
+	return failed != 0;
+}

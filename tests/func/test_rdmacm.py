@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Unmodified Debian librdmacm programs on librte_roce through roce-run (TAP output).
+
+usage: test_rdmacm.py ROCE_RUN LIBRTE_ROCE_VERBS [NAME_PART]
+
+rping, ucmatose, rdma_server/rdma_client (package rdmacm-utils) and
+perftest's ib_send_bw and ib_write_bw with -R (rdma_cm), as Debian builds
+them, run as a server and a client process, each under roce-run with its
+own configuration file, over net_memif; their rdma_* calls are
+librte_roce_verbs' on librte_roce_cm (doc/verbs-abi.md, "librdmacm"). The
+client starts once the server's layer logged its listen. Checks: both exit
+0 and report what they moved (rping -V verifies every ping on both sides;
+ucmatose several connections; perftest the client's result line). Bad use,
+one process on net_ring (which receives what it sends): a connect to a port
+nobody listens on ends in RDMA_CM_EVENT_REJECTED with reason 8 (invalid
+service ID); a bind to an address of no port, and udaddy's RDMA_PS_UDP, are
+refused with a log naming why; without a configuration the preloaded
+library hands rdma_cm to the real librdmacm. Skipped, saying why, when
+rdmacm-utils or perftest is not installed or the library is built with a
+sanitizer. Python 3 standard library only.
+"""
+
+import os
+import re
+import sys
+
+from pp_memif import Proc, check, free_tcp_port
+from test_verbs_preload import CLIENT_IP, EAL_ARGS, RUN_S, SERVER_IP, STARTUP_S, main
+
+TOOLS = ("rping", "ucmatose", "rdma_server", "rdma_client", "udaddy", "ib_send_bw",
+         "ib_write_bw")
+RE_LISTEN = r"ROCE verbs: .* listens on"
+PINGS = 50
+
+
+class Cm:
+    """The pair of processes: their configuration files and argv."""
+
+    def __init__(self, env):
+        sock = os.path.join(env.tmpdir, "memif%d.sock" % env.runs)
+        self.env = env
+        self.srv_conf = env.config("[port s]\ndev = net_memif0,role=server,socket=%s\n"
+                                   "addr = %s/24\nreport_active = yes\nworkers = 0\n"
+                                   % (sock, SERVER_IP))
+        self.cli_conf = env.config("[port c]\ndev = net_memif0,role=client,socket=%s\n"
+                                   "addr = %s/24\nworkers = 1\n" % (sock, CLIENT_IP))
+
+    def argv(self, conf, prog):
+        """The layer's log (stderr) and the tool's lines (stdout, line-buffered) in one stream."""
+        return ["sh", "-c", 'exec "$@" 2>&1', "sh", "sh", self.env.roce_run, "--config", conf,
+                "--eal-args", EAL_ARGS + " --log-level=lib.roce.verbs:info", "--",
+                "stdbuf", "-oL"] + prog
+
+    def pair(self, srv_prog, cli_prog):
+        """Server, then the client once the server listens: both exited 0."""
+        return self.env.pair_when(self.argv(self.srv_conf, srv_prog),
+                                  self.argv(self.cli_conf, cli_prog),
+                                  lambda srv: srv.wait_line(RE_LISTEN, STARTUP_S))
+
+
+def count(proc, pattern):
+    """Lines of the process (stdout and stderr) that match."""
+    return sum(1 for line in proc.out + proc.err if re.search(pattern, line))
+
+
+def case_rping(env, results):
+    port = str(free_tcp_port())
+    srv, cli = Cm(env).pair(["rping", "-s", "-a", SERVER_IP, "-p", port, "-C", str(PINGS),
+                             "-v", "-V"],
+                            ["rping", "-c", "-a", SERVER_IP, "-p", port, "-C", str(PINGS),
+                             "-v", "-V"])
+    check(count(cli, r"^ping data: rdma-ping-") == PINGS and
+          count(srv, r"^server ping data: rdma-ping-") == PINGS,
+          "pings:\n--- server\n%s\n--- client\n%s" % (srv.text(), cli.text()))
+    results.append("rping -V: %d pings verified both ways" % PINGS)
+
+
+def case_ucmatose(env, results):
+    port = str(free_tcp_port())
+    srv, cli = Cm(env).pair(["ucmatose", "-b", SERVER_IP, "-p", port, "-c", "8", "-C", "10"],
+                            ["ucmatose", "-s", SERVER_IP, "-p", port, "-c", "8", "-C", "10"])
+    for side, proc in (("server", srv), ("client", cli)):
+        check(count(proc, r"^test complete") == 1 and count(proc, r"^return status 0") == 1,
+              "%s:\n%s" % (side, proc.text()))
+    results.append("ucmatose: 8 connections, 10 messages each way on each")
+
+
+def case_rdma_server(env, results):
+    port = str(free_tcp_port())
+    srv, cli = Cm(env).pair(["rdma_server", "-p", port],
+                            ["rdma_client", "-s", SERVER_IP, "-p", port])
+    check(count(srv, r"^rdma_server: end 0") == 1 and count(cli, r"^rdma_client: end 0") == 1,
+          "--- server\n%s\n--- client\n%s" % (srv.text(), cli.text()))
+
+
+def perftest(tool, size):
+    def run(env, results):
+        port = str(free_tcp_port())
+        argv = [tool, "-R", "-p", port, "-n", "200", "-s", str(size)]
+        srv, cli = Cm(env).pair(argv, argv + [SERVER_IP])
+        res = [l.split() for l in cli.out if re.match(r"^\s*%d\s+200\s" % size, l)]
+        check(len(res) == 1, "client result:\n%s" % cli.text())
+        results.append("%s -R 200 x %d B: average %s MB/s" % (tool, size, res[0][3]))
+    return run
+
+
+def case_rejected(env, results):
+    rc, proc = env.run(env.ring_config(), ["rping", "-c", "-a", SERVER_IP, "-p",
+                                   str(free_tcp_port()), "-C", "1"])
+    check(rc not in (0, None) and
+          count(proc, r"RDMA_CM_EVENT_REJECTED, error 8") == 1,
+          "exit %s:\n%s" % (rc, proc.text()))
+
+
+def case_bad_address(env, results):
+    rc, proc = env.run(env.ring_config(), ["rping", "-s", "-a", "192.0.2.1", "-C", "1"])
+    check(rc not in (0, None) and
+          count(proc, r"192\.0\.2\.1 is on no port of ROCE_VERBS_CONFIG") == 1 and
+          count(proc, r"rdma_bind_addr: Cannot assign requested address") == 1,
+          "exit %s:\n%s" % (rc, proc.text()))
+
+
+def case_udp_refused(env, results):
+    rc, proc = env.run(env.ring_config(), ["udaddy", "-s", SERVER_IP])
+    check(rc not in (0, None) and count(proc, r"no SIDR: RDMA_PS_UDP") == 1,
+          "exit %s:\n%s" % (rc, proc.text()))
+
+
+def case_no_config(env, results):
+    """Without a configuration, rping behaves as the real librdmacm makes it."""
+    argv = ["rping", "-c", "-a", "127.0.0.1", "-C", "1"]
+    plain = Proc(argv)
+    prc = plain.finish(RUN_S)
+    pre = Proc(["env", "-u", "ROCE_VERBS_CONFIG", "LD_PRELOAD=" + env.lib] + argv)
+    rc = pre.finish(RUN_S)
+    check(rc == prc and pre.out == plain.out, "exit %s (plain %s):\n%s\n--- plain\n%s"
+          % (rc, prc, pre.text(), plain.text()))
+
+
+CASES = [
+    ("rping -V over memif", case_rping),
+    ("ucmatose, 8 connections, over memif", case_ucmatose),
+    ("rdma_server and rdma_client over memif", case_rdma_server),
+    ("ib_send_bw -R over memif", perftest("ib_send_bw", 4096)),
+    ("ib_write_bw -R over memif", perftest("ib_write_bw", 65536)),
+    ("connect to a port nobody listens on: REJECTED, reason 8", case_rejected),
+    ("bind to an address of no port: refused, named", case_bad_address),
+    ("udaddy (RDMA_PS_UDP): refused, named", case_udp_refused),
+    ("without a configuration rdma_cm is the real librdmacm", case_no_config),
+]
+
+
+if __name__ == "__main__":
+    sys.exit(main(__doc__, CASES, TOOLS, "rdmacm-utils, perftest"))
