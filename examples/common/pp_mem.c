@@ -40,17 +40,20 @@
 #define PP_MEM_PD_BYTES 192
 
 /*
- * A device with one lane: 31,232 bytes, 22 per QP slot (the QP table's 14
- * and the lane's schedule ring's 8) and 84 per MR slot; each further lane
+ * A device with one lane: 31,552 bytes, 22 per QP slot (the QP table's 14
+ * and the lane's schedule ring's 8), 84 per MR slot and 84 per memory
+ * window slot (as many as MRs, within 2^24 - 1 keys with them,
+ * lib/roce/roce_mw.h); each further lane
  * its struct roce_lane (17,024), a schedule ring's header and element
  * (384 + 128), 8 bytes per slot, its inbox of 8 per lane and a hand-off
  * ring (8,704) to every other lane. Slots: the next power of two at least
  * max_qp + 17 (the QPNs below 17 are never given).
  */
-#define PP_MEM_DEV_BASE 31232
+#define PP_MEM_DEV_BASE 31552
 #define PP_MEM_DEV_SLOT 14
 #define PP_MEM_LANE_SLOT 8
 #define PP_MEM_DEV_MR 84
+#define PP_MEM_DEV_MW 84
 #define PP_MEM_LANE (17024 + 384 + PP_MEM_ELEM_HDR)
 #define PP_MEM_LANE_HANDOFF 8704
 #define PP_MEM_QPN_RESERVED 17
@@ -142,11 +145,12 @@ pp_mem_add_dev(struct pp_mem *m, const struct rte_roce_dev_conf *conf)
 	uint64_t max_qp = conf->max_qp != 0 ? conf->max_qp : PP_MEM_DEFAULT_MAX_QP;
 	uint64_t max_mr = conf->max_mr != 0 ? conf->max_mr : PP_MEM_DEFAULT_MAX_MR;
 	uint64_t lanes = RTE_MAX(RTE_MAX(conf->nb_workers, conf->nb_lanes), (uint16_t)1);
+	uint64_t max_mw = RTE_MIN(max_mr, RTE_ROCE_DEV_MAX_MR_MAX - max_mr);
 	uint64_t slots = rte_align64pow2(max_qp + PP_MEM_QPN_RESERVED);
 	uint64_t b;
 
 	b = PP_MEM_DEV_BASE + slots * (PP_MEM_DEV_SLOT + PP_MEM_LANE_SLOT * lanes) +
-	    max_mr * PP_MEM_DEV_MR + (lanes - 1) * PP_MEM_LANE +
+	    max_mr * PP_MEM_DEV_MR + max_mw * PP_MEM_DEV_MW + (lanes - 1) * PP_MEM_LANE +
 	    lanes * (lanes - 1) * PP_MEM_LANE_HANDOFF;
 	if (lanes > 1)
 		b += lanes * pp_mem_elem(sizeof(void *) * lanes);	/* the inboxes */

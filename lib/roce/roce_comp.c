@@ -161,6 +161,9 @@ comp_get_wqe(struct comp_ctx *ctx)
 	case ROCE_WQE_FAILED:
 		ctx->status = ctx->wqe->tx.status;
 		return COMP_ERROR;
+	case ROCE_WQE_DONE:
+		/* A local operation, oldest now: nothing to wait for. */
+		return COMP_COMPLETE;
 	case ROCE_WQE_NEW:
 		return unexpected ? comp_drop(ctx) : COMP_DONE;
 	default:
@@ -388,7 +391,8 @@ comp_complete(struct comp_ctx *ctx)
 	struct roce_qp *qp = ctx->qp;
 	uint32_t next = rte_roce_psn_add(ctx->wqe->tx.last_psn, 1);
 
-	if (rte_roce_psn_cmp(next, qp->comp.psn) > 0)
+	/* A local operation (no packet) acknowledges no PSN. */
+	if (ctx->wqe->tx.npkts != 0 && rte_roce_psn_cmp(next, qp->comp.psn) > 0)
 		qp->comp.psn = next;
 	if (!comp_post(qp, ctx->wqe, IBV_WC_SUCCESS)) {
 		roce_qp_error(qp);

@@ -21,6 +21,7 @@
 #include "roce_log.h"
 #include "roce_tsan.h"
 #include "roce_mr.h"
+#include "roce_mw.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
 
@@ -166,6 +167,7 @@ void
 roce_dev_destroy(struct roce_dev *dev)
 {
 	roce_async_fini(dev);
+	roce_mw_table_fini(dev);
 	roce_mr_table_fini(dev);
 	rte_free(dev->qp_gen);
 	rte_free(dev->qp_free);
@@ -208,6 +210,8 @@ roce_dev_create(struct rte_roce_port *port, const struct rte_roce_dev_conf *conf
 	if (rc == 0)
 		rc = roce_mr_table_init(dev);
 	if (rc == 0)
+		rc = roce_mw_table_init(dev);
+	if (rc == 0)
 		rc = roce_async_init(dev);
 	if (rc < 0) {
 		roce_dev_destroy(dev);
@@ -223,10 +227,10 @@ int
 roce_dev_check_idle(const struct roce_dev *dev)
 {
 	if (dev->nb_pds != 0 || dev->nb_cqs != 0 || dev->nb_qps != 0 || dev->nb_mrs != 0 ||
-	    dev->nb_srqs != 0) {
-		ROCE_LOG(ERR, "device %s still has %u PDs, %u CQs, %u QPs, %u MRs, %u SRQs",
+	    dev->nb_mws != 0 || dev->nb_srqs != 0) {
+		ROCE_LOG(ERR, "device %s still has %u PDs, %u CQs, %u QPs, %u MRs, %u MWs, %u SRQs",
 			 dev->ibv_dev.name, dev->nb_pds, dev->nb_cqs, dev->nb_qps, dev->nb_mrs,
-			 dev->nb_srqs);
+			 dev->nb_mws, dev->nb_srqs);
 		return -EBUSY;
 	}
 	if (dev->async.nb_channels != 0) {
@@ -444,12 +448,14 @@ rte_roce_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
 	attr->max_qp = dev->conf.max_qp;
 	attr->max_qp_wr = dev->conf.max_qp_wr;
 	attr->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_SYS_IMAGE_GUID |
-				 IBV_DEVICE_SRQ_RESIZE;
+				 IBV_DEVICE_SRQ_RESIZE | IBV_DEVICE_MEM_WINDOW |
+				 IBV_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->max_sge = dev->conf.max_sge;
 	attr->max_sge_rd = dev->conf.max_sge;
 	attr->max_cq = dev->conf.max_cq;
 	attr->max_cqe = dev->conf.max_cqe;
 	attr->max_mr = dev->conf.max_mr;
+	attr->max_mw = dev->max_mw;
 	attr->max_pd = ROCE_DEV_MAX_PD;
 	attr->max_qp_rd_atom = dev->conf.max_qp_rd_atom;
 	attr->max_qp_init_rd_atom = dev->conf.max_qp_rd_atom;

@@ -30,10 +30,12 @@
 #include "rte_roce_gid.h"
 #include "rte_roce_verbs.h"
 #include "roce_event.h"
+#include "roce_index_fifo.h"
 #include "roce_timer.h"
 #include "roce_transport.h"
 
 struct roce_mr;
+struct roce_mw;
 struct roce_qp;
 struct roce_worker;
 
@@ -139,6 +141,7 @@ struct roce_dev {
 	uint32_t nb_cqs;
 	uint32_t nb_qps;
 	uint32_t nb_mrs;
+	uint32_t nb_mws;
 	uint32_t nb_srqs;
 	uint32_t srq_handles;		/* next SRQ handle (log names) */
 
@@ -153,9 +156,11 @@ struct roce_dev {
 
 	/* MRs by key: index = key >> ROCE_MR_KEY_GEN_BITS; entry 0 unused. */
 	struct roce_mr *mr_tbl;
-	uint32_t *mr_free;		/* FIFO of free indexes */
-	uint32_t mr_free_head;
-	uint32_t mr_free_count;
+	struct roce_index_fifo mr_free;
+	/* Memory windows (roce_mw.h): key indexes max_mr + 1 .. max_mr + max_mw. */
+	struct roce_mw *mw_tbl;		/* by index - max_mr - 1 */
+	struct roce_index_fifo mw_free;
+	uint32_t max_mw;
 
 	/* Lanes: one per worker, or one for rte_roce_poll() (roce_lane). */
 	struct roce_lane *lanes;

@@ -6,9 +6,12 @@
  *
  * Deregistration against a concurrent post or lookup (Dekker's pattern,
  * both sides sequentially consistent): a user increments users and then
- * reads valid; dereg clears valid and then reads users. At least one of them
- * sees the other, so dereg never succeeds while a user holds the MR (the
- * user backs off and fails its lookup instead, as if it came after).
+ * reads the state; dereg sets it INVALID and then reads users. At least one
+ * of them sees the other, so dereg never succeeds while a user holds the MR
+ * (the user backs off and fails its lookup instead, as if it came after).
+ * Invalidation against a window bound on another lane is the same pattern
+ * on nb_mw: the bind counts itself then reads the state, the invalidation
+ * sets FREE then reads nb_mw.
  */
 
 /* Logs under lib.roce.mr (roce_log.h). */
@@ -33,28 +36,20 @@
 int
 roce_mr_table_init(struct roce_dev *dev)
 {
-	uint32_t i, n = dev->conf.max_mr;
-
 	/* Entry 0 is never used: key 0 is always invalid. */
-	dev->mr_tbl = rte_zmalloc_socket("roce_mr_tbl", (size_t)(n + 1) * sizeof(*dev->mr_tbl),
+	dev->mr_tbl = rte_zmalloc_socket("roce_mr_tbl",
+					 (size_t)(dev->conf.max_mr + 1) * sizeof(*dev->mr_tbl),
 					 RTE_CACHE_LINE_SIZE, dev->socket);
-	dev->mr_free = rte_malloc_socket("roce_mr_free", (size_t)n * sizeof(*dev->mr_free), 0,
-					 dev->socket);
-	if (dev->mr_tbl == NULL || dev->mr_free == NULL)
+	if (dev->mr_tbl == NULL)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		dev->mr_free[i] = i + 1;
-	dev->mr_free_head = 0;
-	dev->mr_free_count = n;
-	return 0;
+	return roce_index_fifo_init(&dev->mr_free, dev->conf.max_mr, 1, dev->socket);
 }
 
 void
 roce_mr_table_fini(struct roce_dev *dev)
 {
-	rte_free(dev->mr_free);
+	roce_index_fifo_fini(&dev->mr_free);
 	rte_free(dev->mr_tbl);
-	dev->mr_free = NULL;
 	dev->mr_tbl = NULL;
 }
 
@@ -127,10 +122,7 @@ roce_ctrl_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 		rte_errno = ENOSPC;
 		return NULL;
 	}
-	/* Oldest free slot first: a key is reused as late as possible. */
-	idx = dev->mr_free[dev->mr_free_head];
-	dev->mr_free_head = (dev->mr_free_head + 1) % dev->conf.max_mr;
-	dev->mr_free_count--;
+	idx = roce_index_fifo_get(&dev->mr_free);
 	dev->nb_mrs++;
 
 	mr = &dev->mr_tbl[idx];
@@ -146,8 +138,8 @@ roce_ctrl_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 	mr->ibv.lkey = idx << ROCE_MR_KEY_GEN_BITS | mr->gen;
 	mr->ibv.rkey = mr->ibv.lkey;
 	roce_pd_of(pd)->users++;
-	/* Publish: a lookup that sees valid sees the fields above. */
-	__atomic_store_n(&mr->valid, true, __ATOMIC_SEQ_CST);
+	/* Publish: a lookup that sees VALID sees the fields above. */
+	__atomic_store_n(&mr->state, ROCE_MR_STATE_VALID, __ATOMIC_SEQ_CST);
 	return &mr->ibv;
 }
 
@@ -156,30 +148,37 @@ roce_ctrl_dereg_mr(struct ibv_mr *ibv_mr)
 {
 	struct roce_mr *mr;
 	struct roce_dev *dev;
-	uint32_t users, tail;
+	uint32_t users;
+	uint8_t state;
 
 	if (ibv_mr == NULL) {
 		ROCE_LOG(ERR, "NULL argument");
 		return -EINVAL;
 	}
 	mr = roce_mr_of(ibv_mr);
-	if (!__atomic_load_n(&mr->valid, __ATOMIC_ACQUIRE)) {
+	state = __atomic_load_n(&mr->state, __ATOMIC_ACQUIRE);
+	if (state == ROCE_MR_STATE_INVALID) {
 		ROCE_LOG(ERR, "MR 0x%x is not registered", ibv_mr->lkey);
 		return -EINVAL;
 	}
-	__atomic_store_n(&mr->valid, false, __ATOMIC_SEQ_CST);
+	/* Windows are bound by the engines, which the control path holds: no race. */
+	users = __atomic_load_n(&mr->nb_mw, __ATOMIC_RELAXED);
+	if (users != 0) {
+		ROCE_LOG(ERR, "MR 0x%x has %u memory windows bound: unbind or free them first",
+			 ibv_mr->lkey, users);
+		return -EBUSY;
+	}
+	__atomic_store_n(&mr->state, ROCE_MR_STATE_INVALID, __ATOMIC_SEQ_CST);
 	users = __atomic_load_n(&mr->users, __ATOMIC_SEQ_CST);
 	if (users != 0) {
-		__atomic_store_n(&mr->valid, true, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&mr->state, state, __ATOMIC_SEQ_CST);
 		ROCE_LOG(WARNING, "MR 0x%x in use by %u work requests or operations",
 			 ibv_mr->lkey, users);
 		return -EBUSY;
 	}
 	dev = roce_dev_of(ibv_mr->context);
 	roce_pd_of(ibv_mr->pd)->users--;
-	tail = (dev->mr_free_head + dev->mr_free_count) % dev->conf.max_mr;
-	dev->mr_free[tail] = ibv_mr->handle;
-	dev->mr_free_count++;
+	roce_index_fifo_put(&dev->mr_free, ibv_mr->handle);
 	dev->nb_mrs--;
 	return 0;
 }
@@ -211,7 +210,7 @@ roce_mr_lookup(struct roce_dev *dev, uint32_t key, bool remote, struct ibv_pd *p
 		return -ENOENT;
 	mr = &dev->mr_tbl[idx];
 	__atomic_fetch_add(&mr->users, 1, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&mr->valid, __ATOMIC_SEQ_CST) ||
+	if (__atomic_load_n(&mr->state, __ATOMIC_SEQ_CST) != ROCE_MR_STATE_VALID ||
 	    mr->gen != (key & ROCE_MR_KEY_GEN_MASK))
 		rc = -ENOENT;
 	else if (mr->ibv.pd != pd)
@@ -226,6 +225,41 @@ roce_mr_lookup(struct roce_dev *dev, uint32_t key, bool remote, struct ibv_pd *p
 		return rc;
 	}
 	*out = mr;
+	return 0;
+}
+
+int
+roce_mr_invalidate(struct roce_dev *dev, uint32_t key, struct ibv_pd *pd)
+{
+	uint32_t idx = key >> ROCE_MR_KEY_GEN_BITS;
+	uint8_t valid = ROCE_MR_STATE_VALID;
+	struct roce_mr *mr;
+
+	if (idx == 0 || idx > dev->conf.max_mr)
+		return -ENOENT;
+	mr = &dev->mr_tbl[idx];
+	if (mr->gen != (key & ROCE_MR_KEY_GEN_MASK))
+		return -ENOENT;
+	if (mr->ibv.pd != pd)
+		return -EACCES;
+	if (!__atomic_compare_exchange_n(&mr->state, &valid, ROCE_MR_STATE_FREE, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return -ENOENT;
+	if (__atomic_load_n(&mr->nb_mw, __ATOMIC_SEQ_CST) != 0) {
+		__atomic_store_n(&mr->state, ROCE_MR_STATE_VALID, __ATOMIC_SEQ_CST);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+int
+roce_mr_add_window(struct roce_mr *mr)
+{
+	__atomic_fetch_add(&mr->nb_mw, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&mr->state, __ATOMIC_SEQ_CST) != ROCE_MR_STATE_VALID) {
+		roce_mr_del_window(mr);
+		return -ENOENT;
+	}
 	return 0;
 }
 

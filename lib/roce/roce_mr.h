@@ -36,17 +36,32 @@ struct roce_dev;
 /* Rights of a remote access. */
 #define ROCE_MR_ACCESS_REMOTE	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
 				 IBV_ACCESS_REMOTE_ATOMIC)
-/* Access flags an MR may carry. */
-#define ROCE_MR_ACCESS_SUPPORTED (IBV_ACCESS_LOCAL_WRITE | ROCE_MR_ACCESS_REMOTE)
+/* Access flags an MR may carry (MW_BIND: memory windows may be bound to it, IBA C10-73). */
+#define ROCE_MR_ACCESS_SUPPORTED (IBV_ACCESS_LOCAL_WRITE | ROCE_MR_ACCESS_REMOTE | \
+				  IBV_ACCESS_MW_BIND)
+
+/*
+ * State of an MR slot, as rxe's (K:rxe_verbs.h enum rxe_mr_state): FREE is
+ * a registered MR whose keys were invalidated (IBV_WR_LOCAL_INV, or a
+ * SEND_WITH_INV naming it): every lookup fails, it can only be
+ * deregistered (librte_roce has no fast registration to make it valid
+ * again).
+ */
+enum roce_mr_state {
+	ROCE_MR_STATE_INVALID,	/* not registered */
+	ROCE_MR_STATE_FREE,	/* registered, keys invalidated */
+	ROCE_MR_STATE_VALID,	/* registered, keys usable */
+};
 
 struct roce_mr {
 	struct ibv_mr ibv;	/* first: roce_mr_of() is a cast */
 	uint64_t start;		/* first registered address */
 	uint64_t end;		/* one past the last (start + length, checked no wrap) */
 	uint32_t users;		/* posted SGEs + responder operations using it (atomic) */
+	uint32_t nb_mw;		/* memory windows bound to it (atomic; roce_mw.h) */
 	int access;		/* IBV_ACCESS_* granted */
 	uint8_t gen;		/* generation of the slot; low byte of the keys */
-	bool valid;		/* registered (atomic) */
+	uint8_t state;		/* enum roce_mr_state (atomic) */
 };
 
 /* A WQE's SGE as stored in the ring: the verbs SGE plus its MR, resolved at post time. */
@@ -80,11 +95,34 @@ roce_mr_of(struct ibv_mr *mr)
  * C9-88): the caller skips the lookup. pd is the QP's PD: the MR must
  * belong to it.
  * On success the MR's users count is incremented: call roce_mr_put().
- * Returns 0 and *mr; -ENOENT (no such key, stale generation), -EACCES (other
- * PD or missing access right), -EFAULT (range outside the MR or wrapping).
+ * Returns 0 and *mr; -ENOENT (no such key, stale generation, MR not
+ * VALID), -EACCES (other PD or missing access right), -EFAULT (range
+ * outside the MR or wrapping). A key in the memory windows' range is no
+ * MR's: -ENOENT (roce_rkey_lookup() takes both).
  */
 int roce_mr_lookup(struct roce_dev *dev, uint32_t key, bool remote, struct ibv_pd *pd,
 		   uint64_t addr, uint64_t len, int access, struct roce_mr **mr);
+
+/*
+ * Invalidate the MR of key (engine: IBV_WR_LOCAL_INV, SEND_WITH_INV): VALID
+ * -> FREE. pd is the QP's: the MR must be in it. 0; -ENOENT (no such key,
+ * not VALID: already invalidated), -EACCES (other PD), -EBUSY (memory
+ * windows are bound to it, as rxe refuses).
+ */
+int roce_mr_invalidate(struct roce_dev *dev, uint32_t key, struct ibv_pd *pd);
+
+/*
+ * Count a memory window bound to mr (engine, bind): fails with -ENOENT if
+ * the MR is no longer VALID (an invalidation on another lane won).
+ */
+int roce_mr_add_window(struct roce_mr *mr);
+
+/* A window bound to mr is unbound. */
+static inline void
+roce_mr_del_window(struct roce_mr *mr)
+{
+	__atomic_fetch_sub(&mr->nb_mw, 1, __ATOMIC_SEQ_CST);
+}
 
 /* Drop a use of an MR taken by roce_mr_lookup(). */
 static inline void

@@ -82,6 +82,8 @@ roce_post_send_check(const struct roce_qp *qp, const struct ibv_send_wr *wr,
 			bad = "atomic (one 8-byte SGE, 8-byte aligned remote address)";
 		else if (qp->ibv.qp_type == IBV_QPT_UD)
 			bad = roce_post_send_check_ud(qp, wr, *len);
+		else if (wr->opcode == IBV_WR_BIND_MW)
+			bad = roce_mw_bind_check(qp, wr);
 	}
 	if (bad != NULL) {
 		ROCE_LOG(ERR, "QP 0x%x: WR 0x%" PRIx64 ": bad %s", qp->ibv.qp_num, wr->wr_id, bad);
@@ -103,10 +105,18 @@ roce_post_send_one(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct i
 	wqe->opcode = wr->opcode;
 	wqe->send_flags = wr->send_flags | (qp->sq_sig_all ? IBV_SEND_SIGNALED : 0);
 	wqe->length = len;
-	if (wr->opcode == IBV_WR_SEND_WITH_INV)
+	if (wr->opcode == IBV_WR_SEND_WITH_INV || wr->opcode == IBV_WR_LOCAL_INV)
 		wqe->ex.invalidate_rkey = wr->invalidate_rkey;
 	else
 		wqe->ex.imm_data = wr->imm_data;
+	if ((info->flags & ROCE_WRF_LOCAL) != 0) {
+		/* No data: the SGE list, if any, is not used (ibv_post_send(3)). */
+		wqe->length = 0;
+		wqe->num_sge = 0;
+		if (wr->opcode == IBV_WR_BIND_MW)
+			roce_mw_bind_req_init(&wqe->wr.bind, wr);
+		return;
+	}
 	if (qp->ibv.qp_type == IBV_QPT_UD) {
 		wqe->wr.ud.ah = roce_ah_of(wr->wr.ud.ah);
 		wqe->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
@@ -220,6 +230,47 @@ rte_roce_post_send_all(struct ibv_qp *ibv_qp, struct ibv_send_wr *wr,
 		       struct ibv_send_wr **bad_wr)
 {
 	return roce_post_send(ibv_qp, wr, bad_wr, true);
+}
+
+int
+rte_roce_bind_mw(struct ibv_qp *ibv_qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind)
+{
+	const struct ibv_mw_bind_info *info;
+	struct ibv_send_wr wr, *bad_wr;
+	int rc;
+
+	if (ibv_qp == NULL || mw == NULL || mw_bind == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	info = &mw_bind->bind_info;
+	/* ibv_bind_mw(3)'s own checks, and rxe's refusal of a zero-based type 1 (o10-36.2.2). */
+	if (mw->type != IBV_MW_TYPE_1 || (info->mr == NULL && (info->addr | info->length) != 0) ||
+	    (info->mw_access_flags & IBV_ACCESS_ZERO_BASED) != 0) {
+		ROCE_LOG(ERR, "QP 0x%x: bad bind: a type 2 window (bind it with IBV_WR_BIND_MW), a range without an MR, or zero-based",
+			 ibv_qp->qp_num);
+		return -EINVAL;
+	}
+	if (info->mr != NULL && info->mr->pd != mw->pd) {
+		ROCE_LOG(ERR, "QP 0x%x: MR and window of different PDs", ibv_qp->qp_num);
+		return -EPERM;
+	}
+	wr = (struct ibv_send_wr){
+		.wr_id = mw_bind->wr_id,
+		.opcode = IBV_WR_BIND_MW,
+		.send_flags = mw_bind->send_flags,
+		.bind_mw = {
+			.mw = mw,
+			/* A new key byte for a new binding, as rdma-core's rxe provider. */
+			.rkey = info->mr != NULL && info->length != 0 ? ibv_inc_rkey(mw->rkey) :
+									 mw->rkey,
+			.bind_info = *info,
+		},
+	};
+	rc = rte_roce_post_send(ibv_qp, &wr, &bad_wr);
+	if (rc == 0)
+		mw->rkey = wr.bind_mw.rkey;
+	return rc;
 }
 
 int

@@ -31,6 +31,7 @@
 #include "roce_cq.h"
 #include "roce_dev.h"
 #include "roce_mr.h"
+#include "roce_mw.h"
 #include "roce_queue.h"
 #include "roce_transport.h"
 #include "roce_wr.h"
@@ -52,7 +53,7 @@ struct roce_send_wqe {
 	uint32_t num_sge;	/* 0 for inline data */
 	union {
 		uint32_t imm_data;		/* network order, as ibv_send_wr */
-		uint32_t invalidate_rkey;	/* SEND_WITH_INV */
+		uint32_t invalidate_rkey;	/* SEND_WITH_INV, LOCAL_INV */
 	} ex;
 	union {
 		struct {
@@ -70,6 +71,7 @@ struct roce_send_wqe {
 			uint32_t remote_qpn;
 			uint32_t remote_qkey;
 		} ud;
+		struct roce_mw_bind_req bind;	/* BIND_MW */
 	} wr;
 	struct roce_wqe_tx tx;	/* the engine's (roce_transport.h); not written when posting */
 	/* num_sge SGEs, or inline data (roce_send_wqe_inline()); the stride covers the larger. */

@@ -123,6 +123,14 @@ req_start_wqe(struct roce_qp *qp, struct roce_send_wqe *wqe)
 	/* IBV_SEND_FENCE: wait for every earlier READ/atomic (IBA 10.8.3.3). */
 	if ((wqe->send_flags & IBV_SEND_FENCE) && req->rd_atomic > 0)
 		return false;
+	/*
+	 * Local Invalidate Fence (IBA 10.6.5.1): a LOCAL_INV waits until every
+	 * earlier WQE completed, made mandatory as rxe does (K:rxe_req.c
+	 * rxe_wqe_is_fenced): a READ still placing data into the MR must not
+	 * find it invalidated.
+	 */
+	if (wqe->opcode == IBV_WR_LOCAL_INV && req->wqe_idx != roce_sq_consumer(qp))
+		return false;
 	/* At most max_rd_atomic READ/atomics outstanding (doc/wire-format.md §6.5). */
 	if (rd_atomic && req->rd_atomic >= qp->attr.max_rd_atomic)
 		return false;
@@ -168,6 +176,36 @@ req_fail(struct roce_qp *qp, struct roce_send_wqe *wqe, enum ibv_wc_status statu
 	wqe->tx.status = status;
 	qp->req.failed = true;
 	roce_comp_drain(qp);
+}
+
+/*
+ * Run a local operation (bind a memory window, invalidate a key) as the
+ * requester reaches it: it takes effect in posting order and completes in
+ * order with the rest (K:rxe_req.c rxe_do_local_ops; the statuses are
+ * rxe's). false if it failed: the QP goes to ERR.
+ */
+static bool
+req_local_op(struct roce_qp *qp, struct roce_send_wqe *wqe)
+{
+	int rc;
+
+	if (wqe->opcode == IBV_WR_BIND_MW)
+		rc = roce_mw_bind(qp, &wqe->wr.bind);
+	else
+		rc = roce_rkey_invalidate(qp, wqe->ex.invalidate_rkey);
+	if (rc < 0) {
+		req_fail(qp, wqe, wqe->opcode == IBV_WR_BIND_MW ? IBV_WC_MW_BIND_ERR :
+								   IBV_WC_LOC_QP_OP_ERR);
+		return false;
+	}
+	/* No PSN: the completer only keeps its place in the order. */
+	wqe->tx.npkts = 0;
+	wqe->tx.first_psn = rte_roce_psn_add(qp->req.psn, RTE_ROCE_PSN_MASK);
+	wqe->tx.last_psn = wqe->tx.first_psn;
+	wqe->tx.state = ROCE_WQE_DONE;
+	qp->req.wqe_idx++;
+	roce_comp_drain(qp);
+	return true;
 }
 
 /* Send the next packet of wqe. 1 if sent, 0 if it must wait, -1 on a local error. */
@@ -259,10 +297,21 @@ roce_req_run(struct roce_qp *qp, unsigned int budget)
 		return 0;
 	while (sent < budget && req->wqe_idx != roce_sq_producer(qp)) {
 		wqe = roce_sq_wqe(qp, req->wqe_idx);
+		/* A local operation run before a retry went back: not again. */
+		if (wqe->tx.state == ROCE_WQE_DONE) {
+			req->wqe_idx++;
+			continue;
+		}
 		if (wqe->tx.state == ROCE_WQE_NEW) {
 			/* SQD: finish the message in progress, start no new one. */
 			if (state == IBV_QPS_SQD || !req_start_wqe(qp, wqe))
 				break;
+			if ((roce_wr_info[wqe->opcode].flags & ROCE_WRF_LOCAL) != 0) {
+				if (!req_local_op(qp, wqe))
+					break;
+				sent++;
+				continue;
+			}
 		}
 		ret = req_send_pkt(qp, wqe);
 		if (ret <= 0)
@@ -287,6 +336,9 @@ roce_req_rewind(struct roce_qp *qp, uint32_t psn)
 		wqe = roce_sq_wqe(qp, idx);
 		if (wqe->tx.state == ROCE_WQE_NEW || wqe->tx.state == ROCE_WQE_FAILED)
 			break;
+		/* A local operation took effect once and for all. */
+		if (wqe->tx.state == ROCE_WQE_DONE)
+			continue;
 		if (found) {
 			/* Later WQEs are numbered again, to the same PSNs. */
 			wqe->tx.state = ROCE_WQE_NEW;

@@ -31,6 +31,7 @@ enum resp_state {
 	RESP_CHECK_LENGTH,	/* payload and RETH lengths */
 	RESP_CHECK_RKEY,	/* R_Key, bounds, rights, alignment */
 	RESP_EXECUTE,		/* place data, run the atomic, take a resource */
+	RESP_INVALIDATE,	/* SEND with Invalidate: invalidate its R_Key */
 	RESP_COMPLETE,		/* end of message: MSN, receive completion, ePSN */
 	RESP_ACKNOWLEDGE,	/* schedule the ACK or responses */
 	RESP_DUPLICATE,		/* answer a duplicate without executing it again */
@@ -39,6 +40,7 @@ enum resp_state {
 	RESP_ERR_INV_REQ,	/* invalid request: NAK, QP to ERR */
 	RESP_ERR_ACCESS,	/* remote access error: NAK, QP to ERR */
 	RESP_ERR_RECV_WQE,	/* the receive WQE cannot take the SEND: NAK, QP to ERR */
+	RESP_ERR_INVALIDATE,	/* the R_Key to invalidate is not: NAK, QP to ERR */
 	RESP_DONE,
 };
 
@@ -51,6 +53,7 @@ static const char *const resp_state_name[] = {
 	[RESP_CHECK_LENGTH] = "CHECK_LENGTH",
 	[RESP_CHECK_RKEY] = "CHECK_RKEY",
 	[RESP_EXECUTE] = "EXECUTE",
+	[RESP_INVALIDATE] = "INVALIDATE",
 	[RESP_COMPLETE] = "COMPLETE",
 	[RESP_ACKNOWLEDGE] = "ACKNOWLEDGE",
 	[RESP_DUPLICATE] = "DUPLICATE",
@@ -59,6 +62,7 @@ static const char *const resp_state_name[] = {
 	[RESP_ERR_INV_REQ] = "ERR_INV_REQ",
 	[RESP_ERR_ACCESS] = "ERR_ACCESS",
 	[RESP_ERR_RECV_WQE] = "ERR_RECV_WQE",
+	[RESP_ERR_INVALIDATE] = "ERR_INVALIDATE",
 	[RESP_DONE] = "DONE",
 };
 
@@ -70,7 +74,7 @@ struct resp_ctx {
 	const struct rte_mbuf *m;
 	struct roce_recv_wqe *wqe;	/* receive WQE, SEND and WRITE_WITH_IMM */
 	struct roce_mr *mr;		/* target of a WRITE packet or atomic */
-	uint64_t va;			/* its address */
+	uint64_t va;			/* its host address (a window's translated) */
 	enum ibv_wc_status status;	/* of the receive WQE, on error */
 };
 
@@ -309,7 +313,7 @@ resp_check_rkey(struct resp_ctx *ctx)
 	/* A zero-length RDMA operation checks no R_Key (IBA C9-88). */
 	if (len == 0)
 		return RESP_EXECUTE;
-	if (roce_mr_lookup(qp->dev, rkey, true, qp->ibv.pd, ctx->va, len, access, &ctx->mr) != 0)
+	if (roce_rkey_lookup(qp, rkey, &ctx->va, len, access, &ctx->mr) != 0)
 		return RESP_ERR_ACCESS;
 	return RESP_EXECUTE;
 }
@@ -436,6 +440,8 @@ resp_execute(struct resp_ctx *ctx)
 		resp_exec_send(ctx);
 		if (ctx->status != IBV_WC_SUCCESS)
 			return RESP_ERR_RECV_WQE;
+		if (pkt_has(pkt, RTE_ROCE_OPF_INV))
+			return RESP_INVALIDATE;
 	} else if (pkt_has(pkt, RTE_ROCE_OPF_WRITE)) {
 		resp_exec_write(ctx);
 	} else if (pkt_has(pkt, RTE_ROCE_OPF_READ)) {
@@ -444,6 +450,19 @@ resp_execute(struct resp_ctx *ctx)
 		resp_exec_atomic(ctx);
 	}
 	return RESP_COMPLETE;
+}
+
+/*
+ * The last packet of a SEND with Invalidate, its data placed: the R_Key of
+ * its IETH (an MR's or a type 2 window's of this QP's PD) is invalid from
+ * now on, before the receive completion reports it (K:rxe_resp.c
+ * do_complete).
+ */
+static enum resp_state
+resp_invalidate(struct resp_ctx *ctx)
+{
+	return roce_rkey_invalidate(ctx->qp, ctx->pkt->ieth_rkey) == 0 ? RESP_COMPLETE :
+									   RESP_ERR_INVALIDATE;
 }
 
 /* Receive completion of a SEND or WRITE_WITH_IMM (K:rxe_resp.c do_complete). */
@@ -470,7 +489,6 @@ resp_post_recv(struct resp_ctx *ctx)
 		wc.wc_flags = IBV_WC_WITH_IMM;
 		wc.imm_data = pkt->imm;
 	} else if (pkt_has(pkt, RTE_ROCE_OPF_INV)) {
-		/* Reported, not applied: memory windows come later. */
 		wc.wc_flags = IBV_WC_WITH_INV;
 		wc.invalidated_rkey = pkt->ieth_rkey;
 	}
@@ -689,6 +707,19 @@ resp_err_recv_wqe(struct resp_ctx *ctx)
 				RTE_ROCE_AETH_NAK_REM_OP, ctx->status);
 }
 
+/*
+ * The R_Key of a SEND with Invalidate cannot be invalidated (unknown,
+ * already invalid, another PD, a type 1 window, an MR with windows bound):
+ * the receive WQE completes with IBV_WC_REM_INV_REQ_ERR and the QP goes to
+ * ERR (rxe's class J, K:rxe_resp.c RESPST_ERR_INVALIDATE_RKEY); the
+ * requester gets an invalid-request NAK, so that it learns of it too.
+ */
+static enum resp_state
+resp_err_invalidate(struct resp_ctx *ctx)
+{
+	return resp_fatal(ctx, RTE_ROCE_AETH_NAK_INV_REQ, IBV_WC_REM_INV_REQ_ERR);
+}
+
 static const resp_handler_t resp_handlers[] = {
 	[RESP_CHECK_PSN] = resp_check_psn,
 	[RESP_CHECK_OP_SEQ] = resp_check_op_seq,
@@ -697,6 +728,7 @@ static const resp_handler_t resp_handlers[] = {
 	[RESP_CHECK_LENGTH] = resp_check_length,
 	[RESP_CHECK_RKEY] = resp_check_rkey,
 	[RESP_EXECUTE] = resp_execute,
+	[RESP_INVALIDATE] = resp_invalidate,
 	[RESP_COMPLETE] = resp_complete,
 	[RESP_ACKNOWLEDGE] = resp_acknowledge,
 	[RESP_DUPLICATE] = resp_duplicate,
@@ -705,6 +737,7 @@ static const resp_handler_t resp_handlers[] = {
 	[RESP_ERR_INV_REQ] = resp_err_inv_req,
 	[RESP_ERR_ACCESS] = resp_err_access,
 	[RESP_ERR_RECV_WQE] = resp_err_recv_wqe,
+	[RESP_ERR_INVALIDATE] = resp_err_invalidate,
 };
 
 void
@@ -737,7 +770,7 @@ resp_send_res(struct roce_qp *qp, struct roce_resp_res *res)
 	struct rte_roce_pkt pkt;
 	struct roce_mr *mr = NULL;
 	const void *payload = NULL;
-	uint64_t off;
+	uint64_t off, va;
 	int ret;
 
 	if (res->opcode != RTE_ROCE_OP_RC_RDMA_READ_REQUEST) {
@@ -749,13 +782,14 @@ resp_send_res(struct roce_qp *qp, struct roce_resp_res *res)
 		pkt.payload_len = RTE_MIN((uint64_t)qp->mtu, res->len - off);
 		if (pkt.payload_len > 0) {
 			/* Checked again per packet: the MR may have gone since the request. */
-			if (roce_mr_lookup(qp->dev, res->rkey, true, qp->ibv.pd, res->va + off,
-					   pkt.payload_len, IBV_ACCESS_REMOTE_READ, &mr) != 0) {
+			va = res->va + off;
+			if (roce_rkey_lookup(qp, res->rkey, &va, pkt.payload_len,
+					     IBV_ACCESS_REMOTE_READ, &mr) != 0) {
 				resp_res_pending(&qp->resp, res, false);
 				(void)resp_send_ack(qp, RTE_ROCE_AETH_NAK_REM_ACCESS, res->cur_psn);
 				return true;
 			}
-			payload = (const void *)(uintptr_t)(res->va + off);
+			payload = (const void *)(uintptr_t)va;
 		}
 	}
 	pkt.aeth.syndrome = RTE_ROCE_AETH_ACK_UNLIMITED;

@@ -97,6 +97,7 @@ tel_info(const char *cmd __rte_unused, const char *params, struct rte_tel_data *
 	rte_tel_data_add_dict_u64(d, "nb_cqs", dev->nb_cqs);
 	rte_tel_data_add_dict_u64(d, "nb_qps", dev->nb_qps);
 	rte_tel_data_add_dict_u64(d, "nb_mrs", dev->nb_mrs);
+	rte_tel_data_add_dict_u64(d, "nb_mws", dev->nb_mws);
 	rte_tel_data_add_dict_u64(d, "nb_srqs", dev->nb_srqs);
 	roce_dev_list_unlock();
 	return 0;

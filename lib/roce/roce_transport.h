@@ -108,6 +108,7 @@ enum roce_wqe_state {
 	ROCE_WQE_SENDING,	/* some packets sent */
 	ROCE_WQE_PENDING,	/* every packet sent, waiting for the response */
 	ROCE_WQE_FAILED,	/* the requester found an error (status) */
+	ROCE_WQE_DONE,		/* a local operation the requester ran: complete it in order */
 };
 
 /* Engine state of one send WQE, embedded in struct roce_send_wqe as "tx". */

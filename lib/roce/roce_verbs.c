@@ -4,7 +4,7 @@
  * Opening and closing a device (its tables, then its lanes, its place in
  * the device list and its workers), and the verbs entry points that change
  * objects a lane reads: each runs the object code of roce_qp.c, roce_mr.c,
- * roce_srq.c, roce_ah.c or roce_mcast.c inside the control handshake
+ * roce_mw.c, roce_srq.c, roce_ah.c or roce_mcast.c inside the control handshake
  * (roce_lane.h), which parks the workers or holds the inline lanes. The
  * handshake is wrapped once, in ROCE_CTRL_CALL(). (The ibv_context ops table, with verbs' positive
  * errno, is filled by the verbs ABI layer, lib/roce_verbs.)
@@ -21,6 +21,7 @@
 #include "roce_log.h"
 #include "roce_mcast.h"
 #include "roce_mr.h"
+#include "roce_mw.h"
 #include "roce_qp.h"
 #include "roce_srq.h"
 #include "roce_worker.h"
@@ -136,6 +137,18 @@ int
 rte_roce_dereg_mr(struct ibv_mr *ibv_mr)
 {
 	return ROCE_CTRL_CALL(ibv_mr, roce_ctrl_dereg_mr(ibv_mr));
+}
+
+struct ibv_mw *
+rte_roce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	return ROCE_CTRL_CALL(pd, roce_ctrl_alloc_mw(pd, type));
+}
+
+int
+rte_roce_dealloc_mw(struct ibv_mw *mw)
+{
+	return ROCE_CTRL_CALL(mw, roce_ctrl_dealloc_mw(mw));
 }
 
 struct ibv_srq *

@@ -6,7 +6,9 @@
  * per-opcode switch ladders (K:rxe_req.c next_opcode_rc()). READ and the
  * atomics are single-packet requests: every position maps to the same
  * opcode. Which transports take which request: IBA 9.2 and 9.8 (the RC,
- * UC and UD rows of the opcode table, doc/wire-format.md §3).
+ * UC and UD rows of the opcode table, doc/wire-format.md §3). The local
+ * operations (bind a memory window, invalidate a key) send nothing; RC and
+ * UC take them, as rxe (K:rxe_opcode.c rxe_wr_opcode_info).
  */
 
 #include "roce_wr.h"
@@ -74,6 +76,16 @@ const struct roce_wr_info roce_wr_info[ROCE_WR_NB] = {
 		.flags = ROCE_WRF_WRITES_LOCAL | ROCE_WRF_ATOMIC,
 		.wc = IBV_WC_COMP_SWAP,
 		.op = { WR_OPS1(RC, COMPARE_SWAP) },
+	},
+	[IBV_WR_LOCAL_INV] = {
+		.transports = WR_T(RC) | WR_T(UC),
+		.flags = ROCE_WRF_LOCAL,
+		.wc = IBV_WC_LOCAL_INV,
+	},
+	[IBV_WR_BIND_MW] = {
+		.transports = WR_T(RC) | WR_T(UC),
+		.flags = ROCE_WRF_LOCAL,
+		.wc = IBV_WC_BIND_MW,
 	},
 	[IBV_WR_ATOMIC_FETCH_AND_ADD] = {
 		.transports = WR_T(RC),

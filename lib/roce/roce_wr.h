@@ -32,6 +32,7 @@ enum roce_wr_transport {
 #define ROCE_WRF_READ		0x04	/* an RDMA READ: answered by READ responses */
 #define ROCE_WRF_ATOMIC		0x08	/* one 8-byte SGE, 8-byte aligned; answered by an atomic ACK */
 #define ROCE_WRF_SEND		0x10	/* a SEND: counted as rdma_sends (rxe) */
+#define ROCE_WRF_LOCAL		0x20	/* run by the requester itself, no packet (bind, invalidate) */
 
 /* Work request opcodes the table knows: IBV_WR_RDMA_WRITE .. IBV_WR_SEND_WITH_INV. */
 #define ROCE_WR_NB (IBV_WR_SEND_WITH_INV + 1)
@@ -40,7 +41,7 @@ struct roce_wr_info {
 	uint8_t transports;	/* bit (1 << enum roce_wr_transport) per transport that takes it */
 	uint8_t flags;		/* ROCE_WRF_* */
 	uint8_t wc;		/* enum ibv_wc_opcode of its completion */
-	/* Wire opcode by transport and packet position (enum rte_roce_op_pos). */
+	/* Wire opcode by transport and packet position (enum rte_roce_op_pos); none if LOCAL. */
 	uint8_t op[ROCE_WR_T_NB][RTE_ROCE_POS_ONLY + 1];
 };
 

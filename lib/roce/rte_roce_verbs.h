@@ -249,7 +249,8 @@ int rte_roce_dealloc_pd(struct ibv_pd *pd);
  * @param length
  *   Its length in bytes; 0 is allowed.
  * @param access
- *   IBV_ACCESS_LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC.
+ *   IBV_ACCESS_LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC,
+ *   MW_BIND (memory windows may be bound to it).
  * @return
  *   The MR, or NULL with rte_errno: EINVAL (NULL pd, NULL addr with a
  *   non-zero length, a range that wraps, unknown access bits, REMOTE_WRITE
@@ -261,16 +262,84 @@ struct ibv_mr *rte_roce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			       int access);
 
 /**
- * Deregister an MR, as ibv_dereg_mr(3).
+ * Deregister an MR, as ibv_dereg_mr(3). An MR whose keys were invalidated
+ * (IBV_WR_LOCAL_INV, SEND with Invalidate) is still registered: it is
+ * deregistered the same way.
  *
  * @param mr
  *   The MR.
  * @return
- *   0; -EINVAL (mr NULL); -EBUSY (a posted and not yet completed work
- *   request, or a remote operation in progress, uses it: retry after the
- *   completions).
+ *   0; -EINVAL (mr NULL, not registered); -EBUSY (a posted and not yet
+ *   completed work request, or a remote operation in progress, uses it:
+ *   retry after the completions; or memory windows are bound to it).
  */
 int rte_roce_dereg_mr(struct ibv_mr *mr);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Allocate a memory window, as ibv_alloc_mw(3) (IBA 10.6.7). Type 1 is
+ * bound with rte_roce_bind_mw(); type 2 (2B: usable only through the QP
+ * that bound it) with an IBV_WR_BIND_MW work request. mw->rkey is the
+ * window's rkey: a key index above the MRs' and a key byte. The device
+ * has as many windows as max_mr (fewer when max_mr is above 2^23 - 1:
+ * MRs and windows share 2^24 - 1 key indexes); ibv_device_attr.max_mw.
+ *
+ * @param pd
+ *   The PD the window belongs to.
+ * @param type
+ *   IBV_MW_TYPE_1 or IBV_MW_TYPE_2.
+ * @return
+ *   The window, or NULL with rte_errno: EINVAL (pd NULL, another type),
+ *   ENOSPC (max_mw windows already).
+ */
+__rte_experimental
+struct ibv_mw *rte_roce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Free a memory window, as ibv_dealloc_mw(3). A bound window is unbound:
+ * its rkey fails from now on (a remote access gets a remote access error).
+ *
+ * @param mw
+ *   The window.
+ * @return
+ *   0; -EINVAL (mw NULL, not allocated).
+ */
+__rte_experimental
+int rte_roce_dealloc_mw(struct ibv_mw *mw);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Bind a type 1 memory window to a range of an MR, as ibv_bind_mw(3): an
+ * IBV_WR_BIND_MW work request posted on qp with a new key byte
+ * (ibv_inc_rkey()) when a range is given; length 0 unbinds the window.
+ * mw->rkey is updated at once; the binding takes effect when the QP reaches
+ * the request, and a bind the spec refuses (see rte_roce_post_send())
+ * completes with IBV_WC_MW_BIND_ERR (mw->rkey is then the caller's to
+ * restore). The window grants remote rights of its own: the MR needs
+ * IBV_ACCESS_MW_BIND, not the remote rights.
+ *
+ * @param qp
+ *   An RC or UC QP in RTS.
+ * @param mw
+ *   A type 1 window.
+ * @param mw_bind
+ *   wr_id and send_flags of the work request; the MR, address, length and
+ *   access (IBV_ACCESS_REMOTE_READ, _WRITE, _ATOMIC) of the window.
+ * @return
+ *   0; -EINVAL (NULL argument, a type 2 window, an address or length
+ *   without an MR, IBV_ACCESS_ZERO_BASED: a type 1 window cannot be
+ *   zero-based, IBA o10-36.2.2); -EPERM (MR and window in different PDs);
+ *   -EINVAL or -ENOMEM of rte_roce_post_send().
+ */
+__rte_experimental
+int rte_roce_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
 
 /**
  * Create a CQ, as ibv_create_cq(3). The CQ holds at least cqe entries
@@ -564,14 +633,26 @@ int rte_roce_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t 
  * @return
  *   0; -EINVAL (NULL argument, QP in RESET, INIT or RTR, a malformed WR:
  *   unknown opcode or one the QP type does not allow (UC: SEND, WRITE
- *   and their _WITH_IMM; UD: SEND, SEND_WITH_IMM), unknown send flag, a
+ *   and their _WITH_IMM, LOCAL_INV, BIND_MW; UD: SEND, SEND_WITH_IMM), a
+ *   BIND_MW without a window of this device, with access flags other than
+ *   REMOTE_READ, _WRITE, _ATOMIC, ZERO_BASED (LOCAL_WRITE is ignored) or a
+ *   length without an MR, unknown send flag, a
  *   UD WR without an AH of the QP's PD, a remote_qpn above 24 bits or a
  *   message above the port's active MTU, too many SGEs, inline data above
  *   max_inline_data, an atomic whose remote address is not 8-byte aligned
  *   or whose SGE list is not one SGE of 8 bytes, a message above 2^31
  *   bytes); -ENOMEM (send queue full). An invalid lkey or an SGE outside its
  *   MR is not refused here: it completes with IBV_WC_LOC_PROT_ERR, as on
- *   hardware.
+ *   hardware. IBV_WR_BIND_MW binds a type 2 window (rte_roce_alloc_mw())
+ *   as it is reached, with the key byte of bind_mw.rkey; a bind the spec
+ *   refuses (window not FREE, of another PD than the QP's, length 0, MR
+ *   without IBV_ACCESS_MW_BIND, a writable window on an MR without
+ *   LOCAL_WRITE, a range outside the MR) completes with IBV_WC_MW_BIND_ERR.
+ *   IBV_WR_LOCAL_INV invalidates invalidate_rkey (an MR's or a type 2
+ *   window's, of the QP's PD) once every earlier WR completed; an rkey that
+ *   cannot be (unknown, already invalid, another PD, a type 1 window, an
+ *   MR with windows bound) completes with IBV_WC_LOC_QP_OP_ERR. Both move
+ *   the QP to ERR on failure, as rxe.
  */
 int rte_roce_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		       struct ibv_send_wr **bad_wr);

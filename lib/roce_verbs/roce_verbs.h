@@ -118,6 +118,11 @@ void roce_verbs_cq_ex_init(struct ibv_cq_ex *cq);
 /* Give an extended QP its ibv_wr_* functions (roce_verbs_wr.c). */
 void roce_verbs_qp_ex_init(struct ibv_qp_ex *qpx);
 
+/* The memory window ops (roce_verbs_obj.c): verbs' return conventions. */
+struct ibv_mw *rv_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int rv_dealloc_mw(struct ibv_mw *mw);
+int rv_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
+
 /* errno of a librte_roce call: its -errno, or rte_errno for a constructor. */
 static inline int
 roce_verbs_errno(int rc)

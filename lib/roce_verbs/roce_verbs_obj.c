@@ -152,14 +152,12 @@ rv_import_dm(struct ibv_context *ctx, uint32_t handle)
 
 /*
  * The access flags librte_roce is given: the optional ones dropped, as
- * rdma-core lets a provider do (IBV_ACCESS_OPTIONAL_RANGE), and MW_BIND,
- * which only allows binding memory windows, and none can be made here
- * (ibv_alloc_mw() fails with EOPNOTSUPP).
+ * rdma-core lets a provider do (IBV_ACCESS_OPTIONAL_RANGE).
  */
 static int
 rv_mr_access(unsigned int access)
 {
-	return access & ~(IBV_ACCESS_OPTIONAL_RANGE | IBV_ACCESS_MW_BIND);
+	return access & ~IBV_ACCESS_OPTIONAL_RANGE;
 }
 
 struct ibv_mr *rv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
@@ -226,6 +224,36 @@ rv_dereg_mr(struct ibv_mr *mr)
 	RV_DISPATCH(mr, EINVAL,
 		    ROCE_VERBS_REAL(rv_dereg_mr, "ibv_dereg_mr", "IBVERBS_1.1")(mr));
 	return RV_DESTROY(mr, rte_roce_dereg_mr);
+}
+
+/*
+ * Memory windows: verbs.h's inline ibv_alloc_mw(), ibv_dealloc_mw() and
+ * ibv_bind_mw() call through ibv_context.ops (libibverbs exports no such
+ * symbol), so these are ops entries of our contexts (roce_verbs_ops_init()),
+ * reached only with our objects.
+ */
+struct ibv_mw *
+rv_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	if (roce_verbs_obj_gone(pd, __func__))
+		return NULL;
+	return RV_NEW(rte_roce_alloc_mw(pd, type));
+}
+
+int
+rv_dealloc_mw(struct ibv_mw *mw)
+{
+	if (roce_verbs_obj_gone(mw, __func__))
+		return EINVAL;
+	return RV_DESTROY(mw, rte_roce_dealloc_mw);
+}
+
+int
+rv_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind)
+{
+	if (roce_verbs_obj_gone(mw, __func__))
+		return EINVAL;
+	return roce_verbs_errno(rte_roce_bind_mw(qp, mw, mw_bind));
 }
 
 int rv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length,

@@ -68,6 +68,9 @@ roce_verbs_ops_init(struct ibv_context *ctx)
 	ctx->ops.post_srq_recv = rv_ops_post_srq_recv;
 	ctx->ops.poll_cq = rv_ops_poll_cq;
 	ctx->ops.req_notify_cq = rv_ops_req_notify_cq;
+	ctx->ops.alloc_mw = rv_alloc_mw;
+	ctx->ops.dealloc_mw = rv_dealloc_mw;
+	ctx->ops.bind_mw = rv_bind_mw;
 }
 
 /*

@@ -466,7 +466,7 @@ roce_test_post_send(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t wr_id, vo
 	struct ibv_send_wr *bad;
 
 	if (op == IBV_WR_SEND_WITH_INV)
-		wr.invalidate_rkey = ROCE_TEST_INV_RKEY;
+		wr.invalidate_rkey = rkey;
 	else
 		wr.imm_data = htonl(ROCE_TEST_IMM);
 	wr.wr.rdma.remote_addr = raddr;
@@ -557,8 +557,8 @@ roce_test_check_recv_wc(const struct ibv_wc *wc, enum ibv_wr_opcode op, uint64_t
 		ROCE_TEST_ASSERT_EQ(wc->wc_flags & IBV_WC_WITH_IMM, IBV_WC_WITH_IMM, "WITH_IMM");
 		ROCE_TEST_ASSERT_EQ(ntohl(wc->imm_data), ROCE_TEST_IMM, "imm_data");
 	} else if (op == IBV_WR_SEND_WITH_INV) {
+		/* invalidated_rkey: the caller knows which key it sent. */
 		ROCE_TEST_ASSERT_EQ(wc->wc_flags & IBV_WC_WITH_INV, IBV_WC_WITH_INV, "WITH_INV");
-		ROCE_TEST_ASSERT_EQ(wc->invalidated_rkey, ROCE_TEST_INV_RKEY, "invalidated_rkey");
 	} else {
 		ROCE_TEST_ASSERT_EQ(wc->wc_flags & (IBV_WC_WITH_IMM | IBV_WC_WITH_INV), 0, "flags");
 	}
@@ -594,9 +594,18 @@ roce_test_transfer(struct roce_test_env *e, unsigned int from, unsigned int i,
 	struct roce_test_side *data_from = read ? dst : src, *data_to = read ? src : dst;
 	bool recv = op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
 		    op == IBV_WR_SEND_WITH_INV || op == IBV_WR_RDMA_WRITE_WITH_IMM;
+	struct ibv_mr *inv_mr = NULL;
+	uint32_t rkey = dst->mr->rkey;
 	struct ibv_wc wc;
 	uint64_t wr_id = ((uint64_t)seed << 8) | op;
 
+	if (op == IBV_WR_SEND_WITH_INV) {
+		/* A key of its own to invalidate: the buffer's MR stays valid. */
+		inv_mr = rte_roce_reg_mr(dst->pd, dst->buf, ROCE_TEST_DATA_OFF,
+					 IBV_ACCESS_REMOTE_READ);
+		ROCE_TEST_ASSERT(inv_mr != NULL, "MR to invalidate");
+		rkey = inv_mr->rkey;
+	}
 	roce_test_fill(data_from->buf + off, len, seed);
 	memset(data_to->buf + off, 0, len);
 	roce_test_canaries_set(data_to->buf, off, len);
@@ -609,7 +618,7 @@ roce_test_transfer(struct roce_test_env *e, unsigned int from, unsigned int i,
 		/* Bytes after the message inside the receive buffer stay as they were. */
 	}
 	if (roce_test_post_send(sqp, op, wr_id, src->buf + off, len, src->mr->lkey,
-		      (uintptr_t)(dst->buf + off), dst->mr->rkey, IBV_SEND_SIGNALED) != 0)
+		      (uintptr_t)(dst->buf + off), rkey, IBV_SEND_SIGNALED) != 0)
 		return -1;
 	ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(e, sqp->send_cq, &wc, 1), 1,
 			    "send completion, op %d len %u", op, len);
@@ -620,6 +629,10 @@ roce_test_transfer(struct roce_test_env *e, unsigned int from, unsigned int i,
 		ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(e, dqp->recv_cq, &wc, 1), 1, "recv completion");
 		if (roce_test_check_recv_wc(&wc, op, wr_id, len, dqp, sqp) != 0)
 			return -1;
+		if (inv_mr != NULL) {
+			ROCE_TEST_ASSERT_EQ(wc.invalidated_rkey, rkey, "invalidated_rkey");
+			ROCE_TEST_ASSERT_EQ(rte_roce_dereg_mr(inv_mr), 0, "dereg the invalidated MR");
+		}
 	} else if (sqp->qp_type == IBV_QPT_UC) {
 		/* A UC WRITE completes when sent, and nothing tells when it landed. */
 		uint64_t end = roce_test_ms() + ROCE_TEST_WAIT_MS;

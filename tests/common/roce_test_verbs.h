@@ -36,7 +36,6 @@ struct roce_transport_stats;
 #define ROCE_TEST_MAX_QPS		64
 #define ROCE_TEST_RD_ATOM		16
 #define ROCE_TEST_IMM		0x12345678u
-#define ROCE_TEST_INV_RKEY	0xabcd01u
 #define ROCE_TEST_RETRY_CNT	7
 #define ROCE_TEST_RNR_INFINITE	7
 #define ROCE_TEST_RNR_TIMER_10US	1		/* RNR timer code 1: 10 us */
@@ -205,7 +204,10 @@ int roce_test_expect_quiet(struct roce_test_env *e, struct ibv_cq *cq);
 int roce_test_post_recv(struct ibv_qp *qp, uint64_t wr_id, void *addr, uint32_t len,
 			uint32_t lkey);
 
-/* One send WR; laddr/len the local buffer, raddr/rkey the remote one. */
+/*
+ * One send WR; laddr/len the local buffer, raddr/rkey the remote one
+ * (SEND_WITH_INV: rkey is the key to invalidate).
+ */
 int roce_test_post_send(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t wr_id, void *laddr,
 			uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey, int flags);
 
@@ -227,7 +229,7 @@ int roce_test_canaries_check(const uint8_t *buf, uint32_t off, uint32_t len);
 int roce_test_check_wc(const struct ibv_wc *wc, uint64_t wr_id, enum ibv_wc_status status,
 		       enum ibv_wc_opcode opcode, uint32_t byte_len, uint32_t qp_num);
 
-/* The receiver's view of a SEND or WRITE_WITH_IMM. */
+/* The receiver's view of a SEND or WRITE_WITH_IMM (not invalidated_rkey: the caller's). */
 int roce_test_check_recv_wc(const struct ibv_wc *wc, enum ibv_wr_opcode op, uint64_t wr_id,
 			    uint32_t len, const struct ibv_qp *qp, const struct ibv_qp *src);
 

@@ -344,24 +344,34 @@ test_io(void)
 	return io_close(&a, &io);
 }
 
-/* RDMA §3.6: Keyed SGL sub type Fh: the response comes by SEND_WITH_INVALIDATE of that key. */
+/*
+ * RDMA §3.6: Keyed SGL sub type Fh: the response comes by SEND_WITH_INVALIDATE
+ * of that key, which the host's device invalidates: an MR of its own here,
+ * so that the host's buffer MR stays valid for the other tests.
+ */
 static int
 test_send_invalidate(void)
 {
 	struct host_queue a, io;
 	uint8_t sqe[64], cqe[16];
+	struct ibv_mr *mr;
 	uint32_t rkey = 0;
 	int flags = 0;
 
 	ROCE_TEST_ASSERT_EQ(io_open(NULL, &a, &io, 0), 0, "");
+	mr = rte_roce_reg_mr(env.e.s[0].pd, env.e.s[0].buf, ROCE_TEST_BUF_LEN,
+			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	ROCE_TEST_ASSERT(mr != NULL, "MR");
 	host_sqe(&io, sqe, 0x02, NSID);
 	host_sgl_keyed(&io, sqe, RD_OFF, 4096, true);
+	put32(sqe + 24 + 11, mr->rkey);
 	put32(sqe + 48, 4096 / 512 - 1);
 	ROCE_TEST_ASSERT_EQ(host_cmd(&io, sqe, NULL, 0, cqe, &flags, &rkey), 0, "");
 	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "");
 	ROCE_TEST_ASSERT(flags & IBV_WC_WITH_INV, "SEND_WITH_INVALIDATE");
-	ROCE_TEST_ASSERT_EQ(rkey, env.e.s[0].mr->rkey, "the key of the SGL");
+	ROCE_TEST_ASSERT_EQ(rkey, mr->rkey, "the key of the SGL");
 	ROCE_TEST_ASSERT_EQ(STAT(&env, send_inv), 1, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_dereg_mr(mr), 0, "the invalidated MR");
 	return io_close(&a, &io);
 }
 

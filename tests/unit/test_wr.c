@@ -24,10 +24,11 @@ static const uint8_t wire_transport[ROCE_WR_T_NB] = {
 	[ROCE_WR_T_UD] = RTE_ROCE_TRANSPORT_UD,
 };
 
+/* The transport takes the request and it sends packets (a local operation sends none). */
 static bool
 wr_takes(const struct roce_wr_info *wr, unsigned int t)
 {
-	return (wr->transports & (1u << t)) != 0;
+	return (wr->transports & (1u << t)) != 0 && (wr->flags & ROCE_WRF_LOCAL) == 0;
 }
 
 static bool
@@ -126,6 +127,12 @@ test_flags_agree(void)
 		}
 		if (wr->transports == 0)
 			continue;
+		if (wr->flags & ROCE_WRF_LOCAL) {
+			ROCE_TEST_ASSERT_EQ(wr->flags, ROCE_WRF_LOCAL, "WR %u: nothing else", w);
+			ROCE_TEST_ASSERT_EQ(wr->wc, w == IBV_WR_BIND_MW ? IBV_WC_BIND_MW :
+					    IBV_WC_LOCAL_INV, "WR %u", w);
+			continue;
+		}
 		ROCE_TEST_ASSERT_EQ(wr->wc, (wr->flags & ROCE_WRF_READ) ? IBV_WC_RDMA_READ :
 				    (wr->flags & ROCE_WRF_SEND) ? IBV_WC_SEND :
 				    w == IBV_WR_ATOMIC_CMP_AND_SWP ? IBV_WC_COMP_SWAP :
@@ -165,7 +172,10 @@ test_lookup(void)
 	ROCE_TEST_ASSERT(roce_wr_info_get(IBV_WR_SEND, IBV_QPT_UD) != NULL, "SEND on UD");
 	ROCE_TEST_ASSERT(roce_wr_info_get(IBV_WR_RDMA_WRITE, IBV_QPT_UD) == NULL, "WRITE on UD");
 	ROCE_TEST_ASSERT(roce_wr_info_get(IBV_WR_RDMA_READ, IBV_QPT_UC) == NULL, "READ on UC");
-	ROCE_TEST_ASSERT(roce_wr_info_get(IBV_WR_LOCAL_INV, IBV_QPT_RC) == NULL, "LOCAL_INV");
+	ROCE_TEST_ASSERT(roce_wr_info_get(IBV_WR_LOCAL_INV, IBV_QPT_RC) != NULL, "LOCAL_INV RC");
+	ROCE_TEST_ASSERT(roce_wr_info_get(IBV_WR_BIND_MW, IBV_QPT_UC) != NULL, "BIND_MW UC");
+	ROCE_TEST_ASSERT(roce_wr_info_get(IBV_WR_LOCAL_INV, IBV_QPT_UD) == NULL, "LOCAL_INV UD");
+	ROCE_TEST_ASSERT(roce_wr_info_get(IBV_WR_BIND_MW, IBV_QPT_UD) == NULL, "BIND_MW UD");
 	ROCE_TEST_ASSERT(roce_wr_info_get(ROCE_WR_NB, IBV_QPT_RC) == NULL, "past the table");
 	ROCE_TEST_ASSERT(roce_wr_info_get(IBV_WR_SEND, IBV_QPT_XRC_SEND) == NULL, "XRC");
 	return 0;
