@@ -299,21 +299,35 @@ rv_wr_unsupported(struct ibv_qp_ex *qpx, const char *call)
 		rv_batch_fail(b, EOPNOTSUPP, call, "not supported on librte_roce devices");
 }
 
+/* A type 2 window bound by the QP as it reaches the WR (a type 1 is ibv_bind_mw()'s). */
 static void
 rv_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw, uint32_t rkey,
 	      const struct ibv_mw_bind_info *bind_info)
 {
-	RTE_SET_USED(mw);
-	RTE_SET_USED(rkey);
-	RTE_SET_USED(bind_info);
-	rv_wr_unsupported(qpx, __func__);
+	struct ibv_send_wr *wr;
+	struct rv_batch *b;
+
+	if (bind_info == NULL) {
+		b = rv_batch_of(qpx, __func__);
+		if (b != NULL)
+			rv_batch_fail(b, EINVAL, __func__, "bind_info NULL");
+		return;
+	}
+	wr = rv_wr_new(qpx, IBV_WR_BIND_MW, __func__);
+	if (wr != NULL) {
+		wr->bind_mw.mw = mw;
+		wr->bind_mw.rkey = rkey;
+		wr->bind_mw.bind_info = *bind_info;
+	}
 }
 
 static void
 rv_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 {
-	RTE_SET_USED(invalidate_rkey);
-	rv_wr_unsupported(qpx, __func__);
+	struct ibv_send_wr *wr = rv_wr_new(qpx, IBV_WR_LOCAL_INV, __func__);
+
+	if (wr != NULL)
+		wr->invalidate_rkey = invalidate_rkey;
 }
 
 static void

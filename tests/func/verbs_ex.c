@@ -3,14 +3,15 @@
 /*
  * The extended verbs through the drop-in layer (doc/verbs-abi.md, "The
  * extended verbs"), as a plain libibverbs program run under roce-run by
- * test_verbs_ex.py with one net_ring device, roce0 (it receives what it
- * sends, so two RC QPs of it talk to each other). TAP output.
+ * test_verbs_misuse.py with net_ring devices; roce0 receives what it sends,
+ * so two RC QPs of it talk to each other. TAP output.
  * ibv_query_device_ex; ibv_create_cq_ex polled with ibv_start_poll /
  * next_poll / end_poll and the readers; ibv_create_qp_ex with
  * send_ops_flags and every ibv_wr_* builder and setter librte_roce has, on
- * RC and UD; and the refusals and misuse: send_ops_flags and wc_flags not
- * supported, ibv_wr_complete() without ibv_wr_start(), a setter before a
- * builder, inline data too long, a batch with one bad WR (nothing posted),
+ * RC and UD (a memory window bound, written through and invalidated); and
+ * the refusals and misuse: send_ops_flags and wc_flags not supported,
+ * ibv_wr_complete() without ibv_wr_start(), a setter before a builder,
+ * inline data too long, a batch with one bad WR (nothing posted),
  * ibv_wr_abort(), a builder of an operation not supported.
  */
 
@@ -118,10 +119,11 @@ end_make(struct end *e, enum ibv_qp_type type)
 		      (type == IBV_QPT_RC ? IBV_QP_EX_WITH_RDMA_WRITE |
 		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
 		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+		       IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV |
 		       IBV_QP_EX_WITH_ATOMIC_WRITE : 0));
 	e->mr = ibv_reg_mr(pd, e->b, sizeof(*e->b), IBV_ACCESS_LOCAL_WRITE |
 			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			   IBV_ACCESS_REMOTE_ATOMIC);
+			   IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND);
 	if (e->qp == NULL || e->mr == NULL)
 		return -1;
 	e->qpx = ibv_qp_to_qp_ex(e->qp);
@@ -224,8 +226,6 @@ case_refused(void)
 	};
 	struct ibv_qp *qp;
 	static const struct { uint64_t flag; const char *what; } ops[] = {
-		{ IBV_QP_EX_WITH_BIND_MW, "send_ops_flags BIND_MW" },
-		{ IBV_QP_EX_WITH_LOCAL_INV, "send_ops_flags LOCAL_INV" },
 		{ IBV_QP_EX_WITH_TSO, "send_ops_flags TSO" },
 		{ 1u << 11, "send_ops_flags bit 11 (FLUSH in later rdma-core)" },
 	};
@@ -374,6 +374,44 @@ case_rc(struct end *a, struct end *b)
 	   "RC: ibv_wr_atomic_write: IBV_WC_ATOMIC_WRITE, the 8 bytes stored");
 }
 
+/* A type 2 window over a's target, bound and invalidated with a's ibv_wr_*; b writes through it. */
+static void
+case_mw(struct end *a, struct end *b)
+{
+	struct ibv_mw *mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	struct ibv_mw_bind_info info = { .mr = a->mr, .addr = (uintptr_t)a->b->target,
+					 .length = MSG, .mw_access_flags = IBV_ACCESS_REMOTE_WRITE };
+	uint32_t rkey = mw != NULL ? ibv_inc_rkey(mw->rkey) : 0;
+	struct comp c[1];
+
+	ok(mw != NULL, "a type 2 memory window");
+	if (mw == NULL)
+		return;
+	ibv_wr_start(a->qpx);
+	a->qpx->wr_flags = IBV_SEND_SIGNALED;
+	a->qpx->wr_id = 20;
+	ibv_wr_bind_mw(a->qpx, mw, rkey, &info);
+	ok(ibv_wr_complete(a->qpx) == 0 && poll_ex(a->cq, c, 1) == 1 && c[0].wr_id == 20 &&
+	   c[0].status == IBV_WC_SUCCESS && c[0].opcode == IBV_WC_BIND_MW,
+	   "ibv_wr_bind_mw: the window is bound");
+	memset(b->b->send, 'w', MSG);
+	ibv_wr_start(b->qpx);
+	b->qpx->wr_flags = IBV_SEND_SIGNALED;
+	b->qpx->wr_id = 21;
+	ibv_wr_rdma_write(b->qpx, rkey, (uintptr_t)a->b->target);
+	ibv_wr_set_sge(b->qpx, b->mr->lkey, (uintptr_t)b->b->send, MSG);
+	ok(ibv_wr_complete(b->qpx) == 0 && poll_ex(b->cq, c, 1) == 1 &&
+	   c[0].status == IBV_WC_SUCCESS && a->b->target[0] == 'w' && a->b->target[MSG - 1] == 'w',
+	   "an RDMA WRITE through the window's key lands");
+	ibv_wr_start(a->qpx);
+	a->qpx->wr_id = 22;
+	ibv_wr_local_inv(a->qpx, rkey);
+	ok(ibv_wr_complete(a->qpx) == 0 && poll_ex(a->cq, c, 1) == 1 && c[0].wr_id == 22 &&
+	   c[0].status == IBV_WC_SUCCESS && c[0].opcode == IBV_WC_LOCAL_INV,
+	   "ibv_wr_local_inv: the window is invalidated");
+	ok(ibv_dealloc_mw(mw) == 0, "the window is freed");
+}
+
 /* UD: ibv_wr_set_ud_addr, to the QP itself. */
 static void
 case_ud(struct end *u)
@@ -433,10 +471,10 @@ case_misuse(struct end *a)
 	ok(ibv_wr_complete(x) == EINVAL, "ibv_wr_abort closes the batch");
 	ibv_wr_start(x);
 	ibv_wr_bind_mw(x, NULL, 0, NULL);
-	ok(ibv_wr_complete(x) == EOPNOTSUPP, "ibv_wr_bind_mw: ibv_wr_complete EOPNOTSUPP");
+	ok(ibv_wr_complete(x) == EINVAL, "ibv_wr_bind_mw without bind_info: EINVAL");
 	ibv_wr_start(x);
-	ibv_wr_local_inv(x, 0);
-	ok(ibv_wr_complete(x) == EOPNOTSUPP, "ibv_wr_local_inv: ibv_wr_complete EOPNOTSUPP");
+	ibv_wr_send_tso(x, NULL, 0, 0);
+	ok(ibv_wr_complete(x) == EOPNOTSUPP, "ibv_wr_send_tso: ibv_wr_complete EOPNOTSUPP");
 	ok(poll_ex_tries(a->cq, c, 1, QUIET_TRIES) == 0, "none of those batches posted anything");
 	ok(ibv_start_poll(a->cq, &bad_attr) == EINVAL, "ibv_start_poll with comp_mask: EINVAL");
 	ok(ibv_start_poll(a->cq, &attr) == ENOENT, "ibv_start_poll on an empty CQ: ENOENT");
@@ -465,6 +503,7 @@ main(void)
 	if (rc) {
 		case_rc(&a, &b);
 		case_misuse(&a);
+		case_mw(&a, &b);
 	}
 	ud = end_make(&u, IBV_QPT_UD) == 0 && end_ready(&u, 0) == 0;
 	ok(ud, "a UD QP with send_ops_flags");
