@@ -174,6 +174,44 @@ print_aeth(FILE *out, const struct rte_roce_pkt *pkt)
 }
 
 /* The fields of one extension header, " name value" pairs. */
+/*
+ * "placement global,persistent selectivity mr" (IBA A19.4.1.1); bits
+ * without a name are shown in hex ("placement 0x4", "selectivity 3").
+ */
+static void
+print_feth(FILE *out, uint32_t feth)
+{
+	uint32_t plt = feth & RTE_ROCE_FETH_PLT_MASK;
+	uint32_t sel = (feth & RTE_ROCE_FETH_SEL_MASK) >> RTE_ROCE_FETH_SEL_SHIFT;
+	uint32_t known = RTE_ROCE_FETH_PLT_GLOBAL | RTE_ROCE_FETH_PLT_PERSISTENT;
+
+	if (plt == 0 || (plt & ~known) != 0)
+		fprintf(out, " placement 0x%" PRIx32, plt);
+	else
+		fprintf(out, " placement %s%s%s", plt & RTE_ROCE_FETH_PLT_GLOBAL ? "global" : "",
+			plt == known ? "," : "",
+			plt & RTE_ROCE_FETH_PLT_PERSISTENT ? "persistent" : "");
+	if (sel == RTE_ROCE_FETH_SEL_RANGE >> RTE_ROCE_FETH_SEL_SHIFT)
+		fputs(" selectivity range", out);
+	else if (sel == RTE_ROCE_FETH_SEL_MR >> RTE_ROCE_FETH_SEL_SHIFT)
+		fputs(" selectivity mr", out);
+	else
+		fprintf(out, " selectivity %" PRIu32, sel);
+}
+
+/* The 8 bytes an ATOMIC_WRITE stores, in wire order (A19.4.2: no byte swap). */
+static void
+print_atomic_write_data(FILE *out, const uint8_t *frame, const struct rte_roce_pkt *pkt)
+{
+	uint32_t i;
+
+	if (pkt->opcode != RTE_ROCE_OP_RC_ATOMIC_WRITE)
+		return;
+	fputs(" data 0x", out);
+	for (i = 0; i < pkt->payload_len; i++)
+		fprintf(out, "%02x", frame[pkt->payload_off + i]);
+}
+
 static void
 print_ext_fields(FILE *out, const struct rte_roce_pkt *pkt,
 		 enum rte_roce_hdr_type type)
@@ -206,10 +244,7 @@ print_ext_fields(FILE *out, const struct rte_roce_pkt *pkt,
 		fprintf(out, " inv_rkey 0x%08" PRIx32, pkt->ieth_rkey);
 		break;
 	case RTE_ROCE_HDR_FETH:
-		fprintf(out, " placement 0x%" PRIx32 " selectivity %" PRIu32,
-			pkt->feth & RTE_ROCE_FETH_PLT_MASK,
-			(pkt->feth & RTE_ROCE_FETH_SEL_MASK) >>
-			RTE_ROCE_FETH_SEL_SHIFT);
+		print_feth(out, pkt->feth);
 		break;
 	default:
 		break;	/* CNP: reserved bytes only */
@@ -299,6 +334,7 @@ dump_print_roce(const struct dump_line *line,
 		print_ext_fields(out, pkt, pkt->info->hdr[i]);
 	if (pkt->payload_len != 0)
 		fprintf(out, " payload %" PRIu32, pkt->payload_len);
+	print_atomic_write_data(out, frame, pkt);
 	if (mad != NULL)
 		dump_mad_print_brief(out, mad);
 	fputs(icrc_ok ? " icrc ok\n" : " ICRC BAD\n", out);

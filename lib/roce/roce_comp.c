@@ -266,8 +266,9 @@ comp_check_ack(struct comp_ctx *ctx)
 		/* fall through */
 	case RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST:
 	case RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_ONLY:
-		return (roce_wr_info[wqe->opcode].flags & ROCE_WRF_READ) != 0 ? COMP_READ :
-										 comp_drop(ctx);
+		/* FLUSH and ATOMIC_WRITE are answered by a READ response too (K:rxe_comp.c check_ack). */
+		return (roce_wr_info[wqe->opcode].flags & (ROCE_WRF_READ | ROCE_WRF_EMPTY_RESP)) != 0 ?
+		       COMP_READ : comp_drop(ctx);
 	case RTE_ROCE_OP_RC_ATOMIC_ACKNOWLEDGE:
 		return (roce_wr_info[wqe->opcode].flags & ROCE_WRF_ATOMIC) != 0 ? COMP_ATOMIC :
 										   comp_drop(ctx);
@@ -286,11 +287,13 @@ comp_read(struct comp_ctx *ctx)
 	struct roce_send_wqe *wqe = ctx->wqe;
 	bool last_pkt = pkt->psn == wqe->tx.last_psn;
 	uint64_t off = (uint64_t)((pkt->psn - wqe->tx.first_psn) & RTE_ROCE_PSN_MASK) * qp->mtu;
+	/* The data a READ asked for; a FLUSH or ATOMIC_WRITE gets a READ response of none. */
+	uint64_t len = (roce_wr_info[wqe->opcode].flags & ROCE_WRF_READ) != 0 ? wqe->length : 0;
 	int err;
 
 	/* Path MTU bytes per response, the rest in the last: nothing more, nothing less. */
 	if (rte_roce_opcode_is_end(pkt->info) != last_pkt ||
-	    pkt->payload_len != RTE_MIN((uint64_t)qp->mtu, wqe->length - off)) {
+	    pkt->payload_len != RTE_MIN((uint64_t)qp->mtu, len - off)) {
 		ctx->status = IBV_WC_BAD_RESP_ERR;
 		return COMP_ERROR;
 	}

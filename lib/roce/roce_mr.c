@@ -199,8 +199,8 @@ roce_mr_rights(const struct roce_mr *mr, bool remote, int access)
 }
 
 int
-roce_mr_lookup(struct roce_dev *dev, uint32_t key, bool remote, struct ibv_pd *pd,
-	       uint64_t addr, uint64_t len, int access, struct roce_mr **out)
+roce_mr_lookup_key(struct roce_dev *dev, uint32_t key, bool remote, struct ibv_pd *pd,
+		   int access, struct roce_mr **out)
 {
 	uint32_t idx = key >> ROCE_MR_KEY_GEN_BITS;
 	struct roce_mr *mr;
@@ -217,12 +217,28 @@ roce_mr_lookup(struct roce_dev *dev, uint32_t key, bool remote, struct ibv_pd *p
 		rc = -EACCES;
 	else if (!roce_mr_rights(mr, remote, access))
 		rc = -EACCES;
-	/* Overflow-safe bounds: addr + len never computed. */
-	else if (addr < mr->start || addr > mr->end || len > mr->end - addr)
-		rc = -EFAULT;
 	if (rc < 0) {
 		roce_mr_put(mr);
 		return rc;
+	}
+	*out = mr;
+	return 0;
+}
+
+int
+roce_mr_lookup(struct roce_dev *dev, uint32_t key, bool remote, struct ibv_pd *pd,
+	       uint64_t addr, uint64_t len, int access, struct roce_mr **out)
+{
+	struct roce_mr *mr;
+	int rc;
+
+	rc = roce_mr_lookup_key(dev, key, remote, pd, access, &mr);
+	if (rc < 0)
+		return rc;
+	/* Overflow-safe bounds: addr + len never computed. */
+	if (addr < mr->start || addr > mr->end || len > mr->end - addr) {
+		roce_mr_put(mr);
+		return -EFAULT;
 	}
 	*out = mr;
 	return 0;

@@ -27,6 +27,8 @@
 
 #include <rte_mbuf.h>
 
+#include "rte_roce_verbs.h"
+
 struct roce_dev;
 
 /* Bits of a key: the generation below, the table index above. */
@@ -35,7 +37,8 @@ struct roce_dev;
 
 /* Rights of a remote access. */
 #define ROCE_MR_ACCESS_REMOTE	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
-				 IBV_ACCESS_REMOTE_ATOMIC)
+				 IBV_ACCESS_REMOTE_ATOMIC | RTE_ROCE_ACCESS_FLUSH_GLOBAL | \
+				 RTE_ROCE_ACCESS_FLUSH_PERSISTENT)
 /* Access flags an MR may carry (MW_BIND: memory windows may be bound to it, IBA C10-73). */
 #define ROCE_MR_ACCESS_SUPPORTED (IBV_ACCESS_LOCAL_WRITE | ROCE_MR_ACCESS_REMOTE | \
 				  IBV_ACCESS_MW_BIND)
@@ -90,9 +93,9 @@ roce_mr_of(struct ibv_mr *mr)
 /*
  * Find the MR of key for an access of len bytes at addr. remote: an rkey
  * check, access names the remote right(s) needed (REMOTE_READ, _WRITE,
- * _ATOMIC; at least one). Local: access is IBV_ACCESS_LOCAL_WRITE to write,
- * 0 to read. A zero-length RDMA WRITE or READ checks no key at all (IBA
- * C9-88): the caller skips the lookup. pd is the QP's PD: the MR must
+ * _ATOMIC, FLUSH_*; at least one). Local: access is IBV_ACCESS_LOCAL_WRITE
+ * to write, 0 to read. A zero-length RDMA WRITE or READ checks no key at all
+ * (IBA C9-88): the caller skips the lookup. pd is the QP's PD: the MR must
  * belong to it.
  * On success the MR's users count is incremented: call roce_mr_put().
  * Returns 0 and *mr; -ENOENT (no such key, stale generation, MR not
@@ -102,6 +105,13 @@ roce_mr_of(struct ibv_mr *mr)
  */
 int roce_mr_lookup(struct roce_dev *dev, uint32_t key, bool remote, struct ibv_pd *pd,
 		   uint64_t addr, uint64_t len, int access, struct roce_mr **mr);
+
+/*
+ * roce_mr_lookup() of the whole MR, no range: a FLUSH of selectivity MR
+ * (IBA A19.4.1.1) names its target by R_Key alone. -ENOENT or -EACCES.
+ */
+int roce_mr_lookup_key(struct roce_dev *dev, uint32_t key, bool remote, struct ibv_pd *pd,
+		       int access, struct roce_mr **mr);
 
 /*
  * Invalidate the MR of key (engine: IBV_WR_LOCAL_INV, SEND_WITH_INV): VALID

@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "rte_roce_verbs.h"
 #include "roce_ah.h"
 #include "roce_dev.h"
 #include "roce_log.h"
@@ -54,6 +55,59 @@ roce_post_send_check_ud(const struct roce_qp *qp, const struct ibv_send_wr *wr, 
 	return NULL;
 }
 
+/* What rte_roce_wr_flush() refuses in its arguments; NULL if nothing. */
+static const char *
+roce_flush_args_check(uint64_t len, uint64_t type, uint64_t level)
+{
+	if (type == 0 || (type & ~(uint64_t)(RTE_ROCE_FLUSH_GLOBAL | RTE_ROCE_FLUSH_PERSISTENT)) != 0)
+		return "FLUSH placement type (GLOBAL, PERSISTENT or both)";
+	if (level != RTE_ROCE_FLUSH_RANGE && level != RTE_ROCE_FLUSH_MR)
+		return "FLUSH selectivity (RANGE or MR)";
+	if (len > ROCE_MAX_MSG_SIZE)
+		return "FLUSH length (at most 2^31)";
+	return NULL;
+}
+
+/* A FLUSH WR as rte_roce_wr_flush() makes it: no SGE, its parameters in wr.atomic. */
+static const char *
+roce_post_send_check_flush(const struct ibv_send_wr *wr)
+{
+	uint64_t feth = wr->wr.atomic.swap;
+
+	if (wr->num_sge != 0)
+		return "FLUSH with SGEs (it moves no data)";
+	if ((feth & ~(uint64_t)(RTE_ROCE_FETH_PLT_MASK | RTE_ROCE_FETH_SEL_MASK)) != 0)
+		return "FLUSH parameters (not made by rte_roce_wr_flush())";
+	return roce_flush_args_check(wr->wr.atomic.compare_add, feth & RTE_ROCE_FETH_PLT_MASK,
+				     (feth & RTE_ROCE_FETH_SEL_MASK) >> RTE_ROCE_FETH_SEL_SHIFT);
+}
+
+int
+rte_roce_wr_flush(struct ibv_send_wr *wr, uint32_t rkey, uint64_t remote_addr, uint32_t len,
+		  uint8_t type, uint8_t level)
+{
+	const char *bad;
+
+	if (wr == NULL) {
+		ROCE_LOG(ERR, "NULL argument");
+		return -EINVAL;
+	}
+	bad = roce_flush_args_check(len, type, level);
+	if (bad != NULL) {
+		ROCE_LOG(ERR, "WR 0x%" PRIx64 ": bad %s", wr->wr_id, bad);
+		return -EINVAL;
+	}
+	wr->opcode = (enum ibv_wr_opcode)RTE_ROCE_WR_FLUSH;
+	wr->sg_list = NULL;
+	wr->num_sge = 0;
+	wr->wr.atomic.remote_addr = remote_addr;
+	wr->wr.atomic.rkey = rkey;
+	wr->wr.atomic.compare_add = len;
+	/* The FETH word (IBA A19.4.1.1): placement type, selectivity above it. */
+	wr->wr.atomic.swap = type | (uint32_t)level << RTE_ROCE_FETH_SEL_SHIFT;
+	return 0;
+}
+
 /* Validate one send WR; returns its message length through *len. */
 static int
 roce_post_send_check(const struct roce_qp *qp, const struct ibv_send_wr *wr,
@@ -72,7 +126,7 @@ roce_post_send_check(const struct roce_qp *qp, const struct ibv_send_wr *wr,
 	if (bad == NULL) {
 		if ((wr->send_flags & IBV_SEND_INLINE) != 0 &&
 		    ((*info)->flags & ROCE_WRF_INLINE) == 0)
-			bad = "inline flag on a READ or atomic";
+			bad = "inline flag on a READ, atomic or FLUSH";
 		else if ((wr->send_flags & IBV_SEND_INLINE) != 0 &&
 			 *len > qp->cap.max_inline_data)
 			bad = "inline length (above max_inline_data)";
@@ -80,6 +134,12 @@ roce_post_send_check(const struct roce_qp *qp, const struct ibv_send_wr *wr,
 			 (wr->num_sge != 1 || *len != ROCE_ATOMIC_SIZE ||
 			  (wr->wr.atomic.remote_addr & (ROCE_ATOMIC_SIZE - 1)) != 0))
 			bad = "atomic (one 8-byte SGE, 8-byte aligned remote address)";
+		else if (wr->opcode == IBV_WR_ATOMIC_WRITE &&
+			 (*len != RTE_ROCE_ATOMIC_WRITE_LEN ||
+			  (wr->wr.rdma.remote_addr & (RTE_ROCE_ATOMIC_WRITE_LEN - 1)) != 0))
+			bad = "ATOMIC_WRITE (8 bytes of data, 8-byte aligned remote address)";
+		else if (wr->opcode == RTE_ROCE_WR_FLUSH)
+			bad = roce_post_send_check_flush(wr);
 		else if (qp->ibv.qp_type == IBV_QPT_UD)
 			bad = roce_post_send_check_ud(qp, wr, *len);
 		else if (wr->opcode == IBV_WR_BIND_MW)
@@ -109,6 +169,15 @@ roce_post_send_one(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct i
 		wqe->ex.invalidate_rkey = wr->invalidate_rkey;
 	else
 		wqe->ex.imm_data = wr->imm_data;
+	if (wr->opcode == RTE_ROCE_WR_FLUSH) {
+		/* The range is the RETH's, not data: length is what the completion reports. */
+		wqe->length = wr->wr.atomic.compare_add;
+		wqe->ex.feth = wr->wr.atomic.swap;
+		wqe->wr.rdma.remote_addr = wr->wr.atomic.remote_addr;
+		wqe->wr.rdma.rkey = wr->wr.atomic.rkey;
+		wqe->num_sge = 0;
+		return;
+	}
 	if ((info->flags & ROCE_WRF_LOCAL) != 0) {
 		/* No data: the SGE list, if any, is not used (ibv_post_send(3)). */
 		wqe->length = 0;

@@ -54,6 +54,7 @@ struct roce_send_wqe {
 	union {
 		uint32_t imm_data;		/* network order, as ibv_send_wr */
 		uint32_t invalidate_rkey;	/* SEND_WITH_INV, LOCAL_INV */
+		uint32_t feth;			/* FLUSH: the FETH word (IBA A19.4.1.1) */
 	} ex;
 	union {
 		struct {

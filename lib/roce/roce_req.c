@@ -101,6 +101,8 @@ req_fill_ext(const struct roce_send_wqe *wqe, struct rte_roce_pkt *pkt, uint32_t
 		pkt->imm = wqe->ex.imm_data;
 	if (mask & (UINT32_C(1) << RTE_ROCE_HDR_IETH))
 		pkt->ieth_rkey = wqe->ex.invalidate_rkey;
+	if (mask & (UINT32_C(1) << RTE_ROCE_HDR_FETH))
+		pkt->feth = wqe->ex.feth;
 	if (mask & (UINT32_C(1) << RTE_ROCE_HDR_ATMETH)) {
 		pkt->atmeth.va = wqe->wr.atomic.remote_addr;
 		pkt->atmeth.rkey = wqe->wr.atomic.rkey;
@@ -156,7 +158,8 @@ req_start_wqe(struct roce_qp *qp, struct roce_send_wqe *wqe)
 		wqe->tx.cq_slot = 1;
 	}
 	wqe->tx.first_psn = req->psn;
-	wqe->tx.npkts = (roce_wr_info[wqe->opcode].flags & ROCE_WRF_ATOMIC) != 0 ? 1 :
+	/* A READ has a response per MTU; the other single requests one (FLUSH: its length is no data). */
+	wqe->tx.npkts = rd_atomic && (roce_wr_info[wqe->opcode].flags & ROCE_WRF_READ) == 0 ? 1 :
 			roce_msg_npkts(wqe->length, qp->mtu);
 	wqe->tx.last_psn = rte_roce_psn_add(req->psn, wqe->tx.npkts - 1);
 	wqe->tx.state = ROCE_WQE_SENDING;
@@ -215,7 +218,7 @@ req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 	struct roce_req_state *req = &qp->req;
 	const struct roce_wr_info *wr = &roce_wr_info[wqe->opcode];
 	bool rc = qp->ibv.qp_type == IBV_QPT_RC;
-	bool rd_atomic = (wr->flags & (ROCE_WRF_READ | ROCE_WRF_ATOMIC)) != 0;
+	bool rd_atomic = roce_wr_is_rd_atomic(wqe->opcode);
 	uint8_t bounce[REQ_MTU_MAX];
 	struct roce_sge_cursor cur;
 	struct rte_roce_pkt pkt;
@@ -233,8 +236,9 @@ req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 	req_fill_ext(wqe, &pkt, off);
 	if (qp->ibv.qp_type == IBV_QPT_UD)
 		roce_ud_pkt_fill(qp, wqe, &pkt);
+	/* Data only in opcodes that carry it: not READ, the atomics, FLUSH (ATOMIC_WRITE does). */
 	len = 0;
-	if (!rd_atomic)
+	if (pkt.info->flags & RTE_ROCE_OPF_PAYLOAD)
 		len = RTE_MIN(qp->mtu, wqe->length - off);
 	cur = req->cur;
 	payload = payload_of(qp, wqe, off, len, bounce, &err);

@@ -2,17 +2,20 @@
 
 /*
  * Responder: request packets -> memory, receive completions, ACK/NAK,
- * READ responses and atomics (IBA chapter 9; K:rxe_resp.c).
+ * READ responses, atomics, FLUSH and ATOMIC_WRITE (IBA chapter 9 and
+ * annex A19; K:rxe_resp.c).
  *
  * A state machine run per received request: one small handler per check,
  * each returning the next state. Responses that may be many (READ) or must
  * keep their order behind them (ACKs, sequence and RNR NAKs) are sent by
  * roce_resp_run() from the progress loop: READ responses and atomic ACKs
- * first, in request order, then one coalesced ACK for the highest AckReq
+ * (and the zero-length READ responses of FLUSH and ATOMIC_WRITE) first, in
+ * request order, then one coalesced ACK for the highest AckReq
  * PSN of the burst, then a pending NAK. NAKs that move the QP to ERR
  * (invalid request, remote access) go out at once.
  */
 
+#include <rte_atomic.h>
 #include <rte_common.h>
 #include <rte_mbuf.h>
 
@@ -79,6 +82,10 @@ struct resp_ctx {
 };
 
 typedef enum resp_state (*resp_handler_t)(struct resp_ctx *ctx);
+
+/* Requests answered from a responder resource, so that a duplicate is answered, not executed. */
+#define RESP_OPF_RES	(RTE_ROCE_OPF_READ | RTE_ROCE_OPF_ATOMIC | RTE_ROCE_OPF_FLUSH | \
+			 RTE_ROCE_OPF_ATOMIC_WRITE)
 
 static inline bool
 pkt_has(const struct rte_roce_pkt *pkt, uint32_t flags)
@@ -183,26 +190,53 @@ resp_check_op_seq(struct resp_ctx *ctx)
 	return RESP_ERR_INV_REQ;
 }
 
+/*
+ * The access rights a FLUSH needs, one per placement type its FETH asks
+ * (K:rxe_resp.c check_qp_attr_access, check_rkey); 0 for a FETH that asks
+ * none or names an unknown placement type or selectivity (IBA A19.4.1.1).
+ */
+static int
+resp_flush_access(uint32_t feth)
+{
+	uint32_t plt = feth & RTE_ROCE_FETH_PLT_MASK;
+	int access = 0;
+
+	if ((plt & ~(uint32_t)(RTE_ROCE_FETH_PLT_GLOBAL | RTE_ROCE_FETH_PLT_PERSISTENT)) != 0 ||
+	    (feth & RTE_ROCE_FETH_SEL_MASK) > RTE_ROCE_FETH_SEL_MR)
+		return 0;
+	if (plt & RTE_ROCE_FETH_PLT_GLOBAL)
+		access |= RTE_ROCE_ACCESS_FLUSH_GLOBAL;
+	if (plt & RTE_ROCE_FETH_PLT_PERSISTENT)
+		access |= RTE_ROCE_ACCESS_FLUSH_PERSISTENT;
+	return access;
+}
+
 static enum resp_state
 resp_check_op_valid(struct resp_ctx *ctx)
 {
 	const struct rte_roce_pkt *pkt = ctx->pkt;
 	struct roce_qp *qp = ctx->qp;
 	unsigned int access = qp->attr.qp_access_flags;
+	unsigned int need;
 
 	/* Operations the QP's access flags do not enable are invalid requests (K:rxe_resp.c). */
-	if (pkt_has(pkt, RTE_ROCE_OPF_WRITE) && !(access & IBV_ACCESS_REMOTE_WRITE))
+	if (pkt_has(pkt, RTE_ROCE_OPF_WRITE | RTE_ROCE_OPF_ATOMIC_WRITE) &&
+	    !(access & IBV_ACCESS_REMOTE_WRITE))
 		return RESP_ERR_INV_REQ;
 	if (pkt_has(pkt, RTE_ROCE_OPF_READ) && !(access & IBV_ACCESS_REMOTE_READ))
 		return RESP_ERR_INV_REQ;
 	if (pkt_has(pkt, RTE_ROCE_OPF_ATOMIC) && !(access & IBV_ACCESS_REMOTE_ATOMIC))
 		return RESP_ERR_INV_REQ;
-	/* FLUSH and ATOMIC_WRITE (IBA A19) are not supported. */
-	if (pkt_has(pkt, RTE_ROCE_OPF_FLUSH | RTE_ROCE_OPF_ATOMIC_WRITE))
-		return RESP_ERR_INV_REQ;
-	/* No responder resources at all (K:rxe_resp.c). */
-	if (pkt_has(pkt, RTE_ROCE_OPF_READ | RTE_ROCE_OPF_ATOMIC) &&
-	    qp->attr.max_dest_rd_atomic == 0)
+	if (pkt_has(pkt, RTE_ROCE_OPF_FLUSH)) {
+		need = (unsigned int)resp_flush_access(pkt->feth);
+		if (need == 0 || (access & need) != need)
+			return RESP_ERR_INV_REQ;
+	}
+	/*
+	 * No responder resources at all (K:rxe_resp.c check_resource; rxe lets
+	 * a FLUSH through, but it takes a resource here like the others).
+	 */
+	if (pkt_has(pkt, RESP_OPF_RES) && qp->attr.max_dest_rd_atomic == 0)
 		return RESP_ERR_INV_REQ;
 	return RESP_CHECK_RESOURCE;
 }
@@ -246,6 +280,13 @@ resp_check_length(struct resp_ctx *ctx)
 	uint32_t mtu = ctx->qp->mtu;
 	uint32_t len = pkt->payload_len;
 
+	/* ATOMIC_WRITE: the RETH names the 8 bytes it carries (K:rxe_resp.c check_rkey). */
+	if (pkt_has(pkt, RTE_ROCE_OPF_ATOMIC_WRITE))
+		return pkt->reth.len == RTE_ROCE_ATOMIC_WRITE_LEN ? RESP_CHECK_RKEY :
+								      RESP_ERR_INV_REQ;
+	/* A FLUSH's RETH length is at most 2^31 as any RETH's (IBA C9-94). */
+	if (pkt_has(pkt, RTE_ROCE_OPF_FLUSH))
+		return pkt->reth.len > ROCE_MAX_MSG_SIZE ? RESP_ERR_INV_REQ : RESP_CHECK_RKEY;
 	if (!pkt_has(pkt, RTE_ROCE_OPF_SEND | RTE_ROCE_OPF_WRITE | RTE_ROCE_OPF_READ))
 		return RESP_CHECK_RKEY;
 	/* Segmentation: IBA C9-92 (K:rxe_resp.c rxe_resp_check_length). */
@@ -296,6 +337,24 @@ resp_check_rkey(struct resp_ctx *ctx)
 		rkey = pkt->atmeth.rkey;
 		len = ROCE_ATOMIC_SIZE;
 		access = IBV_ACCESS_REMOTE_ATOMIC;
+	} else if (pkt_has(pkt, RTE_ROCE_OPF_ATOMIC_WRITE)) {
+		/* 8-byte aligned like an atomic, else invalid request (K:rxe_mr.c, IBA oA19-28). */
+		if (pkt->reth.va & (RTE_ROCE_ATOMIC_WRITE_LEN - 1))
+			return RESP_ERR_INV_REQ;
+		ctx->va = pkt->reth.va;
+		rkey = pkt->reth.rkey;
+		len = RTE_ROCE_ATOMIC_WRITE_LEN;
+		access = IBV_ACCESS_REMOTE_WRITE;
+	} else if (pkt_has(pkt, RTE_ROCE_OPF_FLUSH)) {
+		ctx->va = pkt->reth.va;
+		rkey = pkt->reth.rkey;
+		len = pkt->reth.len;
+		access = resp_flush_access(pkt->feth);
+		/* Selectivity MR: the whole region, whatever the RETH range says (K:rxe_resp.c). */
+		if ((pkt->feth & RTE_ROCE_FETH_SEL_MASK) == RTE_ROCE_FETH_SEL_MR)
+			return roce_mr_lookup_key(qp->dev, rkey, true, qp->ibv.pd, access,
+						  &ctx->mr) == 0 ? RESP_EXECUTE : RESP_ERR_ACCESS;
+		goto lookup;
 	} else if (pkt_has(pkt, RTE_ROCE_OPF_READ)) {
 		ctx->va = pkt->reth.va;
 		rkey = pkt->reth.rkey;
@@ -310,9 +369,10 @@ resp_check_rkey(struct resp_ctx *ctx)
 	} else {
 		return RESP_EXECUTE;
 	}
-	/* A zero-length RDMA operation checks no R_Key (IBA C9-88). */
+	/* A zero-length RDMA operation checks no R_Key (IBA C9-88); a FLUSH always does (rxe). */
 	if (len == 0)
 		return RESP_EXECUTE;
+lookup:
 	if (roce_rkey_lookup(qp, rkey, &ctx->va, len, access, &ctx->mr) != 0)
 		return RESP_ERR_ACCESS;
 	return RESP_EXECUTE;
@@ -431,6 +491,47 @@ resp_exec_atomic(struct resp_ctx *ctx)
 	resp_res_alloc(ctx->qp, pkt, 1, ctx->va, pkt->atmeth.rkey)->orig = orig;
 }
 
+/*
+ * ATOMIC_WRITE (IBA A19.4.2): the 8 bytes land in one 64-bit store, as they
+ * came (no byte swap, K:rxe_mr.c rxe_mr_do_atomic_write). Every earlier
+ * request was executed before it (the responder runs them in PSN order);
+ * the release makes their stores visible before the value to a CPU that
+ * reads the value with acquire. A resource holds it: a duplicate is
+ * answered, never stored again over what later requests wrote.
+ */
+static void
+resp_exec_atomic_write(struct resp_ctx *ctx)
+{
+	const struct rte_roce_pkt *pkt = ctx->pkt;
+	uint64_t value;
+	const void *src;
+
+	src = rte_pktmbuf_read(ctx->m, pkt->payload_off, sizeof(value), &value);
+	if (src != &value)
+		memcpy(&value, src, sizeof(value));
+	__atomic_store_n((uint64_t *)(uintptr_t)ctx->va, value, __ATOMIC_RELEASE);
+	resp_res_alloc(ctx->qp, pkt, 1, ctx->va, pkt->reth.rkey);
+}
+
+/*
+ * FLUSH (IBA A19.4.1): every earlier request was executed before it, so
+ * what they wrote is in memory; the store fence orders those stores before
+ * the response for every CPU (global visibility). Registered memory on
+ * this machine is ordinary memory, not persistent memory: the same fence is
+ * all persistence can mean here (no cache-line write-back to a persistence
+ * domain, doc/rc-engine.md). The range was checked (selectivity range) or
+ * is the whole MR; a resource answers a duplicate without flushing again
+ * (K:rxe_resp.c process_flush, oA19-14, oA19-15).
+ */
+static void
+resp_exec_flush(struct resp_ctx *ctx)
+{
+	const struct rte_roce_pkt *pkt = ctx->pkt;
+
+	rte_wmb();
+	resp_res_alloc(ctx->qp, pkt, 1, pkt->reth.va, pkt->reth.rkey);
+}
+
 static enum resp_state
 resp_execute(struct resp_ctx *ctx)
 {
@@ -446,6 +547,10 @@ resp_execute(struct resp_ctx *ctx)
 		resp_exec_write(ctx);
 	} else if (pkt_has(pkt, RTE_ROCE_OPF_READ)) {
 		resp_exec_read(ctx);
+	} else if (pkt_has(pkt, RTE_ROCE_OPF_ATOMIC_WRITE)) {
+		resp_exec_atomic_write(ctx);
+	} else if (pkt_has(pkt, RTE_ROCE_OPF_FLUSH)) {
+		resp_exec_flush(ctx);
 	} else {
 		resp_exec_atomic(ctx);
 	}
@@ -532,10 +637,13 @@ resp_acknowledge(struct resp_ctx *ctx)
 	const struct rte_roce_pkt *pkt = ctx->pkt;
 	struct roce_resp_state *resp = &ctx->qp->resp;
 
-	/* Only packets with AckReq are acknowledged; READ/atomic always answered (K:rxe_resp.c). */
+	/*
+	 * Only packets with AckReq are acknowledged; READ, atomics, FLUSH and
+	 * ATOMIC_WRITE are always answered, from their resource (K:rxe_resp.c).
+	 */
 	if (ctx->qp->ibv.qp_type != IBV_QPT_RC)
 		return RESP_DONE;
-	if (pkt->ackreq && !pkt_has(pkt, RTE_ROCE_OPF_READ | RTE_ROCE_OPF_ATOMIC)) {
+	if (pkt->ackreq && !pkt_has(pkt, RESP_OPF_RES)) {
 		resp->ack_pending = true;
 		resp->ack_psn = pkt->psn;
 	}
@@ -543,7 +651,7 @@ resp_acknowledge(struct resp_ctx *ctx)
 	return RESP_DONE;
 }
 
-/* The resource a duplicate READ/atomic asks to replay, or NULL (K:rxe_resp.c find_resource). */
+/* The resource a duplicate READ/atomic/FLUSH/ATOMIC_WRITE asks to replay, or NULL (K:rxe_resp.c). */
 static struct roce_resp_res *
 resp_res_find(struct roce_qp *qp, const struct rte_roce_pkt *pkt)
 {
@@ -569,7 +677,7 @@ resp_duplicate(struct resp_ctx *ctx)
 	struct roce_resp_res *res;
 	uint64_t off;
 
-	if (!pkt_has(pkt, RTE_ROCE_OPF_READ | RTE_ROCE_OPF_ATOMIC)) {
+	if (!pkt_has(pkt, RESP_OPF_RES)) {
 		/* SEND/WRITE: acknowledge again up to ePSN - 1 (IBA C9-105; K:rxe_resp.c). */
 		resp->ack_pending = true;
 		resp->ack_psn = rte_roce_psn_add(resp->psn, RTE_ROCE_PSN_MASK);
@@ -585,7 +693,10 @@ resp_duplicate(struct resp_ctx *ctx)
 		    pkt->reth.len != res->len - off)
 			goto drop;
 	}
-	/* An atomic is never executed twice: its saved result goes out again (K:rxe_resp.c). */
+	/*
+	 * An atomic, ATOMIC_WRITE or FLUSH is never executed twice: its saved
+	 * answer goes out again (K:rxe_resp.c duplicate_request).
+	 */
 	res->start_psn = pkt->psn;
 	res->cur_psn = pkt->psn;
 	resp_res_pending(&qp->resp, res, true);
@@ -756,7 +867,11 @@ roce_resp_recv(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const struct 
 		roce_mr_put(ctx.mr);
 }
 
-/* Send the next response of a READ or atomic resource. false if it cannot (no mbuf). */
+/*
+ * Send the next response of a resource: an atomic ACK, or a READ response
+ * (zero-length for FLUSH and ATOMIC_WRITE, K:rxe_resp.c
+ * send_read_response_ack). false if it cannot (no mbuf).
+ */
 static bool
 resp_send_res(struct roce_qp *qp, struct roce_resp_res *res)
 {
@@ -773,7 +888,7 @@ resp_send_res(struct roce_qp *qp, struct roce_resp_res *res)
 	uint64_t off, va;
 	int ret;
 
-	if (res->opcode != RTE_ROCE_OP_RC_RDMA_READ_REQUEST) {
+	if (res->opcode == RTE_ROCE_OP_RC_COMPARE_SWAP || res->opcode == RTE_ROCE_OP_RC_FETCH_ADD) {
 		roce_qp_pkt_init(qp, &pkt, RTE_ROCE_OP_RC_ATOMIC_ACKNOWLEDGE, res->cur_psn);
 		pkt.atmack_orig = res->orig;
 	} else {

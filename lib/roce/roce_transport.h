@@ -133,7 +133,11 @@ struct roce_req_state {
 	bool failed;		/* a WQE failed locally: send nothing more */
 };
 
-/* One responder resource: a READ or atomic, kept for replay (doc/wire-format.md §6.2). */
+/*
+ * One responder resource: a READ, atomic, FLUSH or ATOMIC_WRITE, kept for
+ * replay (doc/wire-format.md §6.2); the last two are answered by a READ
+ * response of length 0.
+ */
 struct roce_resp_res {
 	bool valid;		/* holds a request */
 	bool pending;		/* responses still to send */

@@ -3,9 +3,9 @@
 /*
  * The work request table (roce_wr.h): the wire opcode of each (work
  * request, transport, packet position), one table instead of rxe's
- * per-opcode switch ladders (K:rxe_req.c next_opcode_rc()). READ and the
- * atomics are single-packet requests: every position maps to the same
- * opcode. Which transports take which request: IBA 9.2 and 9.8 (the RC,
+ * per-opcode switch ladders (K:rxe_req.c next_opcode_rc()). READ, the
+ * atomics, FLUSH and ATOMIC_WRITE are single-packet requests: every
+ * position maps to the same opcode. Which transports take which request: IBA 9.2 and 9.8 (the RC,
  * UC and UD rows of the opcode table, doc/wire-format.md §3). The local
  * operations (bind a memory window, invalidate a key) send nothing; RC and
  * UC take them, as rxe (K:rxe_opcode.c rxe_wr_opcode_info).
@@ -92,5 +92,18 @@ const struct roce_wr_info roce_wr_info[ROCE_WR_NB] = {
 		.flags = ROCE_WRF_WRITES_LOCAL | ROCE_WRF_ATOMIC,
 		.wc = IBV_WC_FETCH_ADD,
 		.op = { WR_OPS1(RC, FETCH_ADD) },
+	},
+	/* IBA A19.4: FLUSH carries no data; ATOMIC_WRITE carries the 8 bytes it stores. */
+	[RTE_ROCE_WR_FLUSH] = {
+		.transports = WR_T(RC),
+		.flags = ROCE_WRF_EMPTY_RESP,
+		.wc = RTE_ROCE_WC_FLUSH,
+		.op = { WR_OPS1(RC, FLUSH) },
+	},
+	[IBV_WR_ATOMIC_WRITE] = {
+		.transports = WR_T(RC),
+		.flags = ROCE_WRF_INLINE | ROCE_WRF_EMPTY_RESP,
+		.wc = IBV_WC_ATOMIC_WRITE,
+		.op = { WR_OPS1(RC, ATOMIC_WRITE) },
 	},
 };

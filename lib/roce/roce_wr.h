@@ -33,9 +33,11 @@ enum roce_wr_transport {
 #define ROCE_WRF_ATOMIC		0x08	/* one 8-byte SGE, 8-byte aligned; answered by an atomic ACK */
 #define ROCE_WRF_SEND		0x10	/* a SEND: counted as rdma_sends (rxe) */
 #define ROCE_WRF_LOCAL		0x20	/* run by the requester itself, no packet (bind, invalidate) */
+/* FLUSH, ATOMIC_WRITE (IBA A19): one request, answered by a zero-length READ response */
+#define ROCE_WRF_EMPTY_RESP	0x40
 
-/* Work request opcodes the table knows: IBV_WR_RDMA_WRITE .. IBV_WR_SEND_WITH_INV. */
-#define ROCE_WR_NB (IBV_WR_SEND_WITH_INV + 1)
+/* Work request opcodes the table knows: IBV_WR_RDMA_WRITE .. IBV_WR_ATOMIC_WRITE (gaps empty). */
+#define ROCE_WR_NB (IBV_WR_ATOMIC_WRITE + 1)
 
 struct roce_wr_info {
 	uint8_t transports;	/* bit (1 << enum roce_wr_transport) per transport that takes it */
@@ -75,11 +77,15 @@ roce_wr_info_get(uint32_t opcode, enum ibv_qp_type type)
 	return &roce_wr_info[opcode];
 }
 
-/* True for READ and the atomics: one request, answered with data. */
+/*
+ * True for READ, the atomics, FLUSH and ATOMIC_WRITE: one request packet,
+ * answered by a response that holds a responder resource (max_rd_atomic).
+ */
 static inline bool
 roce_wr_is_rd_atomic(uint32_t opcode)
 {
-	return (roce_wr_info[opcode].flags & (ROCE_WRF_READ | ROCE_WRF_ATOMIC)) != 0;
+	return (roce_wr_info[opcode].flags &
+		(ROCE_WRF_READ | ROCE_WRF_ATOMIC | ROCE_WRF_EMPTY_RESP)) != 0;
 }
 
 #endif /* ROCE_WR_H */

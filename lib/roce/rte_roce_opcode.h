@@ -85,6 +85,14 @@ enum rte_roce_transport {
 	RTE_ROCE_TRANSPORT_XRC	= 5,	/**< Extended RC: no table entries. */
 };
 
+/**
+ * Send work request opcode of a FLUSH (IBA A19), rdma-core 45's IBV_WR_FLUSH:
+ * Debian 12's rdma-core 44 lacks it (rte_roce_verbs.h, rte_roce_wr_flush()).
+ */
+#define RTE_ROCE_WR_FLUSH		14
+/** Completion opcode of a FLUSH, rdma-core 45's IBV_WC_FLUSH. */
+#define RTE_ROCE_WC_FLUSH		8
+
 /** Extension headers, the index of rte_roce_opcode_info.hdr_off[]. */
 enum rte_roce_hdr_type {
 	RTE_ROCE_HDR_RETH,	/**< struct rte_roce_reth */

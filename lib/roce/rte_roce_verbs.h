@@ -45,6 +45,7 @@
 #include <rte_compat.h>
 
 #include <rte_roce_hdr.h>
+#include <rte_roce_opcode.h>
 #include <rte_roce_port.h>
 #include <rte_roce_worker.h>
 
@@ -66,6 +67,30 @@ extern "C" {
 #define RTE_ROCE_DEV_MCAST_MAX 256
 /** Largest max_qp_rd_atom: the responder's resources per QP. */
 #define RTE_ROCE_DEV_MAX_RD_ATOM_MAX 16
+
+/**
+ * @name FLUSH and ATOMIC_WRITE (IBA annex A19, IBTA 1.5)
+ * rdma-core 45 added FLUSH to <infiniband/verbs.h>; Debian 12 has rdma-core
+ * 44, which has ATOMIC_WRITE (IBV_WR_ATOMIC_WRITE, IBV_WC_ATOMIC_WRITE) but
+ * not FLUSH. These carry the values rdma-core 45 gives its names
+ * (IBV_WR_FLUSH, IBV_WC_FLUSH, IBV_ACCESS_FLUSH_*, IBV_FLUSH_*), so a
+ * program built against either header sends and reads the same numbers.
+ * @{
+ */
+/* RTE_ROCE_WR_FLUSH and RTE_ROCE_WC_FLUSH: rte_roce_opcode.h (the work request table's layer). */
+/** MR and QP access: remote FLUSH with placement type global visibility (IBV_ACCESS_FLUSH_GLOBAL). */
+#define RTE_ROCE_ACCESS_FLUSH_GLOBAL	(1 << 8)
+/** MR and QP access: remote FLUSH with placement type persistence (IBV_ACCESS_FLUSH_PERSISTENT). */
+#define RTE_ROCE_ACCESS_FLUSH_PERSISTENT (1 << 9)
+/** FLUSH placement type, a bit mask: global visibility (IBV_FLUSH_GLOBAL). */
+#define RTE_ROCE_FLUSH_GLOBAL		1
+/** FLUSH placement type: persistence (IBV_FLUSH_PERSISTENT). */
+#define RTE_ROCE_FLUSH_PERSISTENT	2
+/** FLUSH selectivity: the range given (IBV_FLUSH_RANGE). */
+#define RTE_ROCE_FLUSH_RANGE		0
+/** FLUSH selectivity: the whole memory region of the R_Key (IBV_FLUSH_MR). */
+#define RTE_ROCE_FLUSH_MR		1
+/** @} */
 
 /** Limits of a device; zero fields take the default shown. */
 struct rte_roce_dev_conf {
@@ -250,7 +275,9 @@ int rte_roce_dealloc_pd(struct ibv_pd *pd);
  *   Its length in bytes; 0 is allowed.
  * @param access
  *   IBV_ACCESS_LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC,
- *   MW_BIND (memory windows may be bound to it).
+ *   MW_BIND (memory windows may be bound to it),
+ *   RTE_ROCE_ACCESS_FLUSH_GLOBAL, RTE_ROCE_ACCESS_FLUSH_PERSISTENT (a
+ *   remote FLUSH of that placement type; the QP needs the same flag).
  * @return
  *   The MR, or NULL with rte_errno: EINVAL (NULL pd, NULL addr with a
  *   non-zero length, a range that wraps, unknown access bits, REMOTE_WRITE
@@ -612,10 +639,18 @@ int rte_roce_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t 
 /**
  * Post a chain of send work requests, as ibv_post_send(3): SEND,
  * SEND_WITH_IMM, SEND_WITH_INV, RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ,
- * ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD; flags SIGNALED, INLINE, FENCE,
- * SOLICITED. Inline data is copied at post time. Nothing of the chain from
- * *bad_wr on is posted. No lock and no system call: the WQEs are written
- * to the send ring and published with one release store.
+ * ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD, and on RC the IBA A19
+ * operations: IBV_WR_ATOMIC_WRITE (wr.rdma names an 8-byte aligned target,
+ * the SGEs or inline data the 8 bytes stored there in one piece, ordered
+ * after every earlier request; completes IBV_WC_ATOMIC_WRITE) and
+ * RTE_ROCE_WR_FLUSH (made by rte_roce_wr_flush(); completes
+ * RTE_ROCE_WC_FLUSH once what earlier requests wrote is visible or
+ * persistent at the target); flags SIGNALED, INLINE, FENCE, SOLICITED.
+ * Both count against max_rd_atomic, as READ and the atomics do: each holds
+ * a responder resource for its replay. Inline data is copied at post time.
+ * Nothing of the chain from *bad_wr on is posted. No lock and no system
+ * call: the WQEs are written to the send ring and published with one
+ * release store.
  *
  * In RTS the WRs are executed; in SQD they wait for the return to RTS; in
  * SQE and ERR they are accepted and complete with IBV_WC_WR_FLUSH_ERR
@@ -640,8 +675,11 @@ int rte_roce_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t 
  *   UD WR without an AH of the QP's PD, a remote_qpn above 24 bits or a
  *   message above the port's active MTU, too many SGEs, inline data above
  *   max_inline_data, an atomic whose remote address is not 8-byte aligned
- *   or whose SGE list is not one SGE of 8 bytes, a message above 2^31
- *   bytes); -ENOMEM (send queue full). An invalid lkey or an SGE outside its
+ *   or whose SGE list is not one SGE of 8 bytes, an ATOMIC_WRITE whose
+ *   remote address is not 8-byte aligned or whose data is not 8 bytes, a
+ *   FLUSH with SGEs or with a placement type, selectivity or length
+ *   rte_roce_wr_flush() refuses, a message above 2^31 bytes); -ENOMEM
+ *   (send queue full). An invalid lkey or an SGE outside its
  *   MR is not refused here: it completes with IBV_WC_LOC_PROT_ERR, as on
  *   hardware. IBV_WR_BIND_MW binds a type 2 window (rte_roce_alloc_mw())
  *   as it is reached, with the key byte of bind_mw.rkey; a bind the spec
@@ -678,6 +716,43 @@ int rte_roce_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 __rte_experimental
 int rte_roce_post_send_all(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			   struct ibv_send_wr **bad_wr);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Make wr a FLUSH (IBA A19.4): once the responder has executed it, what
+ * every earlier request of the QP wrote in the target is visible to all
+ * (RTE_ROCE_FLUSH_GLOBAL) or persistent (RTE_ROCE_FLUSH_PERSISTENT), as
+ * rdma-core 45's ibv_wr_flush(). The target MR needs the access flag of
+ * each placement type asked (RTE_ROCE_ACCESS_FLUSH_*), and so does the
+ * responder's QP, else the FLUSH completes with IBV_WC_REM_ACCESS_ERR
+ * (MR) or IBV_WC_REM_INV_REQ_ERR (QP). Sets opcode RTE_ROCE_WR_FLUSH, no
+ * SGEs, and the parameters in wr->wr.atomic: remote_addr, rkey,
+ * compare_add the length, swap the placement type and selectivity as the
+ * FETH carries them (rte_roce_hdr.h RTE_ROCE_FETH_*). wr_id, send_flags
+ * (SIGNALED, FENCE) and next are the caller's.
+ *
+ * @param wr
+ *   The work request to fill.
+ * @param rkey
+ *   R_Key of the target.
+ * @param remote_addr
+ *   Start of the range (ignored with RTE_ROCE_FLUSH_MR).
+ * @param len
+ *   Length of the range in bytes, at most 2^31 (ignored with
+ *   RTE_ROCE_FLUSH_MR).
+ * @param type
+ *   RTE_ROCE_FLUSH_GLOBAL, RTE_ROCE_FLUSH_PERSISTENT or both.
+ * @param level
+ *   RTE_ROCE_FLUSH_RANGE or RTE_ROCE_FLUSH_MR.
+ * @return
+ *   0; -EINVAL (wr NULL, type 0 or with other bits, level neither RANGE
+ *   nor MR, len above 2^31).
+ */
+__rte_experimental
+int rte_roce_wr_flush(struct ibv_send_wr *wr, uint32_t rkey, uint64_t remote_addr,
+		      uint32_t len, uint8_t type, uint8_t level);
 
 /**
  * Post a chain of receive work requests, as ibv_post_recv(3). In ERR they

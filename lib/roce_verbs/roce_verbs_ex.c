@@ -46,10 +46,10 @@ static const struct rv_flag_name rv_send_ops[] = {
 	{ IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, NULL },
 	{ IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, NULL },
 	{ IBV_QP_EX_WITH_SEND_WITH_INV, NULL },
+	{ IBV_QP_EX_WITH_ATOMIC_WRITE, NULL },
 	{ IBV_QP_EX_WITH_LOCAL_INV, "IBV_QP_EX_WITH_LOCAL_INV" },
 	{ IBV_QP_EX_WITH_BIND_MW, "IBV_QP_EX_WITH_BIND_MW" },
 	{ IBV_QP_EX_WITH_TSO, "IBV_QP_EX_WITH_TSO" },
-	{ IBV_QP_EX_WITH_ATOMIC_WRITE, "IBV_QP_EX_WITH_ATOMIC_WRITE" },
 };
 
 /* The completion fields: the standard ones librte_roce fills, then the others. */

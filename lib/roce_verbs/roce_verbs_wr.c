@@ -326,16 +326,6 @@ rv_wr_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz, uint16_t mss)
 }
 
 static void
-rv_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
-		   const void *atomic_wr)
-{
-	RTE_SET_USED(rkey);
-	RTE_SET_USED(remote_addr);
-	RTE_SET_USED(atomic_wr);
-	rv_wr_unsupported(qpx, __func__);
-}
-
-static void
 rv_wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
 {
 	RTE_SET_USED(remote_srqn);
@@ -437,6 +427,21 @@ rv_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr, size_t length)
 	const struct ibv_data_buf buf = { .addr = addr, .length = length };
 
 	rv_wr_set_inline_data_list(qpx, 1, &buf);
+}
+
+/*
+ * ATOMIC_WRITE (IBA A19): the 8 bytes at atomic_wr travel as the WR's
+ * inline data, copied now like any inline data (rte_roce_post_send(): RC,
+ * an 8-byte aligned remote address).
+ */
+static void
+rv_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
+		   const void *atomic_wr)
+{
+	const struct ibv_data_buf buf = { .addr = (void *)(uintptr_t)atomic_wr, .length = 8 };
+
+	if (rv_wr_rdma(qpx, IBV_WR_ATOMIC_WRITE, rkey, remote_addr, __func__) != NULL)
+		rv_wr_set_inline_data_list(qpx, 1, &buf);
 }
 
 /* Link the batch into one chain with real SGE and inline addresses. */

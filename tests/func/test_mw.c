@@ -548,6 +548,58 @@ out:
 	return finish(&e, ret, MWS(mw, mw1), MRS(mr, inv, other), pd2);
 }
 
+/*
+ * UC takes the local operations too (as rxe). A UC WRITE completes when
+ * sent; one the target refuses is dropped silently (no NAK on UC): the
+ * window's page stays as it was, the QPs stay usable.
+ */
+static int
+test_uc(void)
+{
+	struct roce_test_conf c = roce_test_default_conf;
+	struct roce_test_env e;
+	struct ibv_mw *mw = NULL;
+	struct ibv_mr *mr;
+	uint64_t w, end, drops;
+	uint32_t rkey;
+	int ret = -1;
+
+	c.qp_type = IBV_QPT_UC;
+	if (roce_test_env_open(&e, &c, 1) != 0)
+		return -1;
+	w = (uintptr_t)win(&e);
+	mr = b_mr(&e, NULL, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	mw = rte_roce_alloc_mw(e.s[1].pd, IBV_MW_TYPE_2);
+	if (mr == NULL || mw == NULL ||
+	    bind2(&e, e.qp[1][0], mw, mr, win(&e), WIN_LEN, RW, &rkey, IBV_WC_SUCCESS) != 0)
+		goto out;
+	pages_set(&e);
+	roce_test_fill(e.s[0].buf + SRC_OFF, 64, SEED);
+	if (a_access(&e, 0, IBV_WR_RDMA_WRITE, 64, w, rkey, IBV_WC_SUCCESS) != 0)
+		goto out;
+	/* Nothing tells when a UC WRITE landed: watch the memory. */
+	end = roce_test_ms() + ROCE_TEST_WAIT_MS;
+	while (memcmp(win(&e), e.s[0].buf + SRC_OFF, 64) != 0 && roce_test_ms() < end)
+		roce_test_pump_env(&e);
+	ROCE_TEST_ASSERT(memcmp(win(&e), e.s[0].buf + SRC_OFF, 64) == 0, "UC WRITE placed");
+	if (local_inv(&e, e.qp[1][0], rkey, IBV_WC_SUCCESS) != 0)
+		goto out;
+	pages_set(&e);
+	drops = roce_test_xstat(e.s[1].ctx, "rx_drop_uc_msg");
+	if (a_access(&e, 0, IBV_WR_RDMA_WRITE, 64, w, rkey, IBV_WC_SUCCESS) != 0)
+		goto out;
+	end = roce_test_ms() + ROCE_TEST_WAIT_MS;
+	while (roce_test_xstat(e.s[1].ctx, "rx_drop_uc_msg") == drops && roce_test_ms() < end)
+		roce_test_pump_env(&e);
+	ROCE_TEST_ASSERT_EQ(roce_test_xstat(e.s[1].ctx, "rx_drop_uc_msg"), drops + 1,
+			    "the refused UC WRITE dropped");
+	if (pages_check(&e) != 0)
+		goto out;
+	ret = 0;
+out:
+	return finish(&e, ret, MWS(mw), MRS(mr), NULL);
+}
+
 #define MISUSE(call, want, what) do {					\
 		size_t pos_ = roce_test_log_pos();				\
 		ROCE_TEST_ASSERT_EQ((call), (want), what);			\
@@ -620,6 +672,7 @@ static const struct roce_test_case cases[] = {
 	{ "dealloc_invalidates", test_dealloc_invalidates },
 	{ "bind_errors", test_bind_errors },
 	{ "invalidate_errors", test_invalidate_errors },
+	{ "uc_bind_invalidate", test_uc },
 	{ "api_misuse", test_misuse },
 };
 

@@ -27,6 +27,7 @@
 
 #include "roce_test.h"
 #include "roce_test_eal.h"
+#include "roce_test_inject.h"
 #include "roce_test_port.h"
 #include "roce_test_verbs.h"
 
@@ -803,102 +804,8 @@ test_tx_batching(void)
 	return roce_test_env_close(&e) | ret;
 }
 
-/*
- * Hand-made requests to b; b's answers are read off the ring before a sees
- * them. After one real SEND, b's ePSN is psn_ab + 1.
- */
-struct inject {
-	struct roce_test_env *e;
-	struct rte_ether_addr mac[2];
-	uint32_t epsn;
-};
-
 static int
-inject_init(struct inject *in, struct roce_test_env *e)
-{
-	struct rte_roce_port_info info;
-
-	in->e = e;
-	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(e->s[0].port, &info), 0, "info");
-	in->mac[0] = info.mac;
-	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(e->s[1].port, &info), 0, "info");
-	in->mac[1] = info.mac;
-	if (roce_test_warm_up(e) != 0)
-		return -1;
-	in->epsn = roce_test_default_conf.psn_ab + 1;
-	return 0;
-}
-
-/* Send a request frame from a's address to b's QP; pkt fields set by the caller. */
-static int
-inject_send(struct inject *in, struct rte_roce_pkt *pkt, const void *payload)
-{
-	struct roce_test_env *e = in->e;
-	struct rte_mbuf *m = rte_pktmbuf_alloc(roce_test_mbuf_pool());
-
-	ROCE_TEST_ASSERT(m != NULL, "mbuf");
-	pkt->src_mac = in->mac[0];
-	pkt->dst_mac = in->mac[1];
-	pkt->ip_version = 4;
-	memcpy(pkt->sgid.raw, e->s[0].gid.raw, sizeof(pkt->sgid.raw));
-	memcpy(pkt->dgid.raw, e->s[1].gid.raw, sizeof(pkt->dgid.raw));
-	pkt->sport = 0xc001;
-	pkt->dqpn = e->qp[1][0]->qp_num;
-	ROCE_TEST_ASSERT(rte_roce_pkt_build_mbuf(pkt, payload, m) > 0, "build");
-	ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(roce_test_verbs_pair.ring[1], m), 0, "enqueue");
-	return 0;
-}
-
-/* Poll b only, then take b's next frame to a; -1 if none comes. */
-static int
-inject_answer(struct inject *in, struct rte_roce_pkt *pkt, uint8_t *payload)
-{
-	uint64_t end = roce_test_ms() + ROCE_TEST_QUIET_MS;
-	struct rte_mbuf *m;
-	int ret;
-
-	while (roce_test_ms() < end) {
-		rte_roce_poll(in->e->s[1].ctx);
-		if (rte_ring_dequeue(roce_test_verbs_pair.ring[0], (void **)&m) != 0)
-			continue;
-		ret = rte_roce_pkt_parse_mbuf(m, 4096, pkt) == RTE_ROCE_DROP_NONE ? 0 : -1;
-		if (ret == 0 && payload != NULL && pkt->payload_len > 0) {
-			const void *p = rte_pktmbuf_read(m, pkt->payload_off, pkt->payload_len,
-							 payload);
-
-			if (p != payload)
-				memcpy(payload, p, pkt->payload_len);
-		}
-		rte_pktmbuf_free(m);
-		return ret;
-	}
-	return -1;
-}
-
-static int
-expect_ack(struct inject *in, uint8_t opcode, uint8_t syndrome, uint32_t psn)
-{
-	struct rte_roce_pkt pkt;
-
-	ROCE_TEST_ASSERT_EQ(inject_answer(in, &pkt, NULL), 0, "no answer");
-	ROCE_TEST_ASSERT_EQ(pkt.opcode, opcode, "answer opcode");
-	ROCE_TEST_ASSERT_EQ(pkt.psn, psn, "answer PSN");
-	ROCE_TEST_ASSERT_EQ(pkt.aeth.syndrome, syndrome, "syndrome");
-	return 0;
-}
-
-static int
-expect_no_answer(struct inject *in)
-{
-	struct rte_roce_pkt pkt;
-
-	ROCE_TEST_ASSERT(inject_answer(in, &pkt, NULL) != 0, "unexpected answer, opcode 0x%x",
-			 pkt.opcode);
-	return 0;
-}
-
-static int
-send_only(struct inject *in, uint32_t psn)
+send_only(struct roce_test_inject *in, uint32_t psn)
 {
 	static const uint8_t payload[16];
 	struct rte_roce_pkt pkt;
@@ -907,12 +814,12 @@ send_only(struct inject *in, uint32_t psn)
 	pkt.psn = psn;
 	pkt.ackreq = true;
 	pkt.payload_len = sizeof(payload);
-	return inject_send(in, &pkt, payload);
+	return roce_test_inject_send(in, &pkt, payload);
 }
 
 /* Duplicate SEND: re-ACKed with ePSN - 1, nothing consumed. PSN ahead: one NAK only. */
 static int
-dup_and_ahead(struct inject *in)
+dup_and_ahead(struct roce_test_inject *in)
 {
 	struct roce_test_env *e = in->e;
 	struct ibv_wc wc;
@@ -921,30 +828,30 @@ dup_and_ahead(struct inject *in)
 	if (roce_test_post_recv(e->qp[1][0], 2, e->s[1].buf, 64, e->s[1].mr->lkey) != 0)
 		return -1;
 	if (send_only(in, epsn - 1) != 0 ||
-	    expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_ACK_UNLIMITED, epsn - 1) != 0)
+	    roce_test_expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_ACK_UNLIMITED, epsn - 1) != 0)
 		return -1;
 	ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(e->s[1].rcq, 1, &wc), 0, "duplicate consumed a WQE");
 	if (send_only(in, epsn + 5) != 0 ||
-	    expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_NAK_PSN_SEQ, epsn) != 0)
+	    roce_test_expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_NAK_PSN_SEQ, epsn) != 0)
 		return -1;
-	if (send_only(in, epsn + 6) != 0 || expect_no_answer(in) != 0)
+	if (send_only(in, epsn + 6) != 0 || roce_test_expect_no_answer(in) != 0)
 		return -1;
 	/* ePSN itself: accepted, acknowledged, received. */
 	if (send_only(in, epsn) != 0 ||
-	    expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_ACK_UNLIMITED, epsn) != 0)
+	    roce_test_expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_ACK_UNLIMITED, epsn) != 0)
 		return -1;
 	ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(e->s[1].rcq, 1, &wc), 1, "receive completion");
 	ROCE_TEST_ASSERT_EQ(wc.wr_id, 2, "wr_id");
 	in->epsn = epsn + 1;
 	/* A later gap NAKs again: the first NAK was cleared by ePSN. */
 	if (send_only(in, in->epsn + 1) != 0 ||
-	    expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_NAK_PSN_SEQ, in->epsn) != 0)
+	    roce_test_expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_NAK_PSN_SEQ, in->epsn) != 0)
 		return -1;
 	return 0;
 }
 
 static int
-read_req(struct inject *in, uint32_t psn, uint64_t va, uint32_t len)
+read_req(struct roce_test_inject *in, uint32_t psn, uint64_t va, uint32_t len)
 {
 	struct rte_roce_pkt pkt;
 
@@ -954,17 +861,17 @@ read_req(struct inject *in, uint32_t psn, uint64_t va, uint32_t len)
 	pkt.reth.va = va;
 	pkt.reth.rkey = in->e->s[1].mr->rkey;
 	pkt.reth.len = len;
-	return inject_send(in, &pkt, NULL);
+	return roce_test_inject_send(in, &pkt, NULL);
 }
 
 static int
-expect_read_resp(struct inject *in, uint8_t opcode, uint32_t psn, const uint8_t *data,
+expect_read_resp(struct roce_test_inject *in, uint8_t opcode, uint32_t psn, const uint8_t *data,
 		 uint32_t len)
 {
 	static uint8_t payload[4096];
 	struct rte_roce_pkt pkt;
 
-	ROCE_TEST_ASSERT_EQ(inject_answer(in, &pkt, payload), 0, "no READ response");
+	ROCE_TEST_ASSERT_EQ(roce_test_inject_answer(in, &pkt, payload), 0, "no READ response");
 	ROCE_TEST_ASSERT_EQ(pkt.opcode, opcode, "response opcode");
 	ROCE_TEST_ASSERT_EQ(pkt.psn, psn, "response PSN");
 	ROCE_TEST_ASSERT_EQ(pkt.payload_len, len, "response length");
@@ -974,7 +881,7 @@ expect_read_resp(struct inject *in, uint8_t opcode, uint32_t psn, const uint8_t 
 
 /* READ answered; its duplicate replayed whole, then from its second packet. */
 static int
-read_replay(struct inject *in)
+read_replay(struct roce_test_inject *in)
 {
 	const uint32_t mtu = 1024;
 	uint8_t *data = in->e->s[1].buf + ROCE_TEST_DATA_OFF;
@@ -986,7 +893,7 @@ read_replay(struct inject *in)
 	if (roce_test_post_recv(in->e->qp[1][0], 3, in->e->s[1].buf + ROCE_TEST_BUF_LEN / 2, 64,
 		      in->e->s[1].mr->lkey) != 0 ||
 	    send_only(in, in->epsn) != 0 ||
-	    expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_ACK_UNLIMITED, in->epsn) != 0)
+	    roce_test_expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_ACK_UNLIMITED, in->epsn) != 0)
 		return -1;
 	roce_test_fill(data, 2 * mtu, 42);
 	for (pass = 0; pass < 2; pass++) {
@@ -1002,7 +909,7 @@ read_replay(struct inject *in)
 			     mtu) != 0)
 		return -1;
 	/* Not a sub-range of the saved READ: dropped. */
-	if (read_req(in, psn + 1, va, mtu) != 0 || expect_no_answer(in) != 0)
+	if (read_req(in, psn + 1, va, mtu) != 0 || roce_test_expect_no_answer(in) != 0)
 		return -1;
 	in->epsn = psn + 2;
 	return 0;
@@ -1010,7 +917,7 @@ read_replay(struct inject *in)
 
 /* An atomic is executed once; its duplicate gets the saved original value. */
 static int
-atomic_replay(struct inject *in)
+atomic_replay(struct roce_test_inject *in)
 {
 	uint64_t *target = (uint64_t *)(in->e->s[1].buf + ATOMIC_OFF);
 	struct rte_roce_pkt pkt, ans;
@@ -1024,9 +931,9 @@ atomic_replay(struct inject *in)
 		pkt.atmeth.va = (uintptr_t)target;
 		pkt.atmeth.rkey = in->e->s[1].mr->rkey;
 		pkt.atmeth.swap_add = 1;
-		if (inject_send(in, &pkt, NULL) != 0)
+		if (roce_test_inject_send(in, &pkt, NULL) != 0)
 			return -1;
-		ROCE_TEST_ASSERT_EQ(inject_answer(in, &ans, NULL), 0, "no atomic ACK");
+		ROCE_TEST_ASSERT_EQ(roce_test_inject_answer(in, &ans, NULL), 0, "no atomic ACK");
 		ROCE_TEST_ASSERT_EQ(ans.opcode, RTE_ROCE_OP_RC_ATOMIC_ACKNOWLEDGE, "opcode");
 		ROCE_TEST_ASSERT_EQ(ans.psn, in->epsn, "PSN");
 		ROCE_TEST_ASSERT_EQ(ans.atmack_orig, 10, "original value");
@@ -1038,7 +945,7 @@ atomic_replay(struct inject *in)
 
 /* A WRITE_MIDDLE without FIRST: invalid request NAK, the QP to ERR. */
 static int
-broken_sequence(struct inject *in)
+broken_sequence(struct roce_test_inject *in)
 {
 	static const uint8_t payload[1024];
 	struct rte_roce_pkt pkt;
@@ -1046,15 +953,15 @@ broken_sequence(struct inject *in)
 	rte_roce_pkt_init(&pkt, RTE_ROCE_OP_RC_RDMA_WRITE_MIDDLE);
 	pkt.psn = in->epsn;
 	pkt.payload_len = sizeof(payload);
-	if (inject_send(in, &pkt, payload) != 0 ||
-	    expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_NAK_INV_REQ, in->epsn) != 0)
+	if (roce_test_inject_send(in, &pkt, payload) != 0 ||
+	    roce_test_expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_NAK_INV_REQ, in->epsn) != 0)
 		return -1;
 	return check_state(in->e->qp[1][0], IBV_QPS_ERR);
 }
 
 /* Three SENDs with AckReq in one receive burst: one ACK, for the last. */
 static int
-ack_coalescing(struct inject *in)
+ack_coalescing(struct roce_test_inject *in)
 {
 	struct roce_test_env *e = in->e;
 	struct ibv_wc wc[3];
@@ -1065,8 +972,8 @@ ack_coalescing(struct inject *in)
 		    send_only(in, in->epsn + i) != 0)
 			return -1;
 	}
-	if (expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_ACK_UNLIMITED,
-		       in->epsn + 2) != 0 || expect_no_answer(in) != 0)
+	if (roce_test_expect_ack(in, RTE_ROCE_OP_RC_ACKNOWLEDGE, RTE_ROCE_AETH_ACK_UNLIMITED,
+		       in->epsn + 2) != 0 || roce_test_expect_no_answer(in) != 0)
 		return -1;
 	ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(e->s[1].rcq, 3, wc), 3, "three receives");
 	for (i = 0; i < 3; i++)
@@ -1078,13 +985,13 @@ ack_coalescing(struct inject *in)
 static int
 test_injected_requests(void)
 {
-	struct inject in;
+	struct roce_test_inject in;
 	struct roce_test_env e;
 	int ret;
 
 	ret = roce_test_env_open(&e, &roce_test_default_conf, 1);
 	if (ret == 0)
-		ret = inject_init(&in, &e);
+		ret = roce_test_inject_init(&in, &e);
 	if (ret == 0)
 		ret = ack_coalescing(&in);
 	if (ret == 0)

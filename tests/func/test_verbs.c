@@ -1072,7 +1072,8 @@ test_post_send_misuse(void)
 		ROCE_TEST_ASSERT_EQ(rqp->sq.prod, prod, why ": nothing posted");	\
 	} while (0)
 	SEND_FAILS((w.opcode = IBV_WR_BIND_MW, w.bind_mw.mw = NULL), "BIND_MW without a window");
-	SEND_FAILS(w.opcode = IBV_WR_ATOMIC_WRITE, "ATOMIC_WRITE");
+	SEND_FAILS((w.opcode = IBV_WR_ATOMIC_WRITE, w.wr.rdma.remote_addr = 4),
+		   "misaligned ATOMIC_WRITE");
 	SEND_FAILS(w.opcode = 99, "unknown opcode");
 	SEND_FAILS(w.send_flags = IBV_SEND_IP_CSUM, "IP_CSUM flag");
 	SEND_FAILS(w.num_sge = 3, "3 SGEs > max_send_sge 2");

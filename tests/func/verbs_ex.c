@@ -117,7 +117,8 @@ end_make(struct end *e, enum ibv_qp_type type)
 	e->qp = qp_ex(type, e->cq, IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
 		      (type == IBV_QPT_RC ? IBV_QP_EX_WITH_RDMA_WRITE |
 		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
-		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD : 0));
+		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+		       IBV_QP_EX_WITH_ATOMIC_WRITE : 0));
 	e->mr = ibv_reg_mr(pd, e->b, sizeof(*e->b), IBV_ACCESS_LOCAL_WRITE |
 			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
 			   IBV_ACCESS_REMOTE_ATOMIC);
@@ -226,7 +227,6 @@ case_refused(void)
 		{ IBV_QP_EX_WITH_BIND_MW, "send_ops_flags BIND_MW" },
 		{ IBV_QP_EX_WITH_LOCAL_INV, "send_ops_flags LOCAL_INV" },
 		{ IBV_QP_EX_WITH_TSO, "send_ops_flags TSO" },
-		{ IBV_QP_EX_WITH_ATOMIC_WRITE, "send_ops_flags ATOMIC_WRITE" },
 		{ 1u << 11, "send_ops_flags bit 11 (FLUSH in later rdma-core)" },
 	};
 	static const struct { uint64_t flag; const char *what; } wcs[] = {
@@ -299,6 +299,7 @@ case_rc(struct end *a, struct end *b)
 	char inl_buf[8] = "inline!";
 	struct comp ca[16], cb[16];
 	const struct comp *c;
+	uint64_t value;
 	int na, nb, i;
 
 	for (i = 0; i < MSG; i++)
@@ -362,6 +363,15 @@ case_rc(struct end *a, struct end *b)
 	   "RC: set_sge_list write landed, rdma_read read it back");
 	ok(a->b->result == 40 && a->b->atomic == 42 && b->b->atomic == 7,
 	   "RC: fetch_add then cmp_swp: old values returned, memory swapped");
+	value = 0x0102030405060708;
+	ibv_wr_start(x);
+	x->wr_id = 9;
+	ibv_wr_atomic_write(x, b->mr->rkey, (uintptr_t)&b->b->atomic, &value);
+	value = 0;	/* copied by the builder: reusable at once */
+	ok(ibv_wr_complete(x) == 0 && poll_ex(a->cq, ca, 1) == 1 &&
+	   ca[0].status == IBV_WC_SUCCESS && ca[0].opcode == IBV_WC_ATOMIC_WRITE &&
+	   ca[0].wr_id == 9 && b->b->atomic == 0x0102030405060708,
+	   "RC: ibv_wr_atomic_write: IBV_WC_ATOMIC_WRITE, the 8 bytes stored");
 }
 
 /* UD: ibv_wr_set_ud_addr, to the QP itself. */

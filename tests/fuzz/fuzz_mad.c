@@ -3,15 +3,16 @@
 /*
  * libFuzzer target: any byte string as the MAD of a UD SEND to QP1.
  *
- * Two devices over net_ring, a CM on each, a listener on side B at port
- * 7471 of the TCP port space. Each input (cut to 256 bytes) is sent from a
+ * Two devices over net_ring, a CM on each, listeners on side B at port
+ * 7471 of the TCP and the UDP (SIDR) port spaces. Each input (cut to 256 bytes) is sent from a
  * plain UD QP of side A to B's QP1 with QP1's Q_Key, and both sides are
  * polled until B's CM has taken it. Whatever the bytes, B counts the MAD
  * exactly once, answers or drops it, never crashes, and every id a REQ
  * made is answered (rejected) and destroyed, so memory stays bounded.
  *
  * Seeds: with ROCE_FUZZ_SEED_DIR set, LLVMFuzzerInitialize() writes a valid
- * rdma_cm REQ to the listener and a ClassPortInfo GET there.
+ * rdma_cm REQ to the listener, the same header in a SIDR_REQ to the UDP
+ * listener, and a ClassPortInfo GET there.
  */
 
 #include <errno.h>
@@ -44,6 +45,7 @@ static struct roce_test_env env;
 static struct rte_roce_cm *cm[2];
 static struct rte_roce_cm_channel *ch;
 static struct rte_roce_cm_id *listener;
+static struct rte_roce_cm_id *udp_listener;
 static struct ibv_qp *ud_qp;
 static struct ibv_ah *ah;
 
@@ -100,6 +102,26 @@ seed_req(struct rte_roce_mad *mad)
 	memcpy(mad->data, &req, sizeof(req));
 }
 
+/* A SIDR_REQ with the REQ's rdma_cm header, to B's UDP listener. */
+static void
+seed_sidr_req(const struct rte_roce_mad *req_mad, struct rte_roce_mad *mad)
+{
+	struct rte_roce_cm_sidr_req sreq;
+	struct rte_roce_cm_req req;
+
+	memcpy(&req, req_mad->data, sizeof(req));
+	memset(&sreq, 0, sizeof(sreq));
+	sreq.request_id = req.local_comm_id;
+	sreq.pkey = RTE_BE16(RTE_ROCE_DEFAULT_PKEY);
+	sreq.service_id = rte_cpu_to_be_64(RTE_ROCE_CMA_SERVICE_ID(RTE_ROCE_CMA_PS_UDP,
+								   FUZZ_CM_PORT));
+	memcpy(sreq.private_data, req.private_data, sizeof(struct rte_roce_cma_hdr));
+	*mad = *req_mad;
+	mad->hdr.attr_id = RTE_BE16(RTE_ROCE_CM_ATTR_SIDR_REQ);
+	memset(mad->data, 0, sizeof(mad->data));
+	memcpy(mad->data, &sreq, sizeof(sreq));
+}
+
 static void
 seed_write(const char *dir, const char *name, const void *bytes, size_t len)
 {
@@ -117,12 +139,14 @@ seed_write(const char *dir, const char *name, const void *bytes, size_t len)
 static void
 seed_corpus(const char *dir)
 {
-	struct rte_roce_mad mad;
+	struct rte_roce_mad mad, sidr;
 
 	/* A fresh build has no corpus yet: libFuzzer refuses a missing one. */
 	FUZZ_CHECK(mkdir(dir, 0755) == 0 || errno == EEXIST);
 	seed_req(&mad);
 	seed_write(dir, "req", &mad, sizeof(mad));
+	seed_sidr_req(&mad, &sidr);
+	seed_write(dir, "sidr_req", &sidr, sizeof(sidr));
 	mad.hdr.method = RTE_ROCE_MAD_METHOD_GET;
 	mad.hdr.attr_id = RTE_BE16(RTE_ROCE_CM_ATTR_CLASS_PORT_INFO);
 	seed_write(dir, "class_port_info", &mad, sizeof(mad));
@@ -151,6 +175,9 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	inet_pton(AF_INET, ROCE_TEST_ADDR_B, &sin.sin_addr);
 	FUZZ_CHECK(rte_roce_cm_bind_addr(listener, (struct sockaddr *)&sin) == 0);
 	FUZZ_CHECK(rte_roce_cm_listen(listener, 0) == 0);
+	FUZZ_CHECK(rte_roce_cm_create_id(ch, &udp_listener, NULL, RTE_ROCE_CM_PS_UDP) == 0);
+	FUZZ_CHECK(rte_roce_cm_bind_addr(udp_listener, (struct sockaddr *)&sin) == 0);
+	FUZZ_CHECK(rte_roce_cm_listen(udp_listener, 0) == 0);
 	FUZZ_CHECK(roce_test_qp_create(&env.s[0], IBV_QPT_UD, &ud_qp) == 0);
 	FUZZ_CHECK(roce_test_ud_qp_ready(ud_qp, RTE_ROCE_QP1_QKEY) == 0);
 	ah = roce_test_ah_create(&env.s[0], ROCE_TEST_ADDR_B);

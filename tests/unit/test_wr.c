@@ -14,6 +14,7 @@
 #include <rte_common.h>
 
 #include <rte_roce_opcode.h>
+#include <rte_roce_verbs.h>
 
 #include "roce_test.h"
 #include "roce_wr.h"
@@ -34,7 +35,7 @@ wr_takes(const struct roce_wr_info *wr, unsigned int t)
 static bool
 wr_single(const struct roce_wr_info *wr)
 {
-	return (wr->flags & (ROCE_WRF_READ | ROCE_WRF_ATOMIC)) != 0;
+	return (wr->flags & (ROCE_WRF_READ | ROCE_WRF_ATOMIC | ROCE_WRF_EMPTY_RESP)) != 0;
 }
 
 /* Each wire opcode exists, in the QP's transport, at its position (READ/atomic, UD: ONLY at all). */
@@ -118,9 +119,12 @@ test_flags_agree(void)
 					    !!(f & RTE_ROCE_OPF_ATOMIC), "WR %u %s", w, info->name);
 			ROCE_TEST_ASSERT_EQ(!!(wr->flags & ROCE_WRF_SEND), !!(f & RTE_ROCE_OPF_SEND),
 					    "WR %u %s", w, info->name);
+			ROCE_TEST_ASSERT_EQ(!!(wr->flags & ROCE_WRF_EMPTY_RESP),
+					    !!(f & (RTE_ROCE_OPF_FLUSH | RTE_ROCE_OPF_ATOMIC_WRITE)),
+					    "WR %u %s", w, info->name);
 			/* Data comes back into the SGEs exactly when the request is answered with it. */
-			ROCE_TEST_ASSERT_EQ(!!(wr->flags & ROCE_WRF_WRITES_LOCAL), wr_single(wr),
-					    "WR %u", w);
+			ROCE_TEST_ASSERT_EQ(!!(wr->flags & ROCE_WRF_WRITES_LOCAL),
+					    !!(wr->flags & (ROCE_WRF_READ | ROCE_WRF_ATOMIC)), "WR %u", w);
 			/* Inline data is a payload: only requests that carry one. */
 			ROCE_TEST_ASSERT_EQ(!!(wr->flags & ROCE_WRF_INLINE),
 					    !!(f & RTE_ROCE_OPF_PAYLOAD), "WR %u %s", w, info->name);
@@ -137,16 +141,17 @@ test_flags_agree(void)
 				    (wr->flags & ROCE_WRF_SEND) ? IBV_WC_SEND :
 				    w == IBV_WR_ATOMIC_CMP_AND_SWP ? IBV_WC_COMP_SWAP :
 				    w == IBV_WR_ATOMIC_FETCH_AND_ADD ? IBV_WC_FETCH_ADD :
+				    w == RTE_ROCE_WR_FLUSH ? RTE_ROCE_WC_FLUSH :
+				    w == IBV_WR_ATOMIC_WRITE ? IBV_WC_ATOMIC_WRITE :
 				    IBV_WC_RDMA_WRITE, "WR %u", w);
 	}
 	return 0;
 }
 
-/* Every request opcode of RC, UC and UD is sent by some work request (IBA A19 ones aside). */
+/* Every request opcode of RC, UC and UD is sent by some work request (IBA A19's included). */
 static int
 test_every_request_sent(void)
 {
-	const uint32_t unsupported = RTE_ROCE_OPF_FLUSH | RTE_ROCE_OPF_ATOMIC_WRITE;
 	bool sent[256] = { false };
 	unsigned int w, t, pos, op;
 
@@ -157,8 +162,7 @@ test_every_request_sent(void)
 	for (op = 0; op < RTE_DIM(sent); op++) {
 		const struct rte_roce_opcode_info *info = rte_roce_opcode_info(op);
 
-		if (info == NULL || (info->flags & RTE_ROCE_OPF_REQ) == 0 ||
-		    (info->flags & unsupported) != 0)
+		if (info == NULL || (info->flags & RTE_ROCE_OPF_REQ) == 0)
 			continue;
 		ROCE_TEST_ASSERT(sent[op], "%s: no work request sends it", info->name);
 	}
@@ -176,6 +180,11 @@ test_lookup(void)
 	ROCE_TEST_ASSERT(roce_wr_info_get(IBV_WR_BIND_MW, IBV_QPT_UC) != NULL, "BIND_MW UC");
 	ROCE_TEST_ASSERT(roce_wr_info_get(IBV_WR_LOCAL_INV, IBV_QPT_UD) == NULL, "LOCAL_INV UD");
 	ROCE_TEST_ASSERT(roce_wr_info_get(IBV_WR_BIND_MW, IBV_QPT_UD) == NULL, "BIND_MW UD");
+	ROCE_TEST_ASSERT(roce_wr_info_get(RTE_ROCE_WR_FLUSH, IBV_QPT_RC) != NULL, "FLUSH on RC");
+	ROCE_TEST_ASSERT(roce_wr_info_get(RTE_ROCE_WR_FLUSH, IBV_QPT_UC) == NULL, "FLUSH on UC");
+	ROCE_TEST_ASSERT(roce_wr_info_get(IBV_WR_ATOMIC_WRITE, IBV_QPT_RC) != NULL, "ATOMIC_WRITE");
+	ROCE_TEST_ASSERT(roce_wr_info_get(IBV_WR_ATOMIC_WRITE, IBV_QPT_UC) == NULL, "on UC");
+	ROCE_TEST_ASSERT(roce_wr_info_get(IBV_WR_DRIVER1, IBV_QPT_RC) == NULL, "a gap");
 	ROCE_TEST_ASSERT(roce_wr_info_get(ROCE_WR_NB, IBV_QPT_RC) == NULL, "past the table");
 	ROCE_TEST_ASSERT(roce_wr_info_get(IBV_WR_SEND, IBV_QPT_XRC_SEND) == NULL, "XRC");
 	return 0;

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/* Hand-made requests to a responder and its answers (roce_test_inject.h). */
+
+#include <string.h>
+
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "roce_test.h"
+#include "roce_test_eal.h"
+#include "roce_test_inject.h"
+#include "roce_test_port.h"
+
+int
+roce_test_inject_init(struct roce_test_inject *in, struct roce_test_env *e)
+{
+	struct rte_roce_port_info info;
+
+	in->e = e;
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(e->s[0].port, &info), 0, "info");
+	in->mac[0] = info.mac;
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_info_get(e->s[1].port, &info), 0, "info");
+	in->mac[1] = info.mac;
+	if (roce_test_warm_up(e) != 0)
+		return -1;
+	in->epsn = roce_test_default_conf.psn_ab + 1;
+	return 0;
+}
+
+/* Send a request frame from a's address to b's QP; pkt fields set by the caller. */
+int
+roce_test_inject_send(struct roce_test_inject *in, struct rte_roce_pkt *pkt, const void *payload)
+{
+	struct roce_test_env *e = in->e;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(roce_test_mbuf_pool());
+
+	ROCE_TEST_ASSERT(m != NULL, "mbuf");
+	pkt->src_mac = in->mac[0];
+	pkt->dst_mac = in->mac[1];
+	pkt->ip_version = 4;
+	memcpy(pkt->sgid.raw, e->s[0].gid.raw, sizeof(pkt->sgid.raw));
+	memcpy(pkt->dgid.raw, e->s[1].gid.raw, sizeof(pkt->dgid.raw));
+	pkt->sport = 0xc001;
+	pkt->dqpn = e->qp[1][0]->qp_num;
+	ROCE_TEST_ASSERT(rte_roce_pkt_build_mbuf(pkt, payload, m) > 0, "build");
+	ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(roce_test_verbs_pair.ring[1], m), 0, "enqueue");
+	return 0;
+}
+
+/* Poll b only, then take b's next frame to a; -1 if none comes. */
+int
+roce_test_inject_answer(struct roce_test_inject *in, struct rte_roce_pkt *pkt, uint8_t *payload)
+{
+	uint64_t end = roce_test_ms() + ROCE_TEST_QUIET_MS;
+	struct rte_mbuf *m;
+	int ret;
+
+	while (roce_test_ms() < end) {
+		rte_roce_poll(in->e->s[1].ctx);
+		if (rte_ring_dequeue(roce_test_verbs_pair.ring[0], (void **)&m) != 0)
+			continue;
+		ret = rte_roce_pkt_parse_mbuf(m, 4096, pkt) == RTE_ROCE_DROP_NONE ? 0 : -1;
+		if (ret == 0 && payload != NULL && pkt->payload_len > 0) {
+			const void *p = rte_pktmbuf_read(m, pkt->payload_off, pkt->payload_len,
+							 payload);
+
+			if (p != payload)
+				memcpy(payload, p, pkt->payload_len);
+		}
+		rte_pktmbuf_free(m);
+		return ret;
+	}
+	return -1;
+}
+
+int
+roce_test_expect_ack(struct roce_test_inject *in, uint8_t opcode, uint8_t syndrome, uint32_t psn)
+{
+	struct rte_roce_pkt pkt;
+
+	ROCE_TEST_ASSERT_EQ(roce_test_inject_answer(in, &pkt, NULL), 0, "no answer");
+	ROCE_TEST_ASSERT_EQ(pkt.opcode, opcode, "answer opcode");
+	ROCE_TEST_ASSERT_EQ(pkt.psn, psn, "answer PSN");
+	ROCE_TEST_ASSERT_EQ(pkt.aeth.syndrome, syndrome, "syndrome");
+	return 0;
+}
+
+int
+roce_test_expect_no_answer(struct roce_test_inject *in)
+{
+	struct rte_roce_pkt pkt;
+
+	ROCE_TEST_ASSERT(roce_test_inject_answer(in, &pkt, NULL) != 0, "unexpected answer, opcode 0x%x",
+			 pkt.opcode);
+	return 0;
+}
+
