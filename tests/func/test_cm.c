@@ -390,6 +390,13 @@ cm_establish(struct cm_env *c)
 	ROCE_TEST_ASSERT_EQ(cm_take_request(c), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_accept(c), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_wait_event(c, 0, RTE_ROCE_CM_EVENT_ESTABLISHED, &ev), 0, "");
+	/* the REP's private data, as rdma_cm gives it (an NVMe-oF host reads it) */
+	ROCE_TEST_ASSERT(ev->param.private_data_len >= sizeof(rep_data) &&
+			 memcmp(ev->param.private_data, rep_data, sizeof(rep_data)) == 0,
+			 "REP private data in ESTABLISHED");
+	/* the REP's offer from side 0: the READs it must answer, and may send */
+	ROCE_TEST_ASSERT_EQ(ev->param.responder_resources, CM_RD_ATOM, "");
+	ROCE_TEST_ASSERT_EQ(ev->param.initiator_depth, CM_RD_ATOM - 1, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_expect(c, 1, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
 	return 0;
