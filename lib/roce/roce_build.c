@@ -16,6 +16,8 @@
 
 #include "rte_roce_icrc.h"
 #include "rte_roce_pkt.h"
+#include "roce_build.h"
+#include "roce_icrc.h"
 
 #define ROCE_IPV6_VERSION 6
 #define ROCE_IPV6_VERSION_SHIFT 28
@@ -60,24 +62,31 @@ roce_build_udp_len(const struct rte_roce_pkt *pkt, const struct rte_roce_opcode_
 	       RTE_ROCE_ICRC_LEN;
 }
 
+/* Frame length of a packet of a known opcode and IP version, or -EINVAL. */
+static int
+roce_build_len(const struct rte_roce_pkt *pkt, const struct rte_roce_opcode_info *info)
+{
+	int udp_len = roce_build_udp_len(pkt, info);
+	uint32_t l2_len;
+
+	if (udp_len < 0)
+		return udp_len;
+	l2_len = RTE_ROCE_ETH_LEN + (pkt->vlan ? RTE_ROCE_VLAN_LEN : 0);
+	return l2_len + (pkt->ip_version == IPVERSION ? RTE_ROCE_IPV4_LEN : RTE_ROCE_IPV6_LEN) +
+	       udp_len;
+}
+
 int
 rte_roce_pkt_frame_len(const struct rte_roce_pkt *pkt)
 {
 	const struct rte_roce_opcode_info *info;
-	uint32_t l2_len;
-	int udp_len;
 
 	if (pkt == NULL)
 		return -EINVAL;
 	info = rte_roce_opcode_info(pkt->opcode);
 	if (info == NULL || (pkt->ip_version != IPVERSION && pkt->ip_version != ROCE_IPV6_VERSION))
 		return -EINVAL;
-	udp_len = roce_build_udp_len(pkt, info);
-	if (udp_len < 0)
-		return udp_len;
-	l2_len = RTE_ROCE_ETH_LEN + (pkt->vlan ? RTE_ROCE_VLAN_LEN : 0);
-	return l2_len + (pkt->ip_version == IPVERSION ? RTE_ROCE_IPV4_LEN : RTE_ROCE_IPV6_LEN) +
-	       udp_len;
+	return roce_build_len(pkt, info);
 }
 
 /* Frame length if pkt and payload can be built, else -EINVAL. */
@@ -266,7 +275,7 @@ roce_build_frame(const struct rte_roce_pkt *pkt, const void *payload, uint8_t *b
 		((struct rte_ipv4_hdr *)(buf + l3_off))->hdr_checksum =
 			rte_ipv4_cksum((struct rte_ipv4_hdr *)(buf + l3_off));
 	/* Stored least-significant byte first, like the FCS (IBA A17.3.3; K:rxe_icrc.c). */
-	icrc = rte_cpu_to_le_32(rte_roce_icrc_calc(buf + l3_off, icrc_off - l3_off));
+	icrc = rte_cpu_to_le_32(roce_icrc_calc_writable(buf + l3_off, icrc_off - l3_off));
 	memcpy(buf + icrc_off, &icrc, sizeof(icrc));
 	udp->dgram_cksum = roce_build_udp_csum(pkt, buf + l3_off, udp);
 }
@@ -286,10 +295,10 @@ rte_roce_pkt_build(const struct rte_roce_pkt *pkt, const void *payload, void *bu
 	return len;
 }
 
-int
-rte_roce_pkt_build_mbuf(const struct rte_roce_pkt *pkt, const void *payload, struct rte_mbuf *m)
+/* Append a frame of len bytes, already checked, to m. */
+static int
+roce_build_append(const struct rte_roce_pkt *pkt, const void *payload, struct rte_mbuf *m, int len)
 {
-	int len = roce_build_check(pkt, payload);
 	char *buf;
 
 	if (len < 0)
@@ -301,4 +310,18 @@ rte_roce_pkt_build_mbuf(const struct rte_roce_pkt *pkt, const void *payload, str
 		return -ENOSPC;
 	roce_build_frame(pkt, payload, (uint8_t *)buf, len);
 	return len;
+}
+
+int
+rte_roce_pkt_build_mbuf(const struct rte_roce_pkt *pkt, const void *payload, struct rte_mbuf *m)
+{
+	return roce_build_append(pkt, payload, m, roce_build_check(pkt, payload));
+}
+
+int
+roce_pkt_build_mbuf_qp(const struct rte_roce_pkt *pkt, const void *payload, struct rte_mbuf *m)
+{
+	if (pkt->payload_len != 0 && payload == NULL)
+		return -EINVAL;
+	return roce_build_append(pkt, payload, m, roce_build_len(pkt, pkt->info));
 }

@@ -12,6 +12,7 @@
 #include <rte_mbuf.h>
 
 #include "rte_roce_pkt.h"
+#include "roce_build.h"
 #include "roce_port_queue.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
@@ -50,7 +51,7 @@ roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *pay
 		ROCE_COUNT(qp->lane->xstats.tx_no_mbuf);
 		return -ENOBUFS;
 	}
-	ret = rte_roce_pkt_build_mbuf(pkt, payload, m);
+	ret = roce_pkt_build_mbuf_qp(pkt, payload, m);
 	if (ret < 0) {
 		rte_pktmbuf_free(m);
 		return ret;

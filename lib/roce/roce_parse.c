@@ -13,6 +13,7 @@
  */
 
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -20,6 +21,7 @@
 #include <rte_mbuf.h>
 
 #include "roce_cksum.h"
+#include "roce_parse.h"
 #include "rte_roce_pkt.h"
 
 /* Longest header run: Ethernet, one VLAN tag, IPv6, UDP, BTH + AtomicETH. */
@@ -46,6 +48,7 @@ struct roce_parse {
 	uint32_t hlen;
 	uint32_t mtu;
 	uint32_t l4_len;	/* UDP header + UDP payload, from the IP header */
+	bool ipv4_summed;	/* the caller verified the IPv4 header checksum */
 	struct rte_roce_pkt *pkt;
 };
 
@@ -154,7 +157,7 @@ roce_parse_ipv4(struct roce_parse *p)
 		return RTE_ROCE_DROP_IPV4_IHL;
 	if ((ip->version_ihl & RTE_IPV4_HDR_IHL_MASK) > RTE_IPV4_MIN_IHL)
 		return RTE_ROCE_DROP_IPV4_OPTIONS;
-	if (rte_raw_cksum(ip, RTE_ROCE_IPV4_LEN) != ROCE_CKSUM_OK)
+	if (!p->ipv4_summed && rte_raw_cksum(ip, RTE_ROCE_IPV4_LEN) != ROCE_CKSUM_OK)
 		return RTE_ROCE_DROP_IPV4_CSUM;
 	/* A longer frame is Ethernet padding: allowed. */
 	total_len = rte_be_to_cpu_16(ip->total_length);
@@ -382,7 +385,7 @@ roce_parse_transport(struct roce_parse *p)
 }
 
 static enum rte_roce_drop_reason
-roce_parse(const struct roce_frame *frame, const uint8_t *hdr, uint32_t mtu,
+roce_parse(const struct roce_frame *frame, const uint8_t *hdr, uint32_t mtu, bool ipv4_summed,
 	   struct rte_roce_pkt *pkt)
 {
 	struct roce_parse p = {
@@ -390,6 +393,7 @@ roce_parse(const struct roce_frame *frame, const uint8_t *hdr, uint32_t mtu,
 		.hdr = hdr,
 		.hlen = RTE_MIN(frame->len, (uint32_t)ROCE_PARSE_HDR_MAX),
 		.mtu = mtu,
+		.ipv4_summed = ipv4_summed,
 		.pkt = pkt,
 	};
 	enum rte_roce_drop_reason reason;
@@ -418,11 +422,11 @@ rte_roce_pkt_parse(const void *frame, uint32_t len, uint32_t mtu, struct rte_roc
 {
 	const struct roce_frame f = { .flat = frame, .len = len };
 
-	return roce_parse(&f, frame, mtu, pkt);
+	return roce_parse(&f, frame, mtu, false, pkt);
 }
 
-enum rte_roce_drop_reason
-rte_roce_pkt_parse_mbuf(const struct rte_mbuf *m, uint32_t mtu, struct rte_roce_pkt *pkt)
+static enum rte_roce_drop_reason
+roce_parse_mbuf(const struct rte_mbuf *m, uint32_t mtu, bool ipv4_summed, struct rte_roce_pkt *pkt)
 {
 	const struct roce_frame f = { .m = m, .len = rte_pktmbuf_pkt_len(m) };
 	uint8_t copy[ROCE_PARSE_HDR_MAX];
@@ -432,5 +436,17 @@ rte_roce_pkt_parse_mbuf(const struct rte_mbuf *m, uint32_t mtu, struct rte_roce_
 	hdr = rte_pktmbuf_read(m, 0, RTE_MIN(f.len, (uint32_t)ROCE_PARSE_HDR_MAX), copy);
 	if (hdr == NULL)
 		return RTE_ROCE_DROP_TRUNC_L2;	/* not reached: we never ask beyond pkt_len */
-	return roce_parse(&f, hdr, mtu, pkt);
+	return roce_parse(&f, hdr, mtu, ipv4_summed, pkt);
+}
+
+enum rte_roce_drop_reason
+rte_roce_pkt_parse_mbuf(const struct rte_mbuf *m, uint32_t mtu, struct rte_roce_pkt *pkt)
+{
+	return roce_parse_mbuf(m, mtu, false, pkt);
+}
+
+enum rte_roce_drop_reason
+roce_pkt_parse_mbuf_ipv4_summed(const struct rte_mbuf *m, uint32_t mtu, struct rte_roce_pkt *pkt)
+{
+	return roce_parse_mbuf(m, mtu, true, pkt);
 }

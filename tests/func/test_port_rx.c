@@ -600,6 +600,9 @@ test_roce_a_to_b(void)
 				    "it parses");
 		ROCE_TEST_ASSERT(pkt.opcode == RTE_ROCE_OP_RC_SEND_ONLY && pkt.psn == ROCE_PSN &&
 				 pkt.dqpn == ROCE_QPN && pkt.payload_len == ROCE_PAYLOAD, "fields");
+		/* The ICRC check masks them in place in a frame only the port holds. */
+		ROCE_TEST_ASSERT(pkt.tos == 0 && pkt.ttl == RTE_ROCE_DEFAULT_TTL && !pkt.fecn &&
+				 !pkt.becn && pkt.udp_csum == 0, "variant fields as sent, put back");
 		ROCE_TEST_ASSERT(rte_is_same_ether_addr(&pkt.src_mac, &ia.mac) &&
 				 rte_is_same_ether_addr(&pkt.dst_mac, &ib.mac), "MACs filled by send");
 		rte_pktmbuf_free(pkts[0]);
