@@ -79,7 +79,7 @@ cm_req_check(struct nvmf_tgt *tgt, const struct rte_roce_cm_event *ev, uint16_t 
 			    tgt->ctrl[cntlid - 1] == NULL))
 		return NVMF_RDMA_CM_INVALID_CNTLID;
 	/* the target moves host data with RDMA READ: the host must accept some */
-	if (ev->param.responder_resources == 0)
+	if (ev->param.initiator_depth == 0)
 		return NVMF_RDMA_CM_INVALID_IRD;
 	if (tgt->stopping)
 		return NVMF_RDMA_CM_NO_RSC;

@@ -134,8 +134,14 @@ roce_cm_event_queue(struct roce_cm_id *id, struct roce_cm_id *listen_id,
 		ev->pub.param.private_data = ev->private_data;
 		ev->pub.param.private_data_len = private_data_len;
 	}
-	ev->pub.param.responder_resources = id->peer.resp_res;
-	ev->pub.param.initiator_depth = id->peer.init_depth;
+	/*
+	 * Seen from our side, as rdma_cm reports them (SPDK's target refuses
+	 * a host otherwise): the peer's Initiator Depth is what we must
+	 * answer, its Responder Resources what we may have in flight to it
+	 * (the REQ and REP fields of IBTA Vol. 1 §12.6).
+	 */
+	ev->pub.param.responder_resources = id->peer.init_depth;
+	ev->pub.param.initiator_depth = id->peer.resp_res;
 	ev->pub.param.retry_count = id->peer.retry_cnt;
 	ev->pub.param.rnr_retry_count = id->peer.rnr_retry;
 	ev->pub.param.qp_num = id->peer.qpn;

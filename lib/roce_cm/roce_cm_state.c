@@ -420,13 +420,19 @@ cm_rej_input(struct roce_cm_id *id, const struct rte_roce_mad *mad)
 		rej.private_data, sizeof(rej.private_data));
 }
 
+/*
+ * The active side's event carries the REP's private data, as rdma_cm's
+ * (an NVMe-oF host reads the target's CRQSIZE there); the passive side's,
+ * on the RTU, none.
+ */
 static void
-cm_established(struct roce_cm_id *id)
+cm_established(struct roce_cm_id *id, const void *private_data, uint8_t private_data_len)
 {
 	roce_cm_timer_stop(id);
 	roce_cm_state_set(id, ROCE_CM_ESTABLISHED);
 	id->cm->stats.established++;
-	roce_cm_event_queue(id, NULL, RTE_ROCE_CM_EVENT_ESTABLISHED, 0, NULL, 0);
+	roce_cm_event_queue(id, NULL, RTE_ROCE_CM_EVENT_ESTABLISHED, 0, private_data,
+			    private_data_len);
 }
 
 /* Give up an exchange that got no answer: REJ with reason TIMEOUT. */
@@ -485,7 +491,7 @@ cm_rep_input(struct roce_cm_id *id, const struct rte_roce_mad *mad)
 		return;
 	}
 	roce_cm_send_rtu(id);
-	cm_established(id);
+	cm_established(id, rep.private_data, sizeof(rep.private_data));
 }
 
 /*
@@ -669,7 +675,7 @@ cm_state_rep_sent(struct roce_cm_id *id, const struct cm_input *in)
 		break;
 	case RTE_ROCE_CM_ATTR_RTU:
 		roce_cm_request_answered(id);
-		cm_established(id);
+		cm_established(id, NULL, 0);
 		break;
 	case RTE_ROCE_CM_ATTR_REJ:
 		cm_rej_input(id, in->mad);

@@ -289,7 +289,7 @@ static const struct rte_roce_cm_conn_param connect_param = {
 	.private_data = req_data,
 	.private_data_len = sizeof(req_data),
 	.responder_resources = CM_RD_ATOM,
-	.initiator_depth = CM_RD_ATOM,
+	.initiator_depth = CM_RD_ATOM - 1,
 	.retry_count = ROCE_TEST_RETRY_CNT,
 	.rnr_retry_count = ROCE_TEST_RNR_INFINITE,
 };
@@ -312,6 +312,8 @@ cm_take_request(struct cm_env *c)
 	ROCE_TEST_ASSERT(ev->param.private_data_len >= sizeof(req_data) &&
 			 memcmp(ev->param.private_data, req_data, sizeof(req_data)) == 0,
 			 "REQ private data");
+	/* seen from side 1, as rdma_cm reports them */
+	ROCE_TEST_ASSERT_EQ(ev->param.responder_resources, CM_RD_ATOM - 1, "");
 	ROCE_TEST_ASSERT_EQ(ev->param.initiator_depth, CM_RD_ATOM, "");
 	c->id[1] = ev->id;
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
@@ -348,9 +350,11 @@ cm_check_qps(struct cm_env *c)
 		ROCE_TEST_ASSERT_EQ(a[i].qp_state, IBV_QPS_RTS, "side %u", i);
 		ROCE_TEST_ASSERT_EQ(a[i].dest_qp_num, c->id[1 - i]->qp->qp_num, "side %u", i);
 		ROCE_TEST_ASSERT_EQ(a[i].rq_psn, a[1 - i].sq_psn, "side %u", i);
-		ROCE_TEST_ASSERT_EQ(a[i].max_rd_atomic, CM_RD_ATOM, "side %u", i);
-		ROCE_TEST_ASSERT_EQ(a[i].max_dest_rd_atomic, CM_RD_ATOM, "side %u", i);
+		ROCE_TEST_ASSERT_EQ(a[i].max_rd_atomic, a[1 - i].max_dest_rd_atomic, "side %u", i);
 	}
+	/* side 0 offered an initiator depth one below what both accept */
+	ROCE_TEST_ASSERT_EQ(a[0].max_rd_atomic, CM_RD_ATOM - 1, "");
+	ROCE_TEST_ASSERT_EQ(a[1].max_rd_atomic, CM_RD_ATOM, "");
 	return 0;
 }
 
@@ -386,6 +390,13 @@ cm_establish(struct cm_env *c)
 	ROCE_TEST_ASSERT_EQ(cm_take_request(c), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_accept(c), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_wait_event(c, 0, RTE_ROCE_CM_EVENT_ESTABLISHED, &ev), 0, "");
+	/* the REP's private data, as rdma_cm gives it (an NVMe-oF host reads it) */
+	ROCE_TEST_ASSERT(ev->param.private_data_len >= sizeof(rep_data) &&
+			 memcmp(ev->param.private_data, rep_data, sizeof(rep_data)) == 0,
+			 "REP private data in ESTABLISHED");
+	/* the REP's offer from side 0: the READs it must answer, and may send */
+	ROCE_TEST_ASSERT_EQ(ev->param.responder_resources, CM_RD_ATOM, "");
+	ROCE_TEST_ASSERT_EQ(ev->param.initiator_depth, CM_RD_ATOM - 1, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_expect(c, 1, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
 	return 0;
