@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Unmodified SPDK NVMe-oF RDMA target and host on librte_roce through roce-run (TAP output).
+
+usage: test_spdk_nvmf.py ROCE_RUN LIBRTE_ROCE_VERBS [NAME_PART]
+
+SPDK is not in Debian: the cases run when ROCE_SPDK_DIR names a built SPDK
+tree (its build/bin and build/lib; doc/nvmf.md, "SPDK", says how it was
+built against Debian's DPDK) and are skipped, saying so, otherwise. SPDK's
+nvmf_tgt serves a 4 MiB malloc namespace over its RDMA transport, its
+spdk_nvme_identify and spdk_nvme_perf are the host; each is a process of
+its own under roce-run, over net_memif, so every ibv_* and rdma_* call of
+SPDK is librte_roce_verbs' (doc/verbs-abi.md). Checks: the host identifies
+the controller (the serial number the target was given), perf moves 64 KiB
+reads and writes (RDMA WRITE and READ by the target) for 3 s and exits 0
+with a non-zero IOPS figure, the target stops on SIGTERM. Python 3
+standard library only.
+"""
+
+import json
+import os
+import re
+import sys
+
+from pp_memif import Proc, check
+from test_verbs_preload import CLIENT_IP, SERVER_IP, STARTUP_S, RUN_S, main
+
+TOOLS = ("nvmf_tgt", "spdk_nvme_identify", "spdk_nvme_perf")
+NQN = "nqn.2026-11.org.librte-roce:spdk"
+SERIAL = "ROCE0001"
+PORT = "4420"
+SPDK_MEM = ["--no-huge", "-s", "512"]
+RE_LISTEN = r"NVMe/RDMA Target Listening on %s port %s" % (re.escape(SERVER_IP), PORT)
+TRID = "trtype:RDMA adrfam:IPv4 traddr:%s trsvcid:%s subnqn:%s" % (SERVER_IP, PORT, NQN)
+
+
+def target_json(path):
+    """nvmf_tgt's configuration: a malloc bdev, the RDMA transport, one subsystem."""
+    nvmf = [
+        {"method": "nvmf_create_transport", "params": {"trtype": "RDMA", "max_queue_depth": 32}},
+        {"method": "nvmf_create_subsystem",
+         "params": {"nqn": NQN, "allow_any_host": True, "serial_number": SERIAL}},
+        {"method": "nvmf_subsystem_add_ns",
+         "params": {"nqn": NQN, "namespace": {"bdev_name": "Malloc0"}}},
+        {"method": "nvmf_subsystem_add_listener",
+         "params": {"nqn": NQN, "listen_address": {"trtype": "RDMA", "adrfam": "IPv4",
+                                                     "traddr": SERVER_IP, "trsvcid": PORT}}},
+    ]
+    bdev = [{"method": "bdev_malloc_create",
+             "params": {"name": "Malloc0", "num_blocks": 8192, "block_size": 512}}]
+    with open(path, "w") as f:
+        json.dump({"subsystems": [{"subsystem": "bdev", "config": bdev},
+                                  {"subsystem": "nvmf", "config": nvmf}]}, f)
+
+
+def under(env, conf, prog):
+    """prog under roce-run, stderr with stdout; SPDK initialises the EAL itself."""
+    return ["sh", "-c", 'exec "$@" 2>&1', "sh", "sh", env.roce_run, "--config", conf,
+            "--"] + prog
+
+
+def with_target(host_prog, then):
+    """nvmf_tgt over memif, host_prog against it once it listens, then(host) checks."""
+    def run(env, results):
+        sock = os.path.join(env.tmpdir, "memif%d.sock" % env.runs)
+        srv_conf = env.config("[port s]\ndev = net_memif0,role=server,socket=%s\n"
+                              "addr = %s/24\nreport_active = yes\n" % (sock, SERVER_IP))
+        cli_conf = env.config("[port c]\ndev = net_memif0,role=client,socket=%s\n"
+                              "addr = %s/24\n" % (sock, CLIENT_IP))
+        conf_json = os.path.join(env.tmpdir, "tgt%d.json" % env.runs)
+        target_json(conf_json)
+        tgt = Proc(under(env, srv_conf, ["nvmf_tgt"] + SPDK_MEM +
+                         ["-u", "-m", "0x1", "--no-rpc-server", "-c", conf_json]))
+        host = None
+        try:
+            check(tgt.wait_line(RE_LISTEN, STARTUP_S), "target did not listen:\n" + tgt.text())
+            host = Proc(under(env, cli_conf, host_prog))
+            hrc = host.finish(RUN_S)
+            check(hrc == 0, "host exit %s:\n%s\n--- target\n%s" % (hrc, host.text(), tgt.text()))
+            then(host)
+        finally:
+            if host is not None:
+                host.kill()
+            tgt.kill()
+    return run
+
+
+def identified(host):
+    check(re.search(r"Serial Number:\s+%s" % SERIAL, host.text()), host.text())
+
+
+def perf_moved(host):
+    m = re.search(r"^Total\s*:\s*([0-9.]+)\s+([0-9.]+)", host.text(), re.M)
+    check(m and float(m.group(1)) > 0, "no I/O reported:\n" + host.text())
+    print("# spdk_nvme_perf, 64 KiB 50%% reads, queue depth 8: %s IOPS, %s MiB/s"
+          % (m.group(1), m.group(2)))
+
+
+CASES = [
+    ("spdk_nvme_identify against nvmf_tgt",
+     with_target(["spdk_nvme_identify", "-r", TRID, "--no-huge", "-d", "256"], identified)),
+    ("spdk_nvme_perf 64 KiB randrw against nvmf_tgt",
+     with_target(["spdk_nvme_perf", "-r", TRID, "--no-huge", "-s", "256", "-q", "8",
+                  "-o", "65536", "-w", "randrw", "-M", "50", "-t", "3"], perf_moved)),
+]
+
+
+def spdk_env():
+    """SPDK's programs and libraries on the search paths, or why they cannot be."""
+    root = os.environ.get("ROCE_SPDK_DIR", "")
+    if not root:
+        return "SPDK is not in Debian; set ROCE_SPDK_DIR to a built SPDK tree (doc/nvmf.md, SPDK)"
+    os.environ["PATH"] = os.path.join(root, "build", "bin") + os.pathsep + os.environ["PATH"]
+    lib = os.path.join(root, "build", "lib")
+    os.environ["LD_LIBRARY_PATH"] = lib + os.pathsep + os.environ.get("LD_LIBRARY_PATH", "")
+    return None
+
+
+if __name__ == "__main__":
+    why = spdk_env()
+    if why is not None and len(sys.argv) in (3, 4):
+        print("1..0 # SKIP " + why)
+        sys.exit(0)
+    sys.exit(main(__doc__, CASES, TOOLS, "SPDK, ROCE_SPDK_DIR"))
