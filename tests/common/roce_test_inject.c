@@ -48,6 +48,23 @@ roce_test_inject_send(struct roce_test_inject *in, struct rte_roce_pkt *pkt, con
 	return 0;
 }
 
+/* A request with a RETH on b's MR, AckReq set. */
+int
+roce_test_inject_reth(struct roce_test_inject *in, uint8_t opcode, uint32_t psn, uint64_t va,
+		      uint32_t len, const void *payload, uint32_t payload_len)
+{
+	struct rte_roce_pkt pkt;
+
+	rte_roce_pkt_init(&pkt, opcode);
+	pkt.psn = psn;
+	pkt.ackreq = true;
+	pkt.reth.va = va;
+	pkt.reth.rkey = in->e->s[1].mr->rkey;
+	pkt.reth.len = len;
+	pkt.payload_len = payload_len;
+	return roce_test_inject_send(in, &pkt, payload);
+}
+
 /* Poll b only, then take b's next frame to a; -1 if none comes. */
 int
 roce_test_inject_answer(struct roce_test_inject *in, struct rte_roce_pkt *pkt, uint8_t *payload)

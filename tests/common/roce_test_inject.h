@@ -30,6 +30,13 @@ int roce_test_inject_init(struct roce_test_inject *in, struct roce_test_env *e);
 int roce_test_inject_send(struct roce_test_inject *in, struct rte_roce_pkt *pkt,
 			  const void *payload);
 
+/*
+ * A request with a RETH on b's MR (its rkey; va and len as given), AckReq set,
+ * payload_len bytes of payload (none: NULL, 0).
+ */
+int roce_test_inject_reth(struct roce_test_inject *in, uint8_t opcode, uint32_t psn,
+			  uint64_t va, uint32_t len, const void *payload, uint32_t payload_len);
+
 /* Poll b only, then take b's next frame to a (payload copied if not NULL); -1 if none comes. */
 int roce_test_inject_answer(struct roce_test_inject *in, struct rte_roce_pkt *pkt,
 			    uint8_t *payload);

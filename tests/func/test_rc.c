@@ -853,15 +853,7 @@ dup_and_ahead(struct roce_test_inject *in)
 static int
 read_req(struct roce_test_inject *in, uint32_t psn, uint64_t va, uint32_t len)
 {
-	struct rte_roce_pkt pkt;
-
-	rte_roce_pkt_init(&pkt, RTE_ROCE_OP_RC_RDMA_READ_REQUEST);
-	pkt.psn = psn;
-	pkt.ackreq = true;
-	pkt.reth.va = va;
-	pkt.reth.rkey = in->e->s[1].mr->rkey;
-	pkt.reth.len = len;
-	return roce_test_inject_send(in, &pkt, NULL);
+	return roce_test_inject_reth(in, RTE_ROCE_OP_RC_RDMA_READ_REQUEST, psn, va, len, NULL, 0);
 }
 
 static int

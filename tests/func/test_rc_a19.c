@@ -315,16 +315,8 @@ static int
 inject_atomic_write(struct roce_test_inject *in, uint32_t psn, uint64_t va, uint32_t len,
 		    const void *value)
 {
-	struct rte_roce_pkt pkt;
-
-	rte_roce_pkt_init(&pkt, RTE_ROCE_OP_RC_ATOMIC_WRITE);
-	pkt.psn = psn;
-	pkt.ackreq = true;
-	pkt.reth.va = va;
-	pkt.reth.rkey = in->e->s[1].mr->rkey;
-	pkt.reth.len = len;
-	pkt.payload_len = RTE_ROCE_ATOMIC_WRITE_LEN;
-	return roce_test_inject_send(in, &pkt, value);
+	return roce_test_inject_reth(in, RTE_ROCE_OP_RC_ATOMIC_WRITE, psn, va, len, value,
+				     RTE_ROCE_ATOMIC_WRITE_LEN);
 }
 
 /* A FLUSH of [start of mr, + len). */
@@ -347,16 +339,7 @@ inject_flush(struct roce_test_inject *in, const struct ibv_mr *mr, uint32_t psn,
 static int
 inject_write(struct roce_test_inject *in, uint32_t psn, uint64_t va, const void *data)
 {
-	struct rte_roce_pkt pkt;
-
-	rte_roce_pkt_init(&pkt, RTE_ROCE_OP_RC_RDMA_WRITE_ONLY);
-	pkt.psn = psn;
-	pkt.ackreq = true;
-	pkt.reth.va = va;
-	pkt.reth.rkey = in->e->s[1].mr->rkey;
-	pkt.reth.len = 8;
-	pkt.payload_len = 8;
-	return roce_test_inject_send(in, &pkt, data);
+	return roce_test_inject_reth(in, RTE_ROCE_OP_RC_RDMA_WRITE_ONLY, psn, va, 8, data, 8);
 }
 
 /* b's answer to a FLUSH or ATOMIC_WRITE: a READ_RESPONSE_ONLY of no data (K:rxe_resp.c). */
