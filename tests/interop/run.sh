@@ -1087,6 +1087,139 @@ for t in "${PERF_TOOLS[@]}"; do
 	done
 done
 
+# ---- memory windows, invalidation, ATOMIC_WRITE and FLUSH: verbs_peer both sides ------
+
+# tests/interop/verbs_peer.c: one plain libibverbs program, natively on the
+# guest's rxe0 and on the host under roce-run (the drop-in verbs layer on a
+# net_af_packet port with a worker lcore: the target waits in a TCP read
+# while the initiator's requests arrive). GID index 1 is the IPv4 GID on both.
+VERBS_PEER=$BUILD/tests/interop/verbs_peer
+ROCE_RUN=$BUILD/app/roce_run/roce-run
+VERBS_LIB=$BUILD/lib/roce_verbs/librte_roce_verbs.so
+VP_PORT=18516
+VP_GUEST_BIN=/tmp/verbs_peer
+VP_TIMEOUT_S=120
+MW_CASES=(mw1_rw mw2_rw mw2_bounds mw2_rights mw2_send_inv mw2_local_inv)
+A19_HOST_CASES=(atomic_write flush_global flush_persistent)
+A19_GUEST_CASES=(atomic_write)
+
+# The host's verbs_peer under roce-run; its configuration in RUN.
+vp_host() {
+	local conf=$RUN/verbs-host.conf
+
+	printf '[port h]\ndev = net_af_packet0,iface=%s,framecnt=2048\naddr = %s/%s\nworkers = 1\n' \
+		"$VETH" "$ROCE_IP" "$PREFIX_LEN" > "$conf"
+	ROCE_VERBS_LIB=$VERBS_LIB timeout "$VP_TIMEOUT_S" sh "$ROCE_RUN" --config "$conf" \
+		--eal-args "--no-huge -m 256 --no-telemetry --log-level=lib.eal:error" -- \
+		"$VERBS_PEER" -d roce0 -g "$GID_V4" -p "$VP_PORT" "$@"
+}
+
+# The same binary in the guest (its libibverbs is Debian's rdma-core 44 too),
+# copied over the command channel once per boot.
+vp_guest_put() {
+	gx "[ -x $VP_GUEST_BIN ]" >/dev/null 2>&1 && return 0
+	{ echo "base64 -d > $VP_GUEST_BIN <<'VP_EOF'"; base64 "$VERBS_PEER"; echo VP_EOF
+	  echo "chmod +x $VP_GUEST_BIN"; } | gx -t 120 - >/dev/null
+}
+
+# verbs_peer with the guest as target ($2 = guest) or the host, cases $3...;
+# both sides must end with "all cases ok".
+verbs_peer_scenario() {
+	local name=$1 target=$2 host_ok=0 ok=0 gcmd
+
+	shift 2
+	[ -x "$VERBS_PEER" ] && [ -x "$ROCE_RUN" ] && [ -f "$VERBS_LIB" ] ||
+		{ SKIP_REASON="verbs_peer, roce-run or librte_roce_verbs not built"; return 77; }
+	vp_guest_put || { echo "cannot copy verbs_peer into the guest"; return 1; }
+	gx "ip neigh flush dev eth0" || return 1
+	gcmd="$VP_GUEST_BIN -d rxe0 -g $GID_V4 -p $VP_PORT"
+	if [ "$target" = guest ]; then
+		guest_bg "$name" "$gcmd $*"
+		guest_listening "$VP_PORT" || return 1
+		vp_host -c "$GUEST_IP" "$@" >"$OUT/$name.host.log" 2>&1 || host_ok=1
+	else
+		vp_host "$@" >"$OUT/$name.host.log" 2>&1 &
+		PEER_PID=$!
+		host_log_wait "$name" 'listening on port' && guest_bg "$name" "$gcmd -c $BR_IP $*"
+		peer_wait || host_ok=1
+	fi
+	guest_bg_wait "$name" "$(guest_wait_s $host_ok "$VP_TIMEOUT_S")" || ok=1
+	echo "host exit $host_ok, guest exit $ok"
+	echo "--- host (librte_roce through roce-run)"; cat "$OUT/$name.host.log"
+	echo "--- guest (rxe)"; cat "$OUT/$name.guest.log"
+	log_has "$OUT/$name.host.log" 'all cases ok' && log_has "$OUT/$name.guest.log" 'all cases ok' ||
+		ok=1
+	[ $host_ok = 0 ] && [ $ok = 0 ]
+}
+
+# roce_dump's decoding of the capture of $1 has a line matching each
+# extended regular expression $2...: the fields of the operations under test,
+# as the other side put them on the wire.
+dump_shows() {
+	local name=$1 re ok=0
+
+	shift
+	"$ROCE_DUMP" "$OUT/$name.pcap" > "$OUT/$name.dump" 2>&1
+	for re in "$@"; do
+		if grep -Eq -- "$re" "$OUT/$name.dump"; then
+			echo "roce_dump: $(grep -Em1 -- "$re" "$OUT/$name.dump")"
+		else
+			echo "roce_dump shows no line matching: $re"
+			ok=1
+		fi
+	done
+	return $ok
+}
+
+# The rkey that the SEND with Invalidate named, as the initiator printed it
+# (host log when the guest binds, guest log when we do).
+vp_inv_rkey() {
+	sed -n 's/^SEND_WITH_INV of rkey 0x\([0-9a-f]*\):.*/\1/p' "$1" | head -1
+}
+
+# The first 8 bytes of verbs_peer's data of seed 1 (vp_pattern), as an
+# ATOMIC_WRITE carries them (A19: in memory order).
+VP_ATOMIC_DATA=1f262d343b424950
+
+mw_scenario() {
+	local name=$1 target=$2 initiator_log rkey
+
+	verbs_peer_scenario "$name" "$target" "${MW_CASES[@]}" || return 1
+	initiator_log=$OUT/$name.host.log
+	[ "$target" = host ] && initiator_log=$OUT/$name.guest.log
+	rkey=$(vp_inv_rkey "$initiator_log")
+	dump_shows "$name" "RC_SEND_ONLY_WITH_INVALIDATE .* inv_rkey 0x0*$rkey( |$)" \
+		"RC_ACKNOWLEDGE .* NAK remote_access_error"
+}
+scen_mw_guest_binds() { mw_scenario mw_guest_binds guest; }
+scen_mw_host_binds() { mw_scenario mw_host_binds host; }
+# Linux 6.2+ (the bookworm-backports guest, A19_KERNEL): our ATOMIC_WRITE and
+# FLUSH to rxe's responder, and rxe's ATOMIC_WRITE (rdma-core 44's rxe
+# provider has ibv_wr_atomic_write) to ours.
+scen_a19_host_to_guest() {
+	verbs_peer_scenario a19_host_to_guest guest "${A19_HOST_CASES[@]}" &&
+		dump_shows a19_host_to_guest "RC_ATOMIC_WRITE .* data 0x$VP_ATOMIC_DATA" \
+			"RC_FLUSH .* placement global selectivity range" \
+			"RC_FLUSH .* placement global selectivity mr" \
+			"RC_FLUSH .* placement persistent selectivity range"
+}
+scen_a19_guest_to_host() {
+	verbs_peer_scenario a19_guest_to_host host "${A19_GUEST_CASES[@]}" &&
+		dump_shows a19_guest_to_host "RC_ATOMIC_WRITE .* data 0x$VP_ATOMIC_DATA"
+}
+
+# The guest kernel each scenario needs: bookworm's (6.1) unless listed here.
+A19_KERNEL=bookworm-backports
+A19_SCENARIOS=(a19_host_to_guest a19_guest_to_host)
+scenario_kernel() {
+	local s
+
+	for s in "${A19_SCENARIOS[@]}"; do
+		[ "$s" = "$1" ] && { echo "$A19_KERNEL"; return; }
+	done
+	echo "$SUITE"
+}
+
 # Scenario, then the least number of good RoCEv2 frames its capture must hold.
 SCENARIOS=(
 	guest_rxe 0
@@ -1133,6 +1266,10 @@ SCENARIOS=(
 	ucmatose_v4_guest_server 1
 	ucmatose_v4_guest_client 1
 	nvmf_v4_guest_host 1
+	mw_guest_binds 10
+	mw_host_binds 10
+	a19_host_to_guest 4
+	a19_guest_to_host 2
 )
 for t in "${PERF_TOOLS[@]}"; do
 	SCENARIOS+=("perftest_${t#ib_}_guest_server" 1 "perftest_${t#ib_}_guest_client" 1)
@@ -1192,9 +1329,32 @@ run_scenario() {
 	return $rc
 }
 
+# The guest image of kernel suite $1 (build-guest.sh), booted: the guest that
+# runs now, if any, is stopped first. $2 = 2: a second guest (vectors only).
+guest_up() {
+	local kernel=$1 guests=$2 image t0 sfx=''
+
+	[ "$kernel" = "$SUITE" ] || sfx=-$kernel
+	t0=$(now)
+	image=$("$INTEROP_DIR/build-guest.sh" "$kernel" 2>"$OUT/build-guest$sfx.log") ||
+		{ cat "$OUT/build-guest$sfx.log" >&2; echo "Bail out! guest image build failed"; return 1; }
+	log "guest image $image ($(tr '\n' ' ' < "$image/versions")) in $(elapsed "$t0") s"
+	cp "$image/versions" "$OUT/versions$sfx"
+	if [ -n "$QEMU_PID" ]; then
+		guest_stop "$QEMU_PID" "$RUN/guest.ctl"
+		QEMU_PID=
+		rm -f "$RUN/console.log" "$RUN/guest.console" "$RUN/guest.ctl"
+	fi
+	guest_boot "$image" || { echo "Bail out! guest did not boot (see $OUT/console.log)"; return 1; }
+	if [ "$guests" = 2 ]; then
+		guest_boot "$image" 2 || { echo "Bail out! guest2 did not boot (see $OUT/console2.log)"; return 1; }
+		mkdir -p "$VEC_DIR" && kx_header "$image" "$VEC_DIR"
+	fi
+}
+
 VEC_DIR=
 main() {
-	local wanted=("$@") i num=0 failed=0 image t0 names=() guests=1
+	local wanted=("$@") i num=0 failed=0 t0 names=() guests=1 kernel group name
 
 	if [ "${1:-}" = --record-vectors ]; then
 		[ -n "${2:-}" ] && VEC_DIR=$(realpath -m "$2") ||
@@ -1242,28 +1402,28 @@ main() {
 
 	echo "1..${#wanted[@]}"
 	t0=$(now)
-	image=$("$INTEROP_DIR/build-guest.sh" 2>"$OUT/build-guest.log") ||
-		{ cat "$OUT/build-guest.log" >&2; echo "Bail out! guest image build failed"; exit 1; }
-	log "guest image $image ($(tr '\n' ' ' < "$image/versions")) in $(elapsed "$t0") s"
-	cp "$image/versions" "$OUT/versions"
 	net_up "$guests" || { echo "Bail out! cannot create $BR/$TAP/$VETH"; exit 1; }
-	guest_boot "$image" || { echo "Bail out! guest did not boot (see $OUT/console.log)"; exit 1; }
-	if [ "$guests" = 2 ]; then
-		guest_boot "$image" 2 || { echo "Bail out! guest2 did not boot (see $OUT/console2.log)"; exit 1; }
-		mkdir -p "$VEC_DIR" && kx_header "$image" "$VEC_DIR"
-	fi
-
-	for name in "${wanted[@]}"; do
-		num=$((num + 1))
-		for ((i = 0; i < ${#SCENARIOS[@]}; i += 2)); do
-			[ "${SCENARIOS[$i]}" = "$name" ] && break
+	# The scenarios of one guest kernel after the other: bookworm's, then
+	# the backports one (A19_SCENARIOS), each booted only if needed.
+	for kernel in "$SUITE" "$A19_KERNEL"; do
+		group=()
+		for name in "${wanted[@]}"; do
+			[ "$(scenario_kernel "$name")" = "$kernel" ] && group+=("$name")
 		done
-		if [ $i -ge ${#SCENARIOS[@]} ]; then
-			echo "not ok $num - $name # no such scenario"
-			failed=1
-			continue
-		fi
-		run_scenario "$num" "$name" "${SCENARIOS[$((i + 1))]}" || failed=1
+		[ ${#group[@]} = 0 ] && continue
+		guest_up "$kernel" "$guests" || exit 1
+		for name in "${group[@]}"; do
+			num=$((num + 1))
+			for ((i = 0; i < ${#SCENARIOS[@]}; i += 2)); do
+				[ "${SCENARIOS[$i]}" = "$name" ] && break
+			done
+			if [ $i -ge ${#SCENARIOS[@]} ]; then
+				echo "not ok $num - $name # no such scenario"
+				failed=1
+				continue
+			fi
+			run_scenario "$num" "$name" "${SCENARIOS[$((i + 1))]}" || failed=1
+		done
 	done
 	log "interop: $(elapsed "$t0") s in total; captures and logs in $OUT"
 	if [ "${ROCE_INTEROP_KEEP:-0}" = 1 ]; then
