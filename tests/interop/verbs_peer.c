@@ -147,32 +147,18 @@ vp_fill(uint8_t *p, size_t len, unsigned int s)
 
 /* ---- the out-of-band channel ------------------------------------------------- */
 
+/* All of len bytes to (out) or from the peer. */
 static int
-vp_write_all(int fd, const void *p, size_t len)
-{
-	const uint8_t *b = p;
-	ssize_t n;
-
-	while (len > 0) {
-		n = write(fd, b, len);
-		if (n <= 0)
-			return vp_fail_errno("write to the peer", n < 0 ? errno : EPIPE);
-		b += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int
-vp_read_all(int fd, void *p, size_t len)
+vp_xfer(int fd, void *p, size_t len, bool out)
 {
 	uint8_t *b = p;
 	ssize_t n;
 
 	while (len > 0) {
-		n = read(fd, b, len);
+		n = out ? write(fd, b, len) : read(fd, b, len);
 		if (n <= 0)
-			return vp_fail_errno("read from the peer", n < 0 ? errno : EPIPE);
+			return vp_fail_errno(out ? "write to the peer" : "read from the peer",
+					     n < 0 ? errno : EPIPE);
 		b += n;
 		len -= (size_t)n;
 	}
@@ -191,13 +177,13 @@ vp_msg_send(struct vp *v, const struct vp_msg *m)
 	w.flags = htonl(m->flags);
 	w.step = htonl(m->step);
 	w.addr = htobe64(m->addr);
-	return vp_write_all(v->sock, &w, sizeof(w));
+	return vp_xfer(v->sock, &w, sizeof(w), true);
 }
 
 static int
 vp_msg_recv(struct vp *v, struct vp_msg *m)
 {
-	if (vp_read_all(v->sock, m, sizeof(*m)) != 0)
+	if (vp_xfer(v->sock, m, sizeof(*m), false) != 0)
 		return -1;
 	m->qpn = ntohl(m->qpn);
 	m->psn = ntohl(m->psn);
