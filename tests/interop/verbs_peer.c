@@ -8,8 +8,11 @@
  * under roce-run, where the drop-in layer (lib/roce_verbs) gives it
  * librte_roce's device.
  *
- *   verbs_peer -d DEV -g GID_INDEX [-p PORT] CASE...            the target
+ *   verbs_peer -d DEV -g GID_INDEX [-p PORT] [-k] CASE...       the target
  *   verbs_peer -d DEV -g GID_INDEX [-p PORT] -c HOST CASE...    the initiator
+ *
+ * -k: the device is kernel rxe, whose receive completion of a SEND with
+ * Invalidate carries another flag (VP_RXE_WC_WITH_INV).
  *
  * The target listens on PORT (TCP, the out-of-band channel), owns the
  * memory (three pages: a canary page, the page the keys name, a canary
@@ -57,6 +60,14 @@
 #define VP_PSN(qpn) (((qpn) * 7919u) & 0xffffff)
 #define VP_IB_PORT 1
 #define VP_KEY_PERSISTENT 1u	/* the target's MR has FLUSH_PERSISTENT */
+/*
+ * The flag kernel rxe sets in a receive completion of a SEND with
+ * Invalidate: the kernel's IB_WC_WITH_INVALIDATE (1 << 2,
+ * include/rdma/ib_verbs.h), which rxe_resp.c (do_complete) writes into the
+ * user's completion as it is and rdma-core's rxe provider hands on, where
+ * verbs.h's IBV_WC_WITH_INV is 1 << 3 (1 << 2 is IBV_WC_IP_CSUM_OK).
+ */
+#define VP_RXE_WC_WITH_INV (1u << 2)
 #define VP_ATOMIC_OFF (VP_PAGE + 24)	/* an 8-byte aligned word of the named page */
 #define VP_QP_REMOTE (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 /*
@@ -103,6 +114,7 @@ struct vp {
 	int gidx;
 	int sock;
 	struct vp_msg key;	/* the target's key of the current case */
+	unsigned int inv_flag;	/* the receive completion's flag of an invalidation */
 };
 
 /* One case: what each side does, and what its QPs and the target's MR need. */
@@ -538,12 +550,11 @@ vp_t_mw2_send_inv(struct vp *v)
 	if (vp_bind(v, IBV_MW_TYPE_2, VP_PAGE, VP_PAGE,
 		    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ) != 0 || vp_wait(v, &wc) != 0)
 		return -1;
-	printf("receive: %s, opcode %d, %s, invalidated_rkey 0x%x\n",
-	       ibv_wc_status_str(wc.status), wc.opcode,
-	       wc.wc_flags & IBV_WC_WITH_INV ? "IBV_WC_WITH_INV" : "no IBV_WC_WITH_INV",
+	printf("receive: %s, opcode %d, wc_flags 0x%x (invalidation: 0x%x), invalidated_rkey 0x%x\n",
+	       ibv_wc_status_str(wc.status), wc.opcode, wc.wc_flags, v->inv_flag,
 	       wc.invalidated_rkey);
 	if (wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV ||
-	    !(wc.wc_flags & IBV_WC_WITH_INV) || wc.invalidated_rkey != v->key.rkey)
+	    !(wc.wc_flags & v->inv_flag) || wc.invalidated_rkey != v->key.rkey)
 		return vp_fail("the SEND with Invalidate of the window's rkey");
 	if (vp_sync(v, VP_STEP_INVALIDATED) != 0 || vp_sync(v, VP_STEP_DONE) != 0)
 		return -1;
@@ -845,7 +856,8 @@ vp_usage(void)
 {
 	size_t i;
 
-	fprintf(stderr, "usage: verbs_peer -d DEV -g GID_INDEX [-p PORT] [-c HOST] CASE...\ncases:");
+	fprintf(stderr, "usage: verbs_peer -d DEV -g GID_INDEX [-p PORT] [-c HOST] [-k] CASE...\n"
+		"  -k: the device is kernel rxe (its flag of an invalidation)\ncases:");
 	for (i = 0; i < sizeof(vp_cases) / sizeof(vp_cases[0]); i++)
 		fprintf(stderr, " %s", vp_cases[i].name);
 	fprintf(stderr, "\n");
@@ -854,13 +866,14 @@ vp_usage(void)
 int
 main(int argc, char **argv)
 {
-	struct vp v = { .sock = -1 };
+	struct vp v = { .sock = -1, .inv_flag = IBV_WC_WITH_INV };
 	const char *dev = NULL, *port = VP_PORT, *host = NULL;
 	int opt, i, failed = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "d:g:p:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:p:c:k")) != -1) {
 		switch (opt) {
+		case 'k': v.inv_flag = VP_RXE_WC_WITH_INV; break;
 		case 'd': dev = optarg; break;
 		case 'g': v.gidx = atoi(optarg); break;
 		case 'p': port = optarg; break;
