@@ -336,7 +336,7 @@ nvmf_req_drop(struct nvmf_req *req)
 		nvmf_buf_put(q->tgt, req->data);
 	req_repost(req);
 	if (req->state == NVMF_REQ_AER_WAIT && q->ctrl != NULL)
-		q->ctrl->aers--;
+		nvmf_ctrl_aer_forget(q->ctrl, req);
 	req->state = NVMF_REQ_FREE;
 	TAILQ_INSERT_HEAD(&q->free_req, req, link);
 }
