@@ -22,7 +22,6 @@
 #define NVMF_MODEL		"librte_roce roce_nvmf"
 #define NVMF_ACL_0S		3	/* Abort Command Limit, 0's based: four */
 #define NVMF_KAS_100MS		1	/* keep-alive granularity: 100 ms */
-#define NVMF_LOG_ERROR_LEN	64	/* one entry (ELPE 0) */
 #define NVMF_LOG_PAGE_LEN	512	/* SMART / health, firmware slots */
 #define NVMF_LOG_NS_LIST_LEN	4096
 #define NVMF_FW_SLOT1		8	/* firmware slot log: revision of slot 1 */
@@ -85,6 +84,7 @@ identify_ctrl(struct nvmf_req *req, uint8_t *d)
 	d[NVMF_IDC_ACL] = NVMF_ACL_0S;
 	d[NVMF_IDC_AERL] = NVMF_AER_MAX - 1;	/* 0's based */
 	d[NVMF_IDC_LPA] = NVMF_LPA_EXT_DATA;
+	d[NVMF_IDC_ELPE] = NVMF_ERRLOG_MAX - 1;
 	nvmf_put16(d, NVMF_IDC_KAS, NVMF_KAS_100MS);
 	d[NVMF_IDC_SQES] = NVMF_SQES_LOG2 << 4 | NVMF_SQES_LOG2;
 	d[NVMF_IDC_CQES] = NVMF_CQES_LOG2 << 4 | NVMF_CQES_LOG2;
@@ -324,6 +324,54 @@ log_changed_ns(struct nvmf_ctrl *ctrl, uint8_t *page, bool rae)
 	return NVMF_LOG_NS_LIST_LEN;
 }
 
+/*
+ * An error response, recorded for the Error Information log page (Base,
+ * "Error Information"): which command, its status, the namespace and LBA
+ * of an I/O command. The oldest of NVMF_ERRLOG_MAX entries goes first.
+ */
+void
+nvmf_ctrl_error_record(struct nvmf_ctrl *ctrl, const struct nvmf_req *req, uint16_t sf)
+{
+	uint8_t *e = ctrl->errlog[ctrl->errors++ % NVMF_ERRLOG_MAX];
+	uint8_t opc = req->sqe[NVMF_SQE_OPC];
+	bool io = req->q->qid != 0 && opc != NVMF_OPC_FABRICS;
+
+	memset(e, 0, NVMF_ERRLOG_ENTRY_LEN);
+	nvmf_put64(e, NVMF_ERRLOG_COUNT, ctrl->errors);
+	nvmf_put16(e, NVMF_ERRLOG_SQID, req->q->qid);
+	memcpy(e + NVMF_ERRLOG_CID, req->sqe + NVMF_SQE_CID, 2);
+	nvmf_put16(e, NVMF_ERRLOG_STATUS, sf);
+	nvmf_put16(e, NVMF_ERRLOG_PEL, 0xffff);
+	if (opc != NVMF_OPC_FABRICS)
+		memcpy(e + NVMF_ERRLOG_NSID, req->sqe + NVMF_SQE_NSID, 4);
+	if (io && (opc == NVMF_IO_READ || opc == NVMF_IO_WRITE || opc == NVMF_IO_WRITE_ZEROES))
+		memcpy(e + NVMF_ERRLOG_LBA, req->sqe + NVMF_SQE_CDW10, 8);
+	e[NVMF_ERRLOG_TRTYPE] = NVMF_TRTYPE_RDMA;
+	if (req->status >> 8 == NVMF_SCT_MEDIA)
+		ctrl->media_errors++;
+}
+
+/* The Error Information log: the entries recorded, newest first. */
+static uint32_t
+log_errors(const struct nvmf_ctrl *ctrl, uint8_t *page)
+{
+	uint64_t i, n = RTE_MIN(ctrl->errors, (uint64_t)NVMF_ERRLOG_MAX);
+
+	for (i = 0; i < n; i++)
+		memcpy(page + i * NVMF_ERRLOG_ENTRY_LEN,
+		       ctrl->errlog[(ctrl->errors - 1 - i) % NVMF_ERRLOG_MAX], NVMF_ERRLOG_ENTRY_LEN);
+	return NVMF_ERRLOG_MAX * NVMF_ERRLOG_ENTRY_LEN;
+}
+
+/* SMART / Health Information: all zero but the error counters. */
+static uint32_t
+log_smart(const struct nvmf_ctrl *ctrl, uint8_t *page)
+{
+	nvmf_put64(page, NVMF_SMART_MEDIA_ERRORS, ctrl->media_errors);
+	nvmf_put64(page, NVMF_SMART_ERRLOG_ENTRIES, ctrl->errors);
+	return NVMF_LOG_PAGE_LEN;
+}
+
 /* The page's length, and its bytes written to page (zeroed, at least that long). */
 static uint32_t
 log_page_build(struct nvmf_req *req, uint8_t lid, uint8_t *page)
@@ -332,9 +380,9 @@ log_page_build(struct nvmf_req *req, uint8_t lid, uint8_t *page)
 		return lid == NVMF_LOG_DISCOVERY ? log_discovery(req->q->ctrl, page) : 0;
 	switch (lid) {
 	case NVMF_LOG_ERROR:
-		return NVMF_LOG_ERROR_LEN;	/* no error recorded */
+		return log_errors(req->q->ctrl, page);
 	case NVMF_LOG_SMART:
-		return NVMF_LOG_PAGE_LEN;
+		return log_smart(req->q->ctrl, page);
 	case NVMF_LOG_FW_SLOT:
 		page[0] = 1;	/* slot 1 active */
 		put_str(page + NVMF_FW_SLOT1, 8, NVMF_VERSION_STR);

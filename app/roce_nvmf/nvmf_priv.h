@@ -136,6 +136,7 @@ struct nvmf_subsys {
 };
 
 #define NVMF_AER_MAX		4	/* Asynchronous Event Requests held (AERL + 1) */
+#define NVMF_ERRLOG_MAX		16	/* Error Information log entries kept (ELPE + 1) */
 #define NVMF_NS_BIT(nsid)	(1u << ((nsid) - 1))	/* NVMF_NS_MAX <= 32 */
 
 struct nvmf_ctrl {
@@ -158,6 +159,9 @@ struct nvmf_ctrl {
 	uint32_t changed_ns;		/* NVMF_NS_BIT()s of the Changed Namespace List */
 	bool aen_pending;		/* a notice waits for a request */
 	bool aen_masked;		/* a notice was sent: none until the list is read */
+	uint64_t errors;		/* error responses: the Error Information log's count */
+	uint64_t media_errors;		/* of them with a media status (SMART) */
+	uint8_t errlog[NVMF_ERRLOG_MAX][NVMF_ERRLOG_ENTRY_LEN];	/* a ring, by count */
 };
 
 struct nvmf_tgt {
@@ -227,6 +231,7 @@ void nvmf_admin_exec(struct nvmf_req *req);
 void nvmf_ctrl_ns_changed(struct nvmf_ctrl *ctrl, uint32_t nsid);
 void nvmf_ctrl_aer_forget(struct nvmf_ctrl *ctrl, const struct nvmf_req *req);
 void nvmf_ctrl_aer_abort(struct nvmf_ctrl *ctrl);
+void nvmf_ctrl_error_record(struct nvmf_ctrl *ctrl, const struct nvmf_req *req, uint16_t sf);
 
 /* nvmf_file.c */
 int nvmf_file_ns_open(struct nvmf_ns *ns, const struct nvmf_ns_conf *conf);

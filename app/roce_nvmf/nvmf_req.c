@@ -252,6 +252,8 @@ req_cqe(struct nvmf_req *req)
 	if (req->status != NVMF_SC_SUCCESS) {
 		sf |= NVMF_DNR;
 		req_status_count(&q->tgt->stats, req->status);
+		if (q->ctrl != NULL)
+			nvmf_ctrl_error_record(q->ctrl, req, sf);
 	}
 	memset(req->cqe, 0, sizeof(req->cqe));
 	nvmf_put32(req->cqe, NVMF_CQE_DW0, req->dw0);

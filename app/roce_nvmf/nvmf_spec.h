@@ -229,6 +229,7 @@ enum nvmf_io_opc {
 #define NVMF_IDC_ACL		258
 #define NVMF_IDC_AERL		259
 #define NVMF_IDC_LPA		261
+#define NVMF_IDC_ELPE		262	/* error log entries, 0's based */
 #define NVMF_IDC_KAS		320	/* 100 ms units */
 #define NVMF_IDC_SQES		512
 #define NVMF_IDC_CQES		513
@@ -284,6 +285,21 @@ enum nvmf_io_opc {
 #define NVMF_LOG_CHANGED_NS	0x04
 #define NVMF_LOG_DISCOVERY	0x70
 #define NVMF_LOG_RAE		(1u << 15)	/* CDW10: retain the asynchronous event */
+
+/* Base, Error Information log entry (64 bytes): byte offsets. */
+#define NVMF_ERRLOG_ENTRY_LEN	64
+#define NVMF_ERRLOG_COUNT	0	/* 8 bytes: this error's number, from 1 */
+#define NVMF_ERRLOG_SQID	8
+#define NVMF_ERRLOG_CID		10
+#define NVMF_ERRLOG_STATUS	12	/* the CQE's status field: phase bit 0 */
+#define NVMF_ERRLOG_PEL		14	/* parameter error location; FFFFh: not reported */
+#define NVMF_ERRLOG_LBA		16	/* 8 bytes */
+#define NVMF_ERRLOG_NSID	24
+#define NVMF_ERRLOG_TRTYPE	29
+
+/* Base, SMART / Health Information: 16-byte counters. */
+#define NVMF_SMART_MEDIA_ERRORS	160	/* Media and Data Integrity Errors */
+#define NVMF_SMART_ERRLOG_ENTRIES 176	/* Number of Error Information Log Entries */
 
 /* Base, Asynchronous Event Request completion DW0: type 2:0, information 15:8, log page 23:16. */
 #define NVMF_AEN_TYPE_NOTICE	0x2

@@ -1138,7 +1138,7 @@ test_media_error(void)
 	static struct nvmf_tgt_conf conf;
 	struct rlimit old, lim;
 	struct host_queue a, io;
-	uint8_t sqe[64], *rd;
+	uint8_t sqe[64], cid[4], *rd;
 	unsigned int i;
 	int rc, fd = file_ns_conf(&conf, path, 4 << 20);
 
@@ -1150,6 +1150,7 @@ test_media_error(void)
 	ROCE_TEST_ASSERT_EQ(ftruncate(fd, 0), 0, "the file shrinks under the namespace");
 	memset(rd, 0xa5, 8 * 512);
 	rw_sqe_ns(&io, sqe, 0x02, 2, 16, 8, RD_OFF);
+	memcpy(cid, sqe + 2, 2);
 	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0x281, "Unrecovered Read Error");
 	for (i = 0; i < 8 * 512; i++)
 		ROCE_TEST_ASSERT_EQ(rd[i], 0xa5, "nothing written to the host, byte %u", i);
@@ -1162,11 +1163,24 @@ test_media_error(void)
 	ROCE_TEST_ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &lim), 0, "");
 	roce_test_fill(host_buf(&env, WR_OFF), 8 * 512, 41);
 	rw_sqe_ns(&io, sqe, 0x01, 2, 4096, 8, WR_OFF);
+	memcpy(cid + 2, sqe + 2, 2);
 	i = (unsigned int)cmd_status(&io, sqe);
 	setrlimit(RLIMIT_FSIZE, &old);
 	signal(SIGXFSZ, SIG_DFL);
 	ROCE_TEST_ASSERT_EQ(i, 0x280, "Write Fault");
 	ROCE_TEST_ASSERT_EQ(STAT(&env, io_errors), 2, "");
+	/* the Error Information log, newest first; SMART's two error counters */
+	ROCE_TEST_ASSERT_EQ(get_log(&a, 0x01, 1024, false), 0, "error log");
+	ROCE_TEST_ASSERT(get32(rd) == 2 && get32(rd + 64) == 1 && get32(rd + 128) == 0, "count");
+	ROCE_TEST_ASSERT(memcmp(rd + 10, cid + 2, 2) == 0 && memcmp(rd + 64 + 10, cid, 2) == 0,
+			 "CIDs");
+	ROCE_TEST_ASSERT((rd[8] | rd[9] << 8) == 1 && rd[24] == 2 && rd[29] == 1,
+			 "SQID 1, NSID 2, TRTYPE RDMA");
+	ROCE_TEST_ASSERT_EQ((get32(rd + 12) & 0xffff) >> 1 & 0x7ff, 0x280, "status: Write Fault");
+	ROCE_TEST_ASSERT_EQ((get32(rd + 64 + 12) & 0xffff) >> 1 & 0x7ff, 0x281, "Read Error");
+	ROCE_TEST_ASSERT(get32(rd + 16) == 4096 && get32(rd + 64 + 16) == 16, "LBAs");
+	ROCE_TEST_ASSERT_EQ(get_log(&a, 0x02, 512, false), 0, "SMART");
+	ROCE_TEST_ASSERT(get32(rd + 160) == 2 && get32(rd + 176) == 2, "media errors, entries");
 	/* the file takes a Write again: it reads back */
 	rw_sqe_ns(&io, sqe, 0x01, 2, 16, 8, WR_OFF);
 	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Write");
