@@ -784,6 +784,29 @@ nvmf_bin() {
 	fi
 }
 
+# roce_nvmf at $1 built, the guest's nvme-rdma host and nvme-cli there: 0, 77 (skip) or 1.
+nvmf_guest_ready() {
+	if [ -z "$1" ] || [ ! -x "$1" ]; then
+		SKIP_REASON="app/roce_nvmf is not built (liburing-dev)"
+		return 77
+	fi
+	gx "modprobe nvme_rdma && command -v nvme" >/dev/null 2>&1 ||
+		{ echo "guest: no nvme_rdma or nvme-cli (image older than build-guest.sh?)"; return 1; }
+}
+
+# The end of scenario $1 whose guest side exited $2: both logs, roce_nvmf stopped by
+# SIGTERM must exit 0.
+nvmf_stop() {
+	local host_ok=0
+
+	cat "$OUT/$1.guest.log"
+	kill -TERM "$PEER_PID" 2>/dev/null
+	peer_wait || host_ok=1
+	cat "$OUT/$1.host.log"
+	echo "guest exit $2, host exit $host_ok"
+	[ "$2" = 0 ] && [ $host_ok = 0 ]
+}
+
 # The guest's block device of subsystem $1 (nvmeXnY of whichever controller).
 NVMF_GUEST_DEV='nvmf_dev() { for b in $(ls /sys/block | grep -E "^nvme[0-9]+n1$"); do
 		[ "$(cat /sys/block/$b/device/subsysnqn 2>/dev/null)" = "$1" ] && echo $b; done; }'
@@ -796,15 +819,9 @@ NVMF_GUEST_DEV='nvmf_dev() { for b in $(ls /sys/block | grep -E "^nvme[0-9]+n1$"
 # asynchronous event, sees the new size; nvme disconnect of both; then the
 # target is stopped by SIGTERM and must exit 0.
 scen_nvmf_v4_guest_host() {
-	local name=nvmf_v4_guest_host bin ok=0 host_ok=0 img
+	local name=nvmf_v4_guest_host bin ok=0 img
 
-	bin=$(nvmf_bin)
-	if [ -z "$bin" ] || [ ! -x "$bin" ]; then
-		SKIP_REASON="app/roce_nvmf is not built (liburing-dev)"
-		return 77
-	fi
-	gx "modprobe nvme_rdma && command -v nvme" >/dev/null 2>&1 ||
-		{ echo "guest: no nvme_rdma or nvme-cli (image older than build-guest.sh?)"; return 1; }
+	bin=$(nvmf_bin) && nvmf_guest_ready "$bin" || return $?
 	img=$OUT/$name.ns.img
 	rm -f "$img" && truncate -s "${NVMF_FILE_MIB}M" "$img" || return 1
 	"$bin" "${EAL_ARGS[@]}" --log-level=app.roce_nvmf:debug -- --ip "$ROCE_IP/$PREFIX_LEN" \
@@ -852,27 +869,16 @@ scen_nvmf_v4_guest_host() {
 			nvme disconnect -n $NVMF_NQN2 || exit 15
 			nvme disconnect -n $NVMF_NQN || exit 7" >>"$OUT/$name.guest.log" 2>&1 || ok=1
 	fi
-	cat "$OUT/$name.guest.log"
-	kill -TERM "$PEER_PID" 2>/dev/null
-	peer_wait || host_ok=1
-	cat "$OUT/$name.host.log"
-	echo "guest exit $ok, host exit $host_ok"
-	[ $ok = 0 ] && [ $host_ok = 0 ]
+	nvmf_stop "$name" "$ok"
 }
 
 # The same target listening on our port's IPv6 link-local address: nvme discover
 # says adrfam ipv6, nvme connect (the address with the guest's scope), 1 MiB
 # written and read back by checksum, nvme disconnect, SIGTERM exits 0.
 scen_nvmf_v6_guest_host() {
-	local name=nvmf_v6_guest_host bin ok=0 host_ok=0 ll
+	local name=nvmf_v6_guest_host bin ok=0 ll
 
-	bin=$(nvmf_bin)
-	if [ -z "$bin" ] || [ ! -x "$bin" ]; then
-		SKIP_REASON="app/roce_nvmf is not built (liburing-dev)"
-		return 77
-	fi
-	gx "modprobe nvme_rdma && command -v nvme" >/dev/null 2>&1 ||
-		{ echo "guest: no nvme_rdma or nvme-cli (image older than build-guest.sh?)"; return 1; }
+	bin=$(nvmf_bin) && nvmf_guest_ready "$bin" || return $?
 	ll=$(roce_ll)
 	"$bin" "${EAL_ARGS[@]}" --log-level=app.roce_nvmf:debug -- --ip "$ROCE_IP/$PREFIX_LEN" \
 		--listen "$ll" --nqn "$NVMF_NQN" --ns "$NVMF_NS_MIB" >"$OUT/$name.host.log" 2>&1 &
@@ -894,12 +900,7 @@ scen_nvmf_v6_guest_host() {
 		echo \"written \$a read \$b\"
 		[ \"\$a\" = \"\$b\" ] || exit 6
 		nvme disconnect -n $NVMF_NQN || exit 7" >"$OUT/$name.guest.log" 2>&1 || ok=1
-	cat "$OUT/$name.guest.log"
-	kill -TERM "$PEER_PID" 2>/dev/null
-	peer_wait || host_ok=1
-	cat "$OUT/$name.host.log"
-	echo "guest exit $ok, host exit $host_ok"
-	[ $ok = 0 ] && [ $host_ok = 0 ]
+	nvmf_stop "$name" "$ok"
 }
 
 # ---- ucmatose: many rdma_cm connections at once ---------------------------------
