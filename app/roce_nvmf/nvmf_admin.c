@@ -449,8 +449,8 @@ nvmf_ctrl_ns_changed(struct nvmf_ctrl *ctrl, uint32_t nsid)
 	ctrl->aen_pending = true;
 	if (ctrl->nb_aers == 0)
 		return;	/* the next request takes it */
-	req = ctrl->aer[0];
-	memmove(ctrl->aer, ctrl->aer + 1, --ctrl->nb_aers * sizeof(ctrl->aer[0]));
+	req = ctrl->aer[0];	/* the oldest */
+	nvmf_ctrl_aer_forget(ctrl, req);
 	aen_complete(ctrl, req);
 	nvmf_req_run(req);
 }
