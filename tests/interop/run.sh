@@ -1288,7 +1288,11 @@ MW_CASES=(mw1_rw mw2_rw mw2_bounds mw2_rights mw2_send_inv mw2_local_inv)
 # (rxe_resp.c, check_rkey: mr_check_range), not against the window's own
 # range (IBA 10.6.7): a WRITE across the window's end, inside its MR,
 # succeeds there (doc/memory-windows.md, "Against kernel rxe").
-MW_RXE_TARGET_CASES=(mw1_rw mw2_rw mw2_rights mw2_send_inv mw2_local_inv)
+# Nor, yet, the invalidations (mw2_send_inv, mw2_local_inv) with rxe as the
+# target: on 2026-11-28 rxe's receive completion carried the kernel's flag
+# (verbs_peer -k since), and the next run's guest stopped answering at that
+# case after a kernel warning (doc/interop.md); they run with us as the target.
+MW_RXE_TARGET_CASES=(mw1_rw mw2_rw mw2_rights)
 # Not FLUSH: rxe drops every FLUSH of ours unanswered (doc/interop.md, "rxe's
 # FLUSH ICRC"); verbs_peer's flush_global and flush_persistent run between two
 # librte_roce hosts only.
@@ -1343,7 +1347,7 @@ verbs_peer_scenario() {
 		ok=1
 	[ $host_ok = 0 ] && [ $ok = 0 ] && return 0
 	echo "--- guest kernel log"
-	gx "dmesg | tail -n 60"
+	gx -t 60 "dmesg | grep -v 'state = ' | tail -n 80"
 	return 1
 }
 
@@ -1462,7 +1466,7 @@ SCENARIOS=(
 	nvmf_v6_guest_host 1
 	mw_guest_binds 10
 	mw_host_binds 10
-	a19_host_to_guest 4
+	a19_host_to_guest 2
 	a19_guest_to_host 2
 )
 for t in "${PERF_TOOLS[@]}"; do
