@@ -119,9 +119,10 @@ found:
 	return e;
 }
 
-int
-roce_cm_mad_send(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index,
-		 const struct rte_roce_mad *mad)
+/* Post mad in a free send slot: 0, or a negative errno counted in send_errors. */
+static int
+cm_mad_post(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index,
+	    const struct rte_roce_mad *mad)
 {
 	struct ibv_sge sge = { .length = RTE_ROCE_MAD_LEN, .lkey = cm->mr->lkey };
 	struct ibv_send_wr wr = {
@@ -136,7 +137,7 @@ roce_cm_mad_send(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_ind
 	int rc;
 
 	ah = cm_ah_get(cm, dgid, sgid_index);
-	if (ah == NULL || cm->nb_free == 0) {
+	if (ah == NULL) {
 		cm->stats.send_errors++;
 		return -ENOMEM;
 	}
@@ -159,6 +160,52 @@ roce_cm_mad_send(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_ind
 	return 0;
 }
 
+/*
+ * Every slot in flight (or MADs already waiting, which go first): into the
+ * backlog, -ENOMEM when it is full. Its timers run from now, as Linux's
+ * do for a send on the overflow list.
+ */
+static int
+cm_mad_queue(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index,
+	     const struct rte_roce_mad *mad)
+{
+	struct roce_cm_queued_mad *q;
+
+	if (cm->nb_backlog == cm->conf.mad_backlog) {
+		cm->stats.send_errors++;
+		return -ENOMEM;
+	}
+	q = &cm->backlog[(cm->backlog_head + cm->nb_backlog++) % cm->conf.mad_backlog];
+	q->dgid = *dgid;
+	q->sgid_index = sgid_index;
+	q->mad = *mad;
+	cm->stats.mads_queued++;
+	return 0;
+}
+
+int
+roce_cm_mad_send(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index,
+		 const struct rte_roce_mad *mad)
+{
+	if (cm->nb_free == 0 || cm->nb_backlog > 0)
+		return cm_mad_queue(cm, dgid, sgid_index, mad);
+	return cm_mad_post(cm, dgid, sgid_index, mad);
+}
+
+/* The backlog's oldest MADs into the slots that are free (a failed one is counted and dropped). */
+static void
+cm_mad_backlog_send(struct rte_roce_cm *cm)
+{
+	struct roce_cm_queued_mad *q;
+
+	while (cm->nb_free > 0 && cm->nb_backlog > 0) {
+		q = &cm->backlog[cm->backlog_head];
+		cm->backlog_head = (cm->backlog_head + 1) % cm->conf.mad_backlog;
+		cm->nb_backlog--;
+		cm_mad_post(cm, &q->dgid, q->sgid_index, &q->mad);
+	}
+}
+
 void
 roce_cm_mad_send_done(struct rte_roce_cm *cm, const struct ibv_wc *wc)
 {
@@ -169,6 +216,7 @@ roce_cm_mad_send_done(struct rte_roce_cm *cm, const struct ibv_wc *wc)
 	cm->slot_ah[slot]->inflight--;
 	cm->slot_ah[slot] = NULL;
 	cm->free_slots[cm->nb_free++] = slot;
+	cm_mad_backlog_send(cm);
 }
 
 /*
