@@ -167,9 +167,13 @@ perf_cm_route(struct perf_cm *cm, struct perf_cm_conn *c)
 	return ret != 0 ? ret : rte_roce_cm_connect(c->id, &p);
 }
 
-/* CONNECT_REQUEST (server): the exchange's first, then -q test QPs; any more rejected. */
+/*
+ * CONNECT_REQUEST (server): the exchange's first, then -q test QPs. Any
+ * more is rejected and handed back in *extra, to be destroyed once its
+ * event is acknowledged.
+ */
 static int
-perf_cm_request(struct perf_cm *cm, struct rte_roce_cm_id *id)
+perf_cm_request(struct perf_cm *cm, struct rte_roce_cm_id *id, struct rte_roce_cm_id **extra)
 {
 	bool data = cm->xchg.id != NULL;
 	struct rte_roce_cm_conn_param p = perf_cm_param(cm, data);
@@ -177,9 +181,8 @@ perf_cm_request(struct perf_cm *cm, struct rte_roce_cm_id *id)
 	int ret;
 
 	if (data && cm->nb_data == cm->o->qps) {
-		rte_roce_cm_reject(id, NULL, 0);
-		rte_roce_cm_destroy_id(id);
-		return 0;
+		*extra = id;
+		return rte_roce_cm_reject(id, NULL, 0);
 	}
 	c = data ? &cm->data[cm->nb_data] : &cm->xchg;
 	c->id = id;
@@ -188,8 +191,10 @@ perf_cm_request(struct perf_cm *cm, struct rte_roce_cm_id *id)
 	return ret != 0 ? ret : rte_roce_cm_accept(id, &p);
 }
 
+/* One event; an id to destroy once the event is acknowledged in *extra. */
 static void
-perf_cm_event(struct perf_cm *cm, const struct rte_roce_cm_event *ev)
+perf_cm_event(struct perf_cm *cm, const struct rte_roce_cm_event *ev,
+	      struct rte_roce_cm_id **extra)
 {
 	struct perf_cm_conn *c = ev->id->context;
 	int ret = 0;
@@ -202,7 +207,7 @@ perf_cm_event(struct perf_cm *cm, const struct rte_roce_cm_event *ev)
 		ret = perf_cm_route(cm, c);
 		break;
 	case RTE_ROCE_CM_EVENT_CONNECT_REQUEST:
-		ret = perf_cm_request(cm, ev->id);
+		ret = perf_cm_request(cm, ev->id, extra);
 		break;
 	case RTE_ROCE_CM_EVENT_ESTABLISHED:
 		c->established = true;
@@ -228,13 +233,17 @@ perf_cm_event(struct perf_cm *cm, const struct rte_roce_cm_event *ev)
 static void
 perf_cm_progress(struct perf_cm *cm)
 {
+	struct rte_roce_cm_id *extra;
 	struct rte_roce_cm_event *ev;
 
 	rte_roce_poll(cm->s->ctx);
 	rte_roce_cm_poll(cm->cm);
 	while (rte_roce_cm_get_cm_event(cm->ch, &ev) == 0) {
-		perf_cm_event(cm, ev);
+		extra = NULL;
+		perf_cm_event(cm, ev, &extra);
 		rte_roce_cm_ack_cm_event(ev);
+		if (extra != NULL)
+			rte_roce_cm_destroy_id(extra);
 	}
 }
 

@@ -190,7 +190,20 @@ def main():
         check('refused: %s' % ' '.join(args), p.returncode != 0 and msg in p.stderr,
               'exit %d, stderr %s' % (p.returncode, p.stderr[-200:]))
     two_process(perf)
+    rdma_cm_refused(perf)
     return report()
+
+
+def rdma_cm_refused(perf):
+    """-R failures, one process on net_ring (which receives what it sends)."""
+    p = run(perf, ['--ip', '198.18.0.1/24', '-R', '-n', '5', 'server.example'], vdev='net_ring0')
+    check('-R: a server named by host name is refused, asking for its RoCE address',
+          p.returncode != 0 and 'give its RoCE address' in p.stderr, p.stderr[-300:])
+    # our own CM answers the REQ: nobody listens on the port, REJ reason 8, tried for 30 s
+    p = run(perf, ['--ip', '198.18.0.1/24', '-R', '-n', '5', '198.18.0.1'], vdev='net_ring0',
+            timeout=120)
+    check('-R: nobody listening: REJECTED, reason 8 (invalid service ID), after 30 s of tries',
+          p.returncode != 0 and 'RDMA_CM_EVENT_REJECTED, status 8' in p.stderr, p.stderr[-300:])
 
 
 def workers_case(perf):
