@@ -87,6 +87,7 @@ struct roce_cm_peer {
 struct roce_cm_peer_addr {
 	union ibv_gid gid;
 	int sgid_index;
+	uint32_t qpn;		/* the QP it sent from: where a GET's response goes */
 };
 
 /* A CM id: the public part first, as rdma_cm_id. */
@@ -119,6 +120,8 @@ struct roce_cm_id {
 	uint8_t init_depth;
 	uint8_t retry_cnt;
 	uint8_t rnr_retry;
+	uint8_t tos;			/* rte_roce_cm_set_tos(): asked */
+	uint8_t route_tos;		/* and taken by the route: our REQ's path, our GRH */
 	/* The last message sent, for retransmission and duplicates. */
 	struct rte_roce_mad last;
 	bool has_last;
@@ -171,6 +174,7 @@ void roce_cm_sync_drain(struct roce_cm_id *id);
 struct roce_cm_queued_mad {
 	union ibv_gid dgid;
 	int sgid_index;
+	uint32_t qpn;		/* QP1, or the QP a GET came from */
 	struct rte_roce_mad mad;
 };
 

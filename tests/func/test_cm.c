@@ -39,6 +39,7 @@
 #define CM_BACKLOG		8
 #define CM_FAULT_SEED		0xc0ffee
 #define CM_ABSENT_HOST		99	/* last byte of an address on the link nobody has */
+#define CM_TOS			0x28	/* the active ids' traffic class (DSCP AF11) */
 #define CM_LOSS_CONNS		CM_BACKLOG	/* connections at once in test_cm_mad_loss */
 #define CM_LOSS_RETRIES		8	/* 9 tries of 10% loss each way: a give-up ~1e-6 */
 #define CM_LOSS_WAIT_MS		30000
@@ -260,6 +261,7 @@ cm_active_resolve_ps(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port
 	struct sockaddr_storage src, dst;
 
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], id, c, ps), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_set_tos(*id, CM_TOS), 0, "");
 	cm_addr(&src, c->ipv6, 0, 0);
 	cm_addr(&dst, c->ipv6, 1, port);
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(*id, (struct sockaddr *)&src,
@@ -336,7 +338,10 @@ cm_accept(struct cm_env *c)
 	return 0;
 }
 
-/* Both QPs are in RTS, each aimed at the other, PSNs crossed. */
+/*
+ * Both QPs are in RTS, each aimed at the other, PSNs crossed; both GRHs with
+ * the active side's traffic class (the passive side's from the REQ).
+ */
 static int
 cm_check_qps(struct cm_env *c)
 {
@@ -351,6 +356,7 @@ cm_check_qps(struct cm_env *c)
 		ROCE_TEST_ASSERT_EQ(a[i].dest_qp_num, c->id[1 - i]->qp->qp_num, "side %u", i);
 		ROCE_TEST_ASSERT_EQ(a[i].rq_psn, a[1 - i].sq_psn, "side %u", i);
 		ROCE_TEST_ASSERT_EQ(a[i].max_rd_atomic, a[1 - i].max_dest_rd_atomic, "side %u", i);
+		ROCE_TEST_ASSERT_EQ(a[i].ah_attr.grh.traffic_class, CM_TOS, "side %u", i);
 	}
 	/* side 0 offered an initiator depth one below what both accept */
 	ROCE_TEST_ASSERT_EQ(a[0].max_rd_atomic, CM_RD_ATOM - 1, "");
@@ -473,12 +479,16 @@ cm_connect_disconnect(bool ipv6)
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c->id[0]), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_expect(c, 1, RTE_ROCE_CM_EVENT_DISCONNECTED, NULL), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_DISCONNECTED, NULL), 0, "");
+	/* Disconnecting again is no error, as rdma_disconnect(); nothing is sent. */
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c->id[1]), 0, "after the peer's DREQ");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c->id[0]), 0, "a second time");
 	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_TIMEWAIT_EXIT, NULL), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_expect(c, 1, RTE_ROCE_CM_EVENT_TIMEWAIT_EXIT, NULL), 0, "");
 	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], established), 1, "");
 	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], established), 1, "");
 	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], retransmits) + CM_STAT(c->cm[1], retransmits), 0, "");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c->id[0]), -EINVAL, "not connected any more");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c->id[0]), 0, "after timewait");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c->listener), -EINVAL, "never connected");
 	return cm_env_close(c);
 }
 
@@ -1028,7 +1038,10 @@ test_cm_duplicate_req_mra(void)
 	return cm_env_close(c);
 }
 
-/* A MAD as the test sends it from a plain UD QP, and the counter it must bump on side 1. */
+/*
+ * A MAD as the test sends it from a plain UD QP, the counter it must bump on
+ * side 1, and the status of the GetResp that answers a GET or SET (0: none).
+ */
 struct cm_bad_mad {
 	const char *what;
 	uint8_t base_version;
@@ -1038,17 +1051,28 @@ struct cm_bad_mad {
 	uint16_t attr_id;
 	uint32_t len;
 	size_t counter;
+	uint16_t status;
 };
 
-#define CM_DROP(f) offsetof(struct rte_roce_cm_stats, f)
+/* Dropped and counted under f; dropped, counted and answered with status st. */
+#define CM_DROP(f) CM_DROP_ANSWERED(f, 0)
+#define CM_DROP_ANSWERED(f, st) offsetof(struct rte_roce_cm_stats, f), st
 
 static const struct cm_bad_mad bad_mads[] = {
 	{ "base version 2", 2, 0x07, 2, 0x03, 0x0010, 256, CM_DROP(drop_base_version) },
 	{ "class SA", 1, 0x03, 2, 0x03, 0x0010, 256, CM_DROP(drop_class) },
 	{ "class version 1", 1, 0x07, 1, 0x03, 0x0010, 256, CM_DROP(drop_class_version) },
-	{ "REQ with GET", 1, 0x07, 2, 0x01, 0x0010, 256, CM_DROP(drop_method) },
+	{ "REQ with GET", 1, 0x07, 2, 0x01, 0x0010, 256,
+	  CM_DROP_ANSWERED(drop_method, RTE_ROCE_MAD_STATUS_UNSUPPORTED_ATTR) },
 	{ "unknown attribute", 1, 0x07, 2, 0x03, 0x0030, 256, CM_DROP(drop_attr) },
 	{ "LAP", 1, 0x07, 2, 0x03, 0x0019, 256, CM_DROP(drop_attr) },
+	{ "GET of LAP", 1, 0x07, 2, 0x01, 0x0019, 256,
+	  CM_DROP_ANSWERED(drop_attr, RTE_ROCE_MAD_STATUS_UNSUPPORTED_ATTR) },
+	{ "SET of ClassPortInfo", 1, 0x07, 2, 0x02, 0x0001, 256,
+	  CM_DROP_ANSWERED(drop_method, RTE_ROCE_MAD_STATUS_UNSUPPORTED_METHOD) },
+	{ "GET in class version 1", 1, 0x07, 1, 0x01, 0x0001, 256,
+	  CM_DROP_ANSWERED(drop_class_version, RTE_ROCE_MAD_STATUS_BAD_VERSION) },
+	{ "GET of class SA", 1, 0x03, 2, 0x01, 0x0001, 256, CM_DROP(drop_class) },
 	{ "short MAD", 1, 0x07, 2, 0x03, 0x0010, 100, CM_DROP(drop_length) },
 	{ "RTU of no connection", 1, 0x07, 2, 0x03, 0x0014, 256, CM_DROP(drop_comm_id) },
 	{ "DREQ of no connection", 1, 0x07, 2, 0x03, 0x0015, 256, CM_DROP(drop_comm_id) },
@@ -1093,6 +1117,36 @@ cm_send_raw(struct cm_env *c, struct ibv_qp *qp, struct ibv_ah *ah, const struct
 	return cm_post_raw(c, qp, ah, m->len);
 }
 
+/* Where side 0's raw UD QP receives the GetResps of side 1: past what it sends. */
+#define CM_STATUS_RECV_OFF	4096u
+
+/*
+ * The GetResp that answers m, received by side 0's raw UD QP qp (from
+ * side 1's QP1, to the QP that asked): same TID and attribute, the
+ * status m names; none at all when m names none.
+ */
+static int
+cm_expect_status(struct cm_env *c, const struct cm_bad_mad *m)
+{
+	struct roce_test_side *a = &c->e.s[0];
+	const struct rte_roce_mad *resp =
+		(const struct rte_roce_mad *)(a->buf + CM_STATUS_RECV_OFF + RTE_ROCE_GRH_LEN);
+	struct ibv_wc wc;
+
+	if (m->status == 0)
+		return 0;
+	ROCE_TEST_ASSERT_EQ(roce_test_wait_wc_ctx(a->ctx, c->e.s[1].ctx, a->rcq, &wc, 1, CM_WAIT_MS),
+			    1, "%s: a GetResp", m->what);
+	ROCE_TEST_ASSERT_EQ(wc.status, IBV_WC_SUCCESS, "");
+	ROCE_TEST_ASSERT_EQ(wc.byte_len, RTE_ROCE_GRH_LEN + RTE_ROCE_MAD_LEN, "");
+	ROCE_TEST_ASSERT_EQ(wc.src_qp, RTE_ROCE_QP1_QPN, "from side 1's QP1");
+	ROCE_TEST_ASSERT_EQ(resp->hdr.method, RTE_ROCE_MAD_METHOD_GET_RESP, "%s", m->what);
+	ROCE_TEST_ASSERT_EQ(rte_be_to_cpu_16(resp->hdr.status), m->status, "%s", m->what);
+	ROCE_TEST_ASSERT_EQ(rte_be_to_cpu_64(resp->hdr.tid), 0x1234, "");
+	ROCE_TEST_ASSERT_EQ(rte_be_to_cpu_16(resp->hdr.attr_id), m->attr_id, "");
+	return 0;
+}
+
 static int
 test_cm_malformed_mads(void)
 {
@@ -1109,12 +1163,18 @@ test_cm_malformed_mads(void)
 	ROCE_TEST_ASSERT(ah != NULL, "ah");
 	for (i = 0; i < RTE_DIM(bad_mads); i++) {
 		before = cm_stat(c->cm[1], bad_mads[i].counter);
+		if (bad_mads[i].status != 0)
+			ROCE_TEST_ASSERT_EQ(roce_test_post_recv(qp, i, c->e.s[0].buf + CM_STATUS_RECV_OFF,
+								RTE_ROCE_GRH_LEN + RTE_ROCE_MAD_LEN,
+								c->e.s[0].mr->lkey), 0, "");
 		ROCE_TEST_ASSERT_EQ(cm_send_raw(c, qp, ah, &bad_mads[i]), 0, "%s", bad_mads[i].what);
 		ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(c, c->cm[1], bad_mads[i].counter, before),
 				    before + 1, "%s", bad_mads[i].what);
+		ROCE_TEST_ASSERT_EQ(cm_expect_status(c, &bad_mads[i]), 0, "");
 	}
 	ROCE_TEST_ASSERT_EQ(cm_expect_none(c, 1, ROCE_TEST_QUIET_MS), 0, "");
 	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], mads_rcvd), RTE_DIM(bad_mads), "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], status_sent), 4, "each GET and SET answered");
 	/*
 	 * The DREQ of no connection got a DREP and the REQ without rdma_cm's
 	 * header a REJ; side 0 has no connection of that comm ID either.
@@ -1418,6 +1478,8 @@ test_cm_api_misuse(void)
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, NULL, RTE_ROCE_CM_PS_IPOIB), -EINVAL,
 			    "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, NULL, RTE_ROCE_CM_PS_TCP), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_set_tos(NULL, CM_TOS), -EINVAL, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(id), -EINVAL, "not bound");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_route(id, 0), -EINVAL, "before resolve_addr");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id, &big), -EINVAL, "before resolve");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_listen(id, 1), -EINVAL, "not bound");
