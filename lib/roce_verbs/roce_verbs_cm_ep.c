@@ -306,7 +306,8 @@ rv_rdma_destroy_ep(struct rdma_cm_id *pub)
 /*
  * rdma_getaddrinfo() for IP addresses (the real one needs the kernel's
  * rdma_cm): getaddrinfo(3)'s first answer, as the destination, or with
- * RAI_PASSIVE the source; port space TCP and RC unless the hints say.
+ * RAI_PASSIVE the source; port space TCP and RC unless the hints say (UD
+ * for the UDP port space).
  * Returns 0, a getaddrinfo(3) error (EAI_*), or -1 with errno.
  */
 struct rv_addrinfo {
@@ -349,9 +350,12 @@ rv_rdma_getaddrinfo(const char *node, const char *service, const struct rdma_add
 	}
 	r->ai.ai_flags = flags;
 	r->ai.ai_family = ai->ai_family;
-	r->ai.ai_qp_type = hints != NULL && hints->ai_qp_type != 0 ? hints->ai_qp_type : IBV_QPT_RC;
 	r->ai.ai_port_space = hints != NULL && hints->ai_port_space != 0 ?
 			      hints->ai_port_space : RDMA_PS_TCP;
+	/* A datagram port space means UD, as librdmacm's addrinfo.c maps it through SOCK_DGRAM. */
+	r->ai.ai_qp_type = hints != NULL && hints->ai_qp_type != 0 ? hints->ai_qp_type :
+			   r->ai.ai_port_space == RDMA_PS_UDP ||
+			   r->ai.ai_port_space == RDMA_PS_IPOIB ? IBV_QPT_UD : IBV_QPT_RC;
 	if (flags & RAI_PASSIVE) {
 		memcpy(&r->src, ai->ai_addr, ai->ai_addrlen);
 		r->ai.ai_src_addr = (struct sockaddr *)&r->src;
