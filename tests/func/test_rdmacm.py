@@ -4,17 +4,20 @@
 
 usage: test_rdmacm.py ROCE_RUN LIBRTE_ROCE_VERBS [NAME_PART]
 
-rping, ucmatose, rdma_server/rdma_client (package rdmacm-utils) and
+rping, ucmatose, rdma_server/rdma_client, udaddy (package rdmacm-utils) and
 perftest's ib_send_bw and ib_write_bw with -R (rdma_cm), as Debian builds
 them, run as a server and a client process, each under roce-run with its
 own configuration file, over net_memif; their rdma_* calls are
 librte_roce_verbs' on librte_roce_cm (doc/verbs-abi.md, "librdmacm"). The
 client starts once the server's layer logged its listen. Checks: both exit
 0 and report what they moved (rping -V verifies every ping on both sides;
-ucmatose several connections; perftest the client's result line). Bad use,
+ucmatose several connections; udaddy several UD ids resolved by SIDR;
+perftest the client's result line). udaddy's failures: the server's
+application rejects (UNREACHABLE, status 2). Bad use,
 one process on net_ring (which receives what it sends): a connect to a port
 nobody listens on ends in RDMA_CM_EVENT_REJECTED with reason 8 (invalid
-service ID); a bind to an address of no port, and udaddy's RDMA_PS_UDP, are
+service ID), a SIDR_REQ to a port nobody serves in UNREACHABLE
+with status 1; a bind to an address of no port, and udaddy's RDMA_PS_IPOIB, are
 refused with a log naming why; without a configuration the preloaded
 library hands rdma_cm to the real librdmacm. Skipped, saying why, when
 rdmacm-utils or perftest is not installed or the library is built with a
@@ -32,6 +35,7 @@ TOOLS = ("rping", "ucmatose", "rdma_server", "rdma_client", "udaddy", "ib_send_b
          "ib_write_bw")
 RE_LISTEN = r"ROCE verbs: .* listens on"
 PINGS = 50
+UDADDY_CONNS = 4
 
 
 class Cm:
@@ -52,11 +56,11 @@ class Cm:
                 "--eal-args", EAL_ARGS + " --log-level=lib.roce.verbs:info", "--",
                 "stdbuf", "-oL"] + prog
 
-    def pair(self, srv_prog, cli_prog):
-        """Server, then the client once the server listens: both exited 0."""
+    def pair(self, srv_prog, cli_prog, exits=(0, 0)):
+        """Server, then the client once the server listens: their exit statuses are exits."""
         return self.env.pair_when(self.argv(self.srv_conf, srv_prog),
                                   self.argv(self.cli_conf, cli_prog),
-                                  lambda srv: srv.wait_line(RE_LISTEN, STARTUP_S))
+                                  lambda srv: srv.wait_line(RE_LISTEN, STARTUP_S), exits)
 
 
 def count(proc, pattern):
@@ -121,9 +125,43 @@ def case_bad_address(env, results):
           "exit %s:\n%s" % (rc, proc.text()))
 
 
-def case_udp_refused(env, results):
+def case_udaddy(env, results):
+    """udaddy -c 4: four UD ids resolved by SIDR, 10 SENDs each way on each.
+
+    The client sends to the QPN and Q_Key of its ESTABLISHED event through an
+    AH made from the event's ah_attr; the server answers through AHs made by
+    ibv_create_ah_from_wc() from the GRH of what it received."""
+    conns = ["-c", str(UDADDY_CONNS)]
+    srv, cli = Cm(env).pair(["udaddy", "-b", SERVER_IP] + conns,
+                            ["udaddy", "-s", SERVER_IP] + conns)
+    for side, proc in (("server", srv), ("client", cli)):
+        check(count(proc, r"^data transfers complete") == 1 and
+              count(proc, r"^return status 0") == 1, "%s:\n%s" % (side, proc.text()))
+    results.append("udaddy: %d UD ids, 10 messages each way on each" % UDADDY_CONNS)
+
+
+def case_udaddy_rejected(env, results):
+    """The server's udaddy rejects (rdma_reject: its message size is above the
+    active MTU): SIDR_REP status 2, the client's UNREACHABLE with it, exit 2."""
+    srv, cli = Cm(env).pair(["udaddy", "-b", SERVER_IP, "-S", "5000"],
+                            ["udaddy", "-s", SERVER_IP], exits=(0, 2))
+    check(count(srv, r"^udaddy: failing connection request") == 1 and
+          count(cli, r"^udaddy: event: RDMA_CM_EVENT_UNREACHABLE, error: 2$") == 1,
+          "--- server\n%s\n--- client\n%s" % (srv.text(), cli.text()))
+
+
+def case_udaddy_unsupported(env, results):
+    """A SIDR_REQ for a port nobody serves: our CM's SIDR_REP status 1 (service
+    ID not supported), UNREACHABLE with it, as Linux's rdma_cm reports it."""
     rc, proc = env.run(env.ring_config(), ["udaddy", "-s", SERVER_IP])
-    check(rc not in (0, None) and count(proc, r"no SIDR: RDMA_PS_UDP") == 1,
+    check(rc == 1 and count(proc, r"^udaddy: event: RDMA_CM_EVENT_UNREACHABLE, error: 1$") == 1,
+          "exit %s:\n%s" % (rc, proc.text()))
+
+
+def case_ipoib_refused(env, results):
+    rc, proc = env.run(env.ring_config(), ["udaddy", "-P", "ipoib", "-s", SERVER_IP])
+    check(rc not in (0, None) and count(proc, r"RDMA_PS_IPOIB takes its Q_Key from an IPoIB "
+                                               r"group: no IPoIB on RoCE") == 1,
           "exit %s:\n%s" % (rc, proc.text()))
 
 
@@ -146,7 +184,10 @@ CASES = [
     ("ib_write_bw -R over memif", perftest("ib_write_bw", 65536)),
     ("connect to a port nobody listens on: REJECTED, reason 8", case_rejected),
     ("bind to an address of no port: refused, named", case_bad_address),
-    ("udaddy (RDMA_PS_UDP): refused, named", case_udp_refused),
+    ("udaddy -c 4 over memif", case_udaddy),
+    ("udaddy rejected by the server's application: UNREACHABLE, status 2", case_udaddy_rejected),
+    ("udaddy to a port nobody serves: UNREACHABLE, status 1", case_udaddy_unsupported),
+    ("udaddy -P ipoib (RDMA_PS_IPOIB): refused, named", case_ipoib_refused),
     ("without a configuration rdma_cm is the real librdmacm", case_no_config),
 ]
 

@@ -865,6 +865,104 @@ ucmatose_scenario() {
 scen_ucmatose_v4_guest_server() { ucmatose_scenario ucmatose_v4_guest_server server; }
 scen_ucmatose_v4_guest_client() { ucmatose_scenario ucmatose_v4_guest_client client; }
 
+# ---- udaddy: UD over SIDR, Debian's unmodified udaddy through the drop-in layer ----
+
+UDADDY_CONNS=4               # -c: UD ids at once, each resolved by its own SIDR_REQ
+UDADDY_REJECT_SIZE=5000      # -S above any active MTU: udaddy's server rejects (rdma_reject)
+ROCE_RUN=$BUILD/app/roce_run/roce-run
+ROCE_VERBS_LIB_PATH=$BUILD/lib/roce_verbs/librte_roce_verbs.so.0
+
+udaddy_skip() {
+	if [ ! -x "$ROCE_RUN" ] || [ ! -r "$ROCE_VERBS_LIB_PATH" ]; then
+		SKIP_REASON="roce-run or librte_roce_verbs is not built"
+	elif ! command -v udaddy >/dev/null; then
+		SKIP_REASON="no udaddy on the host (rdmacm-utils)"
+	else
+		return 1
+	fi
+}
+
+# Run an unmodified program ($2...) through roce-run on the veth, with a
+# configuration of our port ($OUT/$1.conf: its IPv4 and link-local addresses).
+dropin_run() {
+	local conf=$OUT/$1.conf
+
+	shift
+	printf '[port host]\ndev = net_af_packet0,iface=%s,framecnt=2048\naddr = %s/%s\naddr = %s/64\n' \
+		"$VETH" "$ROCE_IP" "$PREFIX_LEN" "$(roce_ll)" >"$conf"
+	ROCE_VERBS_LIB=$ROCE_VERBS_LIB_PATH timeout "$HOST_TIMEOUT_S" sh "$ROCE_RUN" --config "$conf" \
+		--eal-args "--no-huge -m 256 --no-shconf --no-pci --no-telemetry --log-level=lib.eal:error --log-level=lib.roce.verbs:info --log-level=lib.roce.cm:debug" \
+		-- stdbuf -oL "$@"
+}
+
+# The guest's udaddy in role $2 against ours over IPv$3: UDADDY_CONNS UD ids
+# resolved by SIDR, 10 SENDs with immediate of 100 B each way on each (the
+# server answers through AHs made from the requests' GRHs); both sides must
+# end with "return status 0". udaddy's port is fixed (7174).
+udaddy_scenario() {
+	local name=$1 role=$2 ipver=$3 host_ok=0 ok=0 opts
+
+	udaddy_skip && return 77
+	rping_addrs "$ipver"
+	opts=(-c "$UDADDY_CONNS")
+	gx "ip neigh flush dev eth0" || return 1
+	if [ "$role" = server ]; then
+		guest_bg "$name" "stdbuf -oL udaddy -b $RP_GUEST$RP_SCOPE ${opts[*]}"
+		guest_cm_listening || return 1
+		dropin_run "$name" udaddy -s "$RP_GUEST" -b "$RP_HOST" "${opts[@]}" \
+			>"$OUT/$name.host.log" 2>&1 || host_ok=1
+	else
+		dropin_run "$name" udaddy -b "$RP_HOST" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 &
+		PEER_PID=$!
+		if host_log_wait "$name" 'listens on'; then
+			guest_bg "$name" "stdbuf -oL udaddy -s $RP_HOST$RP_SCOPE ${opts[*]}"
+		fi
+		peer_wait || host_ok=1
+	fi
+	guest_bg_wait "$name" "$(guest_wait_s $host_ok 120)" || ok=1
+	echo "host exit $host_ok, guest exit $ok"
+	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
+	log_has "$OUT/$name.host.log" 'return status 0' && log_has "$OUT/$name.guest.log" 'return status 0' || ok=1
+	[ $host_ok = 0 ] && [ $ok = 0 ]
+}
+
+scen_udaddy_v4_guest_server() { udaddy_scenario udaddy_v4_guest_server server 4; }
+scen_udaddy_v4_guest_client() { udaddy_scenario udaddy_v4_guest_client client 4; }
+scen_udaddy_v6_guest_server() { udaddy_scenario udaddy_v6_guest_server server 6; }
+scen_udaddy_v6_guest_client() { udaddy_scenario udaddy_v6_guest_client client 6; }
+
+# Our SIDR_REQ for a service nobody serves in the guest: its kernel CM answers
+# SIDR_REP status 1 (service ID not supported), our udaddy prints UNREACHABLE
+# with it and exits 1, as against Linux.
+scen_udaddy_unsupported_by_guest() {
+	local name=udaddy_unsupported_by_guest rc=0
+
+	udaddy_skip && return 77
+	dropin_run "$name" udaddy -s "$GUEST_IP" -b "$ROCE_IP" >"$OUT/$name.host.log" 2>&1 && rc=1
+	cat "$OUT/$name.host.log"
+	log_has "$OUT/$name.host.log" 'RDMA_CM_EVENT_UNREACHABLE, error: 1$' || rc=1
+	return $rc
+}
+
+# Our udaddy server refuses the guest's request (its message size is above the
+# active MTU): rdma_reject, our SIDR_REP status 2 (rejected); the guest's
+# udaddy prints UNREACHABLE with it.
+scen_udaddy_rejected_by_host() {
+	local name=udaddy_rejected_by_host rc=0
+
+	udaddy_skip && return 77
+	dropin_run "$name" udaddy -b "$ROCE_IP" -S "$UDADDY_REJECT_SIZE" >"$OUT/$name.host.log" 2>&1 &
+	PEER_PID=$!
+	host_log_wait "$name" 'listens on' || { cat "$OUT/$name.host.log"; return 1; }
+	guest_bg "$name" "stdbuf -oL udaddy -s $ROCE_IP"
+	guest_bg_wait "$name" 60 && rc=1
+	peer_wait || rc=1
+	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
+	log_has "$OUT/$name.host.log" 'udaddy: failing connection request' || rc=1
+	log_has "$OUT/$name.guest.log" 'RDMA_CM_EVENT_UNREACHABLE, error: 2$' || rc=1
+	return $rc
+}
+
 # ---- rdma_cm failure paths against the kernel's CM --------------------------------
 
 RPING_NOBODY_PORT=7175       # no listener on either side
@@ -1132,6 +1230,12 @@ SCENARIOS=(
 	rping_guest_lost 1
 	ucmatose_v4_guest_server 1
 	ucmatose_v4_guest_client 1
+	udaddy_v4_guest_server 1
+	udaddy_v4_guest_client 1
+	udaddy_v6_guest_server 1
+	udaddy_v6_guest_client 1
+	udaddy_unsupported_by_guest 1
+	udaddy_rejected_by_host 1
 	nvmf_v4_guest_host 1
 )
 for t in "${PERF_TOOLS[@]}"; do
