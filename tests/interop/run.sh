@@ -51,6 +51,7 @@ EAL_ARGS=(--no-huge -m 256 --no-shconf --no-pci --no-telemetry --log-level=lib.e
 EAL_ARGS_JUMBO=(--no-huge -m 256 --no-shconf --no-pci --no-telemetry --log-level=lib.eal:error
 	  --vdev "net_af_packet0,iface=$VETH,blocksz=8192,framesz=8192,framecnt=1024")
 HOST_TIMEOUT_S=150          # a host example that waits for a message that never comes
+HOST_START_S=60             # a host server's start, at most (the drop-in layer starts the EAL)
 DEFAULT_MTU=1500
 JUMBO_MTU=4200              # IB MTU 4096 plus the RoCEv2 headers over IPv6
 IB_MTU_MAX=4096
@@ -265,9 +266,10 @@ peer_wait() {
 
 peer_stat() { awk -v k="$2" '$1 == "stat" && $2 == k { print $3 }' "$OUT/$1.host.log"; }
 
-# Wait until a line matching $2 is in $OUT/$1.host.log (the host program is ready).
+# Wait until a line matching $2 is in $OUT/$1.host.log (the host program is
+# ready), at most $3 seconds (default 10).
 host_log_wait() {
-	for _ in $(seq 100); do
+	for _ in $(seq $((${3:-10} * 10))); do
 		grep -q "$2" "$OUT/$1.host.log" 2>/dev/null && return 0
 		kill -0 "$PEER_PID" 2>/dev/null || return 1
 		sleep 0.1
@@ -914,7 +916,7 @@ udaddy_scenario() {
 	else
 		dropin_run "$name" udaddy -b "$RP_HOST" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 &
 		PEER_PID=$!
-		if host_log_wait "$name" 'listens on'; then
+		if host_log_wait "$name" 'listens on' "$HOST_START_S"; then
 			guest_bg "$name" "stdbuf -oL udaddy -s $RP_HOST$RP_SCOPE ${opts[*]}"
 		fi
 		peer_wait || host_ok=1
@@ -935,32 +937,22 @@ scen_udaddy_v6_guest_client() { udaddy_scenario udaddy_v6_guest_client client 6;
 # SIDR_REP status 1 (service ID not supported), our udaddy prints UNREACHABLE
 # with it and exits 1, as against Linux.
 scen_udaddy_unsupported_by_guest() {
-	local name=udaddy_unsupported_by_guest rc=0
-
 	udaddy_skip && return 77
-	dropin_run "$name" udaddy -s "$GUEST_IP" -b "$ROCE_IP" >"$OUT/$name.host.log" 2>&1 && rc=1
-	cat "$OUT/$name.host.log"
-	log_has "$OUT/$name.host.log" 'RDMA_CM_EVENT_UNREACHABLE, error: 1$' || rc=1
-	return $rc
+	host_fails_with udaddy_unsupported_by_guest 'RDMA_CM_EVENT_UNREACHABLE, error: 1$' \
+		dropin_run udaddy_unsupported_by_guest udaddy -s "$GUEST_IP" -b "$ROCE_IP"
 }
 
 # Our udaddy server refuses the guest's request (its message size is above the
 # active MTU): rdma_reject, our SIDR_REP status 2 (rejected); the guest's
 # udaddy prints UNREACHABLE with it.
 scen_udaddy_rejected_by_host() {
-	local name=udaddy_rejected_by_host rc=0
+	local name=udaddy_rejected_by_host
 
 	udaddy_skip && return 77
-	dropin_run "$name" udaddy -b "$ROCE_IP" -S "$UDADDY_REJECT_SIZE" >"$OUT/$name.host.log" 2>&1 &
-	PEER_PID=$!
-	host_log_wait "$name" 'listens on' || { cat "$OUT/$name.host.log"; return 1; }
-	guest_bg "$name" "stdbuf -oL udaddy -s $ROCE_IP"
-	guest_bg_wait "$name" 60 && rc=1
-	peer_wait || rc=1
-	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
-	log_has "$OUT/$name.host.log" 'udaddy: failing connection request' || rc=1
-	log_has "$OUT/$name.guest.log" 'RDMA_CM_EVENT_UNREACHABLE, error: 2$' || rc=1
-	return $rc
+	guest_fails_with "$name" 'listens on' "stdbuf -oL udaddy -s $ROCE_IP" \
+		'RDMA_CM_EVENT_UNREACHABLE, error: 2$' \
+		dropin_run "$name" udaddy -b "$ROCE_IP" -S "$UDADDY_REJECT_SIZE" &&
+		log_has "$OUT/$name.host.log" 'udaddy: failing connection request'
 }
 
 # ---- rdma_cm failure paths against the kernel's CM --------------------------------
@@ -985,6 +977,36 @@ log_has() {
 	return 1
 }
 
+# A host command (after $1, the scenario, and $2, a line) that must fail and
+# print that line.
+host_fails_with() {
+	local name=$1 line=$2 rc=0
+
+	shift 2
+	"$@" >"$OUT/$name.host.log" 2>&1 && rc=1
+	cat "$OUT/$name.host.log"
+	log_has "$OUT/$name.host.log" "$line" || rc=1
+	return $rc
+}
+
+# A guest command ($3) that must fail and print line $4 against a host server
+# (the rest) started first and ready once its log has line $2; the server is
+# stopped if it is still there.
+guest_fails_with() {
+	local name=$1 ready=$2 cmd=$3 line=$4
+
+	shift 4
+	"$@" >"$OUT/$name.host.log" 2>&1 &
+	PEER_PID=$!
+	host_log_wait "$name" "$ready" "$HOST_START_S" || { cat "$OUT/$name.host.log"; return 1; }
+	guest_bg "$name" "$cmd"
+	guest_bg_wait "$name" 60 && { echo "the guest's command succeeded"; return 1; }
+	kill "$PEER_PID" 2>/dev/null
+	peer_wait
+	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
+	log_has "$OUT/$name.guest.log" "$line"
+}
+
 rping_skip() {
 	[ -x "$(rping_bin)" ] && return 1
 	SKIP_REASON="examples/rping is not built"
@@ -993,44 +1015,28 @@ rping_skip() {
 # Our REQ to a port the guest does not listen on: its CM rejects it with
 # reason 8 (invalid service ID), our rping prints REJECTED with it, exit 1.
 scen_rping_rejected_by_guest() {
-	local name=rping_rejected_by_guest rc=0
-
 	rping_skip && return 77
-	rping_host -c -a "$GUEST_IP" -p "$RPING_NOBODY_PORT" -C 1 >"$OUT/$name.host.log" 2>&1 && rc=1
-	cat "$OUT/$name.host.log"
-	log_has "$OUT/$name.host.log" 'cma event RDMA_CM_EVENT_REJECTED, error 8$' || rc=1
-	return $rc
+	host_fails_with rping_rejected_by_guest 'cma event RDMA_CM_EVENT_REJECTED, error 8$' \
+		rping_host -c -a "$GUEST_IP" -p "$RPING_NOBODY_PORT" -C 1
 }
 
 # The guest's REQ to a port we do not listen on (our rping listens on another):
 # our CM rejects it with reason 8, the guest's rping prints REJECTED.
 scen_rping_rejected_by_host() {
-	local name=rping_rejected_by_host rc=0
-
 	rping_skip && return 77
-	rping_host -s -a "$ROCE_IP" -p "$RPING_PORT" --timeout 60 >"$OUT/$name.host.log" 2>&1 &
-	PEER_PID=$!
-	host_log_wait "$name" 'listening on' || { cat "$OUT/$name.host.log"; return 1; }
-	guest_bg "$name" "rping -c -a $ROCE_IP -p $RPING_NOBODY_PORT -C 1"
-	guest_bg_wait "$name" 30 && rc=1
-	kill "$PEER_PID"
-	peer_wait
-	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
-	log_has "$OUT/$name.guest.log" 'cma event RDMA_CM_EVENT_REJECTED, error 8$' || rc=1
-	return $rc
+	guest_fails_with rping_rejected_by_host 'listening on' \
+		"rping -c -a $ROCE_IP -p $RPING_NOBODY_PORT -C 1" \
+		'cma event RDMA_CM_EVENT_REJECTED, error 8$' \
+		rping_host -s -a "$ROCE_IP" -p "$RPING_PORT" --timeout 60
 }
 
 # An address nobody has: its ARP requests go unanswered and rdma_resolve_addr()
 # gives up after rping's 2 s: ADDR_ERROR with -ETIMEDOUT (-110), as Linux's
 # rping reports it; no REQ is sent.
 scen_rping_unreachable() {
-	local name=rping_unreachable rc=0
-
 	rping_skip && return 77
-	rping_host -c -a "$RPING_NOBODY_IP" -C 1 "${RPING_SHORT_CM[@]}" >"$OUT/$name.host.log" 2>&1 && rc=1
-	cat "$OUT/$name.host.log"
-	log_has "$OUT/$name.host.log" 'cma event RDMA_CM_EVENT_ADDR_ERROR, error -110$' || rc=1
-	return $rc
+	host_fails_with rping_unreachable 'cma event RDMA_CM_EVENT_ADDR_ERROR, error -110$' \
+		rping_host -c -a "$RPING_NOBODY_IP" -C 1 "${RPING_SHORT_CM[@]}"
 }
 
 # The guest's rping server goes away in the middle of our endless ping ($2:
