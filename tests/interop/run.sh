@@ -885,13 +885,14 @@ udaddy_skip() {
 }
 
 # Run an unmodified program ($2...) through roce-run on the veth, with a
-# configuration of our port ($OUT/$1.conf: its IPv4 and link-local addresses).
+# configuration of our port ($OUT/$1.conf: ROCE_IP; the port has its
+# link-local address from its MAC).
 dropin_run() {
 	local conf=$OUT/$1.conf
 
 	shift
-	printf '[port host]\ndev = net_af_packet0,iface=%s,framecnt=2048\naddr = %s/%s\naddr = %s/64\n' \
-		"$VETH" "$ROCE_IP" "$PREFIX_LEN" "$(roce_ll)" >"$conf"
+	printf '[port host]\ndev = net_af_packet0,iface=%s,framecnt=2048\naddr = %s/%s\n' \
+		"$VETH" "$ROCE_IP" "$PREFIX_LEN" >"$conf"
 	ROCE_VERBS_LIB=$ROCE_VERBS_LIB_PATH timeout "$HOST_TIMEOUT_S" sh "$ROCE_RUN" --config "$conf" \
 		--eal-args "--no-huge -m 256 --no-shconf --no-pci --no-telemetry --log-level=lib.eal:error --log-level=lib.roce.verbs:info --log-level=lib.roce.cm:debug" \
 		-- stdbuf -oL "$@"
