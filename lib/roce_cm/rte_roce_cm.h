@@ -219,6 +219,18 @@ __rte_experimental
 int rte_roce_cm_poll(struct rte_roce_cm *cm);
 
 /**
+ * MADs the instance posted whose sends have not completed yet: 0 once all it
+ * sent has left (a REJ, SIDR_REP or DREQ of the last calls). A process
+ * about to exit waits for it while the CM and the device still make
+ * progress: Linux's CM sends them after the process is gone.
+ *
+ * @return
+ *   The count; -EINVAL (cm NULL).
+ */
+__rte_experimental
+int rte_roce_cm_sends_pending(struct rte_roce_cm *cm);
+
+/**
  * Read the counters of an instance.
  *
  * @return

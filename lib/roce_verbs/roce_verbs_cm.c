@@ -23,6 +23,8 @@
 
 /* The progress thread's sleep when a round found nothing to do. */
 #define RV_CM_IDLE_US 1000
+/* How long an exiting process waits for its CMs' last MADs to leave. */
+#define RV_CM_EXIT_FLUSH_MS 1000
 
 static struct rte_roce_cm *rv_cms[RTE_ROCE_CONFIG_PORTS_MAX];
 static struct rte_roce_cm_channel *rv_hub;
@@ -85,9 +87,26 @@ rv_cm_progress(void *arg)
 	return NULL;
 }
 
+/*
+ * At exit the MADs of the program's last calls (rdma_reject's SIDR_REP or
+ * REJ, a DREQ) may still wait for the progress that sends them; the peer
+ * of a Linux program gets them from its kernel after the process is gone.
+ * So the progress thread runs until they have left, RV_CM_EXIT_FLUSH_MS
+ * at most.
+ */
 static void
 rv_cm_exit(void)
 {
+	unsigned int i, waited_ms;
+	int pending = 1;
+
+	for (waited_ms = 0; pending > 0 && waited_ms < RV_CM_EXIT_FLUSH_MS; waited_ms++) {
+		for (i = 0, pending = 0; i < roce_verbs_dev_count(); i++)
+			if (rv_cms[i] != NULL)
+				pending += RTE_MAX(rte_roce_cm_sends_pending(rv_cms[i]), 0);
+		if (pending > 0)
+			usleep(1000);
+	}
 	__atomic_store_n(&rv_cm_stop, true, __ATOMIC_RELEASE);
 	pthread_join(rv_cm_thread, NULL);
 }

@@ -41,12 +41,13 @@ UDADDY_CONNS = 4
 class Cm:
     """The pair of processes: their configuration files and argv."""
 
-    def __init__(self, env):
+    def __init__(self, env, srv_worker=True):
+        """srv_worker False: the server's progress is inline (poll_cq, the layer's CM thread)."""
         sock = os.path.join(env.tmpdir, "memif%d.sock" % env.runs)
         self.env = env
         self.srv_conf = env.config("[port s]\ndev = net_memif0,role=server,socket=%s\n"
-                                   "addr = %s/24\nreport_active = yes\nworkers = 0\n"
-                                   % (sock, SERVER_IP))
+                                   "addr = %s/24\nreport_active = yes\n%s"
+                                   % (sock, SERVER_IP, "workers = 0\n" if srv_worker else ""))
         self.cli_conf = env.config("[port c]\ndev = net_memif0,role=client,socket=%s\n"
                                    "addr = %s/24\nworkers = 1\n" % (sock, CLIENT_IP))
 
@@ -142,8 +143,11 @@ def case_udaddy(env, results):
 
 def case_udaddy_rejected(env, results):
     """The server's udaddy rejects (rdma_reject: its message size is above the
-    active MTU): SIDR_REP status 2, the client's UNREACHABLE with it, exit 2."""
-    srv, cli = Cm(env).pair(["udaddy", "-b", SERVER_IP, "-S", "5000"],
+    active MTU): SIDR_REP status 2, the client's UNREACHABLE with it, exit 2.
+
+    The server exits right after rdma_reject, with inline progress: the
+    SIDR_REP leaves all the same (the layer's exit waits for its CMs' MADs)."""
+    srv, cli = Cm(env, srv_worker=False).pair(["udaddy", "-b", SERVER_IP, "-S", "5000"],
                             ["udaddy", "-s", SERVER_IP], exits=(0, 2))
     check(count(srv, r"^udaddy: failing connection request") == 1 and
           count(cli, r"^udaddy: event: RDMA_CM_EVENT_UNREACHABLE, error: 2$") == 1,
