@@ -1342,6 +1342,8 @@ test_cm_api_misuse(void)
 	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
 	ROCE_TEST_ASSERT(rte_roce_cm_open(c->e.s[0].ctx, NULL) == NULL && rte_errno == EEXIST, "");
 	ROCE_TEST_ASSERT(rte_roce_cm_open(NULL, NULL) == NULL && rte_errno == EINVAL, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_sends_pending(NULL), -EINVAL, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_sends_pending(c->cm[0]), 0, "nothing sent yet");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, NULL, RTE_ROCE_CM_PS_IPOIB), -EINVAL,
 			    "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, NULL, RTE_ROCE_CM_PS_TCP), 0, "");
