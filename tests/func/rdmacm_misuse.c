@@ -9,8 +9,9 @@
  * poll()-able fd; a connect nobody listens for ends in REJECTED (reason 8);
  * rdma_create_qp's default PD and CQs; an id destroyed with its QP leaves
  * the QP to the program; RDMA_PS_UDP ids resolved by SIDR (param.ud, the UD
- * QP, a synchronous connect's status), multicast refused; a channel destroyed under an id is kept;
- * rdma_migrate_id to no channel makes the id synchronous.
+ * QP, a synchronous connect's status), multicast refused; a channel
+ * destroyed under an id is kept; rdma_migrate_id to no channel makes the id
+ * synchronous.
  */
 
 #include <errno.h>
@@ -34,15 +35,6 @@
 #define SIDR_REQ_PRIVATE 180
 #define SIDR_REP_PRIVATE 136
 #define WAIT_MS 10000
-
-static struct sockaddr_in
-addr(uint16_t port)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
-
-	inet_pton(AF_INET, ADDR, &sin.sin_addr);
-	return sin;
-}
 
 /* The next event, after the fd said it is there, for the caller to acknowledge; NULL if none. */
 static struct rdma_cm_event *
@@ -78,8 +70,8 @@ case_refusals(struct rdma_event_channel *ch)
 	struct ibv_qp_init_attr attr = { .qp_type = IBV_QPT_RC };
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id, *other;
-	struct sockaddr_in bad = addr(0);
-	uint8_t tos = 0;
+	struct sockaddr_in bad = ok_sin(ADDR, 0);
+	uint8_t timeout = 14;
 	int one = 1;
 
 	ok(rdma_create_id(ch, &id, NULL, RDMA_PS_IPOIB) == -1 && errno == EPROTONOSUPPORT,
@@ -90,8 +82,9 @@ case_refusals(struct rdma_event_channel *ch)
 	}
 	ok(rdma_create_qp(id, NULL, &attr) == -1 && errno == EINVAL,
 	   "rdma_create_qp on an unbound id: EINVAL");
-	ok(rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos)) == -1 &&
-	   errno == ENOSYS, "rdma_set_option(TOS): ENOSYS");
+	ok(rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &timeout,
+			   sizeof(timeout)) == -1 && errno == ENOSYS,
+	   "rdma_set_option(ACK_TIMEOUT): ENOSYS");
 	ok(rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_REUSEADDR, &one, sizeof(one)) == 0,
 	   "rdma_set_option(REUSEADDR): accepted");
 	ok(rdma_get_request(id, &other) == -1 && errno == EINVAL,
@@ -115,7 +108,7 @@ case_rejected(struct rdma_event_channel *ch)
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	struct rdma_conn_param param = { .retry_count = 7, .rnr_retry_count = 7 };
-	struct sockaddr_in dst = addr(NOBODY_PORT);
+	struct sockaddr_in dst = ok_sin(ADDR, NOBODY_PORT);
 	struct ibv_cq *send_cq, *recv_cq;
 	struct ibv_comp_channel *send_ch, *recv_ch;
 	struct ibv_qp_attr qa;
@@ -165,7 +158,7 @@ case_udp(struct rdma_event_channel *ch)
 		.cap = { .max_send_wr = 2, .max_recv_wr = 2, .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	struct rdma_conn_param param = { .private_data = hello, .private_data_len = sizeof(hello) };
-	struct sockaddr_in dst = addr(UDP_PORT);
+	struct sockaddr_in dst = ok_sin(ADDR, UDP_PORT);
 	struct rdma_cm_id *listener, *id, *req;
 	struct rdma_cm_event *ev;
 	struct ibv_qp_init_attr qi;
@@ -222,7 +215,7 @@ case_udp(struct rdma_event_channel *ch)
 static void
 case_udp_sync(void)
 {
-	struct sockaddr_in dst = addr(NOBODY_PORT);
+	struct sockaddr_in dst = ok_sin(ADDR, NOBODY_PORT);
 	struct rdma_cm_id *id;
 
 	if (rdma_create_id(NULL, &id, NULL, RDMA_PS_UDP) != 0) {
@@ -241,7 +234,7 @@ static void
 case_channels(void)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
-	struct sockaddr_in dst = addr(NOBODY_PORT);
+	struct sockaddr_in dst = ok_sin(ADDR, NOBODY_PORT);
 	struct rdma_cm_id *id;
 
 	if (ch == NULL || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) != 0) {

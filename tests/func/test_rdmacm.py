@@ -17,9 +17,10 @@ application rejects (UNREACHABLE, status 2). Bad use,
 one process on net_ring (which receives what it sends): a connect to a port
 nobody listens on ends in RDMA_CM_EVENT_REJECTED with reason 8 (invalid
 service ID), a SIDR_REQ to a port nobody serves in UNREACHABLE
-with status 1; a bind to an address of no port, and udaddy's RDMA_PS_IPOIB, are
-refused with a log naming why; without a configuration the preloaded
-library hands rdma_cm to the real librdmacm. Skipped, saying why, when
+with status 1; a bind to an address of no port, udaddy's RDMA_PS_IPOIB and
+rstream's rsocket() are refused with a log naming why; without a
+configuration the preloaded library hands rdma_cm to the real librdmacm.
+Skipped, saying why, when
 rdmacm-utils or perftest is not installed or the library is built with a
 sanitizer. Python 3 standard library only.
 """
@@ -31,7 +32,7 @@ import sys
 from pp_memif import Proc, check, free_tcp_port
 from test_verbs_preload import CLIENT_IP, EAL_ARGS, RUN_S, SERVER_IP, STARTUP_S, main
 
-TOOLS = ("rping", "ucmatose", "rdma_server", "rdma_client", "udaddy", "ib_send_bw",
+TOOLS = ("rping", "ucmatose", "rdma_server", "rdma_client", "udaddy", "rstream", "ib_send_bw",
          "ib_write_bw")
 RE_LISTEN = r"ROCE verbs: .* listens on"
 PINGS = 50
@@ -169,6 +170,13 @@ def case_ipoib_refused(env, results):
           "exit %s:\n%s" % (rc, proc.text()))
 
 
+def case_rsockets_refused(env, results):
+    """rstream's first call, rsocket(), fails with ENOSYS and the log says why: no crash."""
+    rc, proc = env.run(env.ring_config(), ["rstream", "-s", SERVER_IP])
+    check(rc not in (0, None) and count(proc, r"rsockets .* are not served") == 1,
+          "exit %s:\n%s" % (rc, proc.text()))
+
+
 def case_no_config(env, results):
     """Without a configuration, rping behaves as the real librdmacm makes it."""
     argv = ["rping", "-c", "-a", "127.0.0.1", "-C", "1"]
@@ -192,6 +200,7 @@ CASES = [
     ("udaddy rejected by the server's application: UNREACHABLE, status 2", case_udaddy_rejected),
     ("udaddy to a port nobody serves: UNREACHABLE, status 1", case_udaddy_unsupported),
     ("udaddy -P ipoib (RDMA_PS_IPOIB): refused, named", case_ipoib_refused),
+    ("rstream (rsockets): refused, named", case_rsockets_refused),
     ("without a configuration rdma_cm is the real librdmacm", case_no_config),
 ]
 
