@@ -51,7 +51,6 @@ EAL_ARGS=(--no-huge -m 256 --no-shconf --no-pci --no-telemetry --log-level=lib.e
 EAL_ARGS_JUMBO=(--no-huge -m 256 --no-shconf --no-pci --no-telemetry --log-level=lib.eal:error
 	  --vdev "net_af_packet0,iface=$VETH,blocksz=8192,framesz=8192,framecnt=1024")
 HOST_TIMEOUT_S=150          # a host example that waits for a message that never comes
-HOST_START_S=60             # a host server's start, at most (the drop-in layer starts the EAL)
 DEFAULT_MTU=1500
 JUMBO_MTU=4200              # IB MTU 4096 plus the RoCEv2 headers over IPv6
 IB_MTU_MAX=4096
@@ -932,32 +931,8 @@ scen_ucmatose_v4_guest_client() { ucmatose_scenario ucmatose_v4_guest_client cli
 
 UDADDY_CONNS=4               # -c: UD ids at once, each resolved by its own SIDR_REQ
 UDADDY_REJECT_SIZE=5000      # -S above any active MTU: udaddy's server rejects (rdma_reject)
-ROCE_RUN=$BUILD/app/roce_run/roce-run
-ROCE_VERBS_LIB_PATH=$BUILD/lib/roce_verbs/librte_roce_verbs.so.0
-
-udaddy_skip() {
-	if [ ! -x "$ROCE_RUN" ] || [ ! -r "$ROCE_VERBS_LIB_PATH" ]; then
-		SKIP_REASON="roce-run or librte_roce_verbs is not built"
-	elif ! command -v udaddy >/dev/null; then
-		SKIP_REASON="no udaddy on the host (rdmacm-utils)"
-	else
-		return 1
-	fi
-}
-
-# Run an unmodified program ($2...) through roce-run on the veth, with a
-# configuration of our port ($OUT/$1.conf: ROCE_IP; the port has its
-# link-local address from its MAC).
-dropin_run() {
-	local conf=$OUT/$1.conf
-
-	shift
-	printf '[port host]\ndev = net_af_packet0,iface=%s,framecnt=2048\naddr = %s/%s\n' \
-		"$VETH" "$ROCE_IP" "$PREFIX_LEN" >"$conf"
-	ROCE_VERBS_LIB=$ROCE_VERBS_LIB_PATH timeout "$HOST_TIMEOUT_S" sh "$ROCE_RUN" --config "$conf" \
-		--eal-args "--no-huge -m 256 --no-shconf --no-pci --no-telemetry --log-level=lib.eal:error --log-level=lib.roce.verbs:info --log-level=lib.roce.cm:debug" \
-		-- stdbuf -oL "$@"
-}
+# The layer's logs: "listens on" (a server is ready), the CM's transitions.
+UDADDY_EAL="--log-level=lib.roce.verbs:info --log-level=lib.roce.cm:debug"
 
 # The guest's udaddy in role $2 against ours over IPv$3: UDADDY_CONNS UD ids
 # resolved by SIDR, 10 SENDs with immediate of 100 B each way on each (the
@@ -966,19 +941,20 @@ dropin_run() {
 udaddy_scenario() {
 	local name=$1 role=$2 ipver=$3 host_ok=0 ok=0 opts
 
-	udaddy_skip && return 77
+	dropin_skip udaddy && return 77
+	dropin_prefix inline "$UDADDY_EAL"
 	rping_addrs "$ipver"
 	opts=(-c "$UDADDY_CONNS")
 	gx "ip neigh flush dev eth0" || return 1
 	if [ "$role" = server ]; then
 		guest_bg "$name" "stdbuf -oL udaddy -b $RP_GUEST$RP_SCOPE ${opts[*]}"
 		guest_cm_listening || return 1
-		dropin_run "$name" udaddy -s "$RP_GUEST" -b "$RP_HOST" "${opts[@]}" \
+		"${DROPIN[@]}" udaddy -s "$RP_GUEST" -b "$RP_HOST" "${opts[@]}" \
 			>"$OUT/$name.host.log" 2>&1 || host_ok=1
 	else
-		dropin_run "$name" udaddy -b "$RP_HOST" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 &
+		"${DROPIN[@]}" udaddy -b "$RP_HOST" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 &
 		PEER_PID=$!
-		if host_log_wait "$name" 'listens on' "$HOST_START_S"; then
+		if host_log_wait "$name" 'listens on' "$DROPIN_START_S"; then
 			guest_bg "$name" "stdbuf -oL udaddy -s $RP_HOST$RP_SCOPE ${opts[*]}"
 		fi
 		peer_wait || host_ok=1
@@ -999,9 +975,10 @@ scen_udaddy_v6_guest_client() { udaddy_scenario udaddy_v6_guest_client client 6;
 # SIDR_REP status 1 (service ID not supported), our udaddy prints UNREACHABLE
 # with it and exits 1, as against Linux.
 scen_udaddy_unsupported_by_guest() {
-	udaddy_skip && return 77
+	dropin_skip udaddy && return 77
+	dropin_prefix inline "$UDADDY_EAL"
 	host_fails_with udaddy_unsupported_by_guest 'RDMA_CM_EVENT_UNREACHABLE, error: 1$' \
-		dropin_run udaddy_unsupported_by_guest udaddy -s "$GUEST_IP" -b "$ROCE_IP"
+		"${DROPIN[@]}" udaddy -s "$GUEST_IP" -b "$ROCE_IP"
 }
 
 # Our udaddy server refuses the guest's request (its message size is above the
@@ -1010,10 +987,11 @@ scen_udaddy_unsupported_by_guest() {
 scen_udaddy_rejected_by_host() {
 	local name=udaddy_rejected_by_host
 
-	udaddy_skip && return 77
+	dropin_skip udaddy && return 77
+	dropin_prefix inline "$UDADDY_EAL"
 	guest_fails_with "$name" 'listens on' "stdbuf -oL udaddy -s $ROCE_IP" \
 		'RDMA_CM_EVENT_UNREACHABLE, error: 2$' \
-		dropin_run "$name" udaddy -b "$ROCE_IP" -S "$UDADDY_REJECT_SIZE" &&
+		"${DROPIN[@]}" udaddy -b "$ROCE_IP" -S "$UDADDY_REJECT_SIZE" &&
 		log_has "$OUT/$name.host.log" 'udaddy: failing connection request'
 }
 
@@ -1052,15 +1030,16 @@ host_fails_with() {
 }
 
 # A guest command ($3) that must fail and print line $4 against a host server
-# (the rest) started first and ready once its log has line $2; the server is
-# stopped if it is still there.
+# (the rest) started first and ready once its log has line $2 (waited for as
+# long as the slowest start, the drop-in layer's); the server is stopped if
+# it is still there.
 guest_fails_with() {
 	local name=$1 ready=$2 cmd=$3 line=$4
 
 	shift 4
 	"$@" >"$OUT/$name.host.log" 2>&1 &
 	PEER_PID=$!
-	host_log_wait "$name" "$ready" "$HOST_START_S" || { cat "$OUT/$name.host.log"; return 1; }
+	host_log_wait "$name" "$ready" "$DROPIN_START_S" || { cat "$OUT/$name.host.log"; return 1; }
 	guest_bg "$name" "$cmd"
 	guest_bg_wait "$name" 60 && { echo "the guest's command succeeded"; return 1; }
 	kill "$PEER_PID" 2>/dev/null
