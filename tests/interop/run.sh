@@ -894,7 +894,7 @@ UCMATOSE_PORT=7471           # ucmatose's default
 # 10 SENDs of 100 B each way on each (the defaults), disconnect; both sides
 # must end with "return status 0".
 ucmatose_scenario() {
-	local name=$1 role=$2 bin host_ok=0 ok=0 opts
+	local name=$1 role=$2 bin opts
 
 	bin=$(rping_bin ucmatose)
 	if [ -z "$bin" ] || [ ! -x "$bin" ]; then
@@ -902,18 +902,28 @@ ucmatose_scenario() {
 		return 77
 	fi
 	opts=(-c "$UCMATOSE_CONNS" -p "$UCMATOSE_PORT")
+	CMA_HOST=(timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN")
+	cmatose_pair "$name" "$role" "ucmatose -b $GUEST_IP ${opts[*]}" "-s $GUEST_IP ${opts[*]}" \
+		"ucmatose -s $ROCE_IP ${opts[*]}" "${opts[*]}" 'starting server'
+}
+
+# One run of a tool of librdmacm's cmatose family (ucmatose, udaddy: both end
+# with "return status 0"), the guest in role $2. Guest server: the guest runs
+# $3, then the host CMA_HOST with arguments $4 (word-split). Guest client: the
+# host runs CMA_HOST with $6, and once its log has line $7 the guest runs $5.
+cmatose_pair() {
+	local name=$1 role=$2 host_ok=0 ok=0
+
 	gx "ip neigh flush dev eth0" || return 1
 	if [ "$role" = server ]; then
-		guest_bg "$name" "ucmatose -b $GUEST_IP ${opts[*]}"
+		guest_bg "$name" "$3"
 		guest_cm_listening || return 1
-		timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
-			-s "$GUEST_IP" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 || host_ok=1
+		"${CMA_HOST[@]}" $4 >"$OUT/$name.host.log" 2>&1 || host_ok=1
 	else
-		timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
-			"${opts[@]}" >"$OUT/$name.host.log" 2>&1 &
+		"${CMA_HOST[@]}" $6 >"$OUT/$name.host.log" 2>&1 &
 		PEER_PID=$!
-		if host_log_wait "$name" 'starting server'; then
-			guest_bg "$name" "ucmatose -s $ROCE_IP ${opts[*]}"
+		if host_log_wait "$name" "$7" "$DROPIN_START_S"; then
+			guest_bg "$name" "$5"
 		fi
 		peer_wait || host_ok=1
 	fi
@@ -939,31 +949,16 @@ UDADDY_EAL="--log-level=lib.roce.verbs:info --log-level=lib.roce.cm:debug"
 # server answers through AHs made from the requests' GRHs); both sides must
 # end with "return status 0". udaddy's port is fixed (7174).
 udaddy_scenario() {
-	local name=$1 role=$2 ipver=$3 host_ok=0 ok=0 opts
+	local name=$1 role=$2 ipver=$3 opts
 
 	dropin_skip udaddy && return 77
 	dropin_prefix inline "$UDADDY_EAL"
 	rping_addrs "$ipver"
-	opts=(-c "$UDADDY_CONNS")
-	gx "ip neigh flush dev eth0" || return 1
-	if [ "$role" = server ]; then
-		guest_bg "$name" "stdbuf -oL udaddy -b $RP_GUEST$RP_SCOPE ${opts[*]}"
-		guest_cm_listening || return 1
-		"${DROPIN[@]}" udaddy -s "$RP_GUEST" -b "$RP_HOST" "${opts[@]}" \
-			>"$OUT/$name.host.log" 2>&1 || host_ok=1
-	else
-		"${DROPIN[@]}" udaddy -b "$RP_HOST" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 &
-		PEER_PID=$!
-		if host_log_wait "$name" 'listens on' "$DROPIN_START_S"; then
-			guest_bg "$name" "stdbuf -oL udaddy -s $RP_HOST$RP_SCOPE ${opts[*]}"
-		fi
-		peer_wait || host_ok=1
-	fi
-	guest_bg_wait "$name" "$(guest_wait_s $host_ok 120)" || ok=1
-	echo "host exit $host_ok, guest exit $ok"
-	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
-	log_has "$OUT/$name.host.log" 'return status 0' && log_has "$OUT/$name.guest.log" 'return status 0' || ok=1
-	[ $host_ok = 0 ] && [ $ok = 0 ]
+	opts="-c $UDADDY_CONNS"
+	CMA_HOST=("${DROPIN[@]}" udaddy)
+	cmatose_pair "$name" "$role" "stdbuf -oL udaddy -b $RP_GUEST$RP_SCOPE $opts" \
+		"-s $RP_GUEST -b $RP_HOST $opts" "stdbuf -oL udaddy -s $RP_HOST$RP_SCOPE $opts" \
+		"-b $RP_HOST $opts" 'listens on'
 }
 
 scen_udaddy_v4_guest_server() { udaddy_scenario udaddy_v4_guest_server server 4; }
