@@ -1035,6 +1035,8 @@ guest_fails_with() {
 	"$@" >"$OUT/$name.host.log" 2>&1 &
 	PEER_PID=$!
 	host_log_wait "$name" "$ready" "$DROPIN_START_S" || { cat "$OUT/$name.host.log"; return 1; }
+	# What the guest knew of our address from an earlier scenario's program goes.
+	gx "ip neigh flush dev eth0" || return 1
 	guest_bg "$name" "$cmd"
 	guest_bg_wait "$name" 60 && { echo "the guest's command succeeded"; return 1; }
 	kill "$PEER_PID" 2>/dev/null
