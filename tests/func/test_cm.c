@@ -999,7 +999,8 @@ static const struct cm_bad_mad bad_mads[] = {
 	{ "RTU of no connection", 1, 0x07, 2, 0x03, 0x0014, 256, CM_DROP(drop_comm_id) },
 	{ "DREQ of no connection", 1, 0x07, 2, 0x03, 0x0015, 256, CM_DROP(drop_comm_id) },
 	{ "REQ without rdma_cm header", 1, 0x07, 2, 0x03, 0x0010, 256, CM_DROP(drop_field) },
-	{ "SIDR_REQ with GET", 1, 0x07, 2, 0x01, 0x0017, 256, CM_DROP(drop_method) },
+	{ "SIDR_REQ with GET", 1, 0x07, 2, 0x01, 0x0017, 256,
+	  CM_DROP_ANSWERED(drop_method, RTE_ROCE_MAD_STATUS_UNSUPPORTED_ATTR) },
 	{ "short SIDR_REQ", 1, 0x07, 2, 0x03, 0x0017, 100, CM_DROP(drop_length) },
 	{ "SIDR_REP of no request", 1, 0x07, 2, 0x03, 0x0018, 256, CM_DROP(drop_comm_id) },
 	{ "SIDR_REQ without rdma_cm header", 1, 0x07, 2, 0x03, 0x0017, 256, CM_DROP(drop_field) },
@@ -1100,13 +1101,15 @@ test_cm_malformed_mads(void)
 	}
 	ROCE_TEST_ASSERT_EQ(cm_expect_none(c, 1, ROCE_TEST_QUIET_MS), 0, "");
 	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], mads_rcvd), RTE_DIM(bad_mads), "");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], status_sent), 4, "each GET and SET answered");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], status_sent), 5, "each GET and SET answered");
 	/*
 	 * The DREQ of no connection got a DREP, the REQ without rdma_cm's
 	 * header a REJ and the SIDR_REQ without it a SIDR_REP (service ID not
 	 * supported); side 0 has no connection or request of that ID either.
 	 */
-	ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(c, c->cm[0], CM_DROP(drop_comm_id), 2), 3, "");
+	ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(c, c->cm[0],
+						offsetof(struct rte_roce_cm_stats, drop_comm_id), 2),
+			    3, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_ah(ah), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(qp), 0, "");
 	/* The CM still connects after all that. */
