@@ -951,7 +951,15 @@ scen_nvmf_v6_guest_host() {
 		nvme discover -t rdma -a $ll%eth0 -s $NVMF_PORT -q $NVMF_HOSTNQN > /tmp/disc || exit 1
 		cat /tmp/disc
 		grep -q 'adrfam: *ipv6' /tmp/disc || exit 11
-		nvme connect -t rdma -n $NVMF_NQN -a $ll%eth0 -s $NVMF_PORT -q $NVMF_HOSTNQN -i 1 || exit 2
+		$(nvmf_guest_rw "$ll%eth0" "$NVMF_NQN" 1)" >"$OUT/$name.guest.log" 2>&1 || ok=1
+	nvmf_stop "$name" "$ok"
+}
+
+# The guest's commands: nvme connect to subsystem $2 at address $1 with $3 I/O
+# queues, 1 MiB written in 128 KiB blocks (keyed SGLs: RDMA READ by the
+# target) and read back (RDMA WRITE) by checksum, nvme disconnect.
+nvmf_guest_rw() {
+	echo "nvme connect -t rdma -n $2 -a $1 -s $NVMF_PORT -q $NVMF_HOSTNQN -i $3 || exit 2
 		for i in \$(seq 100); do [ -b /dev/nvme0n1 ] && break; sleep 0.2; done
 		[ -b /dev/nvme0n1 ] || exit 3
 		cat /sys/class/nvme/nvme0/address
@@ -961,7 +969,65 @@ scen_nvmf_v6_guest_host() {
 		b=\$(dd if=/dev/nvme0n1 bs=64k count=16 iflag=direct | md5sum)
 		echo \"written \$a read \$b\"
 		[ \"\$a\" = \"\$b\" ] || exit 6
-		nvme disconnect -n $NVMF_NQN || exit 7" >"$OUT/$name.guest.log" 2>&1 || ok=1
+		nvme disconnect -n $2 || exit 7"
+}
+
+# ---- NVMe-oF: the guest's nvme-rdma host against SPDK's target through the drop-in layer
+
+NVMF_SPDK_MIB=16             # the malloc bdev SPDK serves
+
+# SPDK's nvmf_tgt configuration: a malloc bdev, the RDMA transport, one subsystem
+# listening on ROCE_IP, any host.
+nvmf_spdk_json() {
+	local nqn=$NVMF_NQN
+
+	cat <<-EOF
+	{"subsystems": [
+	 {"subsystem": "bdev", "config": [{"method": "bdev_malloc_create",
+	   "params": {"name": "Malloc0", "num_blocks": $((NVMF_SPDK_MIB * 2048)), "block_size": 512}}]},
+	 {"subsystem": "nvmf", "config": [
+	  {"method": "nvmf_create_transport", "params": {"trtype": "RDMA", "max_queue_depth": 32}},
+	  {"method": "nvmf_create_subsystem",
+	   "params": {"nqn": "$nqn", "allow_any_host": true, "serial_number": "ROCE0001"}},
+	  {"method": "nvmf_subsystem_add_ns",
+	   "params": {"nqn": "$nqn", "namespace": {"bdev_name": "Malloc0"}}},
+	  {"method": "nvmf_subsystem_add_listener",
+	   "params": {"nqn": "$nqn", "listen_address": {"trtype": "RDMA", "adrfam": "IPv4",
+	     "traddr": "$ROCE_IP", "trsvcid": "$NVMF_PORT"}}}]}]}
+	EOF
+}
+
+# SPDK is not in Debian: runs when ROCE_SPDK_DIR names a built SPDK tree
+# (doc/nvmf.md, "SPDK on the drop-in verbs layer"), skipped saying so
+# otherwise. SPDK's unmodified nvmf_tgt, every ibv_* and rdma_* call of it
+# librte_roce_verbs' (inline progress: SPDK's pollers), serves the Linux
+# kernel's nvme-rdma host: nvme discover, connect with two I/O queues, 1 MiB
+# written and read back by checksum, disconnect; SIGTERM stops the target.
+scen_nvmf_spdk_v4_guest_host() {
+	local name=nvmf_spdk_v4_guest_host ok=0 tgt conf
+
+	if [ -z "${ROCE_SPDK_DIR:-}" ]; then
+		SKIP_REASON="SPDK is not in Debian; set ROCE_SPDK_DIR to a built SPDK tree (doc/nvmf.md)"
+		return 77
+	fi
+	tgt=$ROCE_SPDK_DIR/build/bin/nvmf_tgt
+	[ -x "$tgt" ] || { echo "$tgt missing: ROCE_SPDK_DIR is not a built SPDK tree"; return 1; }
+	dropin_skip "$tgt" && return 77
+	nvmf_guest_ready "$tgt" || return $?
+	conf=$OUT/$name.json
+	nvmf_spdk_json >"$conf"
+	dropin_prefix inline
+	LD_LIBRARY_PATH=$ROCE_SPDK_DIR/build/lib "${DROPIN[@]}" "$tgt" --no-huge -s 512 -u -m 0x1 \
+		--no-rpc-server -c "$conf" >"$OUT/$name.host.log" 2>&1 &
+	PEER_PID=$!
+	host_log_wait "$name" "NVMe/RDMA Target Listening on $ROCE_IP port $NVMF_PORT" \
+		"$DROPIN_START_S" ||
+		{ cat "$OUT/$name.host.log"; return 1; }
+	gx -t 600 "set -x
+		nvme discover -t rdma -a $ROCE_IP -s $NVMF_PORT -q $NVMF_HOSTNQN > /tmp/disc || exit 1
+		cat /tmp/disc
+		grep -q 'subnqn: *$NVMF_NQN\$' /tmp/disc || exit 11
+		$(nvmf_guest_rw "$ROCE_IP" "$NVMF_NQN" 2)" >"$OUT/$name.guest.log" 2>&1 || ok=1
 	nvmf_stop "$name" "$ok"
 }
 
@@ -970,21 +1036,43 @@ scen_nvmf_v6_guest_host() {
 UCMATOSE_CONNS=64            # -c: connections at once
 UCMATOSE_PORT=7471           # ucmatose's default
 
-# The guest's ucmatose in role $2 against ours: -c UCMATOSE_CONNS connections,
-# 10 SENDs of 100 B each way on each (the defaults), disconnect; both sides
-# must end with "return status 0".
+UCMATOSE_LOSS_CONNS=16       # -c under loss
+NETEM_CM_LOSS="loss 10%"     # every frame the guest sends on the link: its CM MADs among them
+# The guest's CM counters (Linux cm.c's sysfs groups): retries and duplicates seen.
+GUEST_CM_COUNTERS=/sys/class/infiniband/rxe0/ports/1
+
+# The guest's ucmatose in role $2 against ours: -c $3 (UCMATOSE_CONNS)
+# connections, 10 SENDs of 100 B each way on each (the defaults), disconnect;
+# both sides must end with "return status 0". $4: a netem spec on the guest's
+# egress (the CM under MAD loss); then our CM must count exactly $3
+# connections established (--cm-stats: a connection made twice would count
+# twice), the guest's netem must have dropped frames, and the guest's kernel
+# CM counters of retries and duplicates are printed.
 ucmatose_scenario() {
-	local name=$1 role=$2 bin opts
+	local name=$1 role=$2 conns=${3:-$UCMATOSE_CONNS} netem=${4:-} bin ok=0 opts
 
 	bin=$(rping_bin ucmatose)
 	if [ -z "$bin" ] || [ ! -x "$bin" ]; then
 		SKIP_REASON="examples/ucmatose is not built"
 		return 77
 	fi
-	opts=(-c "$UCMATOSE_CONNS" -p "$UCMATOSE_PORT")
+	opts=(-c "$conns" -p "$UCMATOSE_PORT")
+	if [ -n "$netem" ]; then
+		gx "tc qdisc replace dev eth0 root netem $netem" || return 1
+	fi
 	CMA_HOST=(timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN")
-	cmatose_pair "$name" "$role" "ucmatose -b $GUEST_IP ${opts[*]}" "-s $GUEST_IP ${opts[*]}" \
-		"ucmatose -s $ROCE_IP ${opts[*]}" "${opts[*]}" 'starting server'
+	cmatose_pair "$name" "$role" "ucmatose -b $GUEST_IP ${opts[*]}" \
+		"-s $GUEST_IP ${opts[*]} --cm-stats" "ucmatose -s $ROCE_IP ${opts[*]}" \
+		"${opts[*]} --cm-stats" 'starting server' || ok=1
+	log_has "$OUT/$name.host.log" "^cm counters:.* cm_established $conns\( \|$\)" || ok=1
+	if [ -n "$netem" ]; then
+		gx "tc -s qdisc show dev eth0; tc qdisc del dev eth0 root
+		    cd $GUEST_CM_COUNTERS && grep -H . cm_tx_retries/* cm_rx_duplicates/* | grep -v ':0$'" \
+			>"$OUT/$name.guest-cm.log" 2>&1 || ok=1
+		cat "$OUT/$name.guest-cm.log"
+		grep -q 'dropped [1-9]' "$OUT/$name.guest-cm.log" || { echo "netem dropped nothing"; ok=1; }
+	fi
+	[ $ok = 0 ]
 }
 
 # One run of a tool of librdmacm's cmatose family (ucmatose, udaddy: both end
@@ -1016,6 +1104,12 @@ cmatose_pair() {
 
 scen_ucmatose_v4_guest_server() { ucmatose_scenario ucmatose_v4_guest_server server; }
 scen_ucmatose_v4_guest_client() { ucmatose_scenario ucmatose_v4_guest_client client; }
+scen_ucmatose_loss_guest_server() {
+	ucmatose_scenario ucmatose_loss_guest_server server "$UCMATOSE_LOSS_CONNS" "$NETEM_CM_LOSS"
+}
+scen_ucmatose_loss_guest_client() {
+	ucmatose_scenario ucmatose_loss_guest_client client "$UCMATOSE_LOSS_CONNS" "$NETEM_CM_LOSS"
+}
 
 # ---- udaddy: UD over SIDR, Debian's unmodified udaddy through the drop-in layer ----
 
@@ -1279,9 +1373,12 @@ PYEOF
 
 # $2 = ib_X_bw or ib_X_lat in the guest, $3 = its role (server|client); the
 # host runs PERF_HOST with the tool's options and, as the client, the
-# guest's address.
+# guest's address. $4 = cm: both with -R, perftest's rdma_cm mode (the
+# exchange over an RC QP and the test's QPs, all connected by the CMs; the
+# guest's server seen listening in its rdma_cm ids, ours by its line),
+# addressed by their RoCE addresses.
 perftest_run() {
-	local name=$1 tool=$2 role=$3 mode size opts host_ok=0 ok=0
+	local name=$1 tool=$2 role=$3 cm=${4:-} mode size opts gopts host_ok=0 ok=0
 
 	mode=${tool##*_}
 	size=$PERF_BW_SIZE
@@ -1289,21 +1386,32 @@ perftest_run() {
 	[[ "$tool" = ib_atomic_* ]] && size=8
 	opts=(-n "$PERF_ITERS" -p "$OOB_PORT")
 	[[ "$tool" = ib_atomic_* ]] || opts+=(-s "$size")
+	gopts="-d rxe0 -x $GID_V4"
+	[ "$cm" = cm ] && { opts+=(-R); gopts="-d rxe0"; }
 	gx "ip neigh flush dev eth0" || return 1
 	if [ "$role" = server ]; then
-		guest_bg "$name" "$tool -d rxe0 -x $GID_V4 ${opts[*]}"
-		guest_listening "$OOB_PORT" || return 1
+		guest_bg "$name" "$tool $gopts ${opts[*]}"
+		if [ "$cm" = cm ]; then guest_cm_listening; else guest_listening "$OOB_PORT"; fi ||
+			return 1
 		"${PERF_HOST[@]}" "${opts[@]}" "$GUEST_IP" \
 			>"$OUT/$name.host.log" 2>"$OUT/$name.host.err" || host_ok=1
 	else
 		"${PERF_HOST[@]}" "${opts[@]}" >"$OUT/$name.host.log" 2>"$OUT/$name.host.err" &
 		PEER_PID=$!
 		for _ in $(seq $((PERF_LISTEN_S * 10))); do
-			ss -ltn | grep -q ":$OOB_PORT " && break
+			if [ "$cm" = cm ]; then
+				grep -q 'roce_perf: -R: listening' "$OUT/$name.host.err" 2>/dev/null && break
+			else
+				ss -ltn | grep -q ":$OOB_PORT " && break
+			fi
 			kill -0 "$PEER_PID" 2>/dev/null || break
 			sleep 0.1
 		done
-		guest_bg "$name" "$tool -d rxe0 -x $GID_V4 ${opts[*]} $BR_IP"
+		if [ "$cm" = cm ]; then
+			guest_bg "$name" "$tool $gopts ${opts[*]} $ROCE_IP"
+		else
+			guest_bg "$name" "$tool $gopts ${opts[*]} $BR_IP"
+		fi
 		peer_wait || host_ok=1
 	fi
 	guest_bg_wait "$name" "$(guest_wait_s $host_ok 120)" || ok=1
@@ -1340,6 +1448,14 @@ PERF_TOOLS=(ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw ib_write_lat ib_send_
 for t in "${PERF_TOOLS[@]}"; do
 	for r in server client; do
 		eval "scen_perftest_${t#ib_}_guest_$r() { perftest perftest_${t#ib_}_guest_$r $t $r; }"
+	done
+done
+# -R: perftest's rdma_cm mode against roce_perf -R (no atomics: as the issue asks)
+PERF_CM_TOOLS=(ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat ib_send_lat)
+for t in "${PERF_CM_TOOLS[@]}"; do
+	for r in server client; do
+		eval "scen_perftest_cm_${t#ib_}_guest_$r() {
+			perftest perftest_cm_${t#ib_}_guest_$r $t $r cm; }"
 	done
 done
 # The drop-in layer with Debian's perftest on both sides.
@@ -1396,6 +1512,8 @@ SCENARIOS=(
 	rping_guest_lost 1
 	ucmatose_v4_guest_server 1
 	ucmatose_v4_guest_client 1
+	ucmatose_loss_guest_server 1
+	ucmatose_loss_guest_client 1
 	udaddy_v4_guest_server 1
 	udaddy_v4_guest_client 1
 	udaddy_v6_guest_server 1
@@ -1404,9 +1522,13 @@ SCENARIOS=(
 	udaddy_rejected_by_host 1
 	nvmf_v4_guest_host 1
 	nvmf_v6_guest_host 1
+	nvmf_spdk_v4_guest_host 1
 )
 for t in "${PERF_TOOLS[@]}"; do
 	SCENARIOS+=("perftest_${t#ib_}_guest_server" 1 "perftest_${t#ib_}_guest_client" 1)
+done
+for t in "${PERF_CM_TOOLS[@]}"; do
+	SCENARIOS+=("perftest_cm_${t#ib_}_guest_server" 1 "perftest_cm_${t#ib_}_guest_client" 1)
 done
 for t in "${DROPIN_PERF_TOOLS[@]}"; do
 	SCENARIOS+=("perftest_dropin_${t#ib_}_guest_server" 1 "perftest_dropin_${t#ib_}_guest_client" 1)
