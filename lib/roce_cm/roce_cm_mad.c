@@ -236,7 +236,8 @@ rte_roce_cm_sends_pending(struct rte_roce_cm *cm)
 	if (cm == NULL)
 		return -EINVAL;
 	pthread_mutex_lock(&cm->lock);
-	pending = (int)(cm->conf.mad_slots - cm->nb_free);
+	/* In flight on QP1, and waiting in the backlog for a slot. */
+	pending = (int)(cm->conf.mad_slots - cm->nb_free + cm->nb_backlog);
 	pthread_mutex_unlock(&cm->lock);
 	return pending;
 }

@@ -233,8 +233,8 @@ __rte_experimental
 int rte_roce_cm_poll(struct rte_roce_cm *cm);
 
 /**
- * MADs the instance posted whose sends have not completed yet: 0 once all it
- * sent has left (a REJ, SIDR_REP or DREQ of the last calls). A process
+ * MADs the instance sent whose sends have not completed yet (in flight on
+ * QP1, or waiting in its backlog): 0 once all it sent has left (a REJ, SIDR_REP or DREQ of the last calls). A process
  * about to exit waits for it while the CM and the device still make
  * progress: Linux's CM sends them after the process is gone.
  *
