@@ -368,8 +368,9 @@ soak_recv_seq(struct soak *k, unsigned int i, uint32_t seq)
 		return 0;
 	case SOAK_UC:
 		/*
-		 * A stale duplicate FIRST or ONLY starts a message again
-		 * (IBA 9.8.3: UC detects no duplicates; K:rxe_resp.c check_psn).
+		 * A stale duplicate FIRST or ONLY starts a message again: UC
+		 * resynchronises on any of them (doc/wire-format.md §6.7;
+		 * K:rxe_resp.c check_psn).
 		 */
 		k->t.uc_again += seq < p->rx_next;
 		p->rx_next = RTE_MAX(p->rx_next, seq + 1);
@@ -592,7 +593,7 @@ soak_churn_finish(struct soak *k, unsigned int i)
 	if (p->completed != p->posted || (!idle && p->rcompleted != p->rposted))
 		return 0;
 	if (idle) {
-		/* IBA 10.2.4.4 (destroy): WRs still posted are gone without completions. */
+		/* Receive WRs still posted go with their QP, without completions. */
 		k->t.discarded += p->rposted - p->rcompleted;
 		p->rcompleted = p->rposted;
 	}
