@@ -682,6 +682,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t posted, done = 0;
 	unsigned int i, n;
 
+	/* Every input starts with the MR valid (mr_restore() after the last). */
+	FUZZ_CHECK(__atomic_load_n(&roce_mr_of(mr)->state, __ATOMIC_SEQ_CST) ==
+		   ROCE_MR_STATE_VALID);
 	n = split_records(data, size);
 	if (n == 0)
 		return -1;	/* not added to the corpus */
