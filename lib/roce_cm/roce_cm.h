@@ -87,6 +87,7 @@ struct roce_cm_peer {
 struct roce_cm_peer_addr {
 	union ibv_gid gid;
 	int sgid_index;
+	uint32_t qpn;		/* the QP it sent from: where a GET's response goes */
 };
 
 /* A CM id: the public part first, as rdma_cm_id. */

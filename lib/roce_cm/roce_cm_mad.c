@@ -119,9 +119,10 @@ found:
 	return e;
 }
 
-int
-roce_cm_mad_send(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index,
-		 const struct rte_roce_mad *mad)
+/* Post mad to QP qpn of the port at dgid, from our address sgid_index. */
+static int
+cm_mad_send_qp(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index, uint32_t qpn,
+	       const struct rte_roce_mad *mad)
 {
 	struct ibv_sge sge = { .length = RTE_ROCE_MAD_LEN, .lkey = cm->mr->lkey };
 	struct ibv_send_wr wr = {
@@ -145,7 +146,7 @@ roce_cm_mad_send(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_ind
 	sge.addr = (uintptr_t)cm_send_buf(cm, slot);
 	wr.wr_id = slot;
 	wr.wr.ud.ah = ah->ah;
-	wr.wr.ud.remote_qpn = RTE_ROCE_QP1_QPN;
+	wr.wr.ud.remote_qpn = qpn;
 	wr.wr.ud.remote_qkey = RTE_ROCE_QP1_QKEY;
 	rc = rte_roce_post_send(cm->qp1, &wr, &bad);
 	if (rc < 0) {
@@ -157,6 +158,13 @@ roce_cm_mad_send(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_ind
 	cm->slot_ah[slot] = ah;
 	cm->stats.mads_sent++;
 	return 0;
+}
+
+int
+roce_cm_mad_send(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index,
+		 const struct rte_roce_mad *mad)
+{
+	return cm_mad_send_qp(cm, dgid, sgid_index, RTE_ROCE_QP1_QPN, mad);
 }
 
 void
@@ -211,7 +219,38 @@ cm_class_port_info(struct rte_roce_cm *cm, const struct rte_roce_mad *req, const
 	resp.hdr.status = 0;
 	memset(resp.data, 0, sizeof(resp.data));
 	memcpy(resp.data, &cpi, sizeof(cpi));
-	roce_cm_mad_send(cm, &from->gid, from->sgid_index, &resp);
+	cm_mad_send_qp(cm, &from->gid, from->sgid_index, from->qpn, &resp);
+}
+
+/*
+ * A GET or SET the CM does not serve is answered all the same, with a
+ * GetResp whose status says why (IBTA Vol. 1 §13.4.7: a class version the
+ * CM does not speak, a method its class does not have, or a method the
+ * attribute does not take), back to the QP that asked (§13.5.1), so that a
+ * manager asking is not left to time out. A SEND, every CM message, has no
+ * response; a MAD that is not the CM's (base version, class, length) is
+ * not ours to answer.
+ */
+static void
+cm_status_reply(struct rte_roce_cm *cm, const struct rte_roce_mad *req, const uint64_t *drop,
+		const struct roce_cm_peer_addr *from)
+{
+	struct rte_roce_mad resp = *req;
+	uint16_t status;
+
+	if (req->hdr.method != RTE_ROCE_MAD_METHOD_GET && req->hdr.method != RTE_ROCE_MAD_METHOD_SET)
+		return;
+	if (drop == &cm->stats.drop_class_version)
+		status = RTE_ROCE_MAD_STATUS_BAD_VERSION;
+	else if (drop == &cm->stats.drop_method || drop == &cm->stats.drop_attr)
+		status = req->hdr.method == RTE_ROCE_MAD_METHOD_SET ?
+			 RTE_ROCE_MAD_STATUS_UNSUPPORTED_METHOD : RTE_ROCE_MAD_STATUS_UNSUPPORTED_ATTR;
+	else
+		return;
+	resp.hdr.method = RTE_ROCE_MAD_METHOD_GET_RESP;
+	resp.hdr.status = rte_cpu_to_be_16(status);
+	if (cm_mad_send_qp(cm, &from->gid, from->sgid_index, from->qpn, &resp) == 0)
+		cm->stats.status_sent++;
 }
 
 /* Answer req with msg (len bytes of class data) without a connection: same TID. */
@@ -317,11 +356,13 @@ roce_cm_mad_input(struct rte_roce_cm *cm, const struct ibv_wc *wc)
 	memset(&mad, 0, sizeof(mad));
 	memcpy(&mad, buf + RTE_ROCE_GRH_LEN, RTE_MIN(sizeof(mad), got));
 	drop = cm_mad_check(cm, wc, &mad);
+	cm_grh_peer(cm, buf, &from);
+	from.qpn = wc->src_qp;
 	if (drop != NULL) {
 		(*drop)++;
+		cm_status_reply(cm, &mad, drop, &from);
 		return;
 	}
-	cm_grh_peer(cm, buf, &from);
 	switch (rte_be_to_cpu_16(mad.hdr.attr_id)) {
 	case RTE_ROCE_CM_ATTR_CLASS_PORT_INFO:
 		cm_class_port_info(cm, &mad, &from);

@@ -175,6 +175,7 @@ struct rte_roce_cm_stats {
 	uint64_t drop_field;		/**< Dropped: a field out of range (MTU, transport...). */
 	uint64_t send_errors;		/**< MADs not sent: no buffer, no AH, post refused. */
 	uint64_t addr_errors;		/**< Destinations not resolved (ADDR_ERROR events). */
+	uint64_t status_sent;		/**< GETs and SETs not served, answered with a MAD status. */
 };
 
 /**
