@@ -119,10 +119,10 @@ found:
 	return e;
 }
 
-/* Post mad to QP qpn of the port at dgid, from our address sgid_index. */
+/* Post mad in a free send slot to QP qpn of the port at dgid, from our address sgid_index. */
 static int
-cm_mad_send_qp(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index, uint32_t qpn,
-	       const struct rte_roce_mad *mad)
+cm_mad_post(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index, uint32_t qpn,
+	    const struct rte_roce_mad *mad)
 {
 	struct ibv_sge sge = { .length = RTE_ROCE_MAD_LEN, .lkey = cm->mr->lkey };
 	struct ibv_send_wr wr = {
@@ -137,7 +137,7 @@ cm_mad_send_qp(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index
 	int rc;
 
 	ah = cm_ah_get(cm, dgid, sgid_index);
-	if (ah == NULL || cm->nb_free == 0) {
+	if (ah == NULL) {
 		cm->stats.send_errors++;
 		return -ENOMEM;
 	}
@@ -160,11 +160,59 @@ cm_mad_send_qp(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index
 	return 0;
 }
 
+/*
+ * Every slot in flight (or MADs already waiting, which go first): into the
+ * backlog, -ENOMEM when it is full. Its timers run from now, as Linux's
+ * do for a send on the overflow list.
+ */
+static int
+cm_mad_queue(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index, uint32_t qpn,
+	     const struct rte_roce_mad *mad)
+{
+	struct roce_cm_queued_mad *q;
+
+	if (cm->nb_backlog == cm->conf.mad_backlog) {
+		cm->stats.send_errors++;
+		return -ENOMEM;
+	}
+	q = &cm->backlog[(cm->backlog_head + cm->nb_backlog++) % cm->conf.mad_backlog];
+	q->dgid = *dgid;
+	q->sgid_index = sgid_index;
+	q->qpn = qpn;
+	q->mad = *mad;
+	cm->stats.mads_queued++;
+	return 0;
+}
+
+/* Post mad, or queue it behind the MADs waiting (every slot in flight). */
+static int
+cm_mad_send_qp(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index, uint32_t qpn,
+	       const struct rte_roce_mad *mad)
+{
+	if (cm->nb_free == 0 || cm->nb_backlog > 0)
+		return cm_mad_queue(cm, dgid, sgid_index, qpn, mad);
+	return cm_mad_post(cm, dgid, sgid_index, qpn, mad);
+}
+
 int
 roce_cm_mad_send(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index,
 		 const struct rte_roce_mad *mad)
 {
 	return cm_mad_send_qp(cm, dgid, sgid_index, RTE_ROCE_QP1_QPN, mad);
+}
+
+/* The backlog's oldest MADs into the slots that are free (a failed one is counted and dropped). */
+static void
+cm_mad_backlog_send(struct rte_roce_cm *cm)
+{
+	struct roce_cm_queued_mad *q;
+
+	while (cm->nb_free > 0 && cm->nb_backlog > 0) {
+		q = &cm->backlog[cm->backlog_head];
+		cm->backlog_head = (cm->backlog_head + 1) % cm->conf.mad_backlog;
+		cm->nb_backlog--;
+		cm_mad_post(cm, &q->dgid, q->sgid_index, q->qpn, &q->mad);
+	}
 }
 
 void
@@ -177,6 +225,7 @@ roce_cm_mad_send_done(struct rte_roce_cm *cm, const struct ibv_wc *wc)
 	cm->slot_ah[slot]->inflight--;
 	cm->slot_ah[slot] = NULL;
 	cm->free_slots[cm->nb_free++] = slot;
+	cm_mad_backlog_send(cm);
 }
 
 /*

@@ -783,7 +783,11 @@ cm_expect_n(struct cm_env *c, unsigned int side, enum rte_roce_cm_event_type wan
 	return 0;
 }
 
-/* One round of test_cm_mad_loss: CM_LOSS_CONNS connections at once, then disconnected. */
+/*
+ * One round of test_cm_mad_loss (and test_cm_mad_backlog): CM_LOSS_CONNS
+ * connections at once (every id resolved first, then every REQ sent without
+ * progress in between), then disconnected.
+ */
 static int
 cm_loss_round(struct cm_env *c)
 {
@@ -792,10 +796,10 @@ cm_loss_round(struct cm_env *c)
 	struct rte_roce_cm_event *ev;
 	uint64_t end;
 
-	for (i = 0; i < CM_LOSS_CONNS; i++) {
+	for (i = 0; i < CM_LOSS_CONNS; i++)
 		ROCE_TEST_ASSERT_EQ(cm_active_prepare(c, &active[i], CM_PORT), 0, "");
+	for (i = 0; i < CM_LOSS_CONNS; i++)
 		ROCE_TEST_ASSERT_EQ(cm_connect(active[i]), 0, "");
-	}
 	end = roce_test_ms() + CM_LOSS_WAIT_MS;
 	while (nb_act < CM_LOSS_CONNS || nb_est < CM_LOSS_CONNS) {
 		ROCE_TEST_ASSERT(roce_test_ms() < end, "%u requests, %u and %u established", nb_req,
@@ -859,6 +863,80 @@ test_cm_mad_loss(void)
 	printf("# %" PRIu64 " of %" PRIu64 " and %" PRIu64 " of %" PRIu64 " MADs lost, %" PRIu64
 	       " and %" PRIu64 " sent again\n", fs[0].dropped, fs[0].roce, fs[1].dropped,
 	       fs[1].roce, CM_STAT(c->cm[0], retransmits), CM_STAT(c->cm[1], retransmits));
+	return cm_env_close(c);
+}
+
+/*
+ * Two MAD slots each way: the eight REQs sent at once find two slots and
+ * wait in the backlog for the others (as Linux's MAD layer queues sends
+ * beyond its send queue); every connection establishes once, nothing is
+ * lost, and the DREQs queue the same way.
+ */
+static int
+test_cm_mad_backlog(void)
+{
+	static const struct rte_roce_cm_conf two_slots = { .mad_slots = 2 };
+	struct cm_env *const c = &cm_env_case;
+	unsigned int i;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open_conf(c, false, &two_slots), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_loss_round(c), 0, "");
+	for (i = 0; i < 2; i++) {
+		ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[i], established), CM_LOSS_CONNS, "side %u", i);
+		ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[i], send_errors), 0, "side %u", i);
+		ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[i], retransmits), 0, "side %u", i);
+	}
+	ROCE_TEST_ASSERT(CM_STAT(c->cm[0], mads_queued) >= CM_LOSS_CONNS - 2,
+			 "%" PRIu64 " REQs waited", CM_STAT(c->cm[0], mads_queued));
+	return cm_env_close(c);
+}
+
+/* Side 1 takes n CONNECT_REQUESTs, their new ids into ids[] (left unanswered). */
+static int
+cm_take_requests(struct cm_env *c, struct rte_roce_cm_id **ids, unsigned int n)
+{
+	struct rte_roce_cm_event *ev;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		ROCE_TEST_ASSERT_EQ(cm_wait_event(c, 1, RTE_ROCE_CM_EVENT_CONNECT_REQUEST, &ev), 0,
+				    "%u of %u", i, n);
+		ids[i] = ev->id;
+		ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	}
+	return 0;
+}
+
+/*
+ * One slot and a backlog of one: the first REQ is sent, the second waits,
+ * the third has nowhere to go and connect says so (-ENOMEM), counted in
+ * send_errors; memory stays bounded.
+ */
+static int
+test_cm_mad_backlog_full(void)
+{
+	static const struct rte_roce_cm_conf tiny = { .mad_slots = 1, .mad_backlog = 1 };
+	struct cm_env *const c = &cm_env_case;
+	struct rte_roce_cm_id *id[3], *passive[3];
+	unsigned int i;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open_conf(c, false, &tiny), 0, "");
+	for (i = 0; i < RTE_DIM(id); i++)
+		ROCE_TEST_ASSERT_EQ(cm_active_prepare(c, &id[i], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id[0], &connect_param), 0, "sent");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id[1], &connect_param), 0, "queued");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id[2], &connect_param), -ENOMEM, "backlog full");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], mads_queued), 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], send_errors), 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], mads_sent), 1, "");
+	/* the refused id is as before the call: once the backlog drains, it connects */
+	ROCE_TEST_ASSERT_EQ(cm_take_requests(c, passive, 2), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id[2], &connect_param), 0, "again");
+	ROCE_TEST_ASSERT_EQ(cm_take_requests(c, passive + 2, 1), 0, "");
+	for (i = 0; i < RTE_DIM(id); i++)
+		ROCE_TEST_ASSERT_EQ(cm_id_close(&id[i]), 0, "");
+	for (i = 0; i < RTE_DIM(passive); i++)
+		ROCE_TEST_ASSERT_EQ(cm_id_close(&passive[i]), 0, "");
 	return cm_env_close(c);
 }
 
@@ -1633,6 +1711,8 @@ static const struct roce_test_case cases[] = {
 	{ "cm_rtu_lost", test_cm_rtu_lost },
 	{ "cm_drep_lost", test_cm_drep_lost },
 	{ "cm_mad_loss", test_cm_mad_loss },
+	{ "cm_mad_backlog", test_cm_mad_backlog },
+	{ "cm_mad_backlog_full", test_cm_mad_backlog_full },
 	{ "cm_destroy_connected", test_cm_destroy_connected },
 	{ "cm_duplicate_req_mra", test_cm_duplicate_req_mra },
 	{ "cm_connect_response_establish", test_cm_connect_response_establish },

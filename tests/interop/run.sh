@@ -970,27 +970,39 @@ scen_nvmf_v6_guest_host() {
 UCMATOSE_CONNS=64            # -c: connections at once
 UCMATOSE_PORT=7471           # ucmatose's default
 
-# The guest's ucmatose in role $2 against ours: -c UCMATOSE_CONNS connections,
-# 10 SENDs of 100 B each way on each (the defaults), disconnect; both sides
-# must end with "return status 0".
+UCMATOSE_LOSS_CONNS=16       # -c under loss
+NETEM_CM_LOSS="loss 10%"     # every frame the guest sends on the link: its CM MADs among them
+# The guest's CM counters (Linux cm.c's sysfs groups): retries and duplicates seen.
+GUEST_CM_COUNTERS=/sys/class/infiniband/rxe0/ports/1
+
+# The guest's ucmatose in role $2 against ours: -c $3 (UCMATOSE_CONNS)
+# connections, 10 SENDs of 100 B each way on each (the defaults), disconnect;
+# both sides must end with "return status 0". $4: a netem spec on the guest's
+# egress (the CM under MAD loss); then our CM must count exactly $3
+# connections established (--cm-stats: a connection made twice would count
+# twice), the guest's netem must have dropped frames, and the guest's kernel
+# CM counters of retries and duplicates are printed.
 ucmatose_scenario() {
-	local name=$1 role=$2 bin host_ok=0 ok=0 opts
+	local name=$1 role=$2 conns=${3:-$UCMATOSE_CONNS} netem=${4:-} bin host_ok=0 ok=0 opts
 
 	bin=$(rping_bin ucmatose)
 	if [ -z "$bin" ] || [ ! -x "$bin" ]; then
 		SKIP_REASON="examples/ucmatose is not built"
 		return 77
 	fi
-	opts=(-c "$UCMATOSE_CONNS" -p "$UCMATOSE_PORT")
+	opts=(-c "$conns" -p "$UCMATOSE_PORT")
 	gx "ip neigh flush dev eth0" || return 1
+	if [ -n "$netem" ]; then
+		gx "tc qdisc replace dev eth0 root netem $netem" || return 1
+	fi
 	if [ "$role" = server ]; then
 		guest_bg "$name" "ucmatose -b $GUEST_IP ${opts[*]}"
-		guest_cm_listening || return 1
+		guest_cm_listening || { [ -z "$netem" ] || gx "tc qdisc del dev eth0 root"; return 1; }
 		timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
-			-s "$GUEST_IP" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 || host_ok=1
+			-s "$GUEST_IP" "${opts[@]}" --cm-stats >"$OUT/$name.host.log" 2>&1 || host_ok=1
 	else
 		timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
-			"${opts[@]}" >"$OUT/$name.host.log" 2>&1 &
+			"${opts[@]}" --cm-stats >"$OUT/$name.host.log" 2>&1 &
 		PEER_PID=$!
 		if host_log_wait "$name" 'starting server'; then
 			guest_bg "$name" "ucmatose -s $ROCE_IP ${opts[*]}"
@@ -1001,11 +1013,25 @@ ucmatose_scenario() {
 	echo "host exit $host_ok, guest exit $ok"
 	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
 	log_has "$OUT/$name.host.log" 'return status 0' && log_has "$OUT/$name.guest.log" 'return status 0' || ok=1
+	log_has "$OUT/$name.host.log" "^cm counters:.* cm_established $conns\( \|$\)" || ok=1
+	if [ -n "$netem" ]; then
+		gx "tc -s qdisc show dev eth0; tc qdisc del dev eth0 root
+		    cd $GUEST_CM_COUNTERS && grep -H . cm_tx_retries/* cm_rx_duplicates/* | grep -v ':0$'" \
+			>"$OUT/$name.guest-cm.log" 2>&1 || ok=1
+		cat "$OUT/$name.guest-cm.log"
+		grep -q 'dropped [1-9]' "$OUT/$name.guest-cm.log" || { echo "netem dropped nothing"; ok=1; }
+	fi
 	[ $host_ok = 0 ] && [ $ok = 0 ]
 }
 
 scen_ucmatose_v4_guest_server() { ucmatose_scenario ucmatose_v4_guest_server server; }
 scen_ucmatose_v4_guest_client() { ucmatose_scenario ucmatose_v4_guest_client client; }
+scen_ucmatose_loss_guest_server() {
+	ucmatose_scenario ucmatose_loss_guest_server server "$UCMATOSE_LOSS_CONNS" "$NETEM_CM_LOSS"
+}
+scen_ucmatose_loss_guest_client() {
+	ucmatose_scenario ucmatose_loss_guest_client client "$UCMATOSE_LOSS_CONNS" "$NETEM_CM_LOSS"
+}
 
 # ---- rdma_cm failure paths against the kernel's CM --------------------------------
 
@@ -1199,9 +1225,12 @@ PYEOF
 
 # $2 = ib_X_bw or ib_X_lat in the guest, $3 = its role (server|client); the
 # host runs PERF_HOST with the tool's options and, as the client, the
-# guest's address.
+# guest's address. $4 = cm: both with -R, perftest's rdma_cm mode (the
+# exchange over an RC QP and the test's QPs, all connected by the CMs; the
+# guest's server seen listening in its rdma_cm ids, ours by its line),
+# addressed by their RoCE addresses.
 perftest_run() {
-	local name=$1 tool=$2 role=$3 mode size opts host_ok=0 ok=0
+	local name=$1 tool=$2 role=$3 cm=${4:-} mode size opts gopts host_ok=0 ok=0
 
 	mode=${tool##*_}
 	size=$PERF_BW_SIZE
@@ -1209,21 +1238,32 @@ perftest_run() {
 	[[ "$tool" = ib_atomic_* ]] && size=8
 	opts=(-n "$PERF_ITERS" -p "$OOB_PORT")
 	[[ "$tool" = ib_atomic_* ]] || opts+=(-s "$size")
+	gopts="-d rxe0 -x $GID_V4"
+	[ "$cm" = cm ] && { opts+=(-R); gopts="-d rxe0"; }
 	gx "ip neigh flush dev eth0" || return 1
 	if [ "$role" = server ]; then
-		guest_bg "$name" "$tool -d rxe0 -x $GID_V4 ${opts[*]}"
-		guest_listening "$OOB_PORT" || return 1
+		guest_bg "$name" "$tool $gopts ${opts[*]}"
+		if [ "$cm" = cm ]; then guest_cm_listening; else guest_listening "$OOB_PORT"; fi ||
+			return 1
 		"${PERF_HOST[@]}" "${opts[@]}" "$GUEST_IP" \
 			>"$OUT/$name.host.log" 2>"$OUT/$name.host.err" || host_ok=1
 	else
 		"${PERF_HOST[@]}" "${opts[@]}" >"$OUT/$name.host.log" 2>"$OUT/$name.host.err" &
 		PEER_PID=$!
 		for _ in $(seq $((PERF_LISTEN_S * 10))); do
-			ss -ltn | grep -q ":$OOB_PORT " && break
+			if [ "$cm" = cm ]; then
+				grep -q 'roce_perf: -R: listening' "$OUT/$name.host.err" 2>/dev/null && break
+			else
+				ss -ltn | grep -q ":$OOB_PORT " && break
+			fi
 			kill -0 "$PEER_PID" 2>/dev/null || break
 			sleep 0.1
 		done
-		guest_bg "$name" "$tool -d rxe0 -x $GID_V4 ${opts[*]} $BR_IP"
+		if [ "$cm" = cm ]; then
+			guest_bg "$name" "$tool $gopts ${opts[*]} $ROCE_IP"
+		else
+			guest_bg "$name" "$tool $gopts ${opts[*]} $BR_IP"
+		fi
 		peer_wait || host_ok=1
 	fi
 	guest_bg_wait "$name" "$(guest_wait_s $host_ok 120)" || ok=1
@@ -1260,6 +1300,14 @@ PERF_TOOLS=(ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw ib_write_lat ib_send_
 for t in "${PERF_TOOLS[@]}"; do
 	for r in server client; do
 		eval "scen_perftest_${t#ib_}_guest_$r() { perftest perftest_${t#ib_}_guest_$r $t $r; }"
+	done
+done
+# -R: perftest's rdma_cm mode against roce_perf -R (no atomics: as the issue asks)
+PERF_CM_TOOLS=(ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat ib_send_lat)
+for t in "${PERF_CM_TOOLS[@]}"; do
+	for r in server client; do
+		eval "scen_perftest_cm_${t#ib_}_guest_$r() {
+			perftest perftest_cm_${t#ib_}_guest_$r $t $r cm; }"
 	done
 done
 # The drop-in layer with Debian's perftest on both sides.
@@ -1316,11 +1364,16 @@ SCENARIOS=(
 	rping_guest_lost 1
 	ucmatose_v4_guest_server 1
 	ucmatose_v4_guest_client 1
+	ucmatose_loss_guest_server 1
+	ucmatose_loss_guest_client 1
 	nvmf_v4_guest_host 1
 	nvmf_v6_guest_host 1
 )
 for t in "${PERF_TOOLS[@]}"; do
 	SCENARIOS+=("perftest_${t#ib_}_guest_server" 1 "perftest_${t#ib_}_guest_client" 1)
+done
+for t in "${PERF_CM_TOOLS[@]}"; do
+	SCENARIOS+=("perftest_cm_${t#ib_}_guest_server" 1 "perftest_cm_${t#ib_}_guest_client" 1)
 done
 for t in "${DROPIN_PERF_TOOLS[@]}"; do
 	SCENARIOS+=("perftest_dropin_${t#ib_}_guest_server" 1 "perftest_dropin_${t#ib_}_guest_client" 1)
