@@ -59,7 +59,7 @@
 #define SOAK_SRQ_SLOTS		64		/* receive WRs of the shared receive queue */
 #define SOAK_SRQ_TAG		(1ull << 63)	/* wr_id of an SRQ receive: tag | slot */
 #define SOAK_QKEY		0x11111111u
-#define SOAK_DEFAULT_S		20		/* per case; two cases run */
+#define SOAK_DEFAULT_S		15		/* per case; two cases run: about 35 s in all */
 #define SOAK_SAMPLE_MS		5000
 #define SOAK_STUCK_MS		10000		/* far beyond timeout x retries (0.54 s; worker: 4.3 s) */
 /*
