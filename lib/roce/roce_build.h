@@ -17,8 +17,9 @@
 int roce_pkt_build_mbuf_qp(const struct rte_roce_pkt *pkt, const void *payload,
 			   struct rte_mbuf *m);
 
-/* Largest Ethernet + IP + UDP header a template holds: IPv6, no VLAN tag. */
-#define ROCE_HDR_TMPL_MAX (RTE_ROCE_ETH_LEN + RTE_ROCE_IPV6_LEN + RTE_ROCE_UDP_LEN)
+/* Largest Ethernet + IP + UDP header a template holds: a VLAN tag and IPv6. */
+#define ROCE_HDR_TMPL_MAX (RTE_ROCE_ETH_LEN + RTE_ROCE_VLAN_LEN + RTE_ROCE_IPV6_LEN + \
+			   RTE_ROCE_UDP_LEN)
 
 /*
  * The headers every packet of a connected QP starts with, built once when
