@@ -119,6 +119,8 @@ struct roce_cm_id {
 	uint8_t init_depth;
 	uint8_t retry_cnt;
 	uint8_t rnr_retry;
+	uint8_t tos;			/* rte_roce_cm_set_tos(): asked */
+	uint8_t route_tos;		/* and taken by the route: our REQ's path, our GRH */
 	/* The last message sent, for retransmission and duplicates. */
 	struct rte_roce_mad last;
 	bool has_last;

@@ -212,6 +212,23 @@ rte_roce_cm_destroy_id(struct rte_roce_cm_id *pub)
 	return 0;
 }
 
+int
+rte_roce_cm_set_tos(struct rte_roce_cm_id *pub, uint8_t tos)
+{
+	struct roce_cm_id *id = roce_cm_id(pub);
+	struct rte_roce_cm *cm;
+
+	if (id == NULL)
+		return -EINVAL;
+	cm = id->cm;
+	if (cm != NULL)
+		pthread_mutex_lock(&cm->lock);
+	id->tos = tos;
+	if (cm != NULL)
+		pthread_mutex_unlock(&cm->lock);
+	return 0;
+}
+
 /* Bind to src under the CM that holds it (id not bound yet). */
 static int
 cm_bind(struct roce_cm_id *id, const struct sockaddr *src)
@@ -293,6 +310,8 @@ rte_roce_cm_resolve_route(struct rte_roce_cm_id *pub, int timeout_ms)
 		return -EINVAL;
 	pthread_mutex_lock(&id->cm->lock);
 	id->route_resolved = true;
+	/* The route carries the TOS asked until now, as Linux's cma_resolve_iboe_route(). */
+	id->route_tos = id->tos;
 	roce_cm_event_queue(id, NULL, RTE_ROCE_CM_EVENT_ROUTE_RESOLVED, 0, NULL, 0);
 	pthread_mutex_unlock(&id->cm->lock);
 	return id->sync ? roce_cm_sync_complete(id) : 0;
@@ -548,6 +567,23 @@ rte_roce_cm_establish(struct rte_roce_cm_id *pub)
 	return rc;
 }
 
+/*
+ * A connection that is already going or gone: our DREQ is out, the peer's
+ * came, timewait, or its end. Disconnecting it again is not an error:
+ * librdmacm's rdma_disconnect() (librdmacm/cma.c) is the kernel's
+ * (drivers/infiniband/core/cma.c), which moves the QP to ERR and, when
+ * ib_send_cm_dreq() refuses for the state, tries ib_send_cm_drep() and
+ * returns 0 either way; it fails only for an id that never connected.
+ * SPDK disconnects on DISCONNECTED, after the peer's DREQ.
+ */
+static bool
+cm_disconnect_done(const struct roce_cm_id *id)
+{
+	return id->state == ROCE_CM_DREQ_SENT || id->state == ROCE_CM_DREQ_RCVD ||
+	       id->state == ROCE_CM_TIMEWAIT ||
+	       (id->state == ROCE_CM_IDLE && id->remote_comm_id != 0);
+}
+
 int
 rte_roce_cm_disconnect(struct rte_roce_cm_id *pub)
 {
@@ -557,11 +593,11 @@ rte_roce_cm_disconnect(struct rte_roce_cm_id *pub)
 	if (id == NULL || id->cm == NULL)
 		return -EINVAL;
 	pthread_mutex_lock(&id->cm->lock);
-	if (id->state != ROCE_CM_ESTABLISHED)
-		rc = -EINVAL;
-	if (rc == 0) {
+	if (id->state == ROCE_CM_ESTABLISHED) {
 		roce_cm_qp_error(id);
 		rc = roce_cm_send_dreq(id);
+	} else if (!cm_disconnect_done(id)) {
+		rc = -EINVAL;
 	}
 	pthread_mutex_unlock(&id->cm->lock);
 	return rc == 0 && id->sync ? roce_cm_sync_complete(id) : rc;

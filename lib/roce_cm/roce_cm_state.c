@@ -173,6 +173,7 @@ cm_req_path_fill(const struct roce_cm_id *id, struct rte_roce_cm_path *p)
 	memcpy(p->local_gid, &id->sgid, sizeof(p->local_gid));
 	memcpy(p->remote_gid, &id->dgid, sizeof(p->remote_gid));
 	p->hop_limit = CM_HOP_LIMIT;
+	p->traffic_class = id->route_tos;
 	p->ack_timeout = CM_LOCAL_ACK_TIMEOUT << RTE_ROCE_CM_PATH_ACK_TIMEOUT_SHIFT;
 }
 
@@ -476,6 +477,7 @@ cm_rep_input(struct roce_cm_id *id, const struct rte_roce_mad *mad)
 	id->peer.ack_timeout = CM_LOCAL_ACK_TIMEOUT;
 	id->peer.retry_cnt = id->retry_cnt;
 	id->peer.hop_limit = CM_HOP_LIMIT;
+	id->peer.traffic_class = id->route_tos;	/* the path our REQ named */
 	/* What we may have in flight is what the peer accepts. */
 	id->init_depth = RTE_MIN(id->init_depth, rep.resp_resources);
 	roce_cm_timer_stop(id);

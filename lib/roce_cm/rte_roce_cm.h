@@ -511,14 +511,33 @@ int rte_roce_cm_init_qp_attr(struct rte_roce_cm_id *id, struct ibv_qp_attr *qp_a
 			     int *qp_attr_mask);
 
 /**
+ * Set the traffic class (IP TOS) of the id's connection, as
+ * rdma_set_option(RDMA_OPTION_ID, RDMA_OPTION_ID_TOS) (Linux's
+ * rdma_set_service_type()). The route takes it when it is resolved
+ * (rte_roce_cm_resolve_route(); a later call changes nothing of that
+ * connection, as on Linux): the REQ's primary path carries it (IBTA Vol. 1
+ * §12.6, Table 106, Primary Traffic Class) and so does our QP's GRH, whose
+ * traffic class librte_roce sends as the IP header's TOS; the passive side
+ * takes the REQ's. Default 0.
+ *
+ * @return
+ *   0; -EINVAL (NULL id).
+ */
+__rte_experimental
+int rte_roce_cm_set_tos(struct rte_roce_cm_id *id, uint8_t tos);
+
+/**
  * Disconnect, as rdma_disconnect(): the QP is moved to ERR (its work
  * requests flush) and a DREQ sent; the DREP, or max_cm_retries without
  * one, queues DISCONNECTED and the id stays in timewait until
- * TIMEWAIT_EXIT.
+ * TIMEWAIT_EXIT. A connection already disconnecting or disconnected (our
+ * DREQ sent, the peer's received, timewait or after it) sends nothing and
+ * returns 0, as rdma_disconnect() after the peer's DREQ.
  *
  * @return
- *   0; -EINVAL (NULL id, not connected).
- *   Synchronous id: then the event's errno (rte_roce_cm_create_id()).
+ *   0; -EINVAL (NULL id, never connected, still connecting).
+ *   Synchronous id: then the event's errno (rte_roce_cm_create_id()): the
+ *   next one, e.g. the DISCONNECTED the peer's DREQ queued.
  */
 __rte_experimental
 int rte_roce_cm_disconnect(struct rte_roce_cm_id *id);

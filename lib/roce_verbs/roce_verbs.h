@@ -117,6 +117,12 @@ struct ibv_qp *roce_verbs_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *
 void roce_verbs_cq_ex_init(struct ibv_cq_ex *cq);
 /* Give an extended QP its ibv_wr_* functions (roce_verbs_wr.c). */
 void roce_verbs_qp_ex_init(struct ibv_qp_ex *qpx);
+/*
+ * Whether ibv_create_qp_ex() attributes ask for what librte_roce lacks
+ * (roce_verbs_ex.c): true with errno EOPNOTSUPP and the knob logged, for
+ * call (the verb's name).
+ */
+bool roce_verbs_qp_ex_refused(const struct ibv_qp_init_attr_ex *attr, const char *call);
 
 /* The memory window ops (roce_verbs_obj.c): verbs' return conventions. */
 struct ibv_mw *rv_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);

@@ -51,6 +51,7 @@ struct rv_cm_id {
 	bool sync;			/* created without a channel: pub.channel is its own */
 	unsigned int events_got;	/* handed to the program, not acknowledged */
 	bool own_cqs;			/* rdma_create_qp() made the CQs and their channels */
+	bool listening;			/* rdma_listen() done (rdma_set_option()'s states) */
 	/* rdma_create_ep() listener: each request's id gets a QP like this. */
 	struct ibv_qp_init_attr *qp_init_attr;
 };

@@ -86,12 +86,19 @@ rv_rdma_create_qp(struct rdma_cm_id *pub, struct ibv_pd *pd, struct ibv_qp_init_
 
 	if (!rv_cm_ours())
 		return ROCE_VERBS_CM_REAL(rv_rdma_create_qp, "rdma_create_qp")(pub, pd, attr);
-	if (pub == NULL || attr == NULL || pub->verbs == NULL ||
+	/* As librdmacm's rdma_create_qp_ex() (librdmacm/cma.c): one QP per id. */
+	if (pub == NULL || attr == NULL || pub->verbs == NULL || pub->qp != NULL ||
 	    (pd != NULL && pd->context != pub->verbs)) {
 		RV_LOG(ERR, "id %p: %s", (void *)pub, pub == NULL || attr == NULL ?
 		       "NULL argument" : pub->verbs == NULL ? "not bound to a device yet" :
-		       "the PD is another device's");
+		       pub->qp != NULL ? "it has a QP already" : "the PD is another device's");
 		errno = EINVAL;
+		return -1;
+	}
+	if (attr->qp_type == IBV_QPT_XRC_SEND || attr->qp_type == IBV_QPT_XRC_RECV) {
+		RV_LOG(ERR, "id %p: XRC QPs (rdma_xclient, rdma_xserver) are not in librte_roce",
+		       (void *)pub);
+		errno = EOPNOTSUPP;
 		return -1;
 	}
 	if (pd == NULL)
@@ -121,7 +128,12 @@ rv_rdma_create_qp(struct rdma_cm_id *pub, struct ibv_pd *pd, struct ibv_qp_init_
 	return 0;
 }
 
-/* Only what rdma_create_qp() takes: a PD, nothing extended. */
+/*
+ * rdma_create_qp() with the extended attributes librte_roce has: a PD, and
+ * send_ops_flags for a QP with the ibv_wr_* functions (ibv_qp_to_qp_ex()),
+ * as librdmacm passes them to ibv_create_qp_ex(); the rest is refused as
+ * ibv_create_qp_ex() refuses it (doc/verbs-abi.md).
+ */
 int rv_rdma_create_qp_ex(struct rdma_cm_id *pub, struct ibv_qp_init_attr_ex *attr)
 	ROCE_VERBS_EXPORT(rdma_create_qp_ex);
 int
@@ -131,24 +143,20 @@ rv_rdma_create_qp_ex(struct rdma_cm_id *pub, struct ibv_qp_init_attr_ex *attr)
 
 	if (!rv_cm_ours())
 		return ROCE_VERBS_CM_REAL(rv_rdma_create_qp_ex, "rdma_create_qp_ex")(pub, attr);
-	if (attr == NULL || (attr->comp_mask & ~IBV_QP_INIT_ATTR_PD) != 0) {
-		RV_LOG(ERR, "id %p: extended QP attributes (comp_mask 0x%x) are not supported: "
-		       "a PD only", (void *)pub, attr != NULL ? attr->comp_mask : 0);
-		errno = attr == NULL ? EINVAL : EOPNOTSUPP;
+	if (attr == NULL) {
+		errno = EINVAL;
 		return -1;
 	}
-	memset(&legacy, 0, sizeof(legacy));
-	legacy.qp_context = attr->qp_context;
-	legacy.send_cq = attr->send_cq;
-	legacy.recv_cq = attr->recv_cq;
-	legacy.srq = attr->srq;
-	legacy.cap = attr->cap;
-	legacy.qp_type = attr->qp_type;
-	legacy.sq_sig_all = attr->sq_sig_all;
-	if (rv_rdma_create_qp(pub, attr->comp_mask & IBV_QP_INIT_ATTR_PD ? attr->pd : NULL,
-			 &legacy) < 0)
+	if (roce_verbs_qp_ex_refused(attr, "rdma_create_qp_ex"))
 		return -1;
-	attr->cap = legacy.cap;
+	/* The leading fields of ibv_qp_init_attr_ex are ibv_qp_init_attr's (verbs.h casts it so). */
+	memcpy(&legacy, attr, sizeof(legacy));
+	if (rv_rdma_create_qp(pub, attr->comp_mask & IBV_QP_INIT_ATTR_PD ? attr->pd : NULL,
+			      &legacy) < 0)
+		return -1;
+	memcpy(attr, &legacy, sizeof(legacy));
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		roce_verbs_qp_ex_init((struct ibv_qp_ex *)pub->qp);
 	return 0;
 }
 
@@ -305,9 +313,13 @@ rv_rdma_destroy_ep(struct rdma_cm_id *pub)
 
 /*
  * rdma_getaddrinfo() for IP addresses (the real one needs the kernel's
- * rdma_cm): getaddrinfo(3)'s first answer, as the destination, or with
- * RAI_PASSIVE the source; port space TCP and RC unless the hints say.
- * Returns 0, a getaddrinfo(3) error (EAI_*), or -1 with errno.
+ * rdma_cm), as librdmacm/addrinfo.c converts it: the hints' QP type and port
+ * space choose getaddrinfo(3)'s socket type and protocol (RC, UC: stream,
+ * TCP; UD: datagram, UDP), its first answer is the source with RAI_PASSIVE,
+ * else the destination, and the QP type and port space come from the hints
+ * or from that answer; the hints' source address is taken when getaddrinfo
+ * gave none. No node and no service: the hints themselves. Returns 0, a
+ * getaddrinfo(3) error (EAI_*), or -1 with errno.
  */
 struct rv_addrinfo {
 	struct rdma_addrinfo ai;
@@ -315,59 +327,106 @@ struct rv_addrinfo {
 	struct sockaddr_storage dst;
 };
 
+/* getaddrinfo(3)'s hints for rdma_getaddrinfo()'s (ucma_convert_to_ai()). */
+static void
+rv_gai_hints(const struct rdma_addrinfo *rh, struct addrinfo *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->ai_flags = ((rh->ai_flags & RAI_PASSIVE) ? AI_PASSIVE : 0) |
+		      ((rh->ai_flags & RAI_NUMERICHOST) ? AI_NUMERICHOST : 0);
+	h->ai_family = rh->ai_family;
+	if (rh->ai_qp_type == IBV_QPT_UD)
+		h->ai_socktype = SOCK_DGRAM;
+	else if (rh->ai_qp_type != 0)
+		h->ai_socktype = SOCK_STREAM;
+	if (rh->ai_port_space == RDMA_PS_TCP ||
+	    (rh->ai_port_space == RDMA_PS_IB && h->ai_socktype == SOCK_STREAM))
+		h->ai_protocol = IPPROTO_TCP;
+	else if (rh->ai_port_space == RDMA_PS_UDP || rh->ai_port_space == RDMA_PS_IPOIB ||
+		 (rh->ai_port_space == RDMA_PS_IB && h->ai_socktype == SOCK_DGRAM))
+		h->ai_protocol = IPPROTO_UDP;
+}
+
+/* An address into the result's storage (left out if longer than any socket address). */
+static void
+rv_gai_addr(struct sockaddr_storage *to, struct sockaddr **addr, socklen_t *len,
+	    const struct sockaddr *from, socklen_t from_len)
+{
+	if (from_len > sizeof(*to))
+		return;
+	memcpy(to, from, from_len);
+	*addr = (struct sockaddr *)to;
+	*len = from_len;
+}
+
+/* The result from getaddrinfo(3)'s first answer (ucma_convert_to_rai()). */
+static void
+rv_gai_result(struct rv_addrinfo *r, const struct rdma_addrinfo *rh, const struct addrinfo *ai)
+{
+	r->ai.ai_qp_type = rh->ai_qp_type != 0 ? rh->ai_qp_type :
+			   ai->ai_socktype == SOCK_DGRAM ? IBV_QPT_UD : IBV_QPT_RC;
+	r->ai.ai_port_space = rh->ai_port_space != 0 ? rh->ai_port_space :
+			      ai->ai_protocol == IPPROTO_UDP ? RDMA_PS_UDP : RDMA_PS_TCP;
+	r->ai.ai_family = ai->ai_family;
+	if (ai->ai_flags & AI_PASSIVE) {
+		r->ai.ai_flags = RAI_PASSIVE;
+		rv_gai_addr(&r->src, &r->ai.ai_src_addr, &r->ai.ai_src_len, ai->ai_addr,
+			    ai->ai_addrlen);
+	} else {
+		rv_gai_addr(&r->dst, &r->ai.ai_dst_addr, &r->ai.ai_dst_len, ai->ai_addr,
+			    ai->ai_addrlen);
+	}
+}
+
 int rv_rdma_getaddrinfo(const char *node, const char *service, const struct rdma_addrinfo *hints,
 		   struct rdma_addrinfo **res) ROCE_VERBS_EXPORT(rdma_getaddrinfo);
 int
 rv_rdma_getaddrinfo(const char *node, const char *service, const struct rdma_addrinfo *hints,
 	       struct rdma_addrinfo **res)
 {
-	struct addrinfo ai_hints = { .ai_socktype = SOCK_STREAM }, *ai;
+	static const struct rdma_addrinfo no_hints;
+	const struct rdma_addrinfo *rh = hints != NULL ? hints : &no_hints;
+	struct addrinfo ai_hints, *ai;
 	struct rv_addrinfo *r;
-	int flags = hints != NULL ? hints->ai_flags : 0;
 	int rc;
 
 	if (!rv_cm_ours())
 		return ROCE_VERBS_CM_REAL(rv_rdma_getaddrinfo, "rdma_getaddrinfo")
 			(node, service, hints, res);
-	if (res == NULL || (flags & RAI_FAMILY) != 0) {
-		RV_LOG(ERR, "%s", res == NULL ? "NULL result" :
+	if (res == NULL || (rh->ai_flags & RAI_FAMILY) != 0 ||
+	    (node == NULL && service == NULL && hints == NULL)) {
+		RV_LOG(ERR, "%s", res == NULL ? "NULL result" : hints == NULL ?
+		       "no node, service or hints" :
 		       "RAI_FAMILY (AF_IB addresses) is not supported: IP addresses only");
 		errno = EINVAL;
 		return -1;
 	}
-	ai_hints.ai_flags = ((flags & RAI_PASSIVE) ? AI_PASSIVE : 0) |
-			    ((flags & RAI_NUMERICHOST) ? AI_NUMERICHOST : 0);
-	ai_hints.ai_family = hints != NULL ? hints->ai_family : AF_UNSPEC;
-	rc = getaddrinfo(node, service, &ai_hints, &ai);
-	if (rc != 0)
-		return rc;
 	r = calloc(1, sizeof(*r));
 	if (r == NULL) {
-		freeaddrinfo(ai);
 		errno = ENOMEM;
 		return -1;
 	}
-	r->ai.ai_flags = flags;
-	r->ai.ai_family = ai->ai_family;
-	r->ai.ai_qp_type = hints != NULL && hints->ai_qp_type != 0 ? hints->ai_qp_type : IBV_QPT_RC;
-	r->ai.ai_port_space = hints != NULL && hints->ai_port_space != 0 ?
-			      hints->ai_port_space : RDMA_PS_TCP;
-	if (flags & RAI_PASSIVE) {
-		memcpy(&r->src, ai->ai_addr, ai->ai_addrlen);
-		r->ai.ai_src_addr = (struct sockaddr *)&r->src;
-		r->ai.ai_src_len = ai->ai_addrlen;
-	} else {
-		memcpy(&r->dst, ai->ai_addr, ai->ai_addrlen);
-		r->ai.ai_dst_addr = (struct sockaddr *)&r->dst;
-		r->ai.ai_dst_len = ai->ai_addrlen;
-		if (hints != NULL && hints->ai_src_addr != NULL &&
-		    hints->ai_src_len <= sizeof(r->src)) {
-			memcpy(&r->src, hints->ai_src_addr, hints->ai_src_len);
-			r->ai.ai_src_addr = (struct sockaddr *)&r->src;
-			r->ai.ai_src_len = hints->ai_src_len;
+	if (node != NULL || service != NULL) {
+		rv_gai_hints(rh, &ai_hints);
+		rc = getaddrinfo(node, service, hints != NULL ? &ai_hints : NULL, &ai);
+		if (rc != 0) {
+			free(r);
+			return rc;
 		}
+		rv_gai_result(r, rh, ai);
+		freeaddrinfo(ai);
+	} else {
+		r->ai.ai_flags = rh->ai_flags;
+		r->ai.ai_family = rh->ai_family;
+		r->ai.ai_qp_type = rh->ai_qp_type;
+		r->ai.ai_port_space = rh->ai_port_space;
+		if (rh->ai_dst_len != 0)
+			rv_gai_addr(&r->dst, &r->ai.ai_dst_addr, &r->ai.ai_dst_len,
+				    rh->ai_dst_addr, rh->ai_dst_len);
 	}
-	freeaddrinfo(ai);
+	if (r->ai.ai_src_len == 0 && rh->ai_src_len != 0)
+		rv_gai_addr(&r->src, &r->ai.ai_src_addr, &r->ai.ai_src_len, rh->ai_src_addr,
+			    rh->ai_src_len);
 	*res = &r->ai;
 	return 0;
 }
@@ -381,4 +440,66 @@ rv_rdma_freeaddrinfo(struct rdma_addrinfo *res)
 		return;
 	}
 	free(res);	/* one rv_addrinfo, never a list */
+}
+
+/*
+ * rdma_get_devices(): the configured devices' contexts, brought up, as
+ * librdmacm's list of the devices it opened (librdmacm/cma.c); NULL-ended,
+ * *num_devices its length (0 when NULL is returned).
+ */
+struct ibv_context **rv_rdma_get_devices(int *num_devices) ROCE_VERBS_EXPORT(rdma_get_devices);
+struct ibv_context **
+rv_rdma_get_devices(int *num_devices)
+{
+	struct ibv_context **list;
+	unsigned int i, n = roce_verbs_dev_count();
+
+	if (!rv_cm_ours())
+		return ROCE_VERBS_CM_REAL(rv_rdma_get_devices, "rdma_get_devices")(num_devices);
+	if (num_devices != NULL)
+		*num_devices = 0;
+	if (rv_cm_start() < 0)
+		return NULL;
+	list = calloc(n + 1, sizeof(*list));
+	if (list == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		list[i] = roce_verbs_dev_context(roce_verbs_dev_at(i));
+	if (num_devices != NULL)
+		*num_devices = (int)n;
+	return list;
+}
+
+/* The contexts stay open (librte_roce opens a device once, for the process). */
+void rv_rdma_free_devices(struct ibv_context **list) ROCE_VERBS_EXPORT(rdma_free_devices);
+void
+rv_rdma_free_devices(struct ibv_context **list)
+{
+	if (!rv_cm_ours()) {
+		ROCE_VERBS_CM_REAL(rv_rdma_free_devices, "rdma_free_devices")(list);
+		return;
+	}
+	free(list);
+}
+
+/*
+ * rsockets are not served: librdmacm's rsocket.c runs on the rdma_* calls,
+ * which would be ours, but also reaches into its own id state
+ * (ucma_complete(), ucma_shutdown() read its struct cma_id_private around
+ * the rdma_cm_id), which an id of the layer does not have. rsocket() is the
+ * only way to an rsocket, so refusing it keeps every other rs call away
+ * from our ids: they fail on a descriptor that is not an rsocket.
+ */
+int rv_rsocket(int domain, int type, int protocol) ROCE_VERBS_EXPORT(rsocket);
+int
+rv_rsocket(int domain, int type, int protocol)
+{
+	if (!rv_cm_ours())
+		return ROCE_VERBS_CM_REAL(rv_rsocket, "rsocket")(domain, type, protocol);
+	RV_LOG(ERR, "rsocket(): rsockets (rstream, riostream, librspreload) are not served on "
+	       "librte_roce devices (doc/verbs-abi.md)");
+	errno = ENOSYS;
+	return -1;
 }

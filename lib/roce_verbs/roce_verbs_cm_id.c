@@ -325,6 +325,7 @@ rv_rdma_listen(struct rdma_cm_id *pub, int backlog)
 
 	RV_CM_DISPATCH(pub, ROCE_VERBS_CM_REAL(rv_rdma_listen, "rdma_listen")(pub, backlog));
 	rc = rte_roce_cm_listen(rv_cm_id(pub)->raw, backlog);
+	rv_cm_id(pub)->listening = rc == 0;
 	/* What a launcher waits for before it starts the peer (tests/func/test_rdmacm.py). */
 	if (rc == 0)
 		RV_LOG(INFO, "id %p listens on %s port %u", (void *)pub,
@@ -453,25 +454,87 @@ rv_rdma_migrate_id(struct rdma_cm_id *pub, struct rdma_event_channel *channel)
 }
 
 /*
- * Options: REUSEADDR asks for nothing librte_roce_cm does differently (a port
- * is free again once its id is destroyed, there is no timewait on ports):
- * accepted. The others (TOS, AFONLY, ACK_TIMEOUT, IB paths) are refused.
+ * rdma_set_option(RDMA_OPTION_ID, ...): librdmacm/cma.c passes the option to
+ * the kernel, whose checks these are (drivers/infiniband/core/ucma.c,
+ * ucma_set_option_id(), and cma.c): the value's size, then the id's state.
+ * 0, or -1 with errno.
  */
+static int
+rv_cm_opt_fail(int err, const char *why, int optname)
+{
+	RV_LOG(ERR, "rdma_set_option(RDMA_OPTION_ID, %d): %s", optname, why);
+	errno = err;
+	return -1;
+}
+
+/* TOS: a u8, the traffic class of the id's route (rte_roce_cm_set_tos()). */
+static int
+rv_cm_opt_tos(struct rv_cm_id *id, const void *optval, size_t optlen)
+{
+	if (optlen != sizeof(uint8_t))
+		return rv_cm_opt_fail(EINVAL, "TOS takes a uint8_t", RDMA_OPTION_ID_TOS);
+	return rv_cm_ret(rte_roce_cm_set_tos(id->raw, *(const uint8_t *)optval));
+}
+
+/*
+ * REUSEADDR: an int; on (any state but listening) or off (before the bind),
+ * as rdma_set_reuseaddr(). librte_roce_cm has no timewait on ports (a port
+ * is free again once its id is gone), so there is nothing to change.
+ */
+static int
+rv_cm_opt_reuseaddr(struct rv_cm_id *id, const void *optval, size_t optlen)
+{
+	bool on;
+
+	if (optlen != sizeof(int))
+		return rv_cm_opt_fail(EINVAL, "REUSEADDR takes an int", RDMA_OPTION_ID_REUSEADDR);
+	on = *(const int *)optval != 0;
+	if ((on && id->listening) || (!on && id->pub.verbs != NULL))
+		return rv_cm_opt_fail(EINVAL, on ? "REUSEADDR on a listening id" :
+				      "REUSEADDR off after the bind", RDMA_OPTION_ID_REUSEADDR);
+	return 0;
+}
+
+/*
+ * AFONLY: an int, before the listen (rdma_set_afonly(): idle or bound).
+ * Off is what librte_roce_cm does: an IPv6 wildcard listener takes IPv4
+ * requests too. On is refused: it would not be honoured.
+ */
+static int
+rv_cm_opt_afonly(struct rv_cm_id *id, const void *optval, size_t optlen)
+{
+	if (optlen != sizeof(int))
+		return rv_cm_opt_fail(EINVAL, "AFONLY takes an int", RDMA_OPTION_ID_AFONLY);
+	if (id->listening)
+		return rv_cm_opt_fail(EINVAL, "AFONLY on a listening id", RDMA_OPTION_ID_AFONLY);
+	if (*(const int *)optval != 0)
+		return rv_cm_opt_fail(EOPNOTSUPP, "AFONLY on: librte_roce_cm's IPv6 wildcard "
+				      "listeners take IPv4 requests too", RDMA_OPTION_ID_AFONLY);
+	return 0;
+}
+
+/* The others (ACK_TIMEOUT, IB paths) are refused with ENOSYS, as an option the kernel lacks. */
 int rv_rdma_set_option(struct rdma_cm_id *pub, int level, int optname, void *optval, size_t optlen)
 	ROCE_VERBS_EXPORT(rdma_set_option);
 int
 rv_rdma_set_option(struct rdma_cm_id *pub, int level, int optname, void *optval, size_t optlen)
 {
+	struct rv_cm_id *id = rv_cm_id(pub);
+
 	RV_CM_DISPATCH(pub, ROCE_VERBS_CM_REAL(rv_rdma_set_option, "rdma_set_option")
 		       (pub, level, optname, optval, optlen));
 	if (optval == NULL) {
 		errno = EINVAL;
 		return -1;
 	}
+	if (level == RDMA_OPTION_ID && optname == RDMA_OPTION_ID_TOS)
+		return rv_cm_opt_tos(id, optval, optlen);
 	if (level == RDMA_OPTION_ID && optname == RDMA_OPTION_ID_REUSEADDR)
-		return 0;
+		return rv_cm_opt_reuseaddr(id, optval, optlen);
+	if (level == RDMA_OPTION_ID && optname == RDMA_OPTION_ID_AFONLY)
+		return rv_cm_opt_afonly(id, optval, optlen);
 	RV_LOG(ERR, "rdma_set_option(level %d, option %d): not supported by librte_roce_cm "
-	       "(only RDMA_OPTION_ID_REUSEADDR)", level, optname);
+	       "(only RDMA_OPTION_ID TOS, REUSEADDR and AFONLY)", level, optname);
 	errno = ENOSYS;
 	return -1;
 }

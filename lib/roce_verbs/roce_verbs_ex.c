@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -155,6 +156,29 @@ rv_create_cq_ex(struct ibv_context *ctx, struct ibv_cq_init_attr_ex *attr)
 	return (struct ibv_cq_ex *)cq;
 }
 
+bool
+roce_verbs_qp_ex_refused(const struct ibv_qp_init_attr_ex *attr, const char *call)
+{
+	char knob[64];
+
+	if ((attr->comp_mask & ~(uint32_t)RV_QP_INIT_ATTR_MASK) != 0) {
+		RV_LOG(NOTICE, "%s: comp_mask 0x%x: only IBV_QP_INIT_ATTR_PD, _SEND_OPS_FLAGS and "
+		       "_CREATE_FLAGS are supported (no XRC domain, TSO or RSS)", call,
+		       attr->comp_mask);
+		errno = EOPNOTSUPP;
+		return true;
+	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) != 0 && attr->create_flags != 0) {
+		RV_LOG(NOTICE, "%s: create_flags 0x%x: none is supported", call,
+		       attr->create_flags);
+		errno = EOPNOTSUPP;
+		return true;
+	}
+	snprintf(knob, sizeof(knob), "%s: send_ops_flags", call);
+	return (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0 &&
+	       rv_flags_refused(attr->send_ops_flags, rv_send_ops, RTE_DIM(rv_send_ops), knob);
+}
+
 /*
  * ibv_create_qp_ex() with more than a PD (verbs.h calls ibv_create_qp()
  * for a PD alone): a QP of librte_roce, with the ibv_wr_* functions when
@@ -165,24 +189,12 @@ rv_create_cq_ex(struct ibv_context *ctx, struct ibv_cq_init_attr_ex *attr)
 static struct ibv_qp *
 rv_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr)
 {
-	bool wr_api;
 	struct ibv_qp *qp;
 
 	if (attr == NULL)
 		return rv_refuse_ex(EINVAL, "ibv_create_qp_ex: attr NULL");
-	if ((attr->comp_mask & ~(uint32_t)RV_QP_INIT_ATTR_MASK) != 0) {
-		RV_LOG(NOTICE, "ibv_create_qp_ex: comp_mask 0x%x: only IBV_QP_INIT_ATTR_PD, "
-		       "_SEND_OPS_FLAGS and _CREATE_FLAGS are supported (no XRC domain, TSO or "
-		       "RSS)", attr->comp_mask);
-		errno = EOPNOTSUPP;
+	if (roce_verbs_qp_ex_refused(attr, "ibv_create_qp_ex"))
 		return NULL;
-	}
-	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) != 0 && attr->create_flags != 0) {
-		RV_LOG(NOTICE, "ibv_create_qp_ex: create_flags 0x%x: none is supported",
-		       attr->create_flags);
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_PD) == 0)
 		return rv_refuse_ex(EINVAL, "ibv_create_qp_ex: comp_mask without "
 				    "IBV_QP_INIT_ATTR_PD");
@@ -190,13 +202,9 @@ rv_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr)
 		return NULL;
 	if (attr->pd == NULL || attr->pd->context != ctx)
 		return rv_refuse_ex(EINVAL, "ibv_create_qp_ex: the PD is not of this device");
-	wr_api = (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0;
-	if (wr_api && rv_flags_refused(attr->send_ops_flags, rv_send_ops, RTE_DIM(rv_send_ops),
-				       "ibv_create_qp_ex: send_ops_flags"))
-		return NULL;
 	/* The leading fields of ibv_qp_init_attr_ex are ibv_qp_init_attr's (verbs.h casts it so). */
 	qp = roce_verbs_create_qp(attr->pd, (struct ibv_qp_init_attr *)attr);
-	if (qp != NULL && wr_api)
+	if (qp != NULL && (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0)
 		roce_verbs_qp_ex_init((struct ibv_qp_ex *)qp);
 	return qp;
 }

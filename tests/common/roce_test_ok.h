@@ -12,8 +12,12 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 static int tests, failed;
 
@@ -25,6 +29,16 @@ ok(bool cond, const char *what)
 		printf("# errno %d (%s)\n", errno, strerror(errno));
 		failed++;
 	}
+}
+
+/* An IPv4 socket address of ip (dotted) and port (host order), for the rdma_cm programs. */
+static inline struct sockaddr_in
+ok_sin(const char *ip, uint16_t port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
+
+	inet_pton(AF_INET, ip, &sin.sin_addr);
+	return sin;
 }
 
 #endif /* ROCE_TEST_OK_H */

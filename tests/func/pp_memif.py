@@ -157,6 +157,10 @@ def free_tcp_port():
         return s.getsockname()[1]
 
 
+class Skip(Exception):
+    """A case that cannot run here; its message says why."""
+
+
 class Fail(Exception):
     pass
 
@@ -196,6 +200,8 @@ def run_cases(doc, cases, make=Harness):
             try:
                 fn(h, results)
                 print("ok %d - %s" % (i, name))
+            except Skip as e:
+                print("ok %d - %s # SKIP %s" % (i, name, e))
             except Fail as e:
                 failed += 1
                 print("not ok %d - %s" % (i, name))

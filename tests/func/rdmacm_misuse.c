@@ -29,15 +29,6 @@
 #define NOBODY_PORT 7999
 #define WAIT_MS 10000
 
-static struct sockaddr_in
-addr(uint16_t port)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
-
-	inet_pton(AF_INET, ADDR, &sin.sin_addr);
-	return sin;
-}
-
 /* The next event, after the fd said it is there: its type, or -1. */
 static int
 next_event(struct rdma_event_channel *ch, int *status)
@@ -61,8 +52,8 @@ case_refusals(struct rdma_event_channel *ch)
 	struct ibv_qp_init_attr attr = { .qp_type = IBV_QPT_RC };
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id, *other;
-	struct sockaddr_in bad = addr(0);
-	uint8_t tos = 0;
+	struct sockaddr_in bad = ok_sin(ADDR, 0);
+	uint8_t timeout = 14;
 	int one = 1;
 
 	ok(rdma_create_id(ch, &id, NULL, RDMA_PS_UDP) == -1 && errno == EPROTONOSUPPORT,
@@ -73,8 +64,9 @@ case_refusals(struct rdma_event_channel *ch)
 	}
 	ok(rdma_create_qp(id, NULL, &attr) == -1 && errno == EINVAL,
 	   "rdma_create_qp on an unbound id: EINVAL");
-	ok(rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos)) == -1 &&
-	   errno == ENOSYS, "rdma_set_option(TOS): ENOSYS");
+	ok(rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &timeout,
+			   sizeof(timeout)) == -1 && errno == ENOSYS,
+	   "rdma_set_option(ACK_TIMEOUT): ENOSYS");
 	ok(rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_REUSEADDR, &one, sizeof(one)) == 0,
 	   "rdma_set_option(REUSEADDR): accepted");
 	ok(rdma_get_request(id, &other) == -1 && errno == EINVAL,
@@ -98,7 +90,7 @@ case_rejected(struct rdma_event_channel *ch)
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	struct rdma_conn_param param = { .retry_count = 7, .rnr_retry_count = 7 };
-	struct sockaddr_in dst = addr(NOBODY_PORT);
+	struct sockaddr_in dst = ok_sin(ADDR, NOBODY_PORT);
 	struct ibv_cq *send_cq, *recv_cq;
 	struct ibv_comp_channel *send_ch, *recv_ch;
 	struct ibv_qp_attr qa;
@@ -138,7 +130,7 @@ static void
 case_channels(void)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
-	struct sockaddr_in dst = addr(NOBODY_PORT);
+	struct sockaddr_in dst = ok_sin(ADDR, NOBODY_PORT);
 	struct rdma_cm_id *id;
 
 	if (ch == NULL || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) != 0) {

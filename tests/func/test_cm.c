@@ -39,6 +39,7 @@
 #define CM_BACKLOG		8
 #define CM_FAULT_SEED		0xc0ffee
 #define CM_ABSENT_HOST		99	/* last byte of an address on the link nobody has */
+#define CM_TOS			0x28	/* the active ids' traffic class (DSCP AF11) */
 #define CM_LOSS_CONNS		CM_BACKLOG	/* connections at once in test_cm_mad_loss */
 #define CM_LOSS_RETRIES		8	/* 9 tries of 10% loss each way: a give-up ~1e-6 */
 #define CM_LOSS_WAIT_MS		30000
@@ -260,6 +261,7 @@ cm_active_resolve_ps(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port
 	struct sockaddr_storage src, dst;
 
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], id, c, ps), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_set_tos(*id, CM_TOS), 0, "");
 	cm_addr(&src, c->ipv6, 0, 0);
 	cm_addr(&dst, c->ipv6, 1, port);
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(*id, (struct sockaddr *)&src,
@@ -336,7 +338,10 @@ cm_accept(struct cm_env *c)
 	return 0;
 }
 
-/* Both QPs are in RTS, each aimed at the other, PSNs crossed. */
+/*
+ * Both QPs are in RTS, each aimed at the other, PSNs crossed; both GRHs with
+ * the active side's traffic class (the passive side's from the REQ).
+ */
 static int
 cm_check_qps(struct cm_env *c)
 {
@@ -351,6 +356,7 @@ cm_check_qps(struct cm_env *c)
 		ROCE_TEST_ASSERT_EQ(a[i].dest_qp_num, c->id[1 - i]->qp->qp_num, "side %u", i);
 		ROCE_TEST_ASSERT_EQ(a[i].rq_psn, a[1 - i].sq_psn, "side %u", i);
 		ROCE_TEST_ASSERT_EQ(a[i].max_rd_atomic, a[1 - i].max_dest_rd_atomic, "side %u", i);
+		ROCE_TEST_ASSERT_EQ(a[i].ah_attr.grh.traffic_class, CM_TOS, "side %u", i);
 	}
 	/* side 0 offered an initiator depth one below what both accept */
 	ROCE_TEST_ASSERT_EQ(a[0].max_rd_atomic, CM_RD_ATOM - 1, "");
@@ -473,12 +479,16 @@ cm_connect_disconnect(bool ipv6)
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c->id[0]), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_expect(c, 1, RTE_ROCE_CM_EVENT_DISCONNECTED, NULL), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_DISCONNECTED, NULL), 0, "");
+	/* Disconnecting again is no error, as rdma_disconnect(); nothing is sent. */
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c->id[1]), 0, "after the peer's DREQ");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c->id[0]), 0, "a second time");
 	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_TIMEWAIT_EXIT, NULL), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_expect(c, 1, RTE_ROCE_CM_EVENT_TIMEWAIT_EXIT, NULL), 0, "");
 	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], established), 1, "");
 	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], established), 1, "");
 	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], retransmits) + CM_STAT(c->cm[1], retransmits), 0, "");
-	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c->id[0]), -EINVAL, "not connected any more");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c->id[0]), 0, "after timewait");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(c->listener), -EINVAL, "never connected");
 	return cm_env_close(c);
 }
 
@@ -1340,6 +1350,8 @@ test_cm_api_misuse(void)
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, NULL, RTE_ROCE_CM_PS_IPOIB), -EINVAL,
 			    "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, NULL, RTE_ROCE_CM_PS_TCP), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_set_tos(NULL, CM_TOS), -EINVAL, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_disconnect(id), -EINVAL, "not bound");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_route(id, 0), -EINVAL, "before resolve_addr");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id, &big), -EINVAL, "before resolve");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_listen(id, 1), -EINVAL, "not bound");

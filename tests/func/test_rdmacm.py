@@ -14,9 +14,10 @@ client starts once the server's layer logged its listen. Checks: both exit
 ucmatose several connections; perftest the client's result line). Bad use,
 one process on net_ring (which receives what it sends): a connect to a port
 nobody listens on ends in RDMA_CM_EVENT_REJECTED with reason 8 (invalid
-service ID); a bind to an address of no port, and udaddy's RDMA_PS_UDP, are
-refused with a log naming why; without a configuration the preloaded
-library hands rdma_cm to the real librdmacm. Skipped, saying why, when
+service ID); a bind to an address of no port, udaddy's RDMA_PS_UDP and
+rstream's rsocket() are refused with a log naming why; without a
+configuration the preloaded library hands rdma_cm to the real librdmacm.
+Skipped, saying why, when
 rdmacm-utils or perftest is not installed or the library is built with a
 sanitizer. Python 3 standard library only.
 """
@@ -28,7 +29,7 @@ import sys
 from pp_memif import Proc, check, free_tcp_port
 from test_verbs_preload import CLIENT_IP, EAL_ARGS, RUN_S, SERVER_IP, STARTUP_S, main
 
-TOOLS = ("rping", "ucmatose", "rdma_server", "rdma_client", "udaddy", "ib_send_bw",
+TOOLS = ("rping", "ucmatose", "rdma_server", "rdma_client", "udaddy", "rstream", "ib_send_bw",
          "ib_write_bw")
 RE_LISTEN = r"ROCE verbs: .* listens on"
 PINGS = 50
@@ -127,6 +128,13 @@ def case_udp_refused(env, results):
           "exit %s:\n%s" % (rc, proc.text()))
 
 
+def case_rsockets_refused(env, results):
+    """rstream's first call, rsocket(), fails with ENOSYS and the log says why: no crash."""
+    rc, proc = env.run(env.ring_config(), ["rstream", "-s", SERVER_IP])
+    check(rc not in (0, None) and count(proc, r"rsockets .* are not served") == 1,
+          "exit %s:\n%s" % (rc, proc.text()))
+
+
 def case_no_config(env, results):
     """Without a configuration, rping behaves as the real librdmacm makes it."""
     argv = ["rping", "-c", "-a", "127.0.0.1", "-C", "1"]
@@ -147,6 +155,7 @@ CASES = [
     ("connect to a port nobody listens on: REJECTED, reason 8", case_rejected),
     ("bind to an address of no port: refused, named", case_bad_address),
     ("udaddy (RDMA_PS_UDP): refused, named", case_udp_refused),
+    ("rstream (rsockets): refused, named", case_rsockets_refused),
     ("without a configuration rdma_cm is the real librdmacm", case_no_config),
 ]
 

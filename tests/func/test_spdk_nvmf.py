@@ -13,8 +13,11 @@ its own under roce-run, over net_memif, so every ibv_* and rdma_* call of
 SPDK is librte_roce_verbs' (doc/verbs-abi.md). Checks: the host identifies
 the controller (the serial number the target was given), perf moves 64 KiB
 reads and writes (RDMA WRITE and READ by the target) for 3 s and exits 0
-with a non-zero IOPS figure, the target stops on SIGTERM. Python 3
-standard library only.
+with a non-zero IOPS figure, bdevperf's verify workload (SPDK's NVMe-oF
+bdev as the host: each 64 KiB block written with a pattern, read back and
+compared) runs 3 s with no failed or miscompared I/O, the target stops on
+SIGTERM. bdevperf is one of SPDK's examples: its case is skipped, saying
+so, in a tree built without them. Python 3 standard library only.
 """
 
 import json
@@ -22,7 +25,7 @@ import os
 import re
 import sys
 
-from pp_memif import Proc, check
+from pp_memif import Proc, Skip, check
 from test_verbs_preload import CLIENT_IP, SERVER_IP, STARTUP_S, RUN_S, main
 
 TOOLS = ("nvmf_tgt", "spdk_nvme_identify", "spdk_nvme_perf")
@@ -51,6 +54,23 @@ def target_json(path):
     with open(path, "w") as f:
         json.dump({"subsystems": [{"subsystem": "bdev", "config": bdev},
                                   {"subsystem": "nvmf", "config": nvmf}]}, f)
+
+
+def host_json(path):
+    """bdevperf's configuration: the target's namespace as an NVMe-oF bdev (Nvme0n1).
+
+    SPDK's default bdev_io and buffer pools want more memory than a --no-huge
+    test gives; 1,024 bdev_ios are plenty for queue depth 8.
+    """
+    bdev = [
+        {"method": "bdev_set_options", "params": {"bdev_io_pool_size": 1024,
+                                                  "bdev_io_cache_size": 32}},
+        {"method": "bdev_nvme_attach_controller",
+         "params": {"name": "Nvme0", "trtype": "RDMA", "adrfam": "IPv4", "traddr": SERVER_IP,
+                    "trsvcid": PORT, "subnqn": NQN}},
+    ]
+    with open(path, "w") as f:
+        json.dump({"subsystems": [{"subsystem": "bdev", "config": bdev}]}, f)
 
 
 def under(env, conf, prog):
@@ -96,12 +116,37 @@ def perf_moved(host):
           % (m.group(1), m.group(2)))
 
 
+def verified(host):
+    m = re.search(r"^\s*Total\s*:\s*([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)",
+                  host.text(), re.M)
+    check(m and float(m.group(1)) > 0, "no I/O reported:\n" + host.text())
+    check(float(m.group(3)) == 0 and float(m.group(4)) == 0 and
+          not re.search(r"miscompare|Verification failed", host.text(), re.I),
+          "failed or miscompared I/O:\n" + host.text())
+    print("# bdevperf verify, 64 KiB, queue depth 8: %s IOPS, %s MiB/s, none failed"
+          % (m.group(1), m.group(2)))
+
+
+def bdevperf_verify(env, results):
+    """bdevperf from SPDK's examples, when the tree has them, against the target."""
+    prog = os.path.join(os.environ["ROCE_SPDK_DIR"], "build", "examples", "bdevperf")
+    if not os.access(prog, os.X_OK):
+        raise Skip("%s missing: SPDK built without its examples (doc/nvmf.md, SPDK)" % prog)
+    conf = os.path.join(env.tmpdir, "host%d.json" % env.runs)
+    host_json(conf)
+    # The target holds core 0's SPDK lock file; the host runs on the same core.
+    with_target([prog, "--no-huge", "-s", "1024", "-u", "-m", "0x1", "--disable-cpumask-locks",
+                 "--json", conf, "-q", "8", "-o", "65536", "-w", "verify", "-t", "3"],
+                verified)(env, results)
+
+
 CASES = [
     ("spdk_nvme_identify against nvmf_tgt",
      with_target(["spdk_nvme_identify", "-r", TRID, "--no-huge", "-d", "256"], identified)),
     ("spdk_nvme_perf 64 KiB randrw against nvmf_tgt",
      with_target(["spdk_nvme_perf", "-r", TRID, "--no-huge", "-s", "256", "-q", "8",
                   "-o", "65536", "-w", "randrw", "-M", "50", "-t", "3"], perf_moved)),
+    ("bdevperf verify 64 KiB against nvmf_tgt", bdevperf_verify),
 ]
 
 

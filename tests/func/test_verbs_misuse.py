@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """A plain program under roce-run (TAP output): verbs_misuse or rdmacm_misuse
-(bad use of librte_roce_verbs), verbs_ex (the extended verbs).
+(bad use of librte_roce_verbs), verbs_ex (the extended verbs), rdmacm_ex
+(the librdmacm calls around a connection).
 
 usage: test_verbs_misuse.py ROCE_RUN LIBRTE_ROCE_VERBS PROGRAM
 

@@ -265,9 +265,10 @@ peer_wait() {
 
 peer_stat() { awk -v k="$2" '$1 == "stat" && $2 == k { print $3 }' "$OUT/$1.host.log"; }
 
-# Wait until a line matching $2 is in $OUT/$1.host.log (the host program is ready).
+# Wait until a line matching $2 is in $OUT/$1.host.log (the host program is
+# ready), at most $3 seconds (default 10).
 host_log_wait() {
-	for _ in $(seq 100); do
+	for _ in $(seq $((${3:-10} * 10))); do
 		grep -q "$2" "$OUT/$1.host.log" 2>/dev/null && return 0
 		kill -0 "$PEER_PID" 2>/dev/null || return 1
 		sleep 0.1
@@ -707,7 +708,7 @@ rping_addrs() {
 
 # The guest's rping in role $2 against ours over IPv$3, every size of RPING_SIZES.
 rping_scenario() {
-	local name=$1 role=$2 ipver=$3 bin i
+	local name=$1 role=$2 ipver=$3 bin
 
 	bin=$(rping_bin)
 	if [ -z "$bin" ] || [ ! -x "$bin" ]; then
@@ -715,15 +716,25 @@ rping_scenario() {
 		return 77
 	fi
 	rping_addrs "$ipver"
+	RPING_HOST=(timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" "${RPING_EAL[@]}" --
+		    --ip "$ROCE_IP/$PREFIX_LEN")
+	rping_sizes "$name" "$role" 'listening on'
+}
+
+# Every size of RPING_SIZES: the host runs RPING_HOST and rping's arguments;
+# in the server role it is ready once its log has line $3.
+rping_sizes() {
+	local i
+
 	for i in "${!RPING_SIZES[@]}"; do
-		rping_once "$name" "$bin" "$role" "${RPING_SIZES[$i]}" "${RPING_ITERS[$i]}" || return 1
+		rping_once "$1" "$2" "${RPING_SIZES[$i]}" "${RPING_ITERS[$i]}" "$3" || return 1
 	done
 }
 
-# One size: $4 bytes, $5 iterations; both sides validate (-V), both exit 0, and
+# One size: $3 bytes, $4 iterations; both sides validate (-V), both exit 0, and
 # with -v the client printed every ping.
 rping_once() {
-	local name=$1 bin=$2 role=$3 s=$4 n=$5 host_ok=0 ok=0 opts client_log
+	local name=$1 role=$2 s=$3 n=$4 ready=$5 host_ok=0 ok=0 opts client_log
 
 	# The guest's rping line-buffered (stdbuf -oL): block-buffered, its stdout
 	# lost whole lines to the DISCONNECT message it writes to stderr meanwhile.
@@ -733,14 +744,13 @@ rping_once() {
 	if [ "$role" = server ]; then
 		guest_bg "$name" "stdbuf -oL rping -s -a $RP_GUEST$RP_SCOPE ${opts[*]}"
 		guest_cm_listening || return 1
-		timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" "${RPING_EAL[@]}" -- \
-			--ip "$ROCE_IP/$PREFIX_LEN" -c -a "$RP_GUEST" -I "$RP_HOST" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 || host_ok=1
+		"${RPING_HOST[@]}" -c -a "$RP_GUEST" -I "$RP_HOST" "${opts[@]}" \
+			>"$OUT/$name.host.log" 2>&1 || host_ok=1
 		client_log=$OUT/$name.host.log
 	else
-		timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" "${RPING_EAL[@]}" -- \
-			--ip "$ROCE_IP/$PREFIX_LEN" -s -a "$RP_HOST" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 &
+		"${RPING_HOST[@]}" -s -a "$RP_HOST" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 &
 		PEER_PID=$!
-		if host_log_wait "$name" 'listening on'; then
+		if host_log_wait "$name" "$ready"; then
 			guest_bg "$name" "stdbuf -oL rping -c -a $RP_HOST$RP_SCOPE ${opts[*]}"
 		fi
 		peer_wait || host_ok=1
@@ -765,6 +775,58 @@ scen_rping_v4_guest_server() { rping_scenario rping_v4_guest_server server 4; }
 scen_rping_v4_guest_client() { rping_scenario rping_v4_guest_client client 4; }
 scen_rping_v6_guest_server() { rping_scenario rping_v6_guest_server server 6; }
 scen_rping_v6_guest_client() { rping_scenario rping_v6_guest_client client 6; }
+
+# ---- drop-in: Debian's unmodified tools on the host, through roce-run -----------
+
+DROPIN_RUN=$BUILD/app/roce_run/roce-run
+DROPIN_LIB=$BUILD/lib/roce_verbs/librte_roce_verbs.so
+# The layer builds the EAL's arguments from its configuration (its vdev, no
+# PCI, no shared files without hugepages); these come on top.
+DROPIN_EAL="--no-huge --no-telemetry --log-level=lib.eal:error"
+DROPIN_START_S=60           # EAL start and link wait of the layer, under load
+
+# Skip (77, saying why) unless the layer is built and the host has Debian's tool $1.
+dropin_skip() {
+	if [ ! -r "$DROPIN_RUN" ] || [ ! -r "$DROPIN_LIB" ]; then
+		SKIP_REASON="lib/roce_verbs and app/roce_run are not built"
+	elif ! command -v "$1" >/dev/null; then
+		SKIP_REASON="$1 is not installed on the host (devtools/install-deps.sh)"
+	else
+		return 1
+	fi
+}
+
+# DROPIN: the command that runs a Debian tool through the layer, one device
+# (roce0) on the veth at ROCE_IP; $1 = worker: a worker lcore on CPU 1 makes
+# the progress (a program that waits without calling verbs), else inline;
+# $2: extra EAL arguments.
+dropin_prefix() {
+	local conf=$RUN/dropin.conf
+
+	{
+		echo "[port host]"
+		echo "dev = net_af_packet0,iface=$VETH,framecnt=2048"
+		echo "addr = $ROCE_IP/$PREFIX_LEN"
+		[ "$1" = worker ] && echo "workers = 1"
+	} >"$conf"
+	DROPIN=(timeout "$HOST_TIMEOUT_S" env "ROCE_VERBS_LIB=$DROPIN_LIB" sh "$DROPIN_RUN"
+		--config "$conf" --eal-args "$DROPIN_EAL ${2:-}" -- stdbuf -oL)
+}
+
+# Debian's rping on the host through the layer against the guest's, IPv4, in
+# the guest's role $2. rping waits in ibv_get_cq_event() and on the CM fd: a
+# worker makes progress; the layer's INFO line "listens on" says the server is
+# ready (rping prints nothing then).
+rping_dropin() {
+	dropin_skip rping && return 77
+	rping_addrs 4
+	dropin_prefix worker --log-level=lib.roce.verbs:info
+	RPING_HOST=("${DROPIN[@]}" rping)
+	rping_sizes "$1" "$2" 'listens on'
+}
+
+scen_rping_dropin_v4_guest_server() { rping_dropin rping_dropin_v4_guest_server server; }
+scen_rping_dropin_v4_guest_client() { rping_dropin rping_dropin_v4_guest_client client; }
 
 # ---- NVMe-oF: the guest's nvme-rdma host and nvme-cli against app/roce_nvmf -------
 
@@ -994,11 +1056,13 @@ PERF_BW_SIZE=65536          # perftest's BW default
 PERF_LAT_SIZE=2             # and LAT default (atomics: always 8)
 PERF_ITERS=200              # short: the guest runs under TCG
 PERF_BW_RATIO_MAX=2         # our and the tool's bandwidth agree within this factor
+PERF_LISTEN_S=60            # a host server listens on TCP once its device is up
 
 # Both sides' results of one perftest scenario: the tool's result row (size,
-# iterations and, for BW, the average MB/s; LAT: t_avg in usec) against
-# roce_perf's JSON. In LAT mode the passive side has no result: the guest's
-# ib_read_lat/ib_atomic_lat server prints none, and neither does a
+# iterations and, for BW, the average MB/s; LAT: t_avg in usec) against the
+# host's: roce_perf's JSON, or the same tool's row when the host ran it
+# through the layer (drop-in). In LAT mode the passive side has no result: the
+# guest's ib_read_lat/ib_atomic_lat server prints none, and neither does a
 # roce_perf server (it measures nothing); the side that measured must be
 # there. Exit 1 with the reason when they do not agree.
 perf_compare() {
@@ -1006,19 +1070,31 @@ perf_compare() {
 import json, sys
 mode, size, iters, guest_log, host_log, ratio_max, role = sys.argv[1:8]
 size, iters, ratio_max = int(size), int(iters), float(ratio_max)
-row = None
-lines = open(guest_log).read().splitlines()
-for i, l in enumerate(lines):
-    if l.strip().startswith("#bytes") and i + 1 < len(lines) and len(lines[i + 1].split()) >= 5:
-        row = lines[i + 1].split()
+
+def tool_row(path):
+    row = None
+    lines = open(path).read().splitlines()
+    for i, l in enumerate(lines):
+        if l.strip().startswith("#bytes") and i + 1 < len(lines) and len(lines[i + 1].split()) >= 5:
+            row = lines[i + 1].split()
+    return row
+
+row = tool_row(guest_log)
 js = [json.loads(l) for l in open(host_log) if l.startswith("{")]
 j = js[-1] if js else None
+host = "roce_perf"
+hrow = None if js else tool_row(host_log)
+if hrow:
+    host = "host tool"
+    j = {"size": int(hrow[0]), "iters": int(hrow[1]),
+         "bw_gbps": float(hrow[3]) * 8 / 1e3 if mode == "bw" else 0,
+         "lat_us": {"avg": float(hrow[5]) if mode == "lat" else None}}
 print("tool: %s" % (" ".join(row) if row else "(no result row)"))
 if j:
-    print("roce_perf: size %d iters %d bw %.4f Gbit/s lat_us avg %s" %
-          (j["size"], j["iters"], j.get("bw_gbps", 0), j.get("lat_us", {}).get("avg")))
+    print("%s: size %d iters %d bw %.4f Gbit/s lat_us avg %s" %
+          (host, j["size"], j["iters"], j.get("bw_gbps", 0), j.get("lat_us", {}).get("avg")))
 else:
-    print("roce_perf: (no JSON)")
+    print("%s: (no result)" % host)
 # Who must have results: both in BW; in LAT the client, and a guest server that
 # answers (write/send ping-pong) too.
 need_row = mode == "bw" or role == "client" or "_write_lat_" in guest_log or "_send_lat_" in guest_log
@@ -1026,26 +1102,27 @@ need_json = mode == "bw" or role == "server"
 if need_row and row is None:
     sys.exit("no result row in the tool's output")
 if need_json and j is None:
-    sys.exit("no JSON from roce_perf")
+    sys.exit("no result from the host")
 if row and (int(row[0]) != size or int(row[1]) != iters):
     sys.exit("tool ran %s x %s, not %d x %d" % (row[0], row[1], size, iters))
 if j and (j["size"] != size or j["iters"] != iters):
-    sys.exit("roce_perf ran %d x %d, not %d x %d" % (j["size"], j["iters"], size, iters))
+    sys.exit("%s ran %d x %d, not %d x %d" % (host, j["size"], j["iters"], size, iters))
 if mode == "bw":
     tool_mbs, ours_mbs = float(row[3]), j["bw_gbps"] * 1e3 / 8
     if tool_mbs <= 0 or ours_mbs <= 0 or not (1 / ratio_max <= ours_mbs / tool_mbs <= ratio_max):
-        sys.exit("bandwidth: tool %.3f MB/s, roce_perf %.3f MB/s" % (tool_mbs, ours_mbs))
-    print("bandwidth agrees: tool %.3f MB/s, roce_perf %.3f MB/s" % (tool_mbs, ours_mbs))
-elif (row and float(row[5]) <= 0) or (j and j["lat_us"]["avg"] <= 0):
+        sys.exit("bandwidth: tool %.3f MB/s, %s %.3f MB/s" % (tool_mbs, host, ours_mbs))
+    print("bandwidth agrees: tool %.3f MB/s, %s %.3f MB/s" % (tool_mbs, host, ours_mbs))
+elif (row and float(row[5]) <= 0) or (j and j["lat_us"]["avg"] is not None and j["lat_us"]["avg"] <= 0):
     sys.exit("latency missing")
 PYEOF
 }
 
-# $2 = ib_X_bw or ib_X_lat in the guest, $3 = its role (server|client).
-perftest() {
+# $2 = ib_X_bw or ib_X_lat in the guest, $3 = its role (server|client); the
+# host runs PERF_HOST with the tool's options and, as the client, the
+# guest's address.
+perftest_run() {
 	local name=$1 tool=$2 role=$3 mode size opts host_ok=0 ok=0
 
-	[ -x "$ROCE_PERF" ] || { SKIP_REASON="app/roce_perf is not built"; return 77; }
 	mode=${tool##*_}
 	size=$PERF_BW_SIZE
 	[ "$mode" = lat ] && size=$PERF_LAT_SIZE
@@ -1056,16 +1133,14 @@ perftest() {
 	if [ "$role" = server ]; then
 		guest_bg "$name" "$tool -d rxe0 -x $GID_V4 ${opts[*]}"
 		guest_listening "$OOB_PORT" || return 1
-		timeout "$HOST_TIMEOUT_S" "$ROCE_PERF" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
-			--test "${tool#ib_}" --json "${opts[@]}" "$GUEST_IP" \
+		"${PERF_HOST[@]}" "${opts[@]}" "$GUEST_IP" \
 			>"$OUT/$name.host.log" 2>"$OUT/$name.host.err" || host_ok=1
 	else
-		timeout "$HOST_TIMEOUT_S" "$ROCE_PERF" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
-			--test "${tool#ib_}" --json "${opts[@]}" \
-			>"$OUT/$name.host.log" 2>"$OUT/$name.host.err" &
+		"${PERF_HOST[@]}" "${opts[@]}" >"$OUT/$name.host.log" 2>"$OUT/$name.host.err" &
 		PEER_PID=$!
-		for _ in $(seq 100); do
+		for _ in $(seq $((PERF_LISTEN_S * 10))); do
 			ss -ltn | grep -q ":$OOB_PORT " && break
+			kill -0 "$PEER_PID" 2>/dev/null || break
 			sleep 0.1
 		done
 		guest_bg "$name" "$tool -d rxe0 -x $GID_V4 ${opts[*]} $BR_IP"
@@ -1079,11 +1154,40 @@ perftest() {
 		"$PERF_BW_RATIO_MAX" "$role"
 }
 
+# roce_perf on the host.
+perftest() {
+	[ -x "$ROCE_PERF" ] || { SKIP_REASON="app/roce_perf is not built"; return 77; }
+	PERF_HOST=(timeout "$HOST_TIMEOUT_S" "$ROCE_PERF" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN"
+		   --test "${2#ib_}" --json)
+	perftest_run "$@"
+}
+
+# The same Debian tool on the host, unmodified, through the layer. A BW
+# server waits in a TCP read while the client's operations land: a worker
+# makes progress there; the other roles poll their CQ (inline progress).
+perftest_dropin() {
+	local progress=inline
+
+	dropin_skip "$2" && return 77
+	[ "$3" = client ] && [[ "$2" = *_bw ]] && progress=worker
+	dropin_prefix "$progress"
+	PERF_HOST=("${DROPIN[@]}" "$2" -d roce0 -x 1)
+	perftest_run "$@"
+}
+
 PERF_TOOLS=(ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw ib_write_lat ib_send_lat ib_read_lat
 	    ib_atomic_lat)
 for t in "${PERF_TOOLS[@]}"; do
 	for r in server client; do
 		eval "scen_perftest_${t#ib_}_guest_$r() { perftest perftest_${t#ib_}_guest_$r $t $r; }"
+	done
+done
+# The drop-in layer with Debian's perftest on both sides.
+DROPIN_PERF_TOOLS=(ib_write_bw ib_send_lat)
+for t in "${DROPIN_PERF_TOOLS[@]}"; do
+	for r in server client; do
+		eval "scen_perftest_dropin_${t#ib_}_guest_$r() {
+			perftest_dropin perftest_dropin_${t#ib_}_guest_$r $t $r; }"
 	done
 done
 
@@ -1137,6 +1241,10 @@ SCENARIOS=(
 for t in "${PERF_TOOLS[@]}"; do
 	SCENARIOS+=("perftest_${t#ib_}_guest_server" 1 "perftest_${t#ib_}_guest_client" 1)
 done
+for t in "${DROPIN_PERF_TOOLS[@]}"; do
+	SCENARIOS+=("perftest_dropin_${t#ib_}_guest_server" 1 "perftest_dropin_${t#ib_}_guest_client" 1)
+done
+SCENARIOS+=(rping_dropin_v4_guest_server 1 rping_dropin_v4_guest_client 1)
 
 # ROCE_INTEROP_SUBSET=ci (.ci/run): what CI's budget affords, a few minutes
 # on its 2 cores: the basics, the neighbour probes, RC both roles at both MTUs, RC under the
