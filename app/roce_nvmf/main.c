@@ -4,20 +4,23 @@
  * roce_nvmf: an NVMe over Fabrics target (RDMA transport) on librte_roce,
  * run to completion on the main lcore (doc/nvmf.md):
  *
- *   roce_nvmf [EAL options] -- --ip ADDR[/LEN] --nqn NQN --ns SIZE_MIB[,BLOCK] ...
+ *   roce_nvmf [EAL options] -- --ip ADDR[/LEN] --nqn NQN --ns SIZE_MIB[,BLOCK] ... [--nqn NQN ...]
  *
  * SIGTERM or SIGINT stops it cleanly: every queue disconnected and drained,
- * the counters printed.
+ * the counters printed. SIGHUP re-reads the size of the --ns-file
+ * namespaces (a file that grew): the hosts are told by an asynchronous event.
  */
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <arpa/inet.h>
 
+#include <rte_common.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 
@@ -33,6 +36,7 @@
 enum {
 	OPT_NQN = PP_PORT_OPT_END,
 	OPT_PORT,
+	OPT_LISTEN,
 	OPT_NS,
 	OPT_NS_FILE,
 	OPT_HOST,
@@ -49,6 +53,7 @@ static const struct option nvmf_longopts[] = {
 	PP_PORT_LONGOPTS,
 	{ "nqn", required_argument, NULL, OPT_NQN },
 	{ "port", required_argument, NULL, OPT_PORT },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "ns", required_argument, NULL, OPT_NS },
 	{ "ns-file", required_argument, NULL, OPT_NS_FILE },
 	{ "host", required_argument, NULL, OPT_HOST },
@@ -66,8 +71,11 @@ static void
 usage(void)
 {
 	printf("usage: roce_nvmf [EAL options] -- --ip ADDR[/LEN] --nqn NQN --ns MIB[,BLOCK] [...]\n"
-	       "  --nqn NQN            the subsystem's NQN\n"
+	       "  --nqn NQN            an I/O subsystem's NQN (repeat for more: --ns, --ns-file\n"
+	       "                       and --host after it are that subsystem's)\n"
 	       "  --port N             the RDMA CM port to listen on (default 4420)\n"
+	       "  --listen ADDR        the IPv4 or IPv6 address to listen on, one of the\n"
+	       "                       port's (default: --ip's; a %%scope is ignored)\n"
 	       "  --ns MIB[,BLOCK]     a RAM namespace of MIB MiB, 512 (default) or 4096-byte\n"
 	       "                       blocks; once per namespace (NSID 1, 2, ...)\n"
 	       "  --ns-file PATH[,BLOCK] a namespace on a file or block device (all of it),\n"
@@ -84,7 +92,7 @@ usage(void)
 }
 
 static int
-opt_ns(struct nvmf_tgt_conf *c, const char *arg)
+opt_ns(struct nvmf_subsys_conf *c, const char *arg)
 {
 	unsigned long mib, bs = 512;
 	char *end;
@@ -103,7 +111,7 @@ opt_ns(struct nvmf_tgt_conf *c, const char *arg)
 }
 
 static int
-opt_ns_file(struct nvmf_tgt_conf *c, const char *arg)
+opt_ns_file(struct nvmf_subsys_conf *c, const char *arg)
 {
 	struct nvmf_ns_conf *ns = &c->ns[c->nb_ns];
 	const char *comma = strrchr(arg, ',');
@@ -135,6 +143,60 @@ opt_number(const char *arg, unsigned long max, uint32_t *v)
 	return 0;
 }
 
+/* --nqn: a new subsystem, which the next --ns, --ns-file and --host fill. */
+static int
+opt_nqn(struct nvmf_tgt_conf *c, const char *arg)
+{
+	if (strlen(arg) > NVMF_NQN_MAX || c->nb_subsys == NVMF_SUBSYS_MAX)
+		return -EINVAL;
+	snprintf(c->subsys[c->nb_subsys++].nqn, sizeof(c->subsys[0].nqn), "%s", arg);
+	return 0;
+}
+
+/* A subsystem's option (--ns, --ns-file, --host): for the last --nqn's subsystem. */
+static int
+opt_subsys(struct nvmf_subsys_conf *s, int opt, const char *arg)
+{
+	if (s == NULL) {
+		fprintf(stderr, "roce_nvmf: --nqn must come before the subsystem's --ns, "
+			"--ns-file and --host\n");
+		return -EINVAL;
+	}
+	switch (opt) {
+	case OPT_HOST:
+		if (strlen(arg) > NVMF_NQN_MAX || s->nb_hosts == NVMF_HOSTS_MAX)
+			return -EINVAL;
+		snprintf(s->hosts[s->nb_hosts++], sizeof(s->hosts[0]), "%s", arg);
+		return 0;
+	case OPT_NS:
+		return opt_ns(s, arg);
+	default:	/* OPT_NS_FILE */
+		return opt_ns_file(s, arg);
+	}
+}
+
+/* --listen: an IPv4 or IPv6 address (a link-local one's %scope ignored: there is one port). */
+static int
+opt_listen(struct nvmf_tgt_conf *c, const char *arg)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&c->listen;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&c->listen;
+	char addr[INET6_ADDRSTRLEN];
+
+	if (strlen(arg) >= sizeof(addr))
+		return -EINVAL;
+	snprintf(addr, sizeof(addr), "%s", arg);
+	addr[strcspn(addr, "%")] = '\0';
+	memset(&c->listen, 0, sizeof(c->listen));
+	if (inet_pton(AF_INET, addr, &s4->sin_addr) == 1)
+		s4->sin_family = AF_INET;
+	else if (inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1)
+		s6->sin6_family = AF_INET6;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 static int
 opt_nvmf(struct nvmf_tgt_conf *c, uint16_t *port, int opt, const char *arg)
 {
@@ -143,19 +205,14 @@ opt_nvmf(struct nvmf_tgt_conf *c, uint16_t *port, int opt, const char *arg)
 
 	switch (opt) {
 	case OPT_NQN:
-		if (strlen(arg) > NVMF_NQN_MAX)
-			return -EINVAL;
-		snprintf(c->subnqn, sizeof(c->subnqn), "%s", arg);
-		return 0;
+		return opt_nqn(c, arg);
 	case OPT_HOST:
-		if (strlen(arg) > NVMF_NQN_MAX || c->nb_hosts == NVMF_HOSTS_MAX)
-			return -EINVAL;
-		snprintf(c->hosts[c->nb_hosts++], sizeof(c->hosts[0]), "%s", arg);
-		return 0;
 	case OPT_NS:
-		return opt_ns(c, arg);
 	case OPT_NS_FILE:
-		return opt_ns_file(c, arg);
+		return opt_subsys(c->nb_subsys != 0 ? &c->subsys[c->nb_subsys - 1] : NULL, opt,
+				  arg);
+	case OPT_LISTEN:
+		return opt_listen(c, arg);
 	case OPT_PORT:
 		rc = opt_number(arg, UINT16_MAX, &v);
 		*port = (uint16_t)v;
@@ -250,6 +307,7 @@ static int
 parse(int argc, char **argv, struct pp_port_conf *pc, struct nvmf_tgt_conf *c, uint16_t *port)
 {
 	int opt, idx = 0, rc;
+	unsigned int i;
 
 	nvmf_tgt_conf_defaults(c);
 	*port = NVMF_PORT_DEFAULT;
@@ -274,30 +332,70 @@ parse(int argc, char **argv, struct pp_port_conf *pc, struct nvmf_tgt_conf *c, u
 	}
 	if (pp_port_conf_check(pc) != 0)
 		return -EINVAL;
-	if (c->subnqn[0] == '\0' || c->nb_ns == 0) {
+	if (c->nb_subsys == 0) {
 		fprintf(stderr, "roce_nvmf: --nqn and at least one --ns or --ns-file are required\n");
 		return -EINVAL;
 	}
+	for (i = 0; i < c->nb_subsys; i++)
+		if (c->subsys[i].nb_ns == 0) {
+			fprintf(stderr, "roce_nvmf: --nqn %s: at least one --ns or --ns-file is "
+				"required\n", c->subsys[i].nqn);
+			return -EINVAL;
+		}
 	return 0;
 }
 
-/* The listen address: the port's --ip address and --port. */
+/* The listen address: --listen's, else the port's --ip address; and --port. */
 static void
 listen_addr(struct nvmf_tgt_conf *c, const struct pp_port *pp, uint16_t port)
 {
-	if (rte_roce_gid_is_ipv4(&pp->addr)) {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&c->listen;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&c->listen;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&c->listen;
 
+	if (c->listen.ss_family == AF_UNSPEC && rte_roce_gid_is_ipv4(&pp->addr)) {
 		s4->sin_family = AF_INET;
-		s4->sin_port = htons(port);
 		memcpy(&s4->sin_addr, pp->addr.raw + 12, 4);
-	} else {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&c->listen;
-
+	} else if (c->listen.ss_family == AF_UNSPEC) {
 		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(port);
 		memcpy(&s6->sin6_addr, pp->addr.raw, 16);
 	}
+	if (c->listen.ss_family == AF_INET)
+		s4->sin_port = htons(port);
+	else
+		s6->sin6_port = htons(port);
+}
+
+static volatile sig_atomic_t nvmf_rescan_requested;
+
+static void
+rescan_handler(int sig)
+{
+	RTE_SET_USED(sig);
+	nvmf_rescan_requested = 1;
+}
+
+/* SIGHUP: the namespaces' sizes read again from their files, in the loop. */
+static int
+rescan_on_sighup(void)
+{
+	struct sigaction sa = { .sa_handler = rescan_handler };
+
+	sigemptyset(&sa.sa_mask);
+	return sigaction(SIGHUP, &sa, NULL) == 0 ? 0 : -errno;
+}
+
+static void
+rescan(struct nvmf_tgt *tgt)
+{
+	int n;
+
+	nvmf_rescan_requested = 0;
+	n = nvmf_tgt_ns_rescan(tgt);
+	if (n < 0)
+		fprintf(stderr, "roce_nvmf: rescan: %s\n", strerror(-n));
+	else
+		printf("roce_nvmf: rescan: %d namespace%s changed\n", n, n == 1 ? "" : "s");
+	fflush(stdout);
 }
 
 static void
@@ -317,6 +415,7 @@ serve(struct pp_port *pp, struct nvmf_tgt_conf *c)
 {
 	struct rte_roce_cm *cm;
 	struct nvmf_tgt *tgt;
+	unsigned int i;
 	uint64_t end;
 	int rc;
 
@@ -332,13 +431,17 @@ serve(struct pp_port *pp, struct nvmf_tgt_conf *c)
 		rte_roce_cm_close(cm);
 		return -EINVAL;
 	}
-	printf("roce_nvmf: serving %s (%u namespace%s), RDMA CM port %u\n", c->subnqn, c->nb_ns,
-	       c->nb_ns > 1 ? "s" : "", ntohs(((struct sockaddr_in *)&c->listen)->sin_port));
+	for (i = 0; i < c->nb_subsys; i++)
+		printf("roce_nvmf: serving %s (%u namespace%s), RDMA CM port %u\n",
+		       c->subsys[i].nqn, c->subsys[i].nb_ns, c->subsys[i].nb_ns > 1 ? "s" : "",
+		       ntohs(((struct sockaddr_in *)&c->listen)->sin_port));
 	fflush(stdout);
 	while (!pp_stop_requested) {
 		pp_port_poll(pp);
 		rte_roce_cm_poll(cm);
 		nvmf_tgt_poll(tgt);
+		if (nvmf_rescan_requested)
+			rescan(tgt);
 	}
 	printf("roce_nvmf: stopping\n");
 	nvmf_tgt_stop(tgt);
@@ -378,6 +481,8 @@ main(int argc, char **argv)
 	}
 	if (ret == 0)
 		ret = pp_oob_stop_on_signals();
+	if (ret == 0)
+		ret = rescan_on_sighup();
 	if (ret == 0)
 		ret = pp_port_open(&pp, &pc);
 	if (ret == 0) {

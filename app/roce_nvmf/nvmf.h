@@ -19,6 +19,7 @@
 #include <rte_roce_cm.h>
 
 #define NVMF_NS_MAX		8	/* namespaces per subsystem */
+#define NVMF_SUBSYS_MAX		8	/* I/O subsystems per target */
 #define NVMF_HOSTS_MAX		16	/* host NQNs of the allow-list */
 #define NVMF_NQN_MAX		223	/* Base: an NQN is at most 223 bytes */
 #define NVMF_PORT_DEFAULT	4420	/* RDMA §3.1: IANA's NVMe-oF port */
@@ -36,14 +37,20 @@ struct nvmf_ns_conf {
 	char path[NVMF_PATH_MAX];	/* empty: RAM */
 };
 
-/* What a target serves; zero fields take the defaults shown. */
-struct nvmf_tgt_conf {
-	struct sockaddr_storage listen;	/* address and port (0: 4420) */
-	char subnqn[NVMF_NQN_MAX + 1];	/* the I/O subsystem's NQN (required) */
+/* An I/O subsystem: its NQN, its namespaces, the hosts it lets in. */
+struct nvmf_subsys_conf {
+	char nqn[NVMF_NQN_MAX + 1];	/* required, unique, not the discovery NQN */
 	char hosts[NVMF_HOSTS_MAX][NVMF_NQN_MAX + 1];	/* allowed host NQNs; none: any host */
 	unsigned int nb_hosts;
 	struct nvmf_ns_conf ns[NVMF_NS_MAX];	/* NSID i + 1 */
 	unsigned int nb_ns;
+};
+
+/* What a target serves; zero fields take the defaults shown. */
+struct nvmf_tgt_conf {
+	struct sockaddr_storage listen;	/* address and port (0: 4420) */
+	struct nvmf_subsys_conf subsys[NVMF_SUBSYS_MAX];	/* at least one */
+	unsigned int nb_subsys;
 	uint16_t max_io_queues;		/* I/O queues per controller (default 8) */
 	uint16_t max_queue_depth;	/* entries of a queue, CAP.MQES + 1 (default 128) */
 	uint32_t in_capsule_data;	/* bytes of in-capsule data on I/O queues (default 8192) */
@@ -84,6 +91,8 @@ struct nvmf_tgt_stats {
 	uint64_t ka_expired;		/* controllers torn down by the keep-alive timer */
 	uint64_t file_ios;		/* operations submitted to io_uring */
 	uint64_t io_errors;		/* of them failed: media error status sent */
+	uint64_t aens;			/* asynchronous events sent (namespace notices) */
+	uint64_t aers_aborted;		/* Asynchronous Event Requests aborted by a reset */
 };
 
 struct nvmf_tgt;
@@ -111,6 +120,15 @@ bool nvmf_tgt_idle(const struct nvmf_tgt *tgt);
 /* Free everything; the target must be idle (else -EBUSY). 0 or a negative errno. */
 int nvmf_tgt_destroy(struct nvmf_tgt *tgt);
 
+/*
+ * Re-read the size of every namespace that is the whole of a file or block
+ * device (a --ns-file without a size), as after the file grew; each that
+ * changed is reported to the controllers of its subsystem (a Namespace
+ * Attribute Changed notice). The number that changed, or a negative errno
+ * (fstat or BLKGETSIZE64 failed).
+ */
+int nvmf_tgt_ns_rescan(struct nvmf_tgt *tgt);
+
 /* The counters. */
 const struct nvmf_tgt_stats *nvmf_tgt_stats(const struct nvmf_tgt *tgt);
 
@@ -118,7 +136,11 @@ const struct nvmf_tgt_stats *nvmf_tgt_stats(const struct nvmf_tgt *tgt);
 bool nvmf_tgt_stat_at(const struct nvmf_tgt *tgt, unsigned int i, const char **name,
 		      uint64_t *value);
 
-/* Namespace nsid's bytes (RAM namespaces), so that a test checks what was written; NULL if none or a file. */
-uint8_t *nvmf_tgt_ns_data(struct nvmf_tgt *tgt, uint32_t nsid, uint64_t *size);
+/*
+ * Namespace nsid of subsystem subnqn: its bytes (RAM namespaces), so that a
+ * test checks what was written; NULL if none or a file.
+ */
+uint8_t *nvmf_tgt_ns_data(struct nvmf_tgt *tgt, const char *subnqn, uint32_t nsid,
+			  uint64_t *size);
 
 #endif /* NVMF_H */

@@ -20,12 +20,13 @@
 
 #define NVMF_VERSION_STR	"0.1.0"
 #define NVMF_MODEL		"librte_roce roce_nvmf"
-#define NVMF_LIMIT_0S		3	/* ACL and AERL, 0's based: four each */
+#define NVMF_ACL_0S		3	/* Abort Command Limit, 0's based: four */
 #define NVMF_KAS_100MS		1	/* keep-alive granularity: 100 ms */
-#define NVMF_LOG_ERROR_LEN	64	/* one entry (ELPE 0) */
 #define NVMF_LOG_PAGE_LEN	512	/* SMART / health, firmware slots */
 #define NVMF_LOG_NS_LIST_LEN	4096
 #define NVMF_FW_SLOT1		8	/* firmware slot log: revision of slot 1 */
+/* the longest page: the discovery log with every subsystem */
+#define NVMF_LOG_PAGE_MAX	(NVMF_DISC_HDR_LEN + NVMF_SUBSYS_MAX * NVMF_DISC_ENTRY_LEN)
 
 /*
  * The data buffer for a command that returns need bytes to the host: the
@@ -75,10 +76,15 @@ identify_ctrl(struct nvmf_req *req, uint8_t *d)
 	d[NVMF_IDC_MDTS] = (uint8_t)(log2_u32(tgt->conf.max_transfer) - 12);
 	nvmf_put16(d, NVMF_IDC_CNTLID, ctrl->cntlid);
 	nvmf_put32(d, NVMF_IDC_VER, NVMF_VS_1_3);
+	/* Base 2.0, "Keep Alive": any command restarts the timer (nvmf_req.c) */
+	nvmf_put32(d, NVMF_IDC_CTRATT, NVMF_CTRATT_TBKAS);
+	if (!s->discovery)
+		nvmf_put32(d, NVMF_IDC_OAES, NVMF_OAES_NS_ATTR);
 	d[NVMF_IDC_CNTRLTYPE] = s->discovery ? NVMF_CNTRLTYPE_DISC : NVMF_CNTRLTYPE_IO;
-	d[NVMF_IDC_ACL] = NVMF_LIMIT_0S;
-	d[NVMF_IDC_AERL] = NVMF_LIMIT_0S;
+	d[NVMF_IDC_ACL] = NVMF_ACL_0S;
+	d[NVMF_IDC_AERL] = NVMF_AER_MAX - 1;	/* 0's based */
 	d[NVMF_IDC_LPA] = NVMF_LPA_EXT_DATA;
+	d[NVMF_IDC_ELPE] = NVMF_ERRLOG_MAX - 1;
 	nvmf_put16(d, NVMF_IDC_KAS, NVMF_KAS_100MS);
 	d[NVMF_IDC_SQES] = NVMF_SQES_LOG2 << 4 | NVMF_SQES_LOG2;
 	d[NVMF_IDC_CQES] = NVMF_CQES_LOG2 << 4 | NVMF_CQES_LOG2;
@@ -112,6 +118,44 @@ identify_ns(const struct nvmf_ns *ns, uint8_t *d)
 	nvmf_put32(d, NVMF_IDNS_LBAF0, ns->block_shift << 16);
 }
 
+/* Base 2.0, I/O Command Set Independent Identify Namespace: the namespace is ready. */
+static void
+identify_ns_indep(uint8_t *d)
+{
+	d[NVMF_IDIND_NSTAT] = NVMF_NSTAT_READY;
+}
+
+/* What an Identify CNS the target serves needs (Base 2.0, "Identify command"). */
+#define ID_SERVED	0x1
+#define ID_NS		0x2	/* an active NSID */
+#define ID_LIST		0x4	/* an NSID from which to list, below FFFFFFFEh */
+#define ID_CSI		0x8	/* CDW11.CSI names the command set: the NVM one only */
+static const uint8_t identify_cns[] = {
+	[NVMF_CNS_NS] = ID_SERVED | ID_NS,
+	[NVMF_CNS_CTRL] = ID_SERVED,
+	[NVMF_CNS_NS_ACTIVE_LIST] = ID_SERVED | ID_LIST,
+	[NVMF_CNS_NS_DESC_LIST] = ID_SERVED | ID_NS,
+	[NVMF_CNS_CSI_NS] = ID_SERVED | ID_NS | ID_CSI,
+	[NVMF_CNS_CSI_CTRL] = ID_SERVED | ID_CSI,
+	[NVMF_CNS_CSI_NS_ACTIVE_LIST] = ID_SERVED | ID_LIST | ID_CSI,
+	[NVMF_CNS_NS_INDEP] = ID_SERVED | ID_NS,
+};
+
+static uint16_t
+identify_check(const struct nvmf_req *req, uint8_t cns, const struct nvmf_ns *ns)
+{
+	uint8_t need = cns < RTE_DIM(identify_cns) ? identify_cns[cns] : 0;
+	uint32_t nsid = nvmf_get32(req->sqe, NVMF_SQE_NSID);
+
+	if (!(need & ID_SERVED) || (cns != NVMF_CNS_CTRL && req->q->ctrl->subsys->discovery))
+		return NVMF_SC_INVALID_FIELD;
+	if ((need & ID_CSI) && req->sqe[NVMF_IDENTIFY_CSI] != NVMF_CSI_NVM)
+		return NVMF_SC_INVALID_FIELD;
+	if (((need & ID_NS) && ns == NULL) || ((need & ID_LIST) && nsid >= 0xfffffffeu))
+		return NVMF_SC_INVALID_NS;
+	return NVMF_SC_SUCCESS;
+}
+
 static void
 admin_identify(struct nvmf_req *req)
 {
@@ -119,22 +163,11 @@ admin_identify(struct nvmf_req *req)
 	uint32_t nsid = nvmf_get32(req->sqe, NVMF_SQE_NSID), i, n = 0;
 	uint8_t cns = req->sqe[NVMF_SQE_CDW10];
 	const struct nvmf_ns *ns = ns_find(s, nsid);
+	uint16_t sc = identify_check(req, cns, ns);
 	uint8_t *d;
 
-	if (cns != NVMF_CNS_CTRL && s->discovery) {
-		nvmf_req_fail(req, NVMF_SC_INVALID_FIELD);
-		return;
-	}
-	if ((cns == NVMF_CNS_NS || cns == NVMF_CNS_NS_DESC_LIST) && ns == NULL) {
-		nvmf_req_fail(req, NVMF_SC_INVALID_NS);
-		return;
-	}
-	if (cns == NVMF_CNS_NS_ACTIVE_LIST && nsid >= 0xfffffffeu) {
-		nvmf_req_fail(req, NVMF_SC_INVALID_NS);
-		return;
-	}
-	if (cns > NVMF_CNS_NS_DESC_LIST) {
-		nvmf_req_fail(req, NVMF_SC_INVALID_FIELD);
+	if (sc != NVMF_SC_SUCCESS) {
+		nvmf_req_fail(req, sc);
 		return;
 	}
 	d = admin_data(req, NVMF_IDENTIFY_LEN);
@@ -148,13 +181,24 @@ admin_identify(struct nvmf_req *req)
 		identify_ns(ns, d);
 		break;
 	case NVMF_CNS_NS_ACTIVE_LIST:
+	case NVMF_CNS_CSI_NS_ACTIVE_LIST:
 		for (i = nsid + 1; i <= s->nb_ns; i++)
 			nvmf_put32(d, 4 * n++, i);
 		break;
-	default:	/* NVMF_CNS_NS_DESC_LIST */
+	case NVMF_CNS_NS_DESC_LIST:
 		d[0] = NVMF_NIDT_NGUID;
 		d[1] = NVMF_NID_LEN;
 		memcpy(d + 4, ns->nguid, NVMF_NID_LEN);
+		break;
+	case NVMF_CNS_NS_INDEP:
+		identify_ns_indep(d);
+		break;
+	default:
+		/*
+		 * CNS 05h and 06h of the NVM command set: every field is 0 here
+		 * (NVM Command Set 1.0: no protection information, no storage tag;
+		 * no Verify, Write Zeroes or DSM limit beyond MDTS and the command's)
+		 */
 		break;
 	}
 }
@@ -198,10 +242,8 @@ admin_features(struct nvmf_req *req, bool set)
 		feat_num_queues(req, set);
 		break;
 	case NVMF_FEAT_KATO:
-		if (set) {
-			ctrl->kato_ms = cdw11;
-			nvmf_ctrl_keep_alive(ctrl);
-		}
+		if (set)
+			nvmf_ctrl_set_kato(ctrl, cdw11);
 		req->dw0 = ctrl->kato_ms;
 		break;
 	case NVMF_FEAT_ASYNC_EVENT:
@@ -215,23 +257,13 @@ admin_features(struct nvmf_req *req, bool set)
 	}
 }
 
-/*
- * The discovery log page (Base, "Discovery Log Page"; RDMA §3.1 Figures 3
- * and 4): a header, then one entry for the I/O subsystem if the host may
- * connect to it, at the address and port the target listens on.
- */
-static uint32_t
-log_discovery(const struct nvmf_ctrl *ctrl, uint8_t *page)
+/* One discovery log entry (RDMA §3.1 Figures 3 and 4): subsystem s at the address listened on. */
+static void
+log_discovery_entry(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s, uint8_t *e)
 {
-	const struct nvmf_tgt *tgt = ctrl->tgt;
 	const struct sockaddr_storage *a = &tgt->conf.listen;
-	const struct nvmf_subsys *io = &tgt->subsys[1];
-	uint8_t *e = page + NVMF_DISC_HDR_LEN;
 	char addr[INET6_ADDRSTRLEN] = "", port[8];
 
-	if (!nvmf_host_allowed(tgt, io, ctrl->hostnqn))
-		return NVMF_DISC_HDR_LEN;	/* NUMREC 0 */
-	nvmf_put64(page, NVMF_DISC_NUMREC, 1);
 	e[NVMF_DISC_TRTYPE] = NVMF_TRTYPE_RDMA;
 	e[NVMF_DISC_ADRFAM] = a->ss_family == AF_INET6 ? NVMF_ADRFAM_IPV6 : NVMF_ADRFAM_IPV4;
 	e[NVMF_DISC_SUBTYPE] = NVMF_SUBTYPE_NVME;
@@ -246,11 +278,98 @@ log_discovery(const struct nvmf_ctrl *ctrl, uint8_t *page)
 	snprintf(port, sizeof(port), "%u", tgt->listen_port);
 	put_str(e + NVMF_DISC_TRSVCID, NVMF_DISC_TRSVCID_LEN, port);
 	put_str(e + NVMF_DISC_TRADDR, NVMF_DISC_TRADDR_LEN, addr);
-	memcpy(e + NVMF_DISC_SUBNQN, io->nqn, strlen(io->nqn));	/* the page is zeroed */
+	memcpy(e + NVMF_DISC_SUBNQN, s->nqn, strlen(s->nqn));	/* the page is zeroed */
 	e[NVMF_DISC_TSAS + 0] = NVMF_RDMA_QPTYPE_RC;
 	e[NVMF_DISC_TSAS + 1] = NVMF_RDMA_PRTYPE_ROCEV2;
 	e[NVMF_DISC_TSAS + 2] = NVMF_RDMA_CMS_RDMA_CM;
-	return NVMF_DISC_HDR_LEN + NVMF_DISC_ENTRY_LEN;
+}
+
+/*
+ * The discovery log page (Base, "Discovery Log Page"): a header, then an
+ * entry for each I/O subsystem the host may connect to, in the order they
+ * were configured. GENCTR stays 0: the subsystems do not change at run time.
+ */
+static uint32_t
+log_discovery(const struct nvmf_ctrl *ctrl, uint8_t *page)
+{
+	const struct nvmf_tgt *tgt = ctrl->tgt;
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 1; i < tgt->nb_subsys; i++)
+		if (nvmf_host_allowed(&tgt->subsys[i], ctrl->hostnqn))
+			log_discovery_entry(tgt, &tgt->subsys[i],
+					    page + NVMF_DISC_HDR_LEN + n++ * NVMF_DISC_ENTRY_LEN);
+	nvmf_put64(page, NVMF_DISC_NUMREC, n);
+	return NVMF_DISC_HDR_LEN + (uint32_t)n * NVMF_DISC_ENTRY_LEN;
+}
+
+/*
+ * Base 2.0, "Changed Namespace List": the NSIDs whose attributes changed
+ * since the page was last read; reading it without RAE clears it and
+ * unmasks the namespace notice (Base 2.0, "Asynchronous Event Request").
+ */
+static uint32_t
+log_changed_ns(struct nvmf_ctrl *ctrl, uint8_t *page, bool rae)
+{
+	uint32_t nsid, n = 0;
+
+	for (nsid = 1; nsid <= NVMF_NS_MAX; nsid++)
+		if (ctrl->changed_ns & NVMF_NS_BIT(nsid))
+			nvmf_put32(page, 4 * n++, nsid);
+	if (!rae) {
+		ctrl->changed_ns = 0;
+		ctrl->aen_masked = false;
+	}
+	return NVMF_LOG_NS_LIST_LEN;
+}
+
+/*
+ * An error response, recorded for the Error Information log page (Base,
+ * "Error Information"): which command, its status, the namespace and LBA
+ * of an I/O command. The oldest of NVMF_ERRLOG_MAX entries goes first.
+ */
+void
+nvmf_ctrl_error_record(struct nvmf_ctrl *ctrl, const struct nvmf_req *req, uint16_t sf)
+{
+	uint8_t *e = ctrl->errlog[ctrl->errors++ % NVMF_ERRLOG_MAX];
+	uint8_t opc = req->sqe[NVMF_SQE_OPC];
+	bool io = req->q->qid != 0 && opc != NVMF_OPC_FABRICS;
+
+	memset(e, 0, NVMF_ERRLOG_ENTRY_LEN);
+	nvmf_put64(e, NVMF_ERRLOG_COUNT, ctrl->errors);
+	nvmf_put16(e, NVMF_ERRLOG_SQID, req->q->qid);
+	memcpy(e + NVMF_ERRLOG_CID, req->sqe + NVMF_SQE_CID, 2);
+	nvmf_put16(e, NVMF_ERRLOG_STATUS, sf);
+	nvmf_put16(e, NVMF_ERRLOG_PEL, 0xffff);
+	if (opc != NVMF_OPC_FABRICS)
+		memcpy(e + NVMF_ERRLOG_NSID, req->sqe + NVMF_SQE_NSID, 4);
+	if (io && (opc == NVMF_IO_READ || opc == NVMF_IO_WRITE || opc == NVMF_IO_WRITE_ZEROES))
+		memcpy(e + NVMF_ERRLOG_LBA, req->sqe + NVMF_SQE_CDW10, 8);
+	e[NVMF_ERRLOG_TRTYPE] = NVMF_TRTYPE_RDMA;
+	if (req->status >> 8 == NVMF_SCT_MEDIA)
+		ctrl->media_errors++;
+}
+
+/* The Error Information log: the entries recorded, newest first. */
+static uint32_t
+log_errors(const struct nvmf_ctrl *ctrl, uint8_t *page)
+{
+	uint64_t i, n = RTE_MIN(ctrl->errors, (uint64_t)NVMF_ERRLOG_MAX);
+
+	for (i = 0; i < n; i++)
+		memcpy(page + i * NVMF_ERRLOG_ENTRY_LEN,
+		       ctrl->errlog[(ctrl->errors - 1 - i) % NVMF_ERRLOG_MAX], NVMF_ERRLOG_ENTRY_LEN);
+	return NVMF_ERRLOG_MAX * NVMF_ERRLOG_ENTRY_LEN;
+}
+
+/* SMART / Health Information: all zero but the error counters. */
+static uint32_t
+log_smart(const struct nvmf_ctrl *ctrl, uint8_t *page)
+{
+	nvmf_put64(page, NVMF_SMART_MEDIA_ERRORS, ctrl->media_errors);
+	nvmf_put64(page, NVMF_SMART_ERRLOG_ENTRIES, ctrl->errors);
+	return NVMF_LOG_PAGE_LEN;
 }
 
 /* The page's length, and its bytes written to page (zeroed, at least that long). */
@@ -261,15 +380,16 @@ log_page_build(struct nvmf_req *req, uint8_t lid, uint8_t *page)
 		return lid == NVMF_LOG_DISCOVERY ? log_discovery(req->q->ctrl, page) : 0;
 	switch (lid) {
 	case NVMF_LOG_ERROR:
-		return NVMF_LOG_ERROR_LEN;	/* no error recorded */
+		return log_errors(req->q->ctrl, page);
 	case NVMF_LOG_SMART:
-		return NVMF_LOG_PAGE_LEN;
+		return log_smart(req->q->ctrl, page);
 	case NVMF_LOG_FW_SLOT:
 		page[0] = 1;	/* slot 1 active */
 		put_str(page + NVMF_FW_SLOT1, 8, NVMF_VERSION_STR);
 		return NVMF_LOG_PAGE_LEN;
 	case NVMF_LOG_CHANGED_NS:
-		return NVMF_LOG_NS_LIST_LEN;	/* no change reported */
+		return log_changed_ns(req->q->ctrl, page,
+				      nvmf_get32(req->sqe, NVMF_SQE_CDW10) & NVMF_LOG_RAE);
 	default:
 		return 0;
 	}
@@ -282,7 +402,7 @@ admin_get_log_page(struct nvmf_req *req)
 	uint32_t cdw10 = nvmf_get32(req->sqe, NVMF_SQE_CDW10);
 	uint32_t numd = ((nvmf_get32(req->sqe, NVMF_SQE_CDW11) & 0xffff) << 16 | cdw10 >> 16) + 1;
 	uint64_t off = nvmf_get64(req->sqe, NVMF_SQE_CDW12);
-	uint8_t page[NVMF_LOG_NS_LIST_LEN] = { 0 };
+	uint8_t page[NVMF_LOG_PAGE_MAX] = { 0 };
 	uint64_t len = (uint64_t)numd * 4;
 	uint32_t page_len;
 	uint8_t *d;
@@ -301,17 +421,87 @@ admin_get_log_page(struct nvmf_req *req)
 		memcpy(d, page + off, RTE_MIN(len, page_len - off));
 }
 
+/*
+ * A namespace notice completes an Asynchronous Event Request (Base 2.0,
+ * "Asynchronous Event Request"): DW0 says Notice, Namespace Attribute
+ * Changed, log page 04h; further notices stay masked until the host reads
+ * that page. With no request held, the event waits for the next one.
+ */
+static void
+aen_complete(struct nvmf_ctrl *ctrl, struct nvmf_req *req)
+{
+	ctrl->aen_pending = false;
+	ctrl->aen_masked = true;
+	ctrl->tgt->stats.aens++;
+	req->dw0 = NVMF_AEN_DW0(NVMF_AEN_TYPE_NOTICE, NVMF_AEN_NS_ATTR_CHANGED,
+				NVMF_LOG_CHANGED_NS);
+	req->state = NVMF_REQ_RESPOND;
+}
+
+void
+nvmf_ctrl_ns_changed(struct nvmf_ctrl *ctrl, uint32_t nsid)
+{
+	struct nvmf_req *req;
+
+	ctrl->changed_ns |= NVMF_NS_BIT(nsid);
+	if (!(ctrl->aec & NVMF_AEC_NS_ATTR) || ctrl->aen_masked)
+		return;	/* the host reads the list when it wants, or was told already */
+	ctrl->aen_pending = true;
+	if (ctrl->nb_aers == 0)
+		return;	/* the next request takes it */
+	req = ctrl->aer[0];	/* the oldest */
+	nvmf_ctrl_aer_forget(ctrl, req);
+	aen_complete(ctrl, req);
+	nvmf_req_run(req);
+}
+
+/* The held request goes without an answer (its queue is torn down): forget it. */
+void
+nvmf_ctrl_aer_forget(struct nvmf_ctrl *ctrl, const struct nvmf_req *req)
+{
+	uint32_t i;
+
+	for (i = 0; i < ctrl->nb_aers; i++)
+		if (ctrl->aer[i] == req) {
+			memmove(ctrl->aer + i, ctrl->aer + i + 1,
+				(--ctrl->nb_aers - i) * sizeof(ctrl->aer[0]));
+			return;
+		}
+}
+
+/*
+ * Controller reset (CC.EN 1 to 0): the held requests are answered
+ * Command Abort Requested, as the reset aborts outstanding commands
+ * (Base 2.0, "Controller Level Reset"); the admin queue stays over Fabrics.
+ */
+void
+nvmf_ctrl_aer_abort(struct nvmf_ctrl *ctrl)
+{
+	while (ctrl->nb_aers != 0) {
+		struct nvmf_req *req = ctrl->aer[--ctrl->nb_aers];
+
+		ctrl->tgt->stats.aers_aborted++;
+		nvmf_req_fail(req, NVMF_SC_ABORT_REQUESTED);
+		nvmf_req_run(req);
+	}
+	ctrl->aen_pending = false;
+}
+
 static void
 admin_async_event(struct nvmf_req *req)
 {
 	struct nvmf_ctrl *ctrl = req->q->ctrl;
 
-	if (ctrl->aers > NVMF_LIMIT_0S) {
+	if (ctrl->nb_aers == RTE_DIM(ctrl->aer)) {
 		nvmf_req_fail(req, NVMF_SC_AER_LIMIT);
 		return;
 	}
-	ctrl->aers++;
-	req->state = NVMF_REQ_AER_WAIT;	/* answered when an event comes: none is generated yet */
+	if (ctrl->aen_pending) {
+		aen_complete(ctrl, req);	/* an event waited for a request */
+		return;
+	}
+	ctrl->aer[ctrl->nb_aers++] = req;
+	req->state = NVMF_REQ_AER_WAIT;	/* answered when an event comes */
 }
 
 void

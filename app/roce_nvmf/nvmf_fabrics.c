@@ -28,26 +28,27 @@ connect_invalid(struct nvmf_req *req, uint32_t offset, bool in_data)
 	req->dw0 = offset | (in_data ? NVMF_IATTR_DATA : 0);
 }
 
-static struct nvmf_subsys *
-connect_subsys(struct nvmf_tgt *tgt, const char *nqn)
+struct nvmf_subsys *
+nvmf_subsys_find(struct nvmf_tgt *tgt, const char *nqn)
 {
 	unsigned int i;
 
-	for (i = 0; i < RTE_DIM(tgt->subsys); i++)
+	for (i = 0; i < tgt->nb_subsys; i++)
 		if (strcmp(tgt->subsys[i].nqn, nqn) == 0)
 			return &tgt->subsys[i];
 	return NULL;
 }
 
+/* The discovery subsystem takes any host; an I/O subsystem, those its allow-list names, if any. */
 bool
-nvmf_host_allowed(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s, const char *host)
+nvmf_host_allowed(const struct nvmf_subsys *s, const char *host)
 {
 	unsigned int i;
 
-	if (s->discovery || tgt->conf.nb_hosts == 0)
+	if (s->discovery || s->conf->nb_hosts == 0)
 		return true;
-	for (i = 0; i < tgt->conf.nb_hosts; i++)
-		if (strcmp(tgt->conf.hosts[i], host) == 0)
+	for (i = 0; i < s->conf->nb_hosts; i++)
+		if (strcmp(s->conf->hosts[i], host) == 0)
 			return true;
 	return false;
 }
@@ -58,6 +59,29 @@ nvmf_ctrl_keep_alive(struct nvmf_ctrl *ctrl)
 	if (ctrl->kato_ms != 0)
 		ctrl->ka_deadline = rte_get_timer_cycles() +
 				    rte_get_timer_hz() * ctrl->kato_ms / 1000;
+}
+
+/*
+ * KATO in ms, rounded up to the KAS granularity (Base 2.0, "Keep Alive
+ * Timer"); 0 disables the timer. The timer restarts.
+ */
+void
+nvmf_ctrl_set_kato(struct nvmf_ctrl *ctrl, uint32_t ms)
+{
+	ctrl->kato_ms = (uint32_t)RTE_MIN(RTE_ALIGN_MUL_CEIL((uint64_t)ms, NVMF_KAS_MS),
+					  (uint64_t)UINT32_MAX / NVMF_KAS_MS * NVMF_KAS_MS);
+	nvmf_ctrl_keep_alive(ctrl);
+}
+
+/* Namespace nsid of s changed (its size): every live controller of s is told. */
+void
+nvmf_subsys_ns_changed(struct nvmf_tgt *tgt, const struct nvmf_subsys *s, uint32_t nsid)
+{
+	uint16_t i;
+
+	for (i = 0; i < tgt->conf.max_controllers; i++)
+		if (tgt->ctrl[i] != NULL && tgt->ctrl[i]->subsys == s && !tgt->ctrl[i]->dead)
+			nvmf_ctrl_ns_changed(tgt->ctrl[i], nsid);
 }
 
 static struct nvmf_ctrl *
@@ -87,7 +111,7 @@ ctrl_create(struct nvmf_req *req, struct nvmf_subsys *s, const uint8_t *data)
 	memcpy(ctrl->hostid, data + NVMF_CONNECT_HOSTID, sizeof(ctrl->hostid));
 	snprintf(ctrl->hostnqn, sizeof(ctrl->hostnqn), "%s",
 		 (const char *)data + NVMF_CONNECT_HOSTNQN);
-	ctrl->kato_ms = nvmf_get32(req->sqe, NVMF_CONNECT_KATO);
+	nvmf_ctrl_set_kato(ctrl, nvmf_get32(req->sqe, NVMF_CONNECT_KATO));
 	ctrl->admin = req->q;
 	tgt->ctrl[i] = ctrl;
 	tgt->stats.controllers++;
@@ -149,9 +173,9 @@ connect_check(struct nvmf_req *req)
 	else if (memchr(data + NVMF_CONNECT_HOSTNQN, '\0', NVMF_NQN_FIELD_LEN) == NULL)
 		connect_invalid(req, NVMF_CONNECT_HOSTNQN, true);
 	else if (memchr(data + NVMF_CONNECT_SUBNQN, '\0', NVMF_NQN_FIELD_LEN) == NULL ||
-		 (s = connect_subsys(q->tgt, (const char *)data + NVMF_CONNECT_SUBNQN)) == NULL)
+		 (s = nvmf_subsys_find(q->tgt, (const char *)data + NVMF_CONNECT_SUBNQN)) == NULL)
 		connect_invalid(req, NVMF_CONNECT_SUBNQN, true);
-	else if (!nvmf_host_allowed(q->tgt, s, host))
+	else if (!nvmf_host_allowed(s, host))
 		nvmf_req_fail(req, NVMF_SC_CONNECT_INVALID_HOST);
 	else if (q->qid == 0 && nvmf_get16(data, NVMF_CONNECT_CNTLID) != NVMF_CNTLID_DYNAMIC)
 		connect_invalid(req, NVMF_CONNECT_CNTLID, true);
@@ -249,6 +273,7 @@ fabrics_prop_set(struct nvmf_req *req)
 			ctrl->csts |= NVMF_CSTS_CFS;
 	} else if (!(cc & NVMF_CC_EN) && (ctrl->cc & NVMF_CC_EN)) {
 		ctrl_reset(ctrl);
+		nvmf_ctrl_aer_abort(ctrl);
 	}
 	if ((cc >> NVMF_CC_SHN_SHIFT) & NVMF_CC_SHN_MASK)
 		ctrl->csts |= NVMF_CSTS_SHST_DONE;	/* nothing to flush: RAM */

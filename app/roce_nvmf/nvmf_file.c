@@ -67,7 +67,29 @@ nvmf_file_ns_open(struct nvmf_ns *ns, const struct nvmf_ns_conf *conf)
 		return rc;
 	}
 	ns->nblocks = size >> ns->block_shift;
+	ns->whole_file = conf->size == 0;
 	return 0;
+}
+
+/* A namespace that is the whole of its file takes the file's size again: 1 if it changed. */
+int
+nvmf_file_ns_rescan(struct nvmf_ns *ns)
+{
+	uint64_t size = 0, nblocks;
+	int rc;
+
+	if (ns->fd < 0 || !ns->whole_file)
+		return 0;
+	rc = file_size(ns->fd, &size);
+	if (rc != 0)
+		return rc;
+	nblocks = size >> ns->block_shift;
+	if (nblocks == ns->nblocks)
+		return 0;
+	NVMF_LOG(INFO, "namespace %u: %lu blocks, was %lu", ns->nsid, (unsigned long)nblocks,
+		 (unsigned long)ns->nblocks);
+	ns->nblocks = nblocks;
+	return 1;
 }
 
 int

@@ -123,15 +123,21 @@ struct nvmf_ns {
 	uint32_t block_shift;
 	uint8_t *ram;			/* RAM namespace, or NULL */
 	int fd;				/* file namespace, or -1 */
+	bool whole_file;		/* its size is the file's (nvmf_tgt_ns_rescan()) */
 	uint8_t nguid[NVMF_NID_LEN];
 };
 
 struct nvmf_subsys {
+	const struct nvmf_subsys_conf *conf;	/* NULL: the discovery subsystem */
 	char nqn[NVMF_NQN_MAX + 1];
 	bool discovery;
 	struct nvmf_ns ns[NVMF_NS_MAX];
 	uint32_t nb_ns;
 };
+
+#define NVMF_AER_MAX		4	/* Asynchronous Event Requests held (AERL + 1) */
+#define NVMF_ERRLOG_MAX		16	/* Error Information log entries kept (ELPE + 1) */
+#define NVMF_NS_BIT(nsid)	(1u << ((nsid) - 1))	/* NVMF_NS_MAX <= 32 */
 
 struct nvmf_ctrl {
 	struct nvmf_tgt *tgt;
@@ -148,7 +154,14 @@ struct nvmf_ctrl {
 	uint32_t kato_ms;
 	uint64_t ka_deadline;		/* timer cycles; 0: no keep-alive */
 	uint32_t aec;			/* Asynchronous Event Configuration */
-	uint32_t aers;			/* Asynchronous Event Requests held */
+	struct nvmf_req *aer[NVMF_AER_MAX];	/* Asynchronous Event Requests held, oldest 1st */
+	uint32_t nb_aers;
+	uint32_t changed_ns;		/* NVMF_NS_BIT()s of the Changed Namespace List */
+	bool aen_pending;		/* a notice waits for a request */
+	bool aen_masked;		/* a notice was sent: none until the list is read */
+	uint64_t errors;		/* error responses: the Error Information log's count */
+	uint64_t media_errors;		/* of them with a media status (SMART) */
+	uint8_t errlog[NVMF_ERRLOG_MAX][NVMF_ERRLOG_ENTRY_LEN];	/* a ring, by count */
 };
 
 struct nvmf_tgt {
@@ -165,7 +178,8 @@ struct nvmf_tgt {
 	uint8_t **pool_free;
 	uint32_t pool_nb_free;
 	struct nvmf_req_list buf_wait;
-	struct nvmf_subsys subsys[2];	/* [0] discovery, [1] the I/O subsystem */
+	struct nvmf_subsys subsys[1 + NVMF_SUBSYS_MAX];	/* [0] discovery, then I/O ones */
+	unsigned int nb_subsys;
 	struct nvmf_ctrl **ctrl;	/* by cntlid - 1 */
 	struct nvmf_queue_list queues;
 	uint32_t nb_queues;
@@ -202,15 +216,22 @@ void nvmf_req_fail(struct nvmf_req *req, uint16_t status);
 void nvmf_req_io_done(struct nvmf_req *req);
 
 /* nvmf_fabrics.c */
-bool nvmf_host_allowed(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s, const char *host);
+struct nvmf_subsys *nvmf_subsys_find(struct nvmf_tgt *tgt, const char *nqn);
+bool nvmf_host_allowed(const struct nvmf_subsys *s, const char *host);
 void nvmf_fabrics_exec(struct nvmf_req *req);
 void nvmf_ctrl_put(struct nvmf_ctrl *ctrl);
 void nvmf_ctrl_kill(struct nvmf_ctrl *ctrl, const char *why);
 void nvmf_ctrl_keep_alive(struct nvmf_ctrl *ctrl);
+void nvmf_ctrl_set_kato(struct nvmf_ctrl *ctrl, uint32_t ms);
+void nvmf_subsys_ns_changed(struct nvmf_tgt *tgt, const struct nvmf_subsys *s, uint32_t nsid);
 int nvmf_ctrl_check_timers(struct nvmf_tgt *tgt);
 
 /* nvmf_admin.c */
 void nvmf_admin_exec(struct nvmf_req *req);
+void nvmf_ctrl_ns_changed(struct nvmf_ctrl *ctrl, uint32_t nsid);
+void nvmf_ctrl_aer_forget(struct nvmf_ctrl *ctrl, const struct nvmf_req *req);
+void nvmf_ctrl_aer_abort(struct nvmf_ctrl *ctrl);
+void nvmf_ctrl_error_record(struct nvmf_ctrl *ctrl, const struct nvmf_req *req, uint16_t sf);
 
 /* nvmf_file.c */
 int nvmf_file_ns_open(struct nvmf_ns *ns, const struct nvmf_ns_conf *conf);
@@ -219,6 +240,7 @@ void nvmf_file_ring_fini(struct nvmf_tgt *tgt);
 int nvmf_file_submit(struct nvmf_req *req, const struct nvmf_ns *ns, enum nvmf_file_op op,
 		     uint64_t off, uint64_t len);
 int nvmf_file_poll(struct nvmf_tgt *tgt);
+int nvmf_file_ns_rescan(struct nvmf_ns *ns);
 
 /* nvmf_io.c */
 void nvmf_io_exec(struct nvmf_req *req);

@@ -252,6 +252,8 @@ req_cqe(struct nvmf_req *req)
 	if (req->status != NVMF_SC_SUCCESS) {
 		sf |= NVMF_DNR;
 		req_status_count(&q->tgt->stats, req->status);
+		if (q->ctrl != NULL)
+			nvmf_ctrl_error_record(q->ctrl, req, sf);
 	}
 	memset(req->cqe, 0, sizeof(req->cqe));
 	nvmf_put32(req->cqe, NVMF_CQE_DW0, req->dw0);
@@ -336,7 +338,7 @@ nvmf_req_drop(struct nvmf_req *req)
 		nvmf_buf_put(q->tgt, req->data);
 	req_repost(req);
 	if (req->state == NVMF_REQ_AER_WAIT && q->ctrl != NULL)
-		q->ctrl->aers--;
+		nvmf_ctrl_aer_forget(q->ctrl, req);
 	req->state = NVMF_REQ_FREE;
 	TAILQ_INSERT_HEAD(&q->free_req, req, link);
 }

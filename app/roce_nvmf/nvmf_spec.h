@@ -100,6 +100,7 @@ enum nvmf_status {
 	NVMF_SC_INVALID_FIELD = NVMF_STATUS(NVMF_SCT_GENERIC, 0x02),
 	NVMF_SC_DATA_XFER_ERROR = NVMF_STATUS(NVMF_SCT_GENERIC, 0x04),
 	NVMF_SC_INTERNAL = NVMF_STATUS(NVMF_SCT_GENERIC, 0x06),
+	NVMF_SC_ABORT_REQUESTED = NVMF_STATUS(NVMF_SCT_GENERIC, 0x07),
 	NVMF_SC_ABORT_SQ_DELETED = NVMF_STATUS(NVMF_SCT_GENERIC, 0x08),
 	NVMF_SC_INVALID_NS = NVMF_STATUS(NVMF_SCT_GENERIC, 0x0b),
 	NVMF_SC_CMD_SEQ_ERROR = NVMF_STATUS(NVMF_SCT_GENERIC, 0x0c),
@@ -201,6 +202,16 @@ enum nvmf_io_opc {
 #define NVMF_CNS_CTRL		0x01
 #define NVMF_CNS_NS_ACTIVE_LIST	0x02
 #define NVMF_CNS_NS_DESC_LIST	0x03
+#define NVMF_CNS_CSI_NS		0x05	/* I/O command set specific namespace (2.0) */
+#define NVMF_CNS_CSI_CTRL	0x06	/* I/O command set specific controller */
+#define NVMF_CNS_CSI_NS_ACTIVE_LIST 0x07 /* active namespaces of a command set */
+#define NVMF_CNS_NS_INDEP	0x08	/* I/O command set independent namespace */
+#define NVMF_IDENTIFY_CSI	47	/* CDW11 bits 31:24: the command set */
+#define NVMF_CSI_NVM		0x00
+
+/* Base 2.0, I/O Command Set Independent Identify Namespace: byte offsets. */
+#define NVMF_IDIND_NSTAT	13
+#define NVMF_NSTAT_READY	0x01	/* the namespace is ready */
 
 /* Identify Controller byte offsets. */
 #define NVMF_IDC_VID		0
@@ -212,10 +223,13 @@ enum nvmf_io_opc {
 #define NVMF_IDC_MDTS		77
 #define NVMF_IDC_CNTLID		78
 #define NVMF_IDC_VER		80
+#define NVMF_IDC_OAES		92	/* optional asynchronous events supported */
+#define NVMF_IDC_CTRATT		96
 #define NVMF_IDC_CNTRLTYPE	111
 #define NVMF_IDC_ACL		258
 #define NVMF_IDC_AERL		259
 #define NVMF_IDC_LPA		261
+#define NVMF_IDC_ELPE		262	/* error log entries, 0's based */
 #define NVMF_IDC_KAS		320	/* 100 ms units */
 #define NVMF_IDC_SQES		512
 #define NVMF_IDC_CQES		513
@@ -234,6 +248,8 @@ enum nvmf_io_opc {
 #define NVMF_CNTRLTYPE_DISC	2
 #define NVMF_CMIC_MULTI_CTRL	0x02
 #define NVMF_LPA_EXT_DATA	0x04	/* Get Log Page takes offsets */
+#define NVMF_OAES_NS_ATTR	(1u << 8)	/* namespace attribute notices */
+#define NVMF_CTRATT_TBKAS	(1u << 6)	/* traffic based keep alive */
 #define NVMF_ONCS_DSM		0x04
 #define NVMF_ONCS_WRITE_ZEROES	0x08
 /* SGLS: supported without alignment, keyed data blocks, addresses as offsets (in-capsule). */
@@ -259,6 +275,8 @@ enum nvmf_io_opc {
 #define NVMF_FEAT_NUM_QUEUES	0x07
 #define NVMF_FEAT_ASYNC_EVENT	0x0b
 #define NVMF_FEAT_KATO		0x0f
+#define NVMF_AEC_NS_ATTR	(1u << 8)	/* Async Event Configuration: namespace notices */
+#define NVMF_KAS_MS		100	/* KAS: the keep-alive granularity, in ms */
 
 /* Base, log pages (Get Log Page CDW10 bits 7:0). */
 #define NVMF_LOG_ERROR		0x01
@@ -266,6 +284,28 @@ enum nvmf_io_opc {
 #define NVMF_LOG_FW_SLOT	0x03
 #define NVMF_LOG_CHANGED_NS	0x04
 #define NVMF_LOG_DISCOVERY	0x70
+#define NVMF_LOG_RAE		(1u << 15)	/* CDW10: retain the asynchronous event */
+
+/* Base, Error Information log entry (64 bytes): byte offsets. */
+#define NVMF_ERRLOG_ENTRY_LEN	64
+#define NVMF_ERRLOG_COUNT	0	/* 8 bytes: this error's number, from 1 */
+#define NVMF_ERRLOG_SQID	8
+#define NVMF_ERRLOG_CID		10
+#define NVMF_ERRLOG_STATUS	12	/* the CQE's status field: phase bit 0 */
+#define NVMF_ERRLOG_PEL		14	/* parameter error location; FFFFh: not reported */
+#define NVMF_ERRLOG_LBA		16	/* 8 bytes */
+#define NVMF_ERRLOG_NSID	24
+#define NVMF_ERRLOG_TRTYPE	29
+
+/* Base, SMART / Health Information: 16-byte counters. */
+#define NVMF_SMART_MEDIA_ERRORS	160	/* Media and Data Integrity Errors */
+#define NVMF_SMART_ERRLOG_ENTRIES 176	/* Number of Error Information Log Entries */
+
+/* Base, Asynchronous Event Request completion DW0: type 2:0, information 15:8, log page 23:16. */
+#define NVMF_AEN_TYPE_NOTICE	0x2
+#define NVMF_AEN_NS_ATTR_CHANGED 0x00
+#define NVMF_AEN_DW0(type, info, lid) ((uint32_t)(type) | (uint32_t)(info) << 8 | \
+				       (uint32_t)(lid) << 16)
 
 /* Base, Discovery Log Page: header, then 1024-byte entries; RDMA §3.1 Figure 3 (TSAS). */
 #define NVMF_DISC_HDR_LEN	1024

@@ -45,11 +45,37 @@ nvmf_tgt_conf_defaults(struct nvmf_tgt_conf *conf)
 	conf->max_controllers = NVMF_CONTROLLERS;
 }
 
+/* Subsystem i: an NQN of its own that is not the discovery NQN, within the limits. */
+static int
+subsys_conf_check(const struct nvmf_tgt_conf *c, unsigned int i)
+{
+	const struct nvmf_subsys_conf *s = &c->subsys[i];
+	unsigned int j;
+
+	if (s->nqn[0] == '\0' || strcmp(s->nqn, NVMF_DISCOVERY_NQN) == 0) {
+		NVMF_LOG(ERR, "subsys[%u].nqn: an I/O subsystem NQN is required (not the "
+			 "discovery NQN)", i);
+		return -EINVAL;
+	}
+	for (j = 0; j < i; j++)
+		if (strcmp(c->subsys[j].nqn, s->nqn) == 0) {
+			NVMF_LOG(ERR, "subsys[%u].nqn: %s is subsystem %u's already", i, s->nqn, j);
+			return -EINVAL;
+		}
+	if (s->nb_ns == 0 || s->nb_ns > NVMF_NS_MAX || s->nb_hosts > NVMF_HOSTS_MAX) {
+		NVMF_LOG(ERR, "subsys[%u] %s: %u namespaces, %u hosts: 1 to %u and at most %u", i,
+			 s->nqn, s->nb_ns, s->nb_hosts, NVMF_NS_MAX, NVMF_HOSTS_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Zero knobs take their default; one that cannot work is refused, named. */
 static int
 tgt_conf_check(struct nvmf_tgt_conf *c)
 {
 	struct nvmf_tgt_conf d;
+	unsigned int i;
 
 	nvmf_tgt_conf_defaults(&d);
 	c->max_io_queues = c->max_io_queues != 0 ? c->max_io_queues : d.max_io_queues;
@@ -57,8 +83,9 @@ tgt_conf_check(struct nvmf_tgt_conf *c)
 	c->max_transfer = c->max_transfer != 0 ? c->max_transfer : d.max_transfer;
 	c->data_buffers = c->data_buffers != 0 ? c->data_buffers : d.data_buffers;
 	c->max_controllers = c->max_controllers != 0 ? c->max_controllers : d.max_controllers;
-	if (c->subnqn[0] == '\0' || strcmp(c->subnqn, NVMF_DISCOVERY_NQN) == 0) {
-		NVMF_LOG(ERR, "subnqn: an I/O subsystem NQN is required (not the discovery NQN)");
+	if (c->nb_subsys == 0 || c->nb_subsys > NVMF_SUBSYS_MAX) {
+		NVMF_LOG(ERR, "nb_subsys %u: from 1 to %u I/O subsystems", c->nb_subsys,
+			 NVMF_SUBSYS_MAX);
 		return -EINVAL;
 	}
 	if (c->max_queue_depth < NVMF_QUEUE_DEPTH_MIN) {
@@ -82,11 +109,9 @@ tgt_conf_check(struct nvmf_tgt_conf *c)
 			 NVMF_CNTLID_MAX);
 		return -EINVAL;
 	}
-	if (c->nb_ns > NVMF_NS_MAX || c->nb_hosts > NVMF_HOSTS_MAX) {
-		NVMF_LOG(ERR, "%u namespaces, %u hosts: at most %u and %u", c->nb_ns, c->nb_hosts,
-			 NVMF_NS_MAX, NVMF_HOSTS_MAX);
-		return -EINVAL;
-	}
+	for (i = 0; i < c->nb_subsys; i++)
+		if (subsys_conf_check(c, i) != 0)
+			return -EINVAL;
 	return 0;
 }
 
@@ -128,27 +153,42 @@ nvmf_buf_put(struct nvmf_tgt *tgt, uint8_t *buf)
 	tgt->pool_free[tgt->pool_nb_free++] = buf;
 }
 
+/* One I/O subsystem: its NQN and namespaces (a file namespace needs the io_uring). */
 static int
-tgt_subsys_init(struct nvmf_tgt *tgt)
+tgt_subsys_add(struct nvmf_tgt *tgt, const struct nvmf_subsys_conf *conf)
 {
-	struct nvmf_subsys *io = &tgt->subsys[1];
+	struct nvmf_subsys *s = &tgt->subsys[tgt->nb_subsys++];
 	unsigned int i;
 	int rc;
 
-	snprintf(tgt->subsys[0].nqn, sizeof(tgt->subsys[0].nqn), "%s", NVMF_DISCOVERY_NQN);
-	tgt->subsys[0].discovery = true;
-	snprintf(io->nqn, sizeof(io->nqn), "%s", tgt->conf.subnqn);
-	for (i = 0; i < tgt->conf.nb_ns; i++) {
-		if (tgt->conf.ns[i].path[0] != '\0' && !tgt->ring_up) {
+	s->conf = conf;
+	snprintf(s->nqn, sizeof(s->nqn), "%s", conf->nqn);
+	for (i = 0; i < conf->nb_ns; i++) {
+		if (conf->ns[i].path[0] != '\0' && !tgt->ring_up) {
 			rc = nvmf_file_ring_init(tgt);
 			if (rc != 0)
 				return rc;
 		}
-		rc = nvmf_ns_init(io, &tgt->conf.ns[i], i + 1);
+		rc = nvmf_ns_init(s, &conf->ns[i], i + 1);
 		if (rc != 0)
 			return rc;
 	}
 	return 0;
+}
+
+/* [0] the discovery subsystem, then the I/O subsystems in the configuration's order. */
+static int
+tgt_subsys_init(struct nvmf_tgt *tgt)
+{
+	unsigned int i;
+	int rc = 0;
+
+	snprintf(tgt->subsys[0].nqn, sizeof(tgt->subsys[0].nqn), "%s", NVMF_DISCOVERY_NQN);
+	tgt->subsys[0].discovery = true;
+	tgt->nb_subsys = 1;
+	for (i = 0; i < tgt->conf.nb_subsys && rc == 0; i++)
+		rc = tgt_subsys_add(tgt, &tgt->conf.subsys[i]);
+	return rc;
 }
 
 static int
@@ -278,7 +318,7 @@ nvmf_tgt_idle(const struct nvmf_tgt *tgt)
 int
 nvmf_tgt_destroy(struct nvmf_tgt *tgt)
 {
-	unsigned int i;
+	unsigned int i, j;
 
 	if (tgt == NULL)
 		return -EINVAL;
@@ -288,8 +328,9 @@ nvmf_tgt_destroy(struct nvmf_tgt *tgt)
 		rte_roce_cm_destroy_id(tgt->listener);
 	if (tgt->channel != NULL)
 		rte_roce_cm_destroy_event_channel(tgt->channel);
-	for (i = 0; i < tgt->subsys[1].nb_ns; i++)
-		nvmf_ns_fini(&tgt->subsys[1].ns[i]);
+	for (i = 1; i < tgt->nb_subsys; i++)
+		for (j = 0; j < tgt->subsys[i].nb_ns; j++)
+			nvmf_ns_fini(&tgt->subsys[i].ns[j]);
 	nvmf_file_ring_fini(tgt);
 	if (tgt->pool_mr != NULL)
 		rte_roce_dereg_mr(tgt->pool_mr);
@@ -325,6 +366,7 @@ static const struct {
 	NVMF_STAT(lba_range), NVMF_STAT(sgl_invalid), NVMF_STAT(sgl_multi), NVMF_STAT(cmd_seq),
 	NVMF_STAT(connect_refused), NVMF_STAT(capsule_short), NVMF_STAT(capsule_overflow),
 	NVMF_STAT(wc_errors), NVMF_STAT(ka_expired), NVMF_STAT(file_ios), NVMF_STAT(io_errors),
+	NVMF_STAT(aens), NVMF_STAT(aers_aborted),
 };
 
 bool
@@ -337,12 +379,30 @@ nvmf_tgt_stat_at(const struct nvmf_tgt *tgt, unsigned int i, const char **name, 
 	return true;
 }
 
-uint8_t *
-nvmf_tgt_ns_data(struct nvmf_tgt *tgt, uint32_t nsid, uint64_t *size)
+int
+nvmf_tgt_ns_rescan(struct nvmf_tgt *tgt)
 {
-	struct nvmf_subsys *s = &tgt->subsys[1];
+	unsigned int i, j;
+	int rc, n = 0;
 
-	if (nsid == 0 || nsid > s->nb_ns)
+	for (i = 1; i < tgt->nb_subsys; i++)
+		for (j = 0; j < tgt->subsys[i].nb_ns; j++) {
+			rc = nvmf_file_ns_rescan(&tgt->subsys[i].ns[j]);
+			if (rc < 0)
+				return rc;
+			if (rc > 0)
+				nvmf_subsys_ns_changed(tgt, &tgt->subsys[i], j + 1);
+			n += rc;
+		}
+	return n;
+}
+
+uint8_t *
+nvmf_tgt_ns_data(struct nvmf_tgt *tgt, const char *subnqn, uint32_t nsid, uint64_t *size)
+{
+	const struct nvmf_subsys *s = nvmf_subsys_find(tgt, subnqn);
+
+	if (s == NULL || s->discovery || nsid == 0 || nsid > s->nb_ns)
 		return NULL;
 	*size = s->ns[nsid - 1].nblocks << s->ns[nsid - 1].block_shift;
 	return s->ns[nsid - 1].ram;

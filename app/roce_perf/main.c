@@ -69,6 +69,7 @@ static const struct option perf_longopts[] = {
 	{ "cq-mod", required_argument, NULL, OPT_CQ_MOD },
 	{ "mtu", required_argument, NULL, 'm' },
 	{ "port", required_argument, NULL, 'p' },
+	{ "rdma_cm", no_argument, NULL, 'R' },
 	{ "ib-dev", required_argument, NULL, 'd' },
 	{ "workers", required_argument, NULL, OPT_WORKERS },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
@@ -106,7 +107,10 @@ perf_usage(void)
 	       "  -I, --inline_size N inline bytes (default 0)\n"
 	       "  --cq-mod N          signal one WR in N (BW 100); the rest are unsignaled\n"
 	       "  -m, --mtu N         IB MTU 256..4096 (Ethernet MTU N+80, set unchecked)\n"
-	       "  -p, --port N        TCP port of the exchange (18515)\n"
+	       "  -p, --port N        TCP port of the exchange (18515); with -R the rdma_cm port\n"
+	       "  -R, --rdma_cm       connect with rdma_cm as perftest -R: the exchange over an RC\n"
+	       "                      QP and the test's QPs through librte_roce_cm; the server\n"
+	       "                      host is then the server's RoCE address\n"
 	       "  -d, --ib-dev NAME   ethdev to use (two processes)\n"
 	       "  --ip ADDR[/LEN]     our address (two processes)\n"
 	       "  --config FILE       port settings and device limits (config/roce.conf.example);\n"
@@ -261,6 +265,11 @@ perf_check(const struct perf_opts *o)
 		why = "two-process mode needs --ip (or use --loopback)";
 	else if (o->loopback && o->server != NULL)
 		why = "--loopback takes no server host";
+	else if (o->rdma_cm && o->loopback)
+		why = "-R connects two processes: not with --loopback";
+	else if (o->rdma_cm && o->baseline)
+		why = "--baseline drives the port's queues raw, and with -R the exchange runs over "
+		      "them: not with -R";
 	if (why == NULL)
 		return 0;
 	fprintf(stderr, "roce_perf: %s\n", why);
@@ -277,7 +286,7 @@ perf_parse(int argc, char **argv, struct perf_opts *o)
 
 	*o = (struct perf_opts){ .qps = 1, .post_list = 1, .workers = 0,
 				 .tcp_port = PERF_TCP_PORT };
-	while (ret == 0 && (c = getopt_long(argc, argv, "A:s:an:D:q:t:r:l:I:m:p:d:h",
+	while (ret == 0 && (c = getopt_long(argc, argv, "A:s:an:D:q:t:r:l:I:m:p:Rd:h",
 					    perf_longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_TEST:
@@ -351,6 +360,9 @@ perf_parse(int argc, char **argv, struct perf_opts *o)
 		case 'p':
 			ret = perf_num("-p", optarg, 1, UINT16_MAX, &v);
 			o->tcp_port = v;
+			break;
+		case 'R':
+			o->rdma_cm = true;
 			break;
 		case 'd':
 			o->ethdev = optarg;
@@ -489,6 +501,40 @@ perf_capture_start(const struct perf_opts *o, struct perf_side *s)
 }
 
 /*
+ * The exchange and the QPs' connection with the peer, as perftest: over TCP
+ * the hello, the records, our QPs to RTS, the records again and one more
+ * sync; with -R (perf_cm.c) the exchange QP first, and after the hello the
+ * QPs connected by rdma_cm between two syncs instead of by us.
+ */
+static int
+perf_connect(struct perf_run *r, struct perf_side *s)
+{
+	const struct perf_opts *o = r->o;
+	int ret;
+
+	ret = perf_oob_open(o, r->oob);
+	if (ret == 0 && o->rdma_cm)
+		ret = perf_cm_open(s, o, &r->oob->cm);
+	if (ret != 0)
+		return ret;
+	ret = perf_oob_hello(r->oob, &s->ib_mtu);
+	if (ret == 0 && o->rdma_cm)
+		ret = perf_cm_connect_qps(r->oob->cm, r->oob);
+	if (ret == 0)
+		ret = perf_oob_xchg_dests(r->oob, s->local, s->remote, o->qps);
+	if (ret == 0)
+		ret = o->rdma_cm ? perf_cm_check(r->oob->cm) : perf_side_connect(s, o);
+	/* perftest: the records again after RTR, then one more handshake */
+	if (ret == 0)
+		ret = perf_oob_xchg_dests(r->oob, s->local, s->remote, o->qps);
+	if (ret == 0)
+		ret = perf_oob_sync(r->oob);
+	if (ret != 0)
+		fprintf(stderr, "roce_perf: exchange with the peer failed: %s\n", strerror(-ret));
+	return ret;
+}
+
+/*
  * Set up: sides, QPs, exchange, connect. --print-memory and --dry-run: what
  * it needs into need, printed once the ethdevs exist (their PMDs' memory is
  * the EAL's part), before the first port; --dry-run stops there (PERF_DRY_RUN).
@@ -551,24 +597,7 @@ perf_setup(struct perf_run *r, struct perf_side *side, uint32_t max_size, struct
 		r->cli = &side[0];
 	else
 		r->srv = &side[0];
-	r->oob = perf_oob_open(o);
-	if (r->oob < 0)
-		return r->oob;
-	ret = perf_oob_hello(r->oob, o->server != NULL, &side[0].ib_mtu);
-	if (ret == 0)
-		ret = perf_oob_xchg_dests(r->oob, o->server != NULL, side[0].local, side[0].remote,
-					  o->qps);
-	if (ret == 0)
-		ret = perf_side_connect(&side[0], o);
-	/* perftest: the records again after RTR, then one more handshake */
-	if (ret == 0)
-		ret = perf_oob_xchg_dests(r->oob, o->server != NULL, side[0].local, side[0].remote,
-					  o->qps);
-	if (ret == 0)
-		ret = perf_oob_sync(r->oob, o->server != NULL);
-	if (ret != 0)
-		fprintf(stderr, "roce_perf: exchange with the peer failed: %s\n", strerror(-ret));
-	return ret;
+	return perf_connect(r, &side[0]);
 }
 
 static int
@@ -588,7 +617,8 @@ static int
 perf_main(const struct perf_opts *o)
 {
 	struct perf_side side[2] = { 0 };
-	struct perf_run r = { .o = o, .oob = -1 };
+	struct perf_oob oob = { .fd = -1 };
+	struct perf_run r = { .o = o, .oob = o->loopback ? NULL : &oob };
 	struct pp_mem need;
 	uint32_t sizes[32];
 	struct perf_result res;
@@ -609,8 +639,8 @@ perf_main(const struct perf_opts *o)
 			ret = perf_run_size(&r, sizes[i], i == 0, &res);
 		else
 			ret = perf_serve_size(&r, sizes[i], i == 0, &res);
-		if (ret == 0 && r.oob >= 0 && perf_sync_after(o))
-			ret = perf_oob_report(r.oob, r.cli != NULL, &res);
+		if (ret == 0 && r.oob != NULL && perf_sync_after(o))
+			ret = perf_oob_report(r.oob, &res);
 		if (ret == 0 && o->baseline)
 			ret = perf_baseline(&r, sizes[i], &res);
 		if (ret == 0 && (r.cli != NULL || o->mode == PERF_MODE_BW)) {
@@ -629,8 +659,10 @@ perf_main(const struct perf_opts *o)
 	 * thread while we close ours (pp_intr_park(), doc/lessons.md).
 	 */
 	pp_intr_park(PP_INTR_PARK_TIMEOUT_MS);
-	if (r.oob >= 0)
-		perf_oob_close(r.oob, r.cli != NULL, perf_sync_close(o) && !pp_stop_requested);
+	if (r.oob != NULL && (r.oob->fd >= 0 || r.oob->cm != NULL))
+		perf_oob_close(r.oob, ret == 0 && perf_sync_close(o) && !pp_stop_requested);
+	if (r.oob != NULL)
+		perf_cm_close(r.oob->cm);
 	/* Stopped here to learn whether the file was written; destroy would stop it silently. */
 	if (side[0].capture) {
 		stop = rte_roce_port_capture_stop(side[0].port);

@@ -35,6 +35,9 @@
 #define PERF_ATOMIC_SIZE 8		/* IBA 9.4.5: atomics act on 8 bytes */
 #define PERF_LINE "-----------------------------------------------------------------------------------"
 #define PERF_HDR_ALLOWANCE 80		/* Ethernet MTU = IB MTU + this (K:rxe_param.h) */
+#define PERF_RETRY 7			/* transport retries, perftest's default */
+#define PERF_RNR_RETRY 7		/* 7 = retry for ever (IBA 9.7.5.2.8) */
+#define PERF_RD_ATOMIC 16u		/* READs/atomics in flight: RTE_ROCE_DEV_MAX_RD_ATOM_MAX */
 
 enum perf_test {
 	PERF_TEST_WRITE,
@@ -75,7 +78,8 @@ struct perf_opts {
 	bool fault;
 	struct rte_roce_fault_conf fault_conf;
 	const char *server;	/* host to connect to; NULL = be the server */
-	uint16_t tcp_port;
+	uint16_t tcp_port;	/* -p: the TCP port of the exchange, or with -R the rdma_cm port */
+	bool rdma_cm;		/* -R: the exchange and the QPs' connection through rdma_cm (perf_cm.c) */
 	const char *ip;		/* our address (two-process mode) */
 	const char *ethdev;	/* ethdev name; NULL = the first one */
 	const char *config_path;	/* --config FILE, or NULL */
@@ -176,12 +180,24 @@ struct perf_result {
 	struct perf_baseline base;
 };
 
-/* The run: one or two local sides and, in two-process mode, the TCP peer. */
+/*
+ * perftest's out-of-band exchange with the peer: a TCP connection, or with
+ * -R an RC QP that rdma_cm connected (perf_cm.c), over which each step is
+ * one SEND (PT:src/perftest_communication.c, ctx_xchg_data_rdma()).
+ */
+struct perf_cm;
+struct perf_oob {
+	bool client;		/* writes first (the server reads first) */
+	int fd;			/* the TCP socket; -1 with -R */
+	struct perf_cm *cm;	/* -R: the exchange QP; NULL over TCP */
+};
+
+/* The run: one or two local sides and, in two-process mode, the peer. */
 struct perf_run {
 	const struct perf_opts *o;
 	struct perf_side *cli;	/* the requester, NULL on a server */
 	struct perf_side *srv;	/* the target, NULL on a client */
-	int oob;		/* TCP socket, -1 in loopback */
+	struct perf_oob *oob;	/* NULL in loopback */
 	uint64_t busy_cycles;
 	uint64_t loop_cycles;
 	uint64_t last_round;	/* TSC at the start of the last progress round */
@@ -196,6 +212,9 @@ int perf_side_open(struct perf_side *s, const struct perf_opts *o, uint16_t eth,
 		   const char *ip, uint8_t mac_last, bool workers);
 int perf_poll_cqs(struct ibv_cq *const *cqs, uint16_t nb, int n, struct ibv_wc *wc);
 int perf_side_qps(struct perf_side *s, const struct perf_opts *o, uint32_t max_size);
+void perf_side_qp_init_attr(const struct perf_side *s, const struct perf_opts *o, uint32_t q,
+			    struct ibv_qp_init_attr *ia);
+void perf_side_set_dest(struct perf_side *s, uint32_t q);
 int perf_side_connect(struct perf_side *s, const struct perf_opts *o);
 void perf_side_close(struct perf_side *s);
 uint8_t *perf_local(const struct perf_side *s, uint32_t q);
@@ -205,6 +224,8 @@ uint8_t perf_pattern(uint64_t k);
 uint32_t perf_frame_len(enum perf_test test, uint32_t size, uint32_t ib_mtu);
 
 /* perf_run.c */
+/* 0 for a successful completion, else -EIO after printing its status by name and in words */
+int perf_wc_check(const struct ibv_wc *wc, const char *who);
 int perf_run_size(struct perf_run *r, uint32_t size, bool first, struct perf_result *res);
 int perf_serve_size(struct perf_run *r, uint32_t size, bool first, struct perf_result *res);
 bool perf_sync_before(const struct perf_opts *o, bool first);
@@ -236,17 +257,45 @@ void perf_lat_stats(uint64_t *cycles, uint64_t n, struct perf_lat *lat);
 #define PERF_CYCLE_BUFFER 4096
 #define PERF_OOB_VERSION_MIN 5.70
 #define PERF_DEST_MSG_LEN 108	/* RoCE key record, NUL included */
-int perf_oob_open(const struct perf_opts *o);
-int perf_oob_xchg(int fd, bool client, const void *out, void *in, size_t len);
-int perf_oob_hello(int fd, bool client, uint32_t *ib_mtu);
-int perf_oob_xchg_dests(int fd, bool client, const struct perf_dest *local,
+/*
+ * With -R the record is perftest's struct pingpong_dest itself, its
+ * integers big-endian (PT:src/perftest_communication.c rdma_write_keys(),
+ * built with HAVE_ENDIAN): lid, out_reads, qpn, psn, rkey, 4 bytes of
+ * padding, vaddr, gid, srqn, gid_index.
+ */
+#define PERF_DEST_BIN_LEN 56
+int perf_oob_open(const struct perf_opts *o, struct perf_oob *oob);
+int perf_oob_xchg(struct perf_oob *oob, const void *out, void *in, size_t len);
+int perf_oob_hello(struct perf_oob *oob, uint32_t *ib_mtu);
+int perf_oob_xchg_dests(struct perf_oob *oob, const struct perf_dest *local,
 			struct perf_dest *remote, uint32_t n);
-int perf_oob_sync(int fd, bool client);
-int perf_oob_readable(int fd);
+int perf_oob_sync(struct perf_oob *oob);
+int perf_oob_readable(struct perf_oob *oob);
 int perf_dest_format(const struct perf_dest *d, char msg[PERF_DEST_MSG_LEN]);
 int perf_dest_parse(const char msg[PERF_DEST_MSG_LEN], struct perf_dest *d);
-int perf_oob_report(int fd, bool client, struct perf_result *res);
-void perf_oob_close(int fd, bool client, bool records);
+void perf_dest_encode(const struct perf_dest *d, uint8_t msg[PERF_DEST_BIN_LEN]);
+void perf_dest_decode(const uint8_t msg[PERF_DEST_BIN_LEN], struct perf_dest *d);
+int perf_oob_report(struct perf_oob *oob, struct perf_result *res);
+void perf_oob_close(struct perf_oob *oob, bool records);
+
+/*
+ * perf_cm.c: -R, perftest's rdma_cm mode (PT:src/perftest_communication.c,
+ * v4.5-0.17). perf_cm_open(): the device's CM and the exchange QP, connected
+ * on the -p port (the server listens, the client resolves and connects);
+ * perf_cm_connect_qps(): the test's QPs, created by the CM ids and connected
+ * on the same port once the exchange QP's listener is gone, between two
+ * syncs as perftest's create_rdma_cm_connection(); perf_cm_close(): every id
+ * disconnected (a bounded wait for DISCONNECTED), its QP and the CM gone.
+ * The exchange itself: perf_cm_send/recv/readable, one SEND per step.
+ */
+#define PERF_CM_MSG_MAX 64	/* the exchange's largest step: a binary record (56) */
+int perf_cm_open(struct perf_side *s, const struct perf_opts *o, struct perf_cm **cm);
+int perf_cm_connect_qps(struct perf_cm *cm, struct perf_oob *oob);
+int perf_cm_check(struct perf_cm *cm);
+void perf_cm_close(struct perf_cm *cm);
+int perf_cm_send(struct perf_cm *cm, const void *buf, size_t len);
+int perf_cm_recv(struct perf_cm *cm, void *buf, size_t len);
+int perf_cm_readable(struct perf_cm *cm);
 
 /*
  * perf_memory.c: the DPDK memory of the run o, as pp_mem.h computes it

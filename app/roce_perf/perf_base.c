@@ -225,7 +225,7 @@ perf_base_client(struct perf_run *r, uint32_t frame_len, struct perf_baseline *b
 	int ret;
 
 	b->frame_len = frame_len;
-	ret = perf_oob_sync(r->oob, true);
+	ret = perf_oob_sync(r->oob);
 	if (ret != 0)
 		return ret;
 	end = rte_rdtsc() + (uint64_t)(BASE_SECS * hz);
@@ -234,17 +234,17 @@ perf_base_client(struct perf_run *r, uint32_t frame_len, struct perf_baseline *b
 	while (base_tx(r->cli->eth, mp, frame_len, BASE_KIND_END, BASE_END_FRAMES) == 0)
 		;
 	memset(none, 0, sizeof(none));
-	ret = perf_oob_xchg(r->oob, true, none, counts, sizeof(counts));
+	ret = perf_oob_xchg(r->oob, none, counts, sizeof(counts));
 	if (ret != 0)
 		return ret;
 	base_rate(b, counts[0], counts[1]);
-	ret = perf_oob_sync(r->oob, true);
+	ret = perf_oob_sync(r->oob);
 	if (ret == 0)
 		ret = base_pingpong(r->cli->eth, mp, 0, NULL, frame_len, b);
 	while (ret == 0 && base_tx(r->cli->eth, mp, frame_len, BASE_KIND_END, 1) == 0)
 		;
 	b->done = ret == 0;
-	return ret == 0 ? perf_oob_sync(r->oob, true) : ret;
+	return ret == 0 ? perf_oob_sync(r->oob) : ret;
 }
 
 int
@@ -257,7 +257,7 @@ perf_base_server(struct perf_run *r, uint32_t frame_len)
 	unsigned int n;
 	int ret;
 
-	ret = perf_oob_sync(r->oob, false);
+	ret = perf_oob_sync(r->oob);
 	if (ret != 0)
 		return ret;
 	t0 = rte_rdtsc();
@@ -271,14 +271,14 @@ perf_base_server(struct perf_run *r, uint32_t frame_len)
 	}
 	counts[0] = frames;
 	counts[1] = last - first;
-	ret = perf_oob_xchg(r->oob, false, counts, none, sizeof(counts));
+	ret = perf_oob_xchg(r->oob, counts, none, sizeof(counts));
 	if (ret == 0)
-		ret = perf_oob_sync(r->oob, false);
+		ret = perf_oob_sync(r->oob);
 	/* echo until the end frame */
 	for (end = false; ret == 0 && !end;) {
 		ret = base_wait_one(eth, &end);
 		if (ret == 0 && !end && base_tx(eth, mp, frame_len, BASE_KIND_DATA, 1) != 1)
 			ret = -EIO;
 	}
-	return ret == 0 ? perf_oob_sync(r->oob, false) : ret;
+	return ret == 0 ? perf_oob_sync(r->oob) : ret;
 }

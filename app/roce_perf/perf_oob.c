@@ -2,8 +2,9 @@
 
 /*
  * perftest's out-of-band exchange (doc/wire-format.md §11.2; PT:src/
- * perftest_communication.c): TCP, lockstep and fixed-size, the client
- * writes then reads, the server reads then writes. We advertise version
+ * perftest_communication.c): lockstep and fixed-size, the client writes
+ * then reads, the server reads then writes; over TCP, or with -R each step
+ * one SEND on the exchange QP (perf_cm.c), records in binary. We advertise version
  * "6.06" (no negotiate struct), then cycle buffer and cache line (int32
  * BE), then the MTU as the ASCII enum and a NUL; then one 108-byte RoCE key
  * record per QP. Sockets come from examples/common (pp_oob_*).
@@ -51,24 +52,45 @@ perf_io(int fd, void *buf, size_t len, bool wr)
 	return 0;
 }
 
-int
-perf_oob_xchg(int fd, bool client, const void *out, void *in, size_t len)
+/* One step out: len bytes on the stream, or one SEND of len bytes (-R). */
+static int
+perf_oob_put(struct perf_oob *oob, const void *out, size_t len)
 {
-	int ret;
+	if (oob->cm != NULL)
+		return perf_cm_send(oob->cm, out, len);
+	return perf_io(oob->fd, (void *)(uintptr_t)out, len, true);
+}
 
-	if (client) {
-		ret = perf_io(fd, (void *)(uintptr_t)out, len, true);
-		return ret != 0 ? ret : perf_io(fd, in, len, false);
-	}
-	ret = perf_io(fd, in, len, false);
-	return ret != 0 ? ret : perf_io(fd, (void *)(uintptr_t)out, len, true);
+static int
+perf_oob_get(struct perf_oob *oob, void *in, size_t len)
+{
+	if (oob->cm != NULL)
+		return perf_cm_recv(oob->cm, in, len);
+	return perf_io(oob->fd, in, len, false);
 }
 
 int
-perf_oob_open(const struct perf_opts *o)
+perf_oob_xchg(struct perf_oob *oob, const void *out, void *in, size_t len)
+{
+	int ret;
+
+	if (oob->client) {
+		ret = perf_oob_put(oob, out, len);
+		return ret != 0 ? ret : perf_oob_get(oob, in, len);
+	}
+	ret = perf_oob_get(oob, in, len);
+	return ret != 0 ? ret : perf_oob_put(oob, out, len);
+}
+
+/* The TCP connection; with -R nothing here (perf_cm_open() connects the exchange QP). */
+int
+perf_oob_open(const struct perf_opts *o, struct perf_oob *oob)
 {
 	int fd, lfd;
 
+	*oob = (struct perf_oob){ .client = o->server != NULL, .fd = -1 };
+	if (o->rdma_cm)
+		return 0;
 	if (o->server != NULL) {
 		fd = pp_oob_connect(o->server, o->tcp_port);
 	} else {
@@ -81,7 +103,8 @@ perf_oob_open(const struct perf_opts *o)
 		return fd;
 	}
 	pp_oob_set_timeout(fd, PERF_OOB_TIMEOUT_MS);
-	return fd;
+	oob->fd = fd;
+	return 0;
 }
 
 static int
@@ -96,14 +119,14 @@ perf_mtu_code(uint32_t bytes)
 
 /* Version, cycle buffer, cache line, MTU (the smaller one wins). */
 int
-perf_oob_hello(int fd, bool client, uint32_t *ib_mtu)
+perf_oob_hello(struct perf_oob *oob, uint32_t *ib_mtu)
 {
 	char ver[PERF_OOB_VERSION_LEN] = PERF_OOB_VERSION, peer[PERF_OOB_VERSION_LEN + 1] = { 0 };
 	char mtu[PERF_MTU_MSG_LEN + 1] = { 0 }, pmtu[PERF_MTU_MSG_LEN + 1] = { 0 };
 	int32_t v, pv;
 	int ret, code;
 
-	ret = perf_oob_xchg(fd, client, ver, peer, PERF_OOB_VERSION_LEN);
+	ret = perf_oob_xchg(oob, ver, peer, PERF_OOB_VERSION_LEN);
 	if (ret != 0)
 		return ret;
 	if (strtod(peer, NULL) < PERF_OOB_VERSION_MIN) {
@@ -112,13 +135,13 @@ perf_oob_hello(int fd, bool client, uint32_t *ib_mtu)
 		return -EPROTO;
 	}
 	v = (int32_t)htonl(PERF_CYCLE_BUFFER);
-	ret = perf_oob_xchg(fd, client, &v, &pv, sizeof(v));
+	ret = perf_oob_xchg(oob, &v, &pv, sizeof(v));
 	v = (int32_t)htonl(PERF_CACHE_LINE);
 	if (ret == 0)
-		ret = perf_oob_xchg(fd, client, &v, &pv, sizeof(v));
+		ret = perf_oob_xchg(oob, &v, &pv, sizeof(v));
 	mtu[0] = (char)('0' + perf_mtu_code(*ib_mtu));
 	if (ret == 0)
-		ret = perf_oob_xchg(fd, client, mtu, pmtu, PERF_MTU_MSG_LEN);
+		ret = perf_oob_xchg(oob, mtu, pmtu, PERF_MTU_MSG_LEN);
 	if (ret != 0)
 		return ret;
 	code = atoi(pmtu);
@@ -202,11 +225,75 @@ perf_dest_parse(const char msg[PERF_DEST_MSG_LEN], struct perf_dest *d)
  */
 static struct perf_dest perf_oob_self;
 
-int
-perf_oob_xchg_dests(int fd, bool client, const struct perf_dest *local, struct perf_dest *remote,
-		    uint32_t n)
+/* perftest's struct pingpong_dest, big-endian, as rdma_write_keys() sends it (-R). */
+void
+perf_dest_encode(const struct perf_dest *d, uint8_t msg[PERF_DEST_BIN_LEN])
+{
+	const rte_be32_t w[] = {
+		rte_cpu_to_be_32(d->lid), rte_cpu_to_be_32(d->out_reads), rte_cpu_to_be_32(d->qpn),
+		rte_cpu_to_be_32(d->psn), rte_cpu_to_be_32(d->rkey), 0,
+	};
+	const rte_be64_t vaddr = rte_cpu_to_be_64(d->vaddr);
+	const rte_be32_t tail[] = { rte_cpu_to_be_32(d->srqn), 0 };
+
+	memcpy(msg, w, sizeof(w));
+	memcpy(msg + sizeof(w), &vaddr, sizeof(vaddr));
+	memcpy(msg + sizeof(w) + sizeof(vaddr), d->gid.raw, sizeof(d->gid.raw));
+	memcpy(msg + PERF_DEST_BIN_LEN - sizeof(tail), tail, sizeof(tail));
+}
+
+/* rdma_read_keys(): every field but srqn and gid_index, which perftest does not read either. */
+void
+perf_dest_decode(const uint8_t msg[PERF_DEST_BIN_LEN], struct perf_dest *d)
+{
+	rte_be32_t w[6];
+	rte_be64_t vaddr;
+
+	memcpy(w, msg, sizeof(w));
+	memcpy(&vaddr, msg + sizeof(w), sizeof(vaddr));
+	*d = (struct perf_dest){
+		.lid = rte_be_to_cpu_32(w[0]), .out_reads = rte_be_to_cpu_32(w[1]),
+		.qpn = rte_be_to_cpu_32(w[2]), .psn = rte_be_to_cpu_32(w[3]),
+		.rkey = rte_be_to_cpu_32(w[4]), .vaddr = rte_be_to_cpu_64(vaddr),
+	};
+	memcpy(d->gid.raw, msg + sizeof(w) + sizeof(vaddr), sizeof(d->gid.raw));
+}
+
+/*
+ * What a sync carries: our first QP's record. perftest's ctx_hand_shake
+ * stores every record it reads as the peer's first QP, also in the syncs
+ * after the connection (write_bw.c: the "additional handshake" after RTR),
+ * and then takes the remote address and key from it: a blank record there
+ * made ib_write_bw write to address 0 with key 0.
+ */
+static struct perf_dest perf_oob_self;
+
+/* One record each way: the ASCII one over TCP, the binary one over the exchange QP. */
+static int
+perf_oob_xchg_dest(struct perf_oob *oob, const struct perf_dest *local, struct perf_dest *remote)
 {
 	char out[PERF_DEST_MSG_LEN], in[PERF_DEST_MSG_LEN];
+	int ret;
+
+	if (oob->cm != NULL) {
+		perf_dest_encode(local, (uint8_t *)out);
+		ret = perf_oob_xchg(oob, out, in, PERF_DEST_BIN_LEN);
+		if (ret == 0)
+			perf_dest_decode((const uint8_t *)in, remote);
+		return ret;
+	}
+	ret = perf_dest_format(local, out);
+	if (ret == 0)
+		ret = perf_oob_xchg(oob, out, in, PERF_DEST_MSG_LEN);
+	if (ret == 0 && (ret = perf_dest_parse(in, remote)) != 0)
+		fprintf(stderr, "roce_perf: bad key record from the peer\n");
+	return ret;
+}
+
+int
+perf_oob_xchg_dests(struct perf_oob *oob, const struct perf_dest *local, struct perf_dest *remote,
+		    uint32_t n)
+{
 	uint32_t i;
 	int ret;
 
@@ -214,11 +301,7 @@ perf_oob_xchg_dests(int fd, bool client, const struct perf_dest *local, struct p
 		perf_oob_self = local[0];
 
 	for (i = 0; i < n; i++) {
-		ret = perf_dest_format(&local[i], out);
-		if (ret == 0)
-			ret = perf_oob_xchg(fd, client, out, in, PERF_DEST_MSG_LEN);
-		if (ret == 0 && (ret = perf_dest_parse(in, &remote[i])) != 0)
-			fprintf(stderr, "roce_perf: bad key record from the peer\n");
+		ret = perf_oob_xchg_dest(oob, &local[i], &remote[i]);
 		if (ret != 0)
 			return ret;
 	}
@@ -227,20 +310,23 @@ perf_oob_xchg_dests(int fd, bool client, const struct perf_dest *local, struct p
 
 /* One key-record exchange as a barrier (perftest's ctx_hand_shake). */
 int
-perf_oob_sync(int fd, bool client)
+perf_oob_sync(struct perf_oob *oob)
 {
 	struct perf_dest peer;
 
-	return perf_oob_xchg_dests(fd, client, &perf_oob_self, &peer, 1);
+	return perf_oob_xchg_dests(oob, &perf_oob_self, &peer, 1);
 }
 
-/* Data waiting on the socket? 1, 0, or a negative errno. */
+/* Has the peer said something (data on the socket, a SEND received)? 1, 0, or a negative errno. */
 int
-perf_oob_readable(int fd)
+perf_oob_readable(struct perf_oob *oob)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int n = poll(&p, 1, 0);
+	struct pollfd p = { .fd = oob->fd, .events = POLLIN };
+	int n;
 
+	if (oob->cm != NULL)
+		return perf_cm_readable(oob->cm);
+	n = poll(&p, 1, 0);
 	return n < 0 ? -errno : n;
 }
 
@@ -265,7 +351,7 @@ perf_be_double(uint64_t u)
 
 /* The BW report: size, iters, peak, average, message rate (perftest's order). */
 int
-perf_oob_report(int fd, bool client, struct perf_result *res)
+perf_oob_report(struct perf_oob *oob, struct perf_result *res)
 {
 	uint64_t out[5] = {
 		rte_cpu_to_be_64(res->size), rte_cpu_to_be_64(res->msgs),
@@ -276,8 +362,8 @@ perf_oob_report(int fd, bool client, struct perf_result *res)
 	int ret = 0, i;
 
 	for (i = 0; i < 5 && ret == 0; i++)
-		ret = perf_oob_xchg(fd, client, &out[i], &in[i], sizeof(in[i]));
-	if (ret != 0 || client)
+		ret = perf_oob_xchg(oob, &out[i], &in[i], sizeof(in[i]));
+	if (ret != 0 || oob->client)
 		return ret;
 	res->size = (uint32_t)rte_be_to_cpu_64(in[0]);
 	res->msgs = rte_be_to_cpu_64(in[1]);
@@ -287,11 +373,17 @@ perf_oob_report(int fd, bool client, struct perf_result *res)
 	return 0;
 }
 
-/* ctx_close_connection: one key record, then "done" (records false: neither, as write_lat). */
+/*
+ * ctx_close_connection: one key record, then over TCP "done" (records
+ * false: neither, as write_lat); with -R the record only, and the exchange
+ * QP stays for perf_cm_close().
+ */
 void
-perf_oob_close(int fd, bool client, bool records)
+perf_oob_close(struct perf_oob *oob, bool records)
 {
-	if (records && perf_oob_sync(fd, client) == 0)
-		pp_oob_send_done(fd);
-	close(fd);
+	if (records && perf_oob_sync(oob) == 0 && oob->cm == NULL)
+		pp_oob_send_done(oob->fd);
+	if (oob->fd >= 0)
+		close(oob->fd);
+	oob->fd = -1;
 }

@@ -135,7 +135,7 @@ static const char *const perf_wc_status_names[] = {
 	PERF_WC_STATUS(TM_RNDV_INCOMPLETE),
 };
 
-static int
+int
 perf_wc_check(const struct ibv_wc *wc, const char *who)
 {
 	const char *name = (unsigned int)wc->status < RTE_DIM(perf_wc_status_names) ?
@@ -832,8 +832,8 @@ perf_run_size(struct perf_run *r, uint32_t size, bool first, struct perf_result 
 	memset(res, 0, sizeof(*res));
 	res->size = size;
 	ret = perf_prepare(r, size);
-	if (ret == 0 && r->oob >= 0 && perf_sync_before(o, first))
-		ret = perf_oob_sync(r->oob, true);	/* the server posted its receives */
+	if (ret == 0 && r->oob != NULL && perf_sync_before(o, first))
+		ret = perf_oob_sync(r->oob);	/* the server posted its receives */
 	if (ret != 0)
 		return ret;
 	r->busy_cycles = 0;
@@ -871,8 +871,8 @@ perf_run_size(struct perf_run *r, uint32_t size, bool first, struct perf_result 
 	}
 	if (r->cli->fault != NULL)
 		rte_roce_fault_stats_get(r->cli->fault, &res->fault);
-	if (r->oob >= 0 && perf_sync_after(o))
-		ret = perf_oob_sync(r->oob, true);	/* the run is over */
+	if (r->oob != NULL && perf_sync_after(o))
+		ret = perf_oob_sync(r->oob);	/* the run is over */
 	return ret;
 }
 
@@ -897,7 +897,7 @@ perf_serve_size(struct perf_run *r, uint32_t size, bool first, struct perf_resul
 	res->size = size;
 	ret = perf_prepare(r, size);
 	if (ret == 0 && perf_sync_before(o, first))
-		ret = perf_oob_sync(r->oob, false);
+		ret = perf_oob_sync(r->oob);
 	while (ret == 0) {
 		perf_progress(r);
 		n = perf_srv_step(r, size, &verified);
@@ -926,7 +926,7 @@ perf_serve_size(struct perf_run *r, uint32_t size, bool first, struct perf_resul
 			ret = perf_verify(perf_target(r->srv, q), size, &verified);
 	}
 	if (ret == 0 && perf_sync_after(o))
-		ret = perf_oob_sync(r->oob, false);
+		ret = perf_oob_sync(r->oob);
 	if (res->msgs > 1) {
 		/* from the first receive to the last: one message less in between */
 		res->secs = (double)(t1 - t0) / rte_get_tsc_hz();

@@ -20,10 +20,7 @@
 #define PERF_ALIGN 64
 #define PERF_BUF_MAX (1ull << 30)	/* registered memory per side */
 #define PERF_TIMEOUT 14			/* 4.096 us * 2^14 = 67 ms (perftest's default) */
-#define PERF_RETRY 7
-#define PERF_RNR_RETRY 7		/* 7 = retry for ever (IBA 9.7.5.2.8) */
 #define PERF_MIN_RNR_TIMER 12		/* 0.64 ms (IBA table 45), perftest's */
-#define PERF_RD_ATOMIC 16u	/* RTE_ROCE_DEV_MAX_RD_ATOM_MAX */
 #define PERF_HOP_LIMIT 64
 #define PERF_PSN_MASK 0xffffffu
 
@@ -178,11 +175,47 @@ perf_side_open(struct perf_side *s, const struct perf_opts *o, uint16_t eth, con
 	return 0;
 }
 
-/* CQs, QPs and the memory for messages up to max_size bytes. */
+/* The creation attributes of QP q: its lane's CQs, the test's depths. */
+void
+perf_side_qp_init_attr(const struct perf_side *s, const struct perf_opts *o, uint32_t q,
+		       struct ibv_qp_init_attr *ia)
+{
+	*ia = (struct ibv_qp_init_attr){
+		.send_cq = s->scq[q % s->nb_lanes],
+		.recv_cq = s->rcq[q % s->nb_lanes],
+		.cap = {
+			.max_send_wr = o->tx_depth,
+			.max_recv_wr = RTE_MAX(o->rx_depth, 1u),
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+			.max_inline_data = o->inline_size,
+		},
+		.qp_type = IBV_QPT_RC,
+	};
+}
+
+/* The record we give the peer for QP q, once it exists. */
+void
+perf_side_set_dest(struct perf_side *s, uint32_t q)
+{
+	s->local[q] = (struct perf_dest){
+		.out_reads = PERF_RD_ATOMIC,
+		.qpn = s->qp[q]->qp_num,
+		.psn = (uint32_t)lrand48() & PERF_PSN_MASK,
+		.rkey = s->mr->rkey,
+		.vaddr = (uintptr_t)perf_target(s, q),
+		.gid = s->gid,
+	};
+}
+
+/*
+ * CQs, QPs and the memory for messages up to max_size bytes. With -R the
+ * QPs come later, from the CM ids that connect them (perf_cm.c).
+ */
 int
 perf_side_qps(struct perf_side *s, const struct perf_opts *o, uint32_t max_size)
 {
-	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_RC };
+	struct ibv_qp_init_attr ia;
 	uint32_t q, per_lane;
 	uint16_t l;
 
@@ -218,28 +251,15 @@ perf_side_qps(struct perf_side *s, const struct perf_opts *o, uint32_t max_size)
 			return -ENOMEM;
 		}
 	}
-	ia.cap.max_send_wr = o->tx_depth;
-	ia.cap.max_recv_wr = RTE_MAX(o->rx_depth, 1u);
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
-	ia.cap.max_inline_data = o->inline_size;
-	for (q = 0; q < o->qps; q++) {
-		ia.send_cq = s->scq[q % s->nb_lanes];
-		ia.recv_cq = s->rcq[q % s->nb_lanes];
+	for (q = 0; q < o->qps && !o->rdma_cm; q++) {
+		perf_side_qp_init_attr(s, o, q, &ia);
 		s->qp[q] = rte_roce_create_qp(s->pd, &ia);
 		if (s->qp[q] == NULL) {
 			fprintf(stderr, "roce_perf: %s: create QP: %s\n", s->name,
 				rte_strerror(rte_errno));
 			return -rte_errno;
 		}
-		s->local[q] = (struct perf_dest){
-			.out_reads = PERF_RD_ATOMIC,
-			.qpn = s->qp[q]->qp_num,
-			.psn = (uint32_t)lrand48() & PERF_PSN_MASK,
-			.rkey = s->mr->rkey,
-			.vaddr = (uintptr_t)perf_target(s, q),
-			.gid = s->gid,
-		};
+		perf_side_set_dest(s, q);
 	}
 	return 0;
 }

@@ -27,10 +27,14 @@
  *   without -b the --ip address is used.
  * - -t (type of service) and -m (migrate to a new channel) are refused.
  * - a wait with no progress ends after --timeout seconds (default 60).
+ * - --cm-stats: at the end, one line of the CM's non-zero counters
+ *   ("cm counters: cm_mads_sent 98 cm_established 16 ..."), by which a test
+ *   counts connections established and MADs sent again.
  */
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -60,7 +64,7 @@
 #define UC_TIMEOUT_S_DEFAULT 60
 #define UC_MS_PER_S 1000
 
-enum { UC_OPT_TIMEOUT = PP_PORT_OPT_END };
+enum { UC_OPT_TIMEOUT = PP_PORT_OPT_END, UC_OPT_CM_STATS };
 enum uc_cq { UC_SEND_CQ, UC_RECV_CQ, UC_NB_CQ };
 
 struct uc_opts {
@@ -73,6 +77,7 @@ struct uc_opts {
 	uint16_t port_num;		/* -p */
 	enum rte_roce_cm_port_space ps;	/* -P */
 	unsigned int timeout_s;		/* --timeout */
+	bool cm_stats;			/* --cm-stats */
 };
 
 struct uc_node {
@@ -112,6 +117,7 @@ uc_usage(const char *argv0)
 	printf("\t[-S message_size]\n");
 	printf("\t[-p port_number]\n");
 	printf("\t[--timeout S] give up a wait without progress after S seconds (60)\n");
+	printf("\t[--cm-stats] print the CM's non-zero counters at the end\n");
 	pp_port_usage();
 }
 
@@ -169,6 +175,9 @@ uc_opt(struct uc_opts *o, int c, const char *arg)
 		ret = uc_number(arg, 1, UINT_MAX / UC_MS_PER_S, &v);
 		o->timeout_s = (unsigned int)v;
 		return ret;
+	case UC_OPT_CM_STATS:
+		o->cm_stats = true;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -179,6 +188,7 @@ uc_parse_args(int argc, char **argv, struct uc_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "timeout", required_argument, NULL, UC_OPT_TIMEOUT },
+		{ "cm-stats", no_argument, NULL, UC_OPT_CM_STATS },
 		PP_PORT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -624,6 +634,27 @@ uc_run(struct uc_test *t)
 	return ret;
 }
 
+/* --cm-stats: the CM's non-zero counters by their xstats names, on one line. */
+static void
+uc_print_cm_stats(struct uc_test *t)
+{
+	int i, n = t->cm != NULL ? rte_roce_cm_xstats_names_get(t->cm, NULL, 0) : 0;
+	char (*names)[64] = n > 0 ? calloc(n, sizeof(*names)) : NULL;
+	uint64_t *values = n > 0 ? calloc(n, sizeof(*values)) : NULL;
+
+	if (names != NULL && values != NULL &&
+	    rte_roce_cm_xstats_names_get(t->cm, names, n) == n &&
+	    rte_roce_cm_xstats_get(t->cm, values, n) == n) {
+		printf("cm counters:");
+		for (i = 0; i < n; i++)
+			if (values[i] != 0)
+				printf(" %s %" PRIu64, names[i], values[i]);
+		printf("\n");
+	}
+	free(names);
+	free(values);
+}
+
 static void
 uc_teardown(struct uc_test *t)
 {
@@ -659,6 +690,8 @@ main(int argc, char **argv)
 	ret = pp_port_open(&t.pp, &o.port);
 	if (ret == 0) {
 		ret = uc_run(&t);
+		if (o.cm_stats)
+			uc_print_cm_stats(&t);
 		printf("test complete\n");
 		uc_teardown(&t);
 		if (pp_port_close(&t.pp) != 0 && ret == 0)

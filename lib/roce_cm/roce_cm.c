@@ -53,7 +53,8 @@ static const struct {
 	CM_STAT(mra_rcvd), CM_STAT(established), CM_STAT(backlog_full), CM_STAT(drop_length),
 	CM_STAT(drop_base_version), CM_STAT(drop_class), CM_STAT(drop_class_version),
 	CM_STAT(drop_method), CM_STAT(drop_attr), CM_STAT(drop_comm_id), CM_STAT(drop_state),
-	CM_STAT(drop_field), CM_STAT(send_errors), CM_STAT(addr_errors),
+	CM_STAT(drop_field), CM_STAT(send_errors), CM_STAT(addr_errors), CM_STAT(status_sent),
+	CM_STAT(mads_queued),
 };
 static_assert(RTE_DIM(cm_stat_names) * sizeof(uint64_t) == sizeof(struct rte_roce_cm_stats),
 	      "every counter has a name");
@@ -88,6 +89,8 @@ cm_conf_fill(struct rte_roce_cm_conf *c, const struct rte_roce_cm_conf *conf)
 		c->max_ids = CM_DEFAULT_MAX_IDS;
 	if (c->mad_slots == 0)
 		c->mad_slots = CM_DEFAULT_MAD_SLOTS;
+	if (c->mad_backlog == 0)
+		c->mad_backlog = c->max_ids;
 	return 0;
 }
 
@@ -121,7 +124,9 @@ cm_qp1_create(struct rte_roce_cm *cm)
 	cm->bufs = calloc(2 * (size_t)cm->conf.mad_slots, ROCE_CM_RECV_LEN);
 	cm->free_slots = calloc(cm->conf.mad_slots, sizeof(*cm->free_slots));
 	cm->slot_ah = calloc(cm->conf.mad_slots, sizeof(*cm->slot_ah));
-	if (cm->bufs == NULL || cm->free_slots == NULL || cm->slot_ah == NULL)
+	cm->backlog = calloc(cm->conf.mad_backlog, sizeof(*cm->backlog));
+	if (cm->bufs == NULL || cm->free_slots == NULL || cm->slot_ah == NULL ||
+	    cm->backlog == NULL)
 		return -ENOMEM;
 	cm->mr = rte_roce_reg_mr(cm->pd, cm->bufs, 2 * (size_t)cm->conf.mad_slots * ROCE_CM_RECV_LEN,
 				 IBV_ACCESS_LOCAL_WRITE);
@@ -155,6 +160,7 @@ cm_qp1_destroy(struct rte_roce_cm *cm)
 	free(cm->bufs);
 	free(cm->free_slots);
 	free(cm->slot_ah);
+	free(cm->backlog);
 }
 
 static int

@@ -87,6 +87,7 @@ struct roce_cm_peer {
 struct roce_cm_peer_addr {
 	union ibv_gid gid;
 	int sgid_index;
+	uint32_t qpn;		/* the QP it sent from: where a GET's response goes */
 };
 
 /* A CM id: the public part first, as rdma_cm_id. */
@@ -169,6 +170,14 @@ int roce_cm_sync_complete(struct roce_cm_id *id);
 int roce_cm_sync_channel(struct roce_cm_id *id);
 void roce_cm_sync_drain(struct roce_cm_id *id);
 
+/* A MAD that found every send slot in flight: sent once one frees (roce_cm_mad.c). */
+struct roce_cm_queued_mad {
+	union ibv_gid dgid;
+	int sgid_index;
+	uint32_t qpn;		/* QP1, or the QP a GET came from */
+	struct rte_roce_mad mad;
+};
+
 /* One CM per device. */
 struct rte_roce_cm {
 	TAILQ_ENTRY(rte_roce_cm) next;	/* in the process-wide list */
@@ -187,6 +196,9 @@ struct rte_roce_cm {
 	uint32_t *free_slots;		/* stack of free send slots */
 	uint32_t nb_free;
 	struct roce_cm_ah **slot_ah;	/* AH of each send slot in flight */
+	struct roce_cm_queued_mad *backlog;	/* a ring of conf.mad_backlog, oldest at head */
+	uint32_t backlog_head;
+	uint32_t nb_backlog;
 	struct roce_cm_ah ahs[ROCE_CM_AH_MAX];
 	struct roce_cm_id_list ids;
 	uint32_t nb_ids;

@@ -444,6 +444,12 @@ rte_roce_cm_connect(struct rte_roce_cm_id *pub, const struct rte_roce_cm_conn_pa
 		id->qpn = id->pub.qp != NULL ? id->pub.qp->qp_num : param->qp_num;
 		rc = roce_cm_send_req(id, param);
 	}
+	/* not sent (the MAD backlog full): as if never called, the id may connect again */
+	if (rc == -ENOMEM) {
+		roce_cm_timer_stop(id);
+		roce_cm_state_set(id, ROCE_CM_IDLE);
+		id->has_last = false;
+	}
 	pthread_mutex_unlock(&id->cm->lock);
 	return rc == 0 && id->sync ? roce_cm_sync_complete(id) : rc;
 }

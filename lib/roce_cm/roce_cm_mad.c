@@ -119,9 +119,10 @@ found:
 	return e;
 }
 
-int
-roce_cm_mad_send(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index,
-		 const struct rte_roce_mad *mad)
+/* Post mad in a free send slot to QP qpn of the port at dgid, from our address sgid_index. */
+static int
+cm_mad_post(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index, uint32_t qpn,
+	    const struct rte_roce_mad *mad)
 {
 	struct ibv_sge sge = { .length = RTE_ROCE_MAD_LEN, .lkey = cm->mr->lkey };
 	struct ibv_send_wr wr = {
@@ -136,7 +137,7 @@ roce_cm_mad_send(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_ind
 	int rc;
 
 	ah = cm_ah_get(cm, dgid, sgid_index);
-	if (ah == NULL || cm->nb_free == 0) {
+	if (ah == NULL) {
 		cm->stats.send_errors++;
 		return -ENOMEM;
 	}
@@ -145,7 +146,7 @@ roce_cm_mad_send(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_ind
 	sge.addr = (uintptr_t)cm_send_buf(cm, slot);
 	wr.wr_id = slot;
 	wr.wr.ud.ah = ah->ah;
-	wr.wr.ud.remote_qpn = RTE_ROCE_QP1_QPN;
+	wr.wr.ud.remote_qpn = qpn;
 	wr.wr.ud.remote_qkey = RTE_ROCE_QP1_QKEY;
 	rc = rte_roce_post_send(cm->qp1, &wr, &bad);
 	if (rc < 0) {
@@ -159,6 +160,61 @@ roce_cm_mad_send(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_ind
 	return 0;
 }
 
+/*
+ * Every slot in flight (or MADs already waiting, which go first): into the
+ * backlog, -ENOMEM when it is full. Its timers run from now, as Linux's
+ * do for a send on the overflow list.
+ */
+static int
+cm_mad_queue(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index, uint32_t qpn,
+	     const struct rte_roce_mad *mad)
+{
+	struct roce_cm_queued_mad *q;
+
+	if (cm->nb_backlog == cm->conf.mad_backlog) {
+		cm->stats.send_errors++;
+		return -ENOMEM;
+	}
+	q = &cm->backlog[(cm->backlog_head + cm->nb_backlog++) % cm->conf.mad_backlog];
+	q->dgid = *dgid;
+	q->sgid_index = sgid_index;
+	q->qpn = qpn;
+	q->mad = *mad;
+	cm->stats.mads_queued++;
+	return 0;
+}
+
+/* Post mad, or queue it behind the MADs waiting (every slot in flight). */
+static int
+cm_mad_send_qp(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index, uint32_t qpn,
+	       const struct rte_roce_mad *mad)
+{
+	if (cm->nb_free == 0 || cm->nb_backlog > 0)
+		return cm_mad_queue(cm, dgid, sgid_index, qpn, mad);
+	return cm_mad_post(cm, dgid, sgid_index, qpn, mad);
+}
+
+int
+roce_cm_mad_send(struct rte_roce_cm *cm, const union ibv_gid *dgid, int sgid_index,
+		 const struct rte_roce_mad *mad)
+{
+	return cm_mad_send_qp(cm, dgid, sgid_index, RTE_ROCE_QP1_QPN, mad);
+}
+
+/* The backlog's oldest MADs into the slots that are free (a failed one is counted and dropped). */
+static void
+cm_mad_backlog_send(struct rte_roce_cm *cm)
+{
+	struct roce_cm_queued_mad *q;
+
+	while (cm->nb_free > 0 && cm->nb_backlog > 0) {
+		q = &cm->backlog[cm->backlog_head];
+		cm->backlog_head = (cm->backlog_head + 1) % cm->conf.mad_backlog;
+		cm->nb_backlog--;
+		cm_mad_post(cm, &q->dgid, q->sgid_index, q->qpn, &q->mad);
+	}
+}
+
 void
 roce_cm_mad_send_done(struct rte_roce_cm *cm, const struct ibv_wc *wc)
 {
@@ -169,6 +225,7 @@ roce_cm_mad_send_done(struct rte_roce_cm *cm, const struct ibv_wc *wc)
 	cm->slot_ah[slot]->inflight--;
 	cm->slot_ah[slot] = NULL;
 	cm->free_slots[cm->nb_free++] = slot;
+	cm_mad_backlog_send(cm);
 }
 
 /*
@@ -211,7 +268,38 @@ cm_class_port_info(struct rte_roce_cm *cm, const struct rte_roce_mad *req, const
 	resp.hdr.status = 0;
 	memset(resp.data, 0, sizeof(resp.data));
 	memcpy(resp.data, &cpi, sizeof(cpi));
-	roce_cm_mad_send(cm, &from->gid, from->sgid_index, &resp);
+	cm_mad_send_qp(cm, &from->gid, from->sgid_index, from->qpn, &resp);
+}
+
+/*
+ * A GET or SET the CM does not serve is answered all the same, with a
+ * GetResp whose status says why (IBTA Vol. 1 §13.4.7: a class version the
+ * CM does not speak, a method its class does not have, or a method the
+ * attribute does not take), back to the QP that asked (§13.5.1), so that a
+ * manager asking is not left to time out. A SEND, every CM message, has no
+ * response; a MAD that is not the CM's (base version, class, length) is
+ * not ours to answer.
+ */
+static void
+cm_status_reply(struct rte_roce_cm *cm, const struct rte_roce_mad *req, const uint64_t *drop,
+		const struct roce_cm_peer_addr *from)
+{
+	struct rte_roce_mad resp = *req;
+	uint16_t status;
+
+	if (req->hdr.method != RTE_ROCE_MAD_METHOD_GET && req->hdr.method != RTE_ROCE_MAD_METHOD_SET)
+		return;
+	if (drop == &cm->stats.drop_class_version)
+		status = RTE_ROCE_MAD_STATUS_BAD_VERSION;
+	else if (drop == &cm->stats.drop_method || drop == &cm->stats.drop_attr)
+		status = req->hdr.method == RTE_ROCE_MAD_METHOD_SET ?
+			 RTE_ROCE_MAD_STATUS_UNSUPPORTED_METHOD : RTE_ROCE_MAD_STATUS_UNSUPPORTED_ATTR;
+	else
+		return;
+	resp.hdr.method = RTE_ROCE_MAD_METHOD_GET_RESP;
+	resp.hdr.status = rte_cpu_to_be_16(status);
+	if (cm_mad_send_qp(cm, &from->gid, from->sgid_index, from->qpn, &resp) == 0)
+		cm->stats.status_sent++;
 }
 
 /* Answer req with msg (len bytes of class data) without a connection: same TID. */
@@ -317,11 +405,13 @@ roce_cm_mad_input(struct rte_roce_cm *cm, const struct ibv_wc *wc)
 	memset(&mad, 0, sizeof(mad));
 	memcpy(&mad, buf + RTE_ROCE_GRH_LEN, RTE_MIN(sizeof(mad), got));
 	drop = cm_mad_check(cm, wc, &mad);
+	cm_grh_peer(cm, buf, &from);
+	from.qpn = wc->src_qp;
 	if (drop != NULL) {
 		(*drop)++;
+		cm_status_reply(cm, &mad, drop, &from);
 		return;
 	}
-	cm_grh_peer(cm, buf, &from);
 	switch (rte_be_to_cpu_16(mad.hdr.attr_id)) {
 	case RTE_ROCE_CM_ATTR_CLASS_PORT_INFO:
 		cm_class_port_info(cm, &mad, &from);

@@ -147,8 +147,20 @@ struct rte_roce_cm_conf {
 	uint8_t max_cm_retries;
 	/** CM ids of the instance at most, listeners included (default 1024). */
 	uint32_t max_ids;
-	/** MADs in flight on QP1 at most, each way (default 64). */
+	/**
+	 * MADs in flight on QP1 at most, each way (default 64): QP1's send and
+	 * receive queues. A MAD sent while all are in flight waits its turn in
+	 * the backlog below, as Linux's MAD layer queues sends beyond its send
+	 * queue (drivers/infiniband/core/mad.c, ib_send_mad(): the overflow list).
+	 */
 	uint32_t mad_slots;
+	/**
+	 * MADs waiting for a send slot at most, sent in order as slots free up
+	 * (default: max_ids); one more is not sent: the call that sends it fails
+	 * with -ENOMEM (connect, accept, reject, ...) or, for a reply the CM
+	 * makes alone, it is counted in send_errors.
+	 */
+	uint32_t mad_backlog;
 };
 
 /** Counters of a CM instance. */
@@ -173,8 +185,10 @@ struct rte_roce_cm_stats {
 	uint64_t drop_comm_id;		/**< Dropped: no connection has this comm ID. */
 	uint64_t drop_state;		/**< Dropped: a message the connection's state does not take. */
 	uint64_t drop_field;		/**< Dropped: a field out of range (MTU, transport...). */
-	uint64_t send_errors;		/**< MADs not sent: no buffer, no AH, post refused. */
+	uint64_t send_errors;		/**< MADs not sent: backlog full, no AH, post refused. */
 	uint64_t addr_errors;		/**< Destinations not resolved (ADDR_ERROR events). */
+	uint64_t status_sent;		/**< GETs and SETs not served, answered with a MAD status. */
+	uint64_t mads_queued;		/**< MADs that waited in the backlog for a send slot. */
 };
 
 /**
@@ -443,7 +457,7 @@ int rte_roce_cm_get_request(struct rte_roce_cm_id *listen, struct rte_roce_cm_id
  *   private data above 56 bytes (UD: 180), retry or RNR count above 7,
  *   responder resources or initiator depth above the device's
  *   max_qp_rd_atom, state not idle, a UD id that connected already);
- *   -ENOMEM (no MAD buffer).
+ *   -ENOMEM (every MAD slot in flight and the backlog full: mad_backlog).
  *   Synchronous id: then the event's errno (rte_roce_cm_create_id()).
  */
 __rte_experimental

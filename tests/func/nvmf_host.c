@@ -68,10 +68,11 @@ host_tgt_conf(struct nvmf_tgt_conf *conf)
 	s4->sin_family = AF_INET;
 	s4->sin_port = htons(HOST_PORT);
 	inet_pton(AF_INET, ROCE_TEST_ADDR_B, &s4->sin_addr);
-	snprintf(conf->subnqn, sizeof(conf->subnqn), "%s", HOST_SUBNQN);
-	conf->ns[0].size = 4u << 20;
-	conf->ns[0].block_size = 512;
-	conf->nb_ns = 1;
+	snprintf(conf->subsys[0].nqn, sizeof(conf->subsys[0].nqn), "%s", HOST_SUBNQN);
+	conf->subsys[0].ns[0].size = 4u << 20;
+	conf->subsys[0].ns[0].block_size = 512;
+	conf->subsys[0].nb_ns = 1;
+	conf->nb_subsys = 1;
 	conf->data_buffers = 32;
 }
 
@@ -128,6 +129,9 @@ host_env_open(struct host_env *h, const struct nvmf_tgt_conf *conf)
 		h->conf = *conf;
 	else
 		host_tgt_conf(&h->conf);
+	/* a target listening on IPv6: both sides take IPv6 addresses (GIDs) */
+	h->ipv6 = h->conf.listen.ss_family == AF_INET6;
+	tc.ipv6 = h->ipv6;
 	ROCE_TEST_ASSERT_EQ(roce_test_env_open(&h->e, &tc, 0), 0, "sides");
 	for (i = 0; i < 2; i++) {
 		h->cm[i] = rte_roce_cm_open(h->e.s[i].ctx, NULL);
@@ -145,12 +149,15 @@ host_env_close(struct host_env *h)
 	unsigned int i;
 
 	host_env_live = NULL;
-	ROCE_TEST_ASSERT(h->tgt != NULL, "environment not open");
-	nvmf_tgt_stop(h->tgt);
-	while (!nvmf_tgt_idle(h->tgt) && roce_test_ms() < end)
-		host_pump(h);
-	ROCE_TEST_ASSERT_EQ(nvmf_tgt_destroy(h->tgt), 0, "target idle");
-	h->tgt = NULL;
+	/* what host_env_open() made, as far as it got (a failed case releases that) */
+	ROCE_TEST_ASSERT(h->cm[0] != NULL && h->cm[1] != NULL, "environment not open");
+	if (h->tgt != NULL) {
+		nvmf_tgt_stop(h->tgt);
+		while (!nvmf_tgt_idle(h->tgt) && roce_test_ms() < end)
+			host_pump(h);
+		ROCE_TEST_ASSERT_EQ(nvmf_tgt_destroy(h->tgt), 0, "target idle");
+		h->tgt = NULL;
+	}
 	for (i = 0; i < 2; i++)
 		ROCE_TEST_ASSERT_EQ(rte_roce_cm_close(h->cm[i]), 0, "cm %u", i);
 	return roce_test_env_close(&h->e);
@@ -284,11 +291,31 @@ host_queue_track(struct host_env *h, struct host_queue *q, bool add)
 		}
 }
 
+/* Side's address (0: the host, 1: the target) and port, IPv4 or IPv6 as the target listens. */
+static void
+host_addr(const struct host_env *h, struct sockaddr_storage *ss, unsigned int side, uint16_t port)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (h->ipv6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		inet_pton(AF_INET6, side == 0 ? ROCE_TEST_ADDR6_A : ROCE_TEST_ADDR6_B,
+			  &s6->sin6_addr);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		inet_pton(AF_INET, side == 0 ? ROCE_TEST_ADDR_A : ROCE_TEST_ADDR_B, &s4->sin_addr);
+	}
+}
+
 int
 host_queue_connect(struct host_env *h, struct host_queue *q, const struct host_cm_req *req)
 {
-	struct sockaddr_in src = { .sin_family = AF_INET };
-	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(HOST_PORT) };
+	struct sockaddr_storage src, dst;
 	uint8_t pd[56] = { 0 };
 	struct rte_roce_cm_conn_param p = {
 		.private_data = pd,
@@ -305,8 +332,8 @@ host_queue_connect(struct host_env *h, struct host_queue *q, const struct host_c
 	q->qid = req->qid;
 	q->sqsize = req->hsqsize;
 	q->rej_status = -1;
-	inet_pton(AF_INET, ROCE_TEST_ADDR_A, &src.sin_addr);
-	inet_pton(AF_INET, ROCE_TEST_ADDR_B, &dst.sin_addr);
+	host_addr(h, &src, 0, 0);
+	host_addr(h, &dst, 1, HOST_PORT);
 	q->ch = rte_roce_cm_create_event_channel();
 	ROCE_TEST_ASSERT(q->ch != NULL, "channel");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(q->ch, &q->id, q, RTE_ROCE_CM_PS_TCP), 0, "");
@@ -566,11 +593,18 @@ host_ctrl_up_to(struct host_env *h, struct host_queue *admin, const char *subnqn
 int
 host_io_up(struct host_env *h, struct host_queue *admin, struct host_queue *io, uint16_t qid)
 {
+	return host_io_up_to(h, admin, io, qid, HOST_SUBNQN);
+}
+
+int
+host_io_up_to(struct host_env *h, struct host_queue *admin, struct host_queue *io, uint16_t qid,
+	      const char *subnqn)
+{
 	struct host_cm_req req = host_cm_req_default(qid, 63, admin->cntlid);
 	uint8_t cqe[16];
 
 	ROCE_TEST_ASSERT_EQ(host_queue_connect(h, io, &req), 0, "I/O queue %u", qid);
-	ROCE_TEST_ASSERT_EQ(host_fabrics_connect(io, HOST_SUBNQN, HOST_NQN, admin->cntlid, 0, cqe),
+	ROCE_TEST_ASSERT_EQ(host_fabrics_connect(io, subnqn, HOST_NQN, admin->cntlid, 0, cqe),
 			    0, "");
 	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "I/O Connect");
 	ROCE_TEST_ASSERT_EQ(host_dw0(cqe) & 0xffff, admin->cntlid, "");

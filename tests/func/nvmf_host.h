@@ -39,6 +39,7 @@ struct host_env {
 	struct rte_roce_cm *cm[2];
 	struct nvmf_tgt *tgt;
 	struct nvmf_tgt_conf conf;
+	bool ipv6;		/* the target listens on IPv6: so do both sides */
 	struct host_queue *queues[HOST_QUEUES_MAX];	/* connected, for a failed case's release */
 };
 
@@ -141,6 +142,9 @@ int host_ctrl_up_to(struct host_env *h, struct host_queue *admin, const char *su
 /* An I/O queue qid of ctrl admin->cntlid: CM and Fabrics connect. 0 or -1. */
 int host_io_up(struct host_env *h, struct host_queue *admin, struct host_queue *io,
 	       uint16_t qid);
+/* The same for a controller of the subsystem subnqn. */
+int host_io_up_to(struct host_env *h, struct host_queue *admin, struct host_queue *io,
+		  uint16_t qid, const char *subnqn);
 
 /* Side 0's buffer at off (data the target reads or writes). */
 uint8_t *host_buf(struct host_env *h, uint32_t off);

@@ -783,7 +783,11 @@ cm_expect_n(struct cm_env *c, unsigned int side, enum rte_roce_cm_event_type wan
 	return 0;
 }
 
-/* One round of test_cm_mad_loss: CM_LOSS_CONNS connections at once, then disconnected. */
+/*
+ * One round of test_cm_mad_loss (and test_cm_mad_backlog): CM_LOSS_CONNS
+ * connections at once (every id resolved first, then every REQ sent without
+ * progress in between), then disconnected.
+ */
 static int
 cm_loss_round(struct cm_env *c)
 {
@@ -792,10 +796,10 @@ cm_loss_round(struct cm_env *c)
 	struct rte_roce_cm_event *ev;
 	uint64_t end;
 
-	for (i = 0; i < CM_LOSS_CONNS; i++) {
+	for (i = 0; i < CM_LOSS_CONNS; i++)
 		ROCE_TEST_ASSERT_EQ(cm_active_prepare(c, &active[i], CM_PORT), 0, "");
+	for (i = 0; i < CM_LOSS_CONNS; i++)
 		ROCE_TEST_ASSERT_EQ(cm_connect(active[i]), 0, "");
-	}
 	end = roce_test_ms() + CM_LOSS_WAIT_MS;
 	while (nb_act < CM_LOSS_CONNS || nb_est < CM_LOSS_CONNS) {
 		ROCE_TEST_ASSERT(roce_test_ms() < end, "%u requests, %u and %u established", nb_req,
@@ -859,6 +863,80 @@ test_cm_mad_loss(void)
 	printf("# %" PRIu64 " of %" PRIu64 " and %" PRIu64 " of %" PRIu64 " MADs lost, %" PRIu64
 	       " and %" PRIu64 " sent again\n", fs[0].dropped, fs[0].roce, fs[1].dropped,
 	       fs[1].roce, CM_STAT(c->cm[0], retransmits), CM_STAT(c->cm[1], retransmits));
+	return cm_env_close(c);
+}
+
+/*
+ * Two MAD slots each way: the eight REQs sent at once find two slots and
+ * wait in the backlog for the others (as Linux's MAD layer queues sends
+ * beyond its send queue); every connection establishes once, nothing is
+ * lost, and the DREQs queue the same way.
+ */
+static int
+test_cm_mad_backlog(void)
+{
+	static const struct rte_roce_cm_conf two_slots = { .mad_slots = 2 };
+	struct cm_env *const c = &cm_env_case;
+	unsigned int i;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open_conf(c, false, &two_slots), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_loss_round(c), 0, "");
+	for (i = 0; i < 2; i++) {
+		ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[i], established), CM_LOSS_CONNS, "side %u", i);
+		ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[i], send_errors), 0, "side %u", i);
+		ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[i], retransmits), 0, "side %u", i);
+	}
+	ROCE_TEST_ASSERT(CM_STAT(c->cm[0], mads_queued) >= CM_LOSS_CONNS - 2,
+			 "%" PRIu64 " REQs waited", CM_STAT(c->cm[0], mads_queued));
+	return cm_env_close(c);
+}
+
+/* Side 1 takes n CONNECT_REQUESTs, their new ids into ids[] (left unanswered). */
+static int
+cm_take_requests(struct cm_env *c, struct rte_roce_cm_id **ids, unsigned int n)
+{
+	struct rte_roce_cm_event *ev;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		ROCE_TEST_ASSERT_EQ(cm_wait_event(c, 1, RTE_ROCE_CM_EVENT_CONNECT_REQUEST, &ev), 0,
+				    "%u of %u", i, n);
+		ids[i] = ev->id;
+		ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	}
+	return 0;
+}
+
+/*
+ * One slot and a backlog of one: the first REQ is sent, the second waits,
+ * the third has nowhere to go and connect says so (-ENOMEM), counted in
+ * send_errors; memory stays bounded.
+ */
+static int
+test_cm_mad_backlog_full(void)
+{
+	static const struct rte_roce_cm_conf tiny = { .mad_slots = 1, .mad_backlog = 1 };
+	struct cm_env *const c = &cm_env_case;
+	struct rte_roce_cm_id *id[3], *passive[3];
+	unsigned int i;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open_conf(c, false, &tiny), 0, "");
+	for (i = 0; i < RTE_DIM(id); i++)
+		ROCE_TEST_ASSERT_EQ(cm_active_prepare(c, &id[i], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id[0], &connect_param), 0, "sent");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id[1], &connect_param), 0, "queued");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id[2], &connect_param), -ENOMEM, "backlog full");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], mads_queued), 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], send_errors), 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], mads_sent), 1, "");
+	/* the refused id is as before the call: once the backlog drains, it connects */
+	ROCE_TEST_ASSERT_EQ(cm_take_requests(c, passive, 2), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id[2], &connect_param), 0, "again");
+	ROCE_TEST_ASSERT_EQ(cm_take_requests(c, passive + 2, 1), 0, "");
+	for (i = 0; i < RTE_DIM(id); i++)
+		ROCE_TEST_ASSERT_EQ(cm_id_close(&id[i]), 0, "");
+	for (i = 0; i < RTE_DIM(passive); i++)
+		ROCE_TEST_ASSERT_EQ(cm_id_close(&passive[i]), 0, "");
 	return cm_env_close(c);
 }
 
@@ -960,7 +1038,10 @@ test_cm_duplicate_req_mra(void)
 	return cm_env_close(c);
 }
 
-/* A MAD as the test sends it from a plain UD QP, and the counter it must bump on side 1. */
+/*
+ * A MAD as the test sends it from a plain UD QP, the counter it must bump on
+ * side 1, and the status of the GetResp that answers a GET or SET (0: none).
+ */
 struct cm_bad_mad {
 	const char *what;
 	uint8_t base_version;
@@ -970,17 +1051,28 @@ struct cm_bad_mad {
 	uint16_t attr_id;
 	uint32_t len;
 	size_t counter;
+	uint16_t status;
 };
 
-#define CM_DROP(f) offsetof(struct rte_roce_cm_stats, f)
+/* Dropped and counted under f; dropped, counted and answered with status st. */
+#define CM_DROP(f) CM_DROP_ANSWERED(f, 0)
+#define CM_DROP_ANSWERED(f, st) offsetof(struct rte_roce_cm_stats, f), st
 
 static const struct cm_bad_mad bad_mads[] = {
 	{ "base version 2", 2, 0x07, 2, 0x03, 0x0010, 256, CM_DROP(drop_base_version) },
 	{ "class SA", 1, 0x03, 2, 0x03, 0x0010, 256, CM_DROP(drop_class) },
 	{ "class version 1", 1, 0x07, 1, 0x03, 0x0010, 256, CM_DROP(drop_class_version) },
-	{ "REQ with GET", 1, 0x07, 2, 0x01, 0x0010, 256, CM_DROP(drop_method) },
+	{ "REQ with GET", 1, 0x07, 2, 0x01, 0x0010, 256,
+	  CM_DROP_ANSWERED(drop_method, RTE_ROCE_MAD_STATUS_UNSUPPORTED_ATTR) },
 	{ "unknown attribute", 1, 0x07, 2, 0x03, 0x0030, 256, CM_DROP(drop_attr) },
 	{ "LAP", 1, 0x07, 2, 0x03, 0x0019, 256, CM_DROP(drop_attr) },
+	{ "GET of LAP", 1, 0x07, 2, 0x01, 0x0019, 256,
+	  CM_DROP_ANSWERED(drop_attr, RTE_ROCE_MAD_STATUS_UNSUPPORTED_ATTR) },
+	{ "SET of ClassPortInfo", 1, 0x07, 2, 0x02, 0x0001, 256,
+	  CM_DROP_ANSWERED(drop_method, RTE_ROCE_MAD_STATUS_UNSUPPORTED_METHOD) },
+	{ "GET in class version 1", 1, 0x07, 1, 0x01, 0x0001, 256,
+	  CM_DROP_ANSWERED(drop_class_version, RTE_ROCE_MAD_STATUS_BAD_VERSION) },
+	{ "GET of class SA", 1, 0x03, 2, 0x01, 0x0001, 256, CM_DROP(drop_class) },
 	{ "short MAD", 1, 0x07, 2, 0x03, 0x0010, 100, CM_DROP(drop_length) },
 	{ "RTU of no connection", 1, 0x07, 2, 0x03, 0x0014, 256, CM_DROP(drop_comm_id) },
 	{ "DREQ of no connection", 1, 0x07, 2, 0x03, 0x0015, 256, CM_DROP(drop_comm_id) },
@@ -1025,6 +1117,36 @@ cm_send_raw(struct cm_env *c, struct ibv_qp *qp, struct ibv_ah *ah, const struct
 	return cm_post_raw(c, qp, ah, m->len);
 }
 
+/* Where side 0's raw UD QP receives the GetResps of side 1: past what it sends. */
+#define CM_STATUS_RECV_OFF	4096u
+
+/*
+ * The GetResp that answers m, received by side 0's raw UD QP qp (from
+ * side 1's QP1, to the QP that asked): same TID and attribute, the
+ * status m names; none at all when m names none.
+ */
+static int
+cm_expect_status(struct cm_env *c, const struct cm_bad_mad *m)
+{
+	struct roce_test_side *a = &c->e.s[0];
+	const struct rte_roce_mad *resp =
+		(const struct rte_roce_mad *)(a->buf + CM_STATUS_RECV_OFF + RTE_ROCE_GRH_LEN);
+	struct ibv_wc wc;
+
+	if (m->status == 0)
+		return 0;
+	ROCE_TEST_ASSERT_EQ(roce_test_wait_wc_ctx(a->ctx, c->e.s[1].ctx, a->rcq, &wc, 1, CM_WAIT_MS),
+			    1, "%s: a GetResp", m->what);
+	ROCE_TEST_ASSERT_EQ(wc.status, IBV_WC_SUCCESS, "");
+	ROCE_TEST_ASSERT_EQ(wc.byte_len, RTE_ROCE_GRH_LEN + RTE_ROCE_MAD_LEN, "");
+	ROCE_TEST_ASSERT_EQ(wc.src_qp, RTE_ROCE_QP1_QPN, "from side 1's QP1");
+	ROCE_TEST_ASSERT_EQ(resp->hdr.method, RTE_ROCE_MAD_METHOD_GET_RESP, "%s", m->what);
+	ROCE_TEST_ASSERT_EQ(rte_be_to_cpu_16(resp->hdr.status), m->status, "%s", m->what);
+	ROCE_TEST_ASSERT_EQ(rte_be_to_cpu_64(resp->hdr.tid), 0x1234, "");
+	ROCE_TEST_ASSERT_EQ(rte_be_to_cpu_16(resp->hdr.attr_id), m->attr_id, "");
+	return 0;
+}
+
 static int
 test_cm_malformed_mads(void)
 {
@@ -1041,12 +1163,18 @@ test_cm_malformed_mads(void)
 	ROCE_TEST_ASSERT(ah != NULL, "ah");
 	for (i = 0; i < RTE_DIM(bad_mads); i++) {
 		before = cm_stat(c->cm[1], bad_mads[i].counter);
+		if (bad_mads[i].status != 0)
+			ROCE_TEST_ASSERT_EQ(roce_test_post_recv(qp, i, c->e.s[0].buf + CM_STATUS_RECV_OFF,
+								RTE_ROCE_GRH_LEN + RTE_ROCE_MAD_LEN,
+								c->e.s[0].mr->lkey), 0, "");
 		ROCE_TEST_ASSERT_EQ(cm_send_raw(c, qp, ah, &bad_mads[i]), 0, "%s", bad_mads[i].what);
 		ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(c, c->cm[1], bad_mads[i].counter, before),
 				    before + 1, "%s", bad_mads[i].what);
+		ROCE_TEST_ASSERT_EQ(cm_expect_status(c, &bad_mads[i]), 0, "");
 	}
 	ROCE_TEST_ASSERT_EQ(cm_expect_none(c, 1, ROCE_TEST_QUIET_MS), 0, "");
 	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], mads_rcvd), RTE_DIM(bad_mads), "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], status_sent), 4, "each GET and SET answered");
 	/*
 	 * The DREQ of no connection got a DREP and the REQ without rdma_cm's
 	 * header a REJ; side 0 has no connection of that comm ID either.
@@ -1583,6 +1711,8 @@ static const struct roce_test_case cases[] = {
 	{ "cm_rtu_lost", test_cm_rtu_lost },
 	{ "cm_drep_lost", test_cm_drep_lost },
 	{ "cm_mad_loss", test_cm_mad_loss },
+	{ "cm_mad_backlog", test_cm_mad_backlog },
+	{ "cm_mad_backlog_full", test_cm_mad_backlog_full },
 	{ "cm_destroy_connected", test_cm_destroy_connected },
 	{ "cm_duplicate_req_mra", test_cm_duplicate_req_mra },
 	{ "cm_connect_response_establish", test_cm_connect_response_establish },

@@ -9,11 +9,16 @@
  * it should not be.
  */
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+
 #include <rte_common.h>
+#include <rte_errno.h>
 
 #include <rte_roce.h>
 
@@ -28,6 +33,11 @@
 #define WR_OFF		HOST_DATA_OFF
 #define RD_OFF		(HOST_DATA_OFF + 256 * 1024)
 #define KATO_MS		300
+#define KATO_LONG_MS	1500	/* Keep Alive well within it, even on a loaded machine */
+#define SUBNQN_B	"nqn.2026-11.org.librte-roce:b"
+#define SUBNQN_C	"nqn.2026-11.org.librte-roce:c"
+#define OTHER_HOST	"nqn.2026-11.org.example:other"
+#define AEN_NS_CHANGED	0x040002u	/* Notice, Namespace Attribute Changed, log 04h */
 
 #define STAT(h, f)	(nvmf_tgt_stats((h)->tgt)->f)
 
@@ -43,6 +53,15 @@ static void
 put64(uint8_t *p, uint64_t v)
 {
 	memcpy(p, &v, 8);
+}
+
+static uint32_t
+get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
 }
 
 /* A Read (0x02) or Write (0x01) of nlb blocks at slba of nsid, keyed on side 0's buffer at off. */
@@ -70,6 +89,46 @@ cmd_status(struct host_queue *q, const uint8_t *sqe)
 
 	if (host_cmd(q, sqe, NULL, 0, cqe, NULL, NULL) != 0)
 		return -1;
+	return host_status(cqe);
+}
+
+/* Identify cns (CDW10) of nsid for command set csi (CDW11 bits 31:24) into RD_OFF: its status. */
+static int
+identify(struct host_queue *q, uint8_t cns, uint32_t nsid, uint8_t csi)
+{
+	uint8_t sqe[64];
+
+	host_sqe(q, sqe, 0x06, nsid);
+	host_sgl_keyed(q, sqe, RD_OFF, 4096, false);
+	sqe[40] = cns;
+	sqe[47] = csi;
+	return cmd_status(q, sqe);
+}
+
+/* Get Log Page lid, len bytes into RD_OFF, RAE (CDW10 bit 15) as asked: its status. */
+static int
+get_log(struct host_queue *q, uint8_t lid, uint32_t len, bool rae)
+{
+	uint8_t sqe[64];
+
+	host_sqe(q, sqe, 0x02, 0xffffffff);
+	host_sgl_keyed(q, sqe, RD_OFF, len, false);
+	put32(sqe + 40, lid | (rae ? 1u << 15 : 0) | (len / 4 - 1) << 16);
+	return cmd_status(q, sqe);
+}
+
+/* Set (0x09) or Get (0x0a) Features fid with CDW11 value: the status, DW0 in *dw0. */
+static int
+features(struct host_queue *q, uint8_t opc, uint8_t fid, uint32_t value, uint32_t *dw0)
+{
+	uint8_t sqe[64], cqe[16];
+
+	host_sqe(q, sqe, opc, 0);
+	sqe[40] = fid;
+	put32(sqe + 44, value);
+	if (host_cmd(q, sqe, NULL, 0, cqe, NULL, NULL) != 0)
+		return -1;
+	*dw0 = host_dw0(cqe);
 	return host_status(cqe);
 }
 
@@ -275,8 +334,8 @@ test_discovery(void)
 	ROCE_TEST_ASSERT_EQ(io_close(&a, &io), 0, "");
 	/* a host not on the allow-list discovers nothing */
 	host_tgt_conf(&conf);
-	conf.nb_hosts = 1;
-	snprintf(conf.hosts[0], sizeof(conf.hosts[0]), "nqn.2026-11.org.example:other");
+	conf.subsys[0].nb_hosts = 1;
+	snprintf(conf.subsys[0].hosts[0], sizeof(conf.subsys[0].hosts[0]), "%s", OTHER_HOST);
 	ROCE_TEST_ASSERT_EQ(host_env_open(&env, &conf), 0, "");
 	d = host_buf(&env, RD_OFF);
 	ROCE_TEST_ASSERT_EQ(host_ctrl_up_to(&env, &a, disc, 0), 0, "");
@@ -295,7 +354,7 @@ test_io(void)
 	uint64_t ns_size;
 
 	ROCE_TEST_ASSERT_EQ(io_open(NULL, &a, &io, 0), 0, "");
-	ns = nvmf_tgt_ns_data(env.tgt, NSID, &ns_size);
+	ns = nvmf_tgt_ns_data(env.tgt, HOST_SUBNQN, NSID, &ns_size);
 	ROCE_TEST_ASSERT(ns != NULL && ns_size == 4u << 20, "namespace");
 	roce_test_fill(host_buf(&env, WR_OFF), IO_LEN, 11);
 	rw_sqe(&io, sqe, 0x01, 8, IO_LEN / 512, WR_OFF);
@@ -384,7 +443,7 @@ test_bad_sgl(void)
 	uint64_t ns_size;
 
 	ROCE_TEST_ASSERT_EQ(io_open(NULL, &a, &io, 0), 0, "");
-	ns = nvmf_tgt_ns_data(env.tgt, NSID, &ns_size);
+	ns = nvmf_tgt_ns_data(env.tgt, HOST_SUBNQN, NSID, &ns_size);
 	memcpy(before, ns, sizeof(before));
 	roce_test_fill(host_buf(&env, WR_OFF), 256 * 1024, 3);
 	/* a Last Segment descriptor: several descriptors (MSDBD is 1) */
@@ -437,7 +496,7 @@ test_bad_cmds(void)
 	uint64_t ns_size;
 
 	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
-	ns = nvmf_tgt_ns_data(env.tgt, NSID, &ns_size);
+	ns = nvmf_tgt_ns_data(env.tgt, HOST_SUBNQN, NSID, &ns_size);
 	memcpy(tail, ns + ns_size - sizeof(tail), sizeof(tail));
 	/* before the Fabrics Connect: Identify, Property Get */
 	ROCE_TEST_ASSERT_EQ(host_queue_connect(&env, &fresh, &req), 0, "");
@@ -493,8 +552,8 @@ test_bad_connect(void)
 	uint8_t cqe[16], sqe[64];
 
 	host_tgt_conf(&conf);
-	conf.nb_hosts = 1;
-	snprintf(conf.hosts[0], sizeof(conf.hosts[0]), "%s", HOST_NQN);
+	conf.subsys[0].nb_hosts = 1;
+	snprintf(conf.subsys[0].hosts[0], sizeof(conf.subsys[0].hosts[0]), "%s", HOST_NQN);
 	ROCE_TEST_ASSERT_EQ(host_env_open(&env, &conf), 0, "");
 	ROCE_TEST_ASSERT_EQ(host_queue_connect(&env, &q, &req), 0, "");
 	ROCE_TEST_ASSERT_EQ(host_fabrics_connect(&q, "nqn.2026-11.org.example:none", HOST_NQN,
@@ -537,7 +596,7 @@ test_sgl_beyond_mr(void)
 	uint64_t ns_size;
 
 	ROCE_TEST_ASSERT_EQ(io_open(NULL, &a, &io, 0), 0, "");
-	ns = nvmf_tgt_ns_data(env.tgt, NSID, &ns_size);
+	ns = nvmf_tgt_ns_data(env.tgt, HOST_SUBNQN, NSID, &ns_size);
 	memcpy(before, ns, sizeof(before));
 	rw_sqe(&io, sqe, 0x01, 0, 8, ROCE_TEST_BUF_LEN - 1024);
 	ROCE_TEST_ASSERT_EQ(host_send(&io, sqe, NULL, 0, 64), 0, "");
@@ -582,17 +641,57 @@ test_capsule_too_large(void)
 	return host_env_close(&env);
 }
 
-/* No command for KATO: the controller and its queues are torn down. */
+/*
+ * Base 2.0, "Keep Alive": KATO rounded up to KAS (100 ms); a Keep Alive
+ * restarts the timer; with no command for KATO the controller is torn down
+ * with its queues (CSTS.CFS, the association ended), so that the host's
+ * later commands find nothing: its old queue answers no more, and neither
+ * the CM nor the Fabrics Connect knows its controller ID any more.
+ */
 static int
 test_keep_alive_expiry(void)
 {
-	struct host_queue a, io;
+	struct host_cm_req req;
+	struct host_queue a, io, again;
+	uint8_t sqe[64], cqe[16];
+	struct ibv_wc wc;
+	uint64_t capsules;
+	uint32_t dw0 = 0;
+	uint16_t cntlid;
 
-	ROCE_TEST_ASSERT_EQ(io_open(NULL, &a, &io, KATO_MS), 0, "");
+	ROCE_TEST_ASSERT_EQ(io_open(NULL, &a, &io, KATO_LONG_MS - 50), 0, "");
+	ROCE_TEST_ASSERT_EQ(features(&a, 0x0a, 0x0f, 0, &dw0), 0, "Get Features KATO");
+	ROCE_TEST_ASSERT_EQ(dw0, KATO_LONG_MS, "KATO rounded up to 100 ms");
+	/* a Keep Alive two thirds of the way: alive past KATO */
+	host_pump_ms(&env, KATO_LONG_MS * 2 / 3);
+	host_sqe(&a, sqe, 0x18, 0);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&a, sqe), 0, "Keep Alive");
+	host_pump_ms(&env, KATO_LONG_MS * 2 / 3);
+	ROCE_TEST_ASSERT_EQ(STAT(&env, ka_expired), 0, "kept alive");
+	ROCE_TEST_ASSERT_EQ(features(&a, 0x09, 0x0f, KATO_MS - 99, &dw0), 0, "Set KATO");
+	ROCE_TEST_ASSERT_EQ(dw0, KATO_MS, "rounded up");
 	ROCE_TEST_ASSERT_EQ(host_queue_wait_disconnected(&a, 4 * KATO_MS), 0, "");
 	ROCE_TEST_ASSERT_EQ(STAT(&env, ka_expired), 1, "");
 	host_pump_ms(&env, 50);
 	ROCE_TEST_ASSERT_EQ(STAT(&env, queues_freed), 2, "admin and I/O queues");
+	/* the host's next command on its old admin queue: never answered */
+	capsules = STAT(&env, capsules);
+	host_sqe(&a, sqe, 0x18, 0);
+	ROCE_TEST_ASSERT_EQ(host_send(&a, sqe, NULL, 0, 64), 0, "");
+	host_pump_ms(&env, 200);
+	ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(a.qp->recv_cq, 1, &wc), 0, "no response");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, capsules), capsules, "nothing taken");
+	/* an I/O queue for the expired controller: refused by the CM and by Connect */
+	cntlid = a.cntlid;
+	req = host_cm_req_default(1, 31, cntlid);
+	ROCE_TEST_ASSERT_EQ(host_queue_connect(&env, &again, &req), 0x9, "CM: invalid CNTLID");
+	req = host_cm_req_default(1, 31, 0);
+	ROCE_TEST_ASSERT_EQ(host_queue_connect(&env, &again, &req), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_fabrics_connect(&again, HOST_SUBNQN, HOST_NQN, cntlid, 0, cqe), 0,
+			    "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0x182, "Connect Invalid Parameters");
+	ROCE_TEST_ASSERT_EQ(host_dw0(cqe), 16u | 1u << 16, "IPO: CNTLID, in the data");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&again), 0, "");
 	return io_close(&a, &io);
 }
 
@@ -622,9 +721,9 @@ test_file_ns(void)
 	ROCE_TEST_ASSERT(fd >= 0, "mkstemp");
 	ROCE_TEST_ASSERT_EQ(ftruncate(fd, 4 << 20), 0, "");
 	host_tgt_conf(&conf);
-	snprintf(conf.ns[1].path, sizeof(conf.ns[1].path), "%s", path);
-	conf.ns[1].block_size = 512;
-	conf.nb_ns = 2;
+	snprintf(conf.subsys[0].ns[1].path, sizeof(conf.subsys[0].ns[1].path), "%s", path);
+	conf.subsys[0].ns[1].block_size = 512;
+	conf.subsys[0].nb_ns = 2;
 	if (io_open(&conf, &a, &io, 0) != 0) {
 		unlink(path);
 		close(fd);
@@ -696,7 +795,7 @@ test_buffer_wait(void)
 	host_tgt_conf(&conf);
 	conf.data_buffers = 1;
 	ROCE_TEST_ASSERT_EQ(io_open(&conf, &a, &io, 0), 0, "");
-	ns = nvmf_tgt_ns_data(env.tgt, NSID, &ns_size);
+	ns = nvmf_tgt_ns_data(env.tgt, HOST_SUBNQN, NSID, &ns_size);
 	roce_test_fill(host_buf(&env, WR_OFF), 4 * 8192, 9);
 	for (i = 0; i < 4; i++) {
 		rw_sqe(&io, sqe, 0x01, 16 * i, 16, WR_OFF + 8192 * i);
@@ -728,6 +827,405 @@ test_ctrl_teardown(void)
 	return host_env_close(&env);
 }
 
+/* Subsystems A (the tests' default), B (two namespaces, this host only), C (another host's). */
+static void
+subsys_conf(struct nvmf_tgt_conf *conf)
+{
+	struct nvmf_subsys_conf *b = &conf->subsys[1], *c = &conf->subsys[2];
+
+	host_tgt_conf(conf);
+	snprintf(b->nqn, sizeof(b->nqn), "%s", SUBNQN_B);
+	b->ns[0].size = 1u << 20;
+	b->ns[0].block_size = 512;
+	b->ns[1].size = 2u << 20;
+	b->ns[1].block_size = 4096;
+	b->nb_ns = 2;
+	snprintf(b->hosts[0], sizeof(b->hosts[0]), "%s", HOST_NQN);
+	b->nb_hosts = 1;
+	snprintf(c->nqn, sizeof(c->nqn), "%s", SUBNQN_C);
+	c->ns[0].size = 1u << 20;
+	c->ns[0].block_size = 512;
+	c->nb_ns = 1;
+	snprintf(c->hosts[0], sizeof(c->hosts[0]), "%s", OTHER_HOST);
+	c->nb_hosts = 1;
+	conf->nb_subsys = 3;
+}
+
+/* Configurations the target refuses at creation, each naming the subsystem (EINVAL). */
+static int
+subsys_conf_refused(void)
+{
+	static const char *const what[] = {
+		"no subsystem", "too many subsystems", "the same NQN twice",
+		"the discovery NQN", "a subsystem without a namespace",
+	};
+	static struct nvmf_tgt_conf bad;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(what); i++) {
+		subsys_conf(&bad);
+		if (i == 0)
+			bad.nb_subsys = 0;
+		else if (i == 1)
+			bad.nb_subsys = NVMF_SUBSYS_MAX + 1;
+		else if (i == 2)
+			snprintf(bad.subsys[2].nqn, sizeof(bad.subsys[2].nqn), "%s", SUBNQN_B);
+		else if (i == 3)
+			snprintf(bad.subsys[1].nqn, sizeof(bad.subsys[1].nqn),
+				 "nqn.2014-08.org.nvmexpress.discovery");
+		else
+			bad.subsys[1].nb_ns = 0;
+		rte_errno = 0;
+		ROCE_TEST_ASSERT(nvmf_tgt_create(env.e.s[1].ctx, env.cm[1], &bad) == NULL, "%s",
+				 what[i]);
+		ROCE_TEST_ASSERT_EQ(rte_errno, EINVAL, "%s", what[i]);
+	}
+	return 0;
+}
+
+/*
+ * Several subsystems on one target (Base, "NVM Subsystem Entities"): each
+ * its own NQN, namespaces and allowed hosts; the discovery log lists those
+ * the host may use; I/O lands in the subsystem it names.
+ */
+static int
+test_subsystems(void)
+{
+	static const char disc[] = "nqn.2014-08.org.nvmexpress.discovery";
+	static struct nvmf_tgt_conf conf;
+	struct host_queue d, a, io, q;
+	uint8_t sqe[64], cqe[16], *p, *nsa, *nsb;
+	uint64_t size_a, size_b;
+
+	subsys_conf(&conf);
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, &conf), 0, "");
+	ROCE_TEST_ASSERT_EQ(subsys_conf_refused(), 0, "");
+	p = host_buf(&env, RD_OFF);
+	/* the discovery log: A and B, not C (another host's) */
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up_to(&env, &d, disc, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(discovery_log(&d, p, 4096), 0, "");
+	ROCE_TEST_ASSERT_EQ(p[8], 2, "NUMREC");
+	ROCE_TEST_ASSERT(strcmp((const char *)p + 1024 + 256, HOST_SUBNQN) == 0, "entry 0: A");
+	ROCE_TEST_ASSERT(strcmp((const char *)p + 2048 + 256, SUBNQN_B) == 0, "entry 1: B");
+	ROCE_TEST_ASSERT(p[2048] == 1 && p[2048 + 2] == 2, "B: RDMA, NVM subsystem");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&d), 0, "");
+	/* B: its two namespaces; a Write to its NSID 2 lands there and nowhere else */
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up_to(&env, &a, SUBNQN_B, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(identify(&a, 0x01, 0, 0), 0, "Identify Controller");
+	ROCE_TEST_ASSERT_EQ(p[516], 2, "NN");
+	ROCE_TEST_ASSERT(strcmp((const char *)p + 768, SUBNQN_B) == 0, "SUBNQN");
+	ROCE_TEST_ASSERT_EQ(identify(&a, 0x00, 2, 0), 0, "Identify Namespace 2");
+	ROCE_TEST_ASSERT_EQ(p[0] | p[1] << 8, (2u << 20) / 4096, "NSZE");
+	ROCE_TEST_ASSERT_EQ(identify(&a, 0x00, 3, 0), 0x0b, "no NSID 3 in B");
+	ROCE_TEST_ASSERT_EQ(host_io_up_to(&env, &a, &io, 1, SUBNQN_B), 0, "");
+	nsa = nvmf_tgt_ns_data(env.tgt, HOST_SUBNQN, 1, &size_a);
+	nsb = nvmf_tgt_ns_data(env.tgt, SUBNQN_B, 2, &size_b);
+	ROCE_TEST_ASSERT(nsa != NULL && nsb != NULL && size_b == 2u << 20, "namespaces");
+	roce_test_fill(host_buf(&env, WR_OFF), 8192, 31);
+	host_sqe(&io, sqe, 0x01, 2);
+	host_sgl_keyed(&io, sqe, WR_OFF, 8192, false);
+	put64(sqe + 40, 3);
+	put32(sqe + 48, 1);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Write to B's NSID 2");
+	ROCE_TEST_ASSERT(memcmp(nsb + 3 * 4096, host_buf(&env, WR_OFF), 8192) == 0, "in B");
+	ROCE_TEST_ASSERT(memcmp(nsa + 3 * 4096, host_buf(&env, WR_OFF), 8192) != 0, "not in A");
+	/* an I/O queue naming B's controller but A's NQN; C, whose host is another */
+	{
+		struct host_cm_req req = host_cm_req_default(2, 31, 0);
+
+		ROCE_TEST_ASSERT_EQ(host_queue_connect(&env, &q, &req), 0, "");
+		ROCE_TEST_ASSERT_EQ(host_fabrics_connect(&q, HOST_SUBNQN, HOST_NQN, a.cntlid, 0,
+							 cqe), 0, "");
+		ROCE_TEST_ASSERT_EQ(host_status(cqe), 0x182, "B's controller, A's NQN");
+		ROCE_TEST_ASSERT_EQ(host_dw0(cqe), 16u | 1u << 16, "IPO: CNTLID");
+		ROCE_TEST_ASSERT_EQ(host_queue_close(&q), 0, "");
+		req = host_cm_req_default(0, 31, 0);
+		ROCE_TEST_ASSERT_EQ(host_queue_connect(&env, &q, &req), 0, "");
+		ROCE_TEST_ASSERT_EQ(host_fabrics_connect(&q, SUBNQN_C, HOST_NQN, 0xffff, 0, cqe), 0,
+				    "");
+		ROCE_TEST_ASSERT_EQ(host_status(cqe), 0x184, "C: host not allowed");
+		ROCE_TEST_ASSERT_EQ(host_queue_close(&q), 0, "");
+	}
+	ROCE_TEST_ASSERT_EQ(STAT(&env, connect_refused), 2, "");
+	return io_close(&a, &io);
+}
+
+/*
+ * Identify CNS values past 03h (Base 2.0, "Identify command"): 05h and 06h
+ * for the NVM command set (Linux asks 06h at every connect, 08h on newer
+ * kernels), 07h, 08h (the namespace ready); others, another command set or
+ * an inactive NSID refused. Identify Controller: CTRATT.TBKAS, OAES bit 8.
+ */
+static int
+test_identify_cns(void)
+{
+	static const uint8_t zero[4096];
+	struct host_queue a;
+	uint64_t invalid_field;
+	uint8_t *d;
+
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
+	d = host_buf(&env, RD_OFF);
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, &a, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(identify(&a, 0x01, 0, 0), 0, "Identify Controller");
+	ROCE_TEST_ASSERT(d[96] & 0x40, "CTRATT: traffic based keep alive");
+	ROCE_TEST_ASSERT(d[93] & 0x01, "OAES: namespace attribute notices");
+	memset(d, 0xee, 4096);
+	ROCE_TEST_ASSERT_EQ(identify(&a, 0x06, 0, 0), 0, "CNS 06h, NVM");
+	ROCE_TEST_ASSERT(memcmp(d, zero, 4096) == 0, "no NVM command set limit");
+	memset(d, 0xee, 4096);
+	ROCE_TEST_ASSERT_EQ(identify(&a, 0x05, NSID, 0), 0, "CNS 05h, NVM");
+	ROCE_TEST_ASSERT(memcmp(d, zero, 4096) == 0, "no PI, no storage tag");
+	ROCE_TEST_ASSERT_EQ(identify(&a, 0x07, 0, 0), 0, "CNS 07h");
+	ROCE_TEST_ASSERT(d[0] == 1 && d[4] == 0, "NSID 1 only");
+	ROCE_TEST_ASSERT_EQ(identify(&a, 0x08, NSID, 0), 0, "CNS 08h");
+	ROCE_TEST_ASSERT_EQ(d[13], 1, "NSTAT: ready");
+	invalid_field = STAT(&env, invalid_field);
+	ROCE_TEST_ASSERT_EQ(identify(&a, 0x06, 0, 2), 0x02, "CNS 06h, zoned: not here");
+	ROCE_TEST_ASSERT_EQ(identify(&a, 0x05, NSID, 1), 0x02, "CNS 05h, key value");
+	ROCE_TEST_ASSERT_EQ(identify(&a, 0x04, 0, 0), 0x02, "CNS 04h: NVM sets");
+	ROCE_TEST_ASSERT_EQ(identify(&a, 0x1c, 0, 0), 0x02, "CNS 1Ch: command sets");
+	ROCE_TEST_ASSERT_EQ(identify(&a, 0xff, 0, 0), 0x02, "CNS FFh");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, invalid_field), invalid_field + 5, "counted");
+	ROCE_TEST_ASSERT_EQ(identify(&a, 0x05, 9, 0), 0x0b, "CNS 05h, NSID 9");
+	ROCE_TEST_ASSERT_EQ(identify(&a, 0x08, 0, 0), 0x0b, "CNS 08h, NSID 0");
+	ROCE_TEST_ASSERT_EQ(identify(&a, 0x07, 0xfffffffe, 0), 0x0b, "CNS 07h from FFFFFFFEh");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&a), 0, "");
+	return host_env_close(&env);
+}
+
+/* A temporary file of len bytes as NSID 2 of the default subsystem: its fd, -1 on failure. */
+static int
+file_ns_conf(struct nvmf_tgt_conf *conf, char *path, off_t len)
+{
+	int fd = mkstemp(path);
+
+	if (fd < 0 || ftruncate(fd, len) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	host_tgt_conf(conf);
+	snprintf(conf->subsys[0].ns[1].path, sizeof(conf->subsys[0].ns[1].path), "%s", path);
+	conf->subsys[0].ns[1].block_size = 512;
+	conf->subsys[0].nb_ns = 2;
+	return fd;
+}
+
+/* The file grows by 1 MiB and the target rescans: one namespace changed. */
+static int
+grow(int fd, off_t *len)
+{
+	*len += 1 << 20;
+	ROCE_TEST_ASSERT_EQ(ftruncate(fd, *len), 0, "");
+	ROCE_TEST_ASSERT_EQ(nvmf_tgt_ns_rescan(env.tgt), 1, "rescan");
+	return 0;
+}
+
+/* An Asynchronous Event Request sent, not answered yet. */
+static int
+aer_send(struct host_queue *a)
+{
+	uint8_t sqe[64];
+
+	host_sqe(a, sqe, 0x0c, 0);
+	return host_send(a, sqe, NULL, 0, 64);
+}
+
+/*
+ * Base 2.0, "Asynchronous Event Request": held until an event; a namespace
+ * that changed (its file grew) completes one with Notice / Namespace
+ * Attribute Changed / log page 04h, only if the host enabled the notice
+ * (Asynchronous Event Configuration bit 8), once until the host reads the
+ * Changed Namespace List; more than AERL + 1 refused; a controller reset
+ * aborts them; a torn down queue drops them.
+ */
+static int
+test_aen(void)
+{
+	char path[] = "/tmp/roce_nvmf_aenXXXXXX";
+	static struct nvmf_tgt_conf conf;
+	off_t len = 2 << 20;
+	struct host_queue a;
+	uint8_t sqe[64], cqe[16], *d;
+	uint32_t dw0 = 0;
+	unsigned int i, aborted = 0;
+	int rc, fd = file_ns_conf(&conf, path, len);
+
+	ROCE_TEST_ASSERT(fd >= 0, "temporary file");
+	rc = host_env_open(&env, &conf);
+	unlink(path);	/* the target has it open */
+	ROCE_TEST_ASSERT_EQ(rc, 0, "");
+	d = host_buf(&env, RD_OFF);
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, &a, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(features(&a, 0x09, 0x0b, 1u << 8, &dw0), 0, "AEC: notices");
+	ROCE_TEST_ASSERT_EQ(aer_send(&a), 0, "");
+	host_pump_ms(&env, 20);
+	ROCE_TEST_ASSERT_EQ(nvmf_tgt_ns_rescan(env.tgt), 0, "nothing changed yet");
+	ROCE_TEST_ASSERT_EQ(grow(fd, &len), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_wait_rsp(&a, cqe, NULL, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "AER");
+	ROCE_TEST_ASSERT_EQ(host_dw0(cqe), AEN_NS_CHANGED, "");
+	ROCE_TEST_ASSERT_EQ(identify(&a, 0x00, 2, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(d[0] | d[1] << 8 | d[2] << 16, (3u << 20) / 512, "NSZE grew");
+	/* masked until the list is read: a second change completes nothing */
+	ROCE_TEST_ASSERT_EQ(aer_send(&a), 0, "");
+	ROCE_TEST_ASSERT_EQ(grow(fd, &len), 0, "");
+	host_pump_ms(&env, 50);
+	ROCE_TEST_ASSERT_EQ(STAT(&env, aens), 1, "masked");
+	ROCE_TEST_ASSERT_EQ(get_log(&a, 0x04, 4096, true), 0, "list, RAE");
+	ROCE_TEST_ASSERT(get32(d) == 2 && get32(d + 4) == 0, "NSID 2 changed");
+	ROCE_TEST_ASSERT_EQ(grow(fd, &len), 0, "");
+	host_pump_ms(&env, 50);
+	ROCE_TEST_ASSERT_EQ(STAT(&env, aens), 1, "RAE kept it masked");
+	ROCE_TEST_ASSERT_EQ(get_log(&a, 0x04, 4096, false), 0, "list, read and cleared");
+	ROCE_TEST_ASSERT(get32(d) == 2 && get32(d + 4) == 0, "NSID 2 once");
+	ROCE_TEST_ASSERT_EQ(get_log(&a, 0x04, 4096, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(get32(d), 0, "empty once read");
+	ROCE_TEST_ASSERT_EQ(grow(fd, &len), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_wait_rsp(&a, cqe, NULL, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_dw0(cqe), AEN_NS_CHANGED, "unmasked by the read");
+	ROCE_TEST_ASSERT_EQ(get_log(&a, 0x04, 4096, false), 0, "");
+	/* the notice disabled: the list records, no event */
+	ROCE_TEST_ASSERT_EQ(features(&a, 0x09, 0x0b, 0, &dw0), 0, "AEC: none");
+	ROCE_TEST_ASSERT_EQ(aer_send(&a), 0, "");
+	ROCE_TEST_ASSERT_EQ(grow(fd, &len), 0, "");
+	host_pump_ms(&env, 50);
+	ROCE_TEST_ASSERT_EQ(STAT(&env, aens), 2, "not enabled");
+	ROCE_TEST_ASSERT_EQ(get_log(&a, 0x04, 4096, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(get32(d), 2, "recorded all the same");
+	/* four held (AERL 3), the fifth refused */
+	for (i = 0; i < 3; i++)
+		ROCE_TEST_ASSERT_EQ(aer_send(&a), 0, "");
+	ROCE_TEST_ASSERT_EQ(aer_send(&a), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_wait_rsp(&a, cqe, NULL, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0x105, "AER Limit Exceeded");
+	/* CC.EN 1 to 0 (Property Set): the four aborted, the Property Set answered */
+	host_sqe(&a, sqe, 0x7f, 0);
+	put32(sqe + 44, 0x14);
+	put32(sqe + 48, 6u << 16 | 4u << 20);
+	ROCE_TEST_ASSERT_EQ(host_send(&a, sqe, NULL, 0, 64), 0, "");
+	for (i = 0; i < 5; i++) {
+		ROCE_TEST_ASSERT_EQ(host_wait_rsp(&a, cqe, NULL, NULL), 0, "");
+		if (memcmp(cqe + 12, sqe + 2, 2) == 0)
+			ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "CC.EN 0");
+		else
+			aborted += host_status(cqe) == 0x07;
+	}
+	ROCE_TEST_ASSERT_EQ(aborted, 4, "Command Abort Requested");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, aers_aborted), 4, "");
+	/* enabled again, one held, the admin queue torn down: dropped, freed */
+	ROCE_TEST_ASSERT_EQ(host_prop_set(&a, 0x14, 1u | 6u << 16 | 4u << 20, cqe), 0, "");
+	ROCE_TEST_ASSERT_EQ(aer_send(&a), 0, "");
+	host_pump_ms(&env, 20);
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&a), 0, "");
+	host_pump_ms(&env, 50);
+	ROCE_TEST_ASSERT_EQ(STAT(&env, queues_freed), 1, "");
+	close(fd);
+	return host_env_close(&env);
+}
+
+/*
+ * A namespace whose backing file fails (NVM Command Set, "Media and Data
+ * Integrity Errors"): a Read of what is no longer there answers
+ * Unrecovered Read Error, a Write the file may not take Write Fault; both
+ * counted, nothing sent to the host's buffer, no command left hanging.
+ */
+static int
+test_media_error(void)
+{
+	char path[] = "/tmp/roce_nvmf_mediaXXXXXX";
+	static struct nvmf_tgt_conf conf;
+	struct rlimit old, lim;
+	struct host_queue a, io;
+	uint8_t sqe[64], cid[4], *rd;
+	unsigned int i;
+	int rc, fd = file_ns_conf(&conf, path, 4 << 20);
+
+	ROCE_TEST_ASSERT(fd >= 0, "temporary file");
+	rc = io_open(&conf, &a, &io, 0);
+	unlink(path);
+	ROCE_TEST_ASSERT_EQ(rc, 0, "");
+	rd = host_buf(&env, RD_OFF);
+	ROCE_TEST_ASSERT_EQ(ftruncate(fd, 0), 0, "the file shrinks under the namespace");
+	memset(rd, 0xa5, 8 * 512);
+	rw_sqe_ns(&io, sqe, 0x02, 2, 16, 8, RD_OFF);
+	memcpy(cid, sqe + 2, 2);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0x281, "Unrecovered Read Error");
+	for (i = 0; i < 8 * 512; i++)
+		ROCE_TEST_ASSERT_EQ(rd[i], 0xa5, "nothing written to the host, byte %u", i);
+	ROCE_TEST_ASSERT_EQ(STAT(&env, io_errors), 1, "");
+	/* a file size limit (EFBIG) under a Write */
+	ROCE_TEST_ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0, "");
+	lim = old;
+	lim.rlim_cur = 1 << 20;
+	ROCE_TEST_ASSERT(signal(SIGXFSZ, SIG_IGN) != SIG_ERR, "");
+	ROCE_TEST_ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &lim), 0, "");
+	roce_test_fill(host_buf(&env, WR_OFF), 8 * 512, 41);
+	rw_sqe_ns(&io, sqe, 0x01, 2, 4096, 8, WR_OFF);
+	memcpy(cid + 2, sqe + 2, 2);
+	i = (unsigned int)cmd_status(&io, sqe);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+	ROCE_TEST_ASSERT_EQ(i, 0x280, "Write Fault");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, io_errors), 2, "");
+	/* the Error Information log, newest first; SMART's two error counters */
+	ROCE_TEST_ASSERT_EQ(get_log(&a, 0x01, 1024, false), 0, "error log");
+	ROCE_TEST_ASSERT(get32(rd) == 2 && get32(rd + 64) == 1 && get32(rd + 128) == 0, "count");
+	ROCE_TEST_ASSERT(memcmp(rd + 10, cid + 2, 2) == 0 && memcmp(rd + 64 + 10, cid, 2) == 0,
+			 "CIDs");
+	ROCE_TEST_ASSERT((rd[8] | rd[9] << 8) == 1 && rd[24] == 2 && rd[29] == 1,
+			 "SQID 1, NSID 2, TRTYPE RDMA");
+	ROCE_TEST_ASSERT_EQ((get32(rd + 12) & 0xffff) >> 1 & 0x7ff, 0x280, "status: Write Fault");
+	ROCE_TEST_ASSERT_EQ((get32(rd + 64 + 12) & 0xffff) >> 1 & 0x7ff, 0x281, "Read Error");
+	ROCE_TEST_ASSERT(get32(rd + 16) == 4096 && get32(rd + 64 + 16) == 16, "LBAs");
+	ROCE_TEST_ASSERT_EQ(get_log(&a, 0x02, 512, false), 0, "SMART");
+	ROCE_TEST_ASSERT(get32(rd + 160) == 2 && get32(rd + 176) == 2, "media errors, entries");
+	/* the file takes a Write again: it reads back */
+	rw_sqe_ns(&io, sqe, 0x01, 2, 16, 8, WR_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Write");
+	rw_sqe_ns(&io, sqe, 0x02, 2, 16, 8, RD_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Read");
+	ROCE_TEST_ASSERT(memcmp(rd, host_buf(&env, WR_OFF), 8 * 512) == 0, "read back");
+	close(fd);
+	return io_close(&a, &io);
+}
+
+/* The target listening on IPv6: the discovery log says so; I/O as over IPv4. */
+static int
+test_ipv6(void)
+{
+	static const char disc[] = "nqn.2014-08.org.nvmexpress.discovery";
+	static struct nvmf_tgt_conf conf;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&conf.listen;
+	struct host_queue d, a, io;
+	uint8_t sqe[64], *e;
+
+	host_tgt_conf(&conf);
+	memset(&conf.listen, 0, sizeof(conf.listen));
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons(HOST_PORT);
+	inet_pton(AF_INET6, ROCE_TEST_ADDR6_B, &s6->sin6_addr);
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, &conf), 0, "");
+	e = host_buf(&env, RD_OFF) + 1024;
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up_to(&env, &d, disc, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(discovery_log(&d, host_buf(&env, RD_OFF), 2048), 0, "");
+	ROCE_TEST_ASSERT_EQ(e[1], 2, "ADRFAM: IPv6");
+	ROCE_TEST_ASSERT(memcmp(e + 512, ROCE_TEST_ADDR6_B " ", strlen(ROCE_TEST_ADDR6_B) + 1) == 0,
+			 "TRADDR");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&d), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, &a, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_io_up(&env, &a, &io, 1), 0, "");
+	roce_test_fill(host_buf(&env, WR_OFF), IO_LEN, 51);
+	rw_sqe(&io, sqe, 0x01, 64, IO_LEN / 512, WR_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Write over IPv6");
+	memset(host_buf(&env, RD_OFF), 0, IO_LEN);
+	rw_sqe(&io, sqe, 0x02, 64, IO_LEN / 512, RD_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Read over IPv6");
+	ROCE_TEST_ASSERT(memcmp(host_buf(&env, RD_OFF), host_buf(&env, WR_OFF), IO_LEN) == 0, "");
+	return io_close(&a, &io);
+}
+
 static const struct roce_test_case cases[] = {
 	{ "nvmf_cm_accept", test_cm_accept },
 	{ "nvmf_cm_reject", test_cm_reject },
@@ -745,6 +1243,11 @@ static const struct roce_test_case cases[] = {
 	{ "nvmf_buffer_wait", test_buffer_wait },
 	{ "nvmf_file_ns", test_file_ns },
 	{ "nvmf_ctrl_teardown", test_ctrl_teardown },
+	{ "nvmf_subsystems", test_subsystems },
+	{ "nvmf_identify_cns", test_identify_cns },
+	{ "nvmf_aen", test_aen },
+	{ "nvmf_media_error", test_media_error },
+	{ "nvmf_ipv6", test_ipv6 },
 };
 
 int

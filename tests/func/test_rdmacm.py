@@ -6,7 +6,8 @@ usage: test_rdmacm.py ROCE_RUN LIBRTE_ROCE_VERBS [NAME_PART]
 
 rping, ucmatose, rdma_server/rdma_client (package rdmacm-utils) and
 perftest's ib_send_bw and ib_write_bw with -R (rdma_cm), as Debian builds
-them, run as a server and a client process, each under roce-run with its
+them, run as a server and a client process (and ib_write_bw -R against
+app/roce_perf -R, each role, roce_perf on librte_roce_cm directly), each under roce-run with its
 own configuration file, over net_memif; their rdma_* calls are
 librte_roce_verbs' on librte_roce_cm (doc/verbs-abi.md, "librdmacm"). The
 client starts once the server's layer logged its listen. Checks: both exit
@@ -106,6 +107,43 @@ def perftest(tool, size):
     return run
 
 
+def roce_perf_argv(env, role, ip, sock, args):
+    """app/roce_perf on its own memif end (ROCE_PERF, set by meson), stderr into stdout."""
+    env.runs += 1
+    return ["sh", "-c", 'exec "$@" 2>&1', "sh", os.environ["ROCE_PERF"], "--no-huge", "-m", "512",
+            "--no-shconf", "--no-pci", "--no-telemetry", "--log-level=lib.eal:warning",
+            "--file-prefix", "rp%d_%d" % (os.getpid(), env.runs),
+            "--vdev", "net_memif0,role=%s,socket=%s" % (role, sock), "--",
+            "--ip", ip + "/24", "-R"] + args
+
+
+def roce_perf_vs(tool, perftest_serves):
+    """Unmodified perftest -R against app/roce_perf -R, perftest serving or connecting."""
+    def run(env, results):
+        port = str(free_tcp_port())
+        sock = os.path.join(env.tmpdir, "memif%d.sock" % env.runs)  # the one Cm makes
+        cm = Cm(env)
+        args = ["-p", port, "-n", "200", "-s", "65536"]
+        if perftest_serves:
+            srv_argv = cm.argv(cm.srv_conf, [tool, "-R"] + args)
+            cli_argv = roce_perf_argv(env, "client", CLIENT_IP, sock,
+                                      ["--test", tool[3:]] + args + [SERVER_IP])
+            ready = RE_LISTEN
+        else:
+            srv_argv = roce_perf_argv(env, "server", SERVER_IP, sock,
+                                      ["--test", tool[3:]] + args)
+            cli_argv = cm.argv(cm.cli_conf, [tool, "-R"] + args + [SERVER_IP])
+            ready = r"roce_perf: -R: listening on port"
+        srv, cli = env.pair_when(srv_argv, cli_argv, lambda s: s.wait_line(ready, STARTUP_S))
+        rows = [l.split() for p in (srv, cli) for l in p.out if re.match(r"^\s*65536\s+200\s", l)]
+        check(len(rows) == 2, "result lines:\n--- server\n%s\n--- client\n%s"
+              % (srv.text(), cli.text()))
+        results.append("%s -R %s, roce_perf -R %s: 200 x 64 KiB" % (
+            tool, "serving" if perftest_serves else "connecting",
+            "connecting" if perftest_serves else "serving"))
+    return run
+
+
 def case_rejected(env, results):
     rc, proc = env.run(env.ring_config(), ["rping", "-c", "-a", SERVER_IP, "-p",
                                    str(free_tcp_port()), "-C", "1"])
@@ -152,6 +190,8 @@ CASES = [
     ("rdma_server and rdma_client over memif", case_rdma_server),
     ("ib_send_bw -R over memif", perftest("ib_send_bw", 4096)),
     ("ib_write_bw -R over memif", perftest("ib_write_bw", 65536)),
+    ("ib_write_bw -R server, roce_perf -R client", roce_perf_vs("ib_write_bw", True)),
+    ("roce_perf -R server, ib_write_bw -R client", roce_perf_vs("ib_write_bw", False)),
     ("connect to a port nobody listens on: REJECTED, reason 8", case_rejected),
     ("bind to an address of no port: refused, named", case_bad_address),
     ("udaddy (RDMA_PS_UDP): refused, named", case_udp_refused),

@@ -10,6 +10,9 @@ in the same process); this checks the program around it:
     named (the log says which);
   - --target-config: config/nvmf.conf.example serves; a bad line is
     reported as FILE:LINE: key: why; a missing --ns-file is named;
+  - several --nqn: a subsystem each, the --ns after one its own; a duplicate
+    NQN or a subsystem without a namespace refused, named;
+  - SIGHUP: the --ns-file namespaces' sizes read again ("rescan");
   - SIGTERM (and SIGINT) stop it: "stopping", exit 0 within STOP_S.
 Python 3 standard library only.
 """
@@ -54,6 +57,24 @@ def serve_and_stop(nvmf, sock, args, sig):
     return line, p.returncode, time.monotonic() - t0, out + err
 
 
+def serve_two_and_rescan(nvmf, sock, args, img):
+    """Two subsystems served; img grows, SIGHUP: (serving lines, rescan line, exit status)."""
+    p = subprocess.Popen(cmd(nvmf, sock, args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    lines = p.stdout.readline() + p.stdout.readline()
+    with open(img, 'r+b') as f:
+        f.truncate(2 << 20)
+    p.send_signal(signal.SIGHUP)
+    rescan = p.stdout.readline()
+    p.send_signal(signal.SIGTERM)
+    try:
+        out, err = p.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    return lines, rescan, p.returncode, out + err
+
+
 def main():
     nvmf, example = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory(prefix='roce_nvmf_') as d:
@@ -67,6 +88,9 @@ def main():
         rc, out = run(nvmf, sock, base + ['--ns', '4', '--max-transfer', '1000'])
         check('--max-transfer 1000: refused, the knob named',
               rc == 1 and 'max_transfer 1000' in out, out[-400:])
+        rc, out = run(nvmf, sock, base + ['--ns', '4', '--listen', '10.0.0.300'])
+        check('--listen of no address: refused, named',
+              rc == 1 and '--listen: 10.0.0.300' in out, out[-400:])
         rc, out = run(nvmf, sock, base + ['--ns-file', os.path.join(d, 'absent.img')])
         check('--ns-file of a missing file: refused, the path named',
               rc == 1 and 'absent.img' in out, out[-400:])
@@ -95,6 +119,21 @@ def main():
                   line + out[-400:])
             check('%s: stopping, exit 0 in %.2f s (< %.0f)' % (name, secs, STOP_S),
                   rc == 0 and secs < STOP_S and 'roce_nvmf: stopping' in out, out[-400:])
+
+        b = ['--nqn', 'nqn.2026-11.org.example:b']
+        rc, out = run(nvmf, sock, base + ['--ns', '4'] + base[2:] + ['--ns', '4'])
+        check('the same --nqn twice: refused, named',
+              rc == 1 and 'subsys[1].nqn' in out, out[-400:])
+        rc, out = run(nvmf, sock, base + b + ['--ns', '4'])
+        check('an --nqn without a namespace: refused, named',
+              rc == 1 and 'nqn.2026-11.org.example:t: at least one' in out, out[-400:])
+        lines, rescan, rc, out = serve_two_and_rescan(
+            nvmf, sock, base + ['--ns', '4'] + b + ['--ns', '2', '--ns-file', img], img)
+        check('two --nqn: two subsystems served, the --ns after each its own',
+              'serving nqn.2026-11.org.example:t (1 namespace)' in lines and
+              'serving nqn.2026-11.org.example:b (2 namespaces)' in lines, lines + out[-400:])
+        check('SIGHUP after the file grew: one namespace changed, exit 0',
+              'rescan: 1 namespace changed' in rescan and rc == 0, rescan + out[-400:])
     return report()
 
 

@@ -7,7 +7,9 @@ usage: test_roce_perf.py ROCE_PERF ROCE_DUMP
 Every test type in both modes runs a short --loopback --verify --json run;
 the JSON is parsed and its required keys and values checked. Bad options
 must exit non-zero with a message. Then two-process runs over net_memif
-(TCP exchange on 127.0.0.1) with IB MTU 4096: every operation, data verified.
+(TCP exchange on 127.0.0.1) with IB MTU 4096: every operation, data verified;
+and with -R (perftest's rdma_cm mode: the exchange over an RC QP, the test's
+QPs connected through librte_roce_cm) write/read/send in BW and LAT.
 Python 3 standard library only.
 """
 
@@ -43,6 +45,8 @@ BAD = [
     (['-s', '64'], 'needs --ip'),
     (['--loopback', '--test', 'write_lat', '-q', '2'], 'one QP'),
     (['--loopback', 'host'], 'no server host'),
+    (['--loopback', '-R'], '-R connects two processes'),
+    (['--ip', '198.18.1.1/24', '-R', '--baseline'], 'not with -R'),
     (['--loopback', '-n', '5', '--pcap', '/nonexistent/x.pcap'], 'No such file'),
 ]
 
@@ -186,7 +190,20 @@ def main():
         check('refused: %s' % ' '.join(args), p.returncode != 0 and msg in p.stderr,
               'exit %d, stderr %s' % (p.returncode, p.stderr[-200:]))
     two_process(perf)
+    rdma_cm_refused(perf)
     return report()
+
+
+def rdma_cm_refused(perf):
+    """-R failures, one process on net_ring (which receives what it sends)."""
+    p = run(perf, ['--ip', '198.18.0.1/24', '-R', '-n', '5', 'server.example'], vdev='net_ring0')
+    check('-R: a server named by host name is refused, asking for its RoCE address',
+          p.returncode != 0 and 'give its RoCE address' in p.stderr, p.stderr[-300:])
+    # our own CM answers the REQ: nobody listens on the port, REJ reason 8, tried for 30 s
+    p = run(perf, ['--ip', '198.18.0.1/24', '-R', '-n', '5', '198.18.0.1'], vdev='net_ring0',
+            timeout=120)
+    check('-R: nobody listening: REJECTED, reason 8 (invalid service ID), after 30 s of tries',
+          p.returncode != 0 and 'RDMA_CM_EVENT_REJECTED, status 8' in p.stderr, p.stderr[-300:])
 
 
 def workers_case(perf):
@@ -238,6 +255,17 @@ TWO_PROCESS = [
 ]
 
 
+# -R (perftest's rdma_cm mode) between two roce_perf, data verified.
+RDMA_CM = [
+    ('write_bw', 65536, 300, ['-q', '4']),
+    ('read_bw', 65536, 100, []),
+    ('send_bw', 4096, 300, []),
+    ('write_lat', 64, 200, []),
+    ('read_lat', 64, 200, []),
+    ('send_lat', 64, 200, []),
+]
+
+
 CONNECT_TRIES = 5
 
 
@@ -254,6 +282,11 @@ def two_process(perf):
     with tempfile.TemporaryDirectory() as d:
         two_process_case(perf, os.path.join(d, 'perf.sock'), len(TWO_PROCESS), 'write_bw', 4096,
                          100, ['-q', '4', '--workers', '2'], lcores=floating_lcores())
+    # -R: the exchange over an rdma_cm-connected QP, the test's QPs connected by rdma_cm.
+    for n, (test, size, iters, extra) in enumerate(RDMA_CM):
+        with tempfile.TemporaryDirectory() as d:
+            two_process_case(perf, os.path.join(d, 'perf.sock'), len(TWO_PROCESS) + 1 + n,
+                             test, size, iters, ['-R'] + extra)
 
 
 def two_process_case(perf, sock, n, test, size, iters, extra, lcores=None):
@@ -267,9 +300,11 @@ def two_process_case(perf, sock, n, test, size, iters, extra, lcores=None):
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # The server listens once its EAL and device are up: under load that may
     # take longer than the first second, so a refused connection is retried.
+    # -R: the client names the server's RoCE address (and retries a REJ itself)
+    host = '198.18.1.2' if '-R' in extra else '127.0.0.1'
     for attempt in range(CONNECT_TRIES):
         time.sleep(1)
-        cli = run(perf, ['--ip', '198.18.1.1/24'] + args + ['127.0.0.1'], lcore='1',
+        cli = run(perf, ['--ip', '198.18.1.1/24'] + args + [host], lcore='1',
                   prefix='tpc%s' % port, lcores=lcores,
                   vdev='net_memif0,role=client,socket=%s,bsize=8192' % sock)
         if 'Connection refused' not in cli.stderr:

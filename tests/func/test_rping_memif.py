@@ -94,15 +94,18 @@ def addr_error(h, _results):
 
 
 def ucmatose(h, _results):
-    """ucmatose -c 8: eight connections at once, 10 SENDs each way on each, disconnects."""
+    """ucmatose -c 8: eight connections at once, 10 SENDs each way on each, disconnects;
+    --cm-stats: each side's CM counted eight connections established."""
     port = str(free_tcp_port())
-    conns = ["-c", "8", "-p", port]
+    conns = ["-c", "8", "-p", port, "--cm-stats"]
     src, crc, srv, cli = run_pair(h, h.ucmatose, conns, ["-s", SERVER_IP] + conns,
                                   r"^cmatose: starting server")
     text = "server:\n%s\nclient:\n%s" % (srv.text(), cli.text() if cli else "")
     check(src == 0 and crc == 0, "exit %s / %s\n%s" % (src, crc, text))
     for p in (srv, cli):
         check("return status 0" in p.out and "data transfers complete" in p.out, text)
+        stats = [l for l in p.out if l.startswith("cm counters:")]
+        check(len(stats) == 1 and " cm_established 8 " in stats[0] + " ", text)
 
 
 CASES = [

@@ -831,8 +831,10 @@ scen_rping_dropin_v4_guest_client() { rping_dropin rping_dropin_v4_guest_client 
 # ---- NVMe-oF: the guest's nvme-rdma host and nvme-cli against app/roce_nvmf -------
 
 NVMF_NQN=nqn.2026-11.org.librte-roce:interop
+NVMF_NQN2=nqn.2026-11.org.librte-roce:interop-file
 NVMF_HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:0f0e0d0c-0b0a-0908-0706-050403020100
 NVMF_NS_MIB=16
+NVMF_FILE_MIB=4              # the second subsystem's namespace: a file, grown to twice that
 NVMF_PORT=4420
 
 # The host target: app/roce_nvmf, or what ROCE_INTEROP_NVMF names (meson sets it).
@@ -844,26 +846,57 @@ nvmf_bin() {
 	fi
 }
 
-# nvme discover, nvme connect with two I/O queues, data through the namespace
-# (4 KiB blocks: in-capsule data; 128 KiB: keyed SGLs, RDMA READ and WRITE of
-# many packets), read back and compared by checksum, nvme disconnect; then the
-# target is stopped by SIGTERM and must exit 0.
-scen_nvmf_v4_guest_host() {
-	local name=nvmf_v4_guest_host bin ok=0 host_ok=0
-
-	bin=$(nvmf_bin)
-	if [ -z "$bin" ] || [ ! -x "$bin" ]; then
+# roce_nvmf at $1 built, the guest's nvme-rdma host and nvme-cli there: 0, 77 (skip) or 1.
+nvmf_guest_ready() {
+	if [ -z "$1" ] || [ ! -x "$1" ]; then
 		SKIP_REASON="app/roce_nvmf is not built (liburing-dev)"
 		return 77
 	fi
 	gx "modprobe nvme_rdma && command -v nvme" >/dev/null 2>&1 ||
 		{ echo "guest: no nvme_rdma or nvme-cli (image older than build-guest.sh?)"; return 1; }
+}
+
+# The end of scenario $1 whose guest side exited $2: both logs, roce_nvmf stopped by
+# SIGTERM must exit 0.
+nvmf_stop() {
+	local host_ok=0
+
+	cat "$OUT/$1.guest.log"
+	kill -TERM "$PEER_PID" 2>/dev/null
+	peer_wait || host_ok=1
+	cat "$OUT/$1.host.log"
+	echo "guest exit $2, host exit $host_ok"
+	[ "$2" = 0 ] && [ $host_ok = 0 ]
+}
+
+# The guest's block device of subsystem $1 (nvmeXnY of whichever controller).
+NVMF_GUEST_DEV='nvmf_dev() { for b in $(ls /sys/block | grep -E "^nvme[0-9]+n1$"); do
+		[ "$(cat /sys/block/$b/device/subsysnqn 2>/dev/null)" = "$1" ] && echo $b; done; }'
+
+# Two subsystems (RAM; a file): nvme discover lists both; nvme connect with two
+# I/O queues to the first, data through its namespace (4 KiB blocks:
+# in-capsule data; 128 KiB: keyed SGLs, RDMA READ and WRITE of many packets),
+# read back and compared by checksum; nvme connect to the second, whose file
+# then doubles and roce_nvmf gets SIGHUP: the Linux host, told by an
+# asynchronous event, sees the new size; nvme disconnect of both; then the
+# target is stopped by SIGTERM and must exit 0.
+scen_nvmf_v4_guest_host() {
+	local name=nvmf_v4_guest_host bin ok=0 img
+
+	bin=$(nvmf_bin) && nvmf_guest_ready "$bin" || return $?
+	img=$OUT/$name.ns.img
+	rm -f "$img" && truncate -s "${NVMF_FILE_MIB}M" "$img" || return 1
 	"$bin" "${EAL_ARGS[@]}" --log-level=app.roce_nvmf:debug -- --ip "$ROCE_IP/$PREFIX_LEN" \
-		--nqn "$NVMF_NQN" --ns "$NVMF_NS_MIB" --io-queues 2 >"$OUT/$name.host.log" 2>&1 &
+		--nqn "$NVMF_NQN" --ns "$NVMF_NS_MIB" --nqn "$NVMF_NQN2" --ns-file "$img" \
+		--io-queues 2 >"$OUT/$name.host.log" 2>&1 &
 	PEER_PID=$!
-	host_log_wait "$name" 'serving' || { cat "$OUT/$name.host.log"; return 1; }
+	host_log_wait "$name" "serving $NVMF_NQN2" || { cat "$OUT/$name.host.log"; return 1; }
 	gx -t 600 "set -x
-		nvme discover -t rdma -a $ROCE_IP -s $NVMF_PORT -q $NVMF_HOSTNQN || exit 1
+		$NVMF_GUEST_DEV
+		nvme discover -t rdma -a $ROCE_IP -s $NVMF_PORT -q $NVMF_HOSTNQN > /tmp/disc || exit 1
+		cat /tmp/disc
+		grep -q 'subnqn: *$NVMF_NQN\$' /tmp/disc && grep -q 'subnqn: *$NVMF_NQN2\$' /tmp/disc ||
+			exit 11
 		nvme connect -t rdma -n $NVMF_NQN -a $ROCE_IP -s $NVMF_PORT -q $NVMF_HOSTNQN -i 2 || exit 2
 		for i in \$(seq 100); do [ -b /dev/nvme0n1 ] && break; sleep 0.2; done
 		[ -b /dev/nvme0n1 ] || exit 3
@@ -876,13 +909,60 @@ scen_nvmf_v4_guest_host() {
 		b=\$(dd if=/dev/nvme0n1 bs=64k count=64 iflag=direct | md5sum)
 		echo \"written \$a read \$b\"
 		[ \"\$a\" = \"\$b\" ] || exit 6
+		nvme connect -t rdma -n $NVMF_NQN2 -a $ROCE_IP -s $NVMF_PORT -q $NVMF_HOSTNQN -i 1 || exit 12
+		for i in \$(seq 100); do [ -n \"\$(nvmf_dev $NVMF_NQN2)\" ] && break; sleep 0.2; done
+		d=\$(nvmf_dev $NVMF_NQN2)
+		[ \"\$(cat /sys/block/\$d/size)\" = $((NVMF_FILE_MIB * 2048)) ] || exit 13" \
+		>"$OUT/$name.guest.log" 2>&1 || ok=1
+	if [ $ok = 0 ]; then
+		truncate -s "$((NVMF_FILE_MIB * 2))M" "$img" && kill -HUP "$PEER_PID"
+		host_log_wait "$name" 'rescan: 1 namespace changed' || ok=1
+	fi
+	if [ $ok = 0 ]; then
+		gx -t 120 "set -x
+			$NVMF_GUEST_DEV
+			d=\$(nvmf_dev $NVMF_NQN2)
+			for i in \$(seq 100); do
+				[ \"\$(cat /sys/block/\$d/size)\" = $((NVMF_FILE_MIB * 4096)) ] && break
+				sleep 0.2
+			done
+			cat /sys/block/\$d/size
+			[ \"\$(cat /sys/block/\$d/size)\" = $((NVMF_FILE_MIB * 4096)) ] || exit 14
+			nvme disconnect -n $NVMF_NQN2 || exit 15
+			nvme disconnect -n $NVMF_NQN || exit 7" >>"$OUT/$name.guest.log" 2>&1 || ok=1
+	fi
+	nvmf_stop "$name" "$ok"
+}
+
+# The same target listening on our port's IPv6 link-local address: nvme discover
+# says adrfam ipv6, nvme connect (the address with the guest's scope), 1 MiB
+# written and read back by checksum, nvme disconnect, SIGTERM exits 0.
+scen_nvmf_v6_guest_host() {
+	local name=nvmf_v6_guest_host bin ok=0 ll
+
+	bin=$(nvmf_bin) && nvmf_guest_ready "$bin" || return $?
+	ll=$(roce_ll)
+	"$bin" "${EAL_ARGS[@]}" --log-level=app.roce_nvmf:debug -- --ip "$ROCE_IP/$PREFIX_LEN" \
+		--listen "$ll" --nqn "$NVMF_NQN" --ns "$NVMF_NS_MIB" >"$OUT/$name.host.log" 2>&1 &
+	PEER_PID=$!
+	host_log_wait "$name" 'serving' || { cat "$OUT/$name.host.log"; return 1; }
+	gx -t 600 "set -x
+		ip neigh flush dev eth0
+		nvme discover -t rdma -a $ll%eth0 -s $NVMF_PORT -q $NVMF_HOSTNQN > /tmp/disc || exit 1
+		cat /tmp/disc
+		grep -q 'adrfam: *ipv6' /tmp/disc || exit 11
+		nvme connect -t rdma -n $NVMF_NQN -a $ll%eth0 -s $NVMF_PORT -q $NVMF_HOSTNQN -i 1 || exit 2
+		for i in \$(seq 100); do [ -b /dev/nvme0n1 ] && break; sleep 0.2; done
+		[ -b /dev/nvme0n1 ] || exit 3
+		cat /sys/class/nvme/nvme0/address
+		head -c 1048576 /dev/urandom > /tmp/data
+		dd if=/tmp/data of=/dev/nvme0n1 bs=128k oflag=direct || exit 4
+		a=\$(md5sum < /tmp/data)
+		b=\$(dd if=/dev/nvme0n1 bs=64k count=16 iflag=direct | md5sum)
+		echo \"written \$a read \$b\"
+		[ \"\$a\" = \"\$b\" ] || exit 6
 		nvme disconnect -n $NVMF_NQN || exit 7" >"$OUT/$name.guest.log" 2>&1 || ok=1
-	cat "$OUT/$name.guest.log"
-	kill -TERM "$PEER_PID" 2>/dev/null
-	peer_wait || host_ok=1
-	cat "$OUT/$name.host.log"
-	echo "guest exit $ok, host exit $host_ok"
-	[ $ok = 0 ] && [ $host_ok = 0 ]
+	nvmf_stop "$name" "$ok"
 }
 
 # ---- ucmatose: many rdma_cm connections at once ---------------------------------
@@ -890,27 +970,39 @@ scen_nvmf_v4_guest_host() {
 UCMATOSE_CONNS=64            # -c: connections at once
 UCMATOSE_PORT=7471           # ucmatose's default
 
-# The guest's ucmatose in role $2 against ours: -c UCMATOSE_CONNS connections,
-# 10 SENDs of 100 B each way on each (the defaults), disconnect; both sides
-# must end with "return status 0".
+UCMATOSE_LOSS_CONNS=16       # -c under loss
+NETEM_CM_LOSS="loss 10%"     # every frame the guest sends on the link: its CM MADs among them
+# The guest's CM counters (Linux cm.c's sysfs groups): retries and duplicates seen.
+GUEST_CM_COUNTERS=/sys/class/infiniband/rxe0/ports/1
+
+# The guest's ucmatose in role $2 against ours: -c $3 (UCMATOSE_CONNS)
+# connections, 10 SENDs of 100 B each way on each (the defaults), disconnect;
+# both sides must end with "return status 0". $4: a netem spec on the guest's
+# egress (the CM under MAD loss); then our CM must count exactly $3
+# connections established (--cm-stats: a connection made twice would count
+# twice), the guest's netem must have dropped frames, and the guest's kernel
+# CM counters of retries and duplicates are printed.
 ucmatose_scenario() {
-	local name=$1 role=$2 bin host_ok=0 ok=0 opts
+	local name=$1 role=$2 conns=${3:-$UCMATOSE_CONNS} netem=${4:-} bin host_ok=0 ok=0 opts
 
 	bin=$(rping_bin ucmatose)
 	if [ -z "$bin" ] || [ ! -x "$bin" ]; then
 		SKIP_REASON="examples/ucmatose is not built"
 		return 77
 	fi
-	opts=(-c "$UCMATOSE_CONNS" -p "$UCMATOSE_PORT")
+	opts=(-c "$conns" -p "$UCMATOSE_PORT")
 	gx "ip neigh flush dev eth0" || return 1
+	if [ -n "$netem" ]; then
+		gx "tc qdisc replace dev eth0 root netem $netem" || return 1
+	fi
 	if [ "$role" = server ]; then
 		guest_bg "$name" "ucmatose -b $GUEST_IP ${opts[*]}"
-		guest_cm_listening || return 1
+		guest_cm_listening || { [ -z "$netem" ] || gx "tc qdisc del dev eth0 root"; return 1; }
 		timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
-			-s "$GUEST_IP" "${opts[@]}" >"$OUT/$name.host.log" 2>&1 || host_ok=1
+			-s "$GUEST_IP" "${opts[@]}" --cm-stats >"$OUT/$name.host.log" 2>&1 || host_ok=1
 	else
 		timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
-			"${opts[@]}" >"$OUT/$name.host.log" 2>&1 &
+			"${opts[@]}" --cm-stats >"$OUT/$name.host.log" 2>&1 &
 		PEER_PID=$!
 		if host_log_wait "$name" 'starting server'; then
 			guest_bg "$name" "ucmatose -s $ROCE_IP ${opts[*]}"
@@ -921,11 +1013,25 @@ ucmatose_scenario() {
 	echo "host exit $host_ok, guest exit $ok"
 	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
 	log_has "$OUT/$name.host.log" 'return status 0' && log_has "$OUT/$name.guest.log" 'return status 0' || ok=1
+	log_has "$OUT/$name.host.log" "^cm counters:.* cm_established $conns\( \|$\)" || ok=1
+	if [ -n "$netem" ]; then
+		gx "tc -s qdisc show dev eth0; tc qdisc del dev eth0 root
+		    cd $GUEST_CM_COUNTERS && grep -H . cm_tx_retries/* cm_rx_duplicates/* | grep -v ':0$'" \
+			>"$OUT/$name.guest-cm.log" 2>&1 || ok=1
+		cat "$OUT/$name.guest-cm.log"
+		grep -q 'dropped [1-9]' "$OUT/$name.guest-cm.log" || { echo "netem dropped nothing"; ok=1; }
+	fi
 	[ $host_ok = 0 ] && [ $ok = 0 ]
 }
 
 scen_ucmatose_v4_guest_server() { ucmatose_scenario ucmatose_v4_guest_server server; }
 scen_ucmatose_v4_guest_client() { ucmatose_scenario ucmatose_v4_guest_client client; }
+scen_ucmatose_loss_guest_server() {
+	ucmatose_scenario ucmatose_loss_guest_server server "$UCMATOSE_LOSS_CONNS" "$NETEM_CM_LOSS"
+}
+scen_ucmatose_loss_guest_client() {
+	ucmatose_scenario ucmatose_loss_guest_client client "$UCMATOSE_LOSS_CONNS" "$NETEM_CM_LOSS"
+}
 
 # ---- rdma_cm failure paths against the kernel's CM --------------------------------
 
@@ -1119,9 +1225,12 @@ PYEOF
 
 # $2 = ib_X_bw or ib_X_lat in the guest, $3 = its role (server|client); the
 # host runs PERF_HOST with the tool's options and, as the client, the
-# guest's address.
+# guest's address. $4 = cm: both with -R, perftest's rdma_cm mode (the
+# exchange over an RC QP and the test's QPs, all connected by the CMs; the
+# guest's server seen listening in its rdma_cm ids, ours by its line),
+# addressed by their RoCE addresses.
 perftest_run() {
-	local name=$1 tool=$2 role=$3 mode size opts host_ok=0 ok=0
+	local name=$1 tool=$2 role=$3 cm=${4:-} mode size opts gopts host_ok=0 ok=0
 
 	mode=${tool##*_}
 	size=$PERF_BW_SIZE
@@ -1129,21 +1238,32 @@ perftest_run() {
 	[[ "$tool" = ib_atomic_* ]] && size=8
 	opts=(-n "$PERF_ITERS" -p "$OOB_PORT")
 	[[ "$tool" = ib_atomic_* ]] || opts+=(-s "$size")
+	gopts="-d rxe0 -x $GID_V4"
+	[ "$cm" = cm ] && { opts+=(-R); gopts="-d rxe0"; }
 	gx "ip neigh flush dev eth0" || return 1
 	if [ "$role" = server ]; then
-		guest_bg "$name" "$tool -d rxe0 -x $GID_V4 ${opts[*]}"
-		guest_listening "$OOB_PORT" || return 1
+		guest_bg "$name" "$tool $gopts ${opts[*]}"
+		if [ "$cm" = cm ]; then guest_cm_listening; else guest_listening "$OOB_PORT"; fi ||
+			return 1
 		"${PERF_HOST[@]}" "${opts[@]}" "$GUEST_IP" \
 			>"$OUT/$name.host.log" 2>"$OUT/$name.host.err" || host_ok=1
 	else
 		"${PERF_HOST[@]}" "${opts[@]}" >"$OUT/$name.host.log" 2>"$OUT/$name.host.err" &
 		PEER_PID=$!
 		for _ in $(seq $((PERF_LISTEN_S * 10))); do
-			ss -ltn | grep -q ":$OOB_PORT " && break
+			if [ "$cm" = cm ]; then
+				grep -q 'roce_perf: -R: listening' "$OUT/$name.host.err" 2>/dev/null && break
+			else
+				ss -ltn | grep -q ":$OOB_PORT " && break
+			fi
 			kill -0 "$PEER_PID" 2>/dev/null || break
 			sleep 0.1
 		done
-		guest_bg "$name" "$tool -d rxe0 -x $GID_V4 ${opts[*]} $BR_IP"
+		if [ "$cm" = cm ]; then
+			guest_bg "$name" "$tool $gopts ${opts[*]} $ROCE_IP"
+		else
+			guest_bg "$name" "$tool $gopts ${opts[*]} $BR_IP"
+		fi
 		peer_wait || host_ok=1
 	fi
 	guest_bg_wait "$name" "$(guest_wait_s $host_ok 120)" || ok=1
@@ -1180,6 +1300,14 @@ PERF_TOOLS=(ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw ib_write_lat ib_send_
 for t in "${PERF_TOOLS[@]}"; do
 	for r in server client; do
 		eval "scen_perftest_${t#ib_}_guest_$r() { perftest perftest_${t#ib_}_guest_$r $t $r; }"
+	done
+done
+# -R: perftest's rdma_cm mode against roce_perf -R (no atomics: as the issue asks)
+PERF_CM_TOOLS=(ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat ib_send_lat)
+for t in "${PERF_CM_TOOLS[@]}"; do
+	for r in server client; do
+		eval "scen_perftest_cm_${t#ib_}_guest_$r() {
+			perftest perftest_cm_${t#ib_}_guest_$r $t $r cm; }"
 	done
 done
 # The drop-in layer with Debian's perftest on both sides.
@@ -1236,10 +1364,16 @@ SCENARIOS=(
 	rping_guest_lost 1
 	ucmatose_v4_guest_server 1
 	ucmatose_v4_guest_client 1
+	ucmatose_loss_guest_server 1
+	ucmatose_loss_guest_client 1
 	nvmf_v4_guest_host 1
+	nvmf_v6_guest_host 1
 )
 for t in "${PERF_TOOLS[@]}"; do
 	SCENARIOS+=("perftest_${t#ib_}_guest_server" 1 "perftest_${t#ib_}_guest_client" 1)
+done
+for t in "${PERF_CM_TOOLS[@]}"; do
+	SCENARIOS+=("perftest_cm_${t#ib_}_guest_server" 1 "perftest_cm_${t#ib_}_guest_client" 1)
 done
 for t in "${DROPIN_PERF_TOOLS[@]}"; do
 	SCENARIOS+=("perftest_dropin_${t#ib_}_guest_server" 1 "perftest_dropin_${t#ib_}_guest_client" 1)

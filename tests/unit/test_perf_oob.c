@@ -3,8 +3,10 @@
 /*
  * roce_perf's perftest exchange (app/roce_perf/perf_oob.c,
  * doc/wire-format.md §11.2): the 108-byte RoCE key record byte for byte,
- * its strict parser, and the lockstep steps between a client and a server
- * over a socketpair (the server runs in a thread).
+ * its strict parser, the 56-byte binary record of -R, and the lockstep
+ * steps between a client and a server over a socketpair (the server runs
+ * in a thread): a stream for TCP, and for -R a SOCK_SEQPACKET pair standing
+ * in for the exchange QP (perf_cm_send/recv below: one SEND, one message).
  */
 
 #include <errno.h>
@@ -54,6 +56,67 @@ test_format(void)
 	return 0;
 }
 
+/* perftest's struct pingpong_dest with HAVE_ENDIAN, as rdma_write_keys() sends it */
+static int
+test_binary(void)
+{
+	static const uint8_t want[PERF_DEST_BIN_LEN] = {
+		0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0x11, 0, 0xab, 0xcd, 0xef,	/* lid, out_reads, qpn, psn */
+		0, 0, 0x12, 0x34, 0, 0, 0, 0,					/* rkey, padding */
+		0, 0, 0x7f, 0, 0, 0, 0x10, 0,					/* vaddr */
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 1, 10,	/* gid */
+		0, 0, 0, 0, 0, 0, 0, 0,						/* srqn, gid_index */
+	};
+	struct perf_dest d = example_dest(), back;
+	uint8_t msg[PERF_DEST_BIN_LEN];
+
+	perf_dest_encode(&d, msg);
+	ROCE_TEST_ASSERT(memcmp(msg, want, sizeof(msg)) == 0, "bytes");
+	perf_dest_decode(msg, &back);
+	ROCE_TEST_ASSERT(back.lid == d.lid && back.out_reads == d.out_reads && back.qpn == d.qpn &&
+			 back.psn == d.psn && back.rkey == d.rkey && back.vaddr == d.vaddr &&
+			 memcmp(back.gid.raw, d.gid.raw, sizeof(d.gid.raw)) == 0,
+			 "decoded as encoded");
+	return 0;
+}
+
+/*
+ * The exchange QP of -R, stood in for by a SOCK_SEQPACKET socket (its fd
+ * cast into the pointer): one message per SEND, the receiver checks the
+ * length as perf_cm_recv() does.
+ */
+int
+perf_cm_send(struct perf_cm *cm, const void *buf, size_t len)
+{
+	return send((int)(intptr_t)cm, buf, len, 0) == (ssize_t)len ? 0 : -EIO;
+}
+
+int
+perf_cm_recv(struct perf_cm *cm, void *buf, size_t len)
+{
+	uint8_t msg[PERF_CM_MSG_MAX];
+	ssize_t n = recv((int)(intptr_t)cm, msg, sizeof(msg), 0);
+
+	if (n != (ssize_t)len)
+		return n <= 0 ? -EIO : -EPROTO;
+	memcpy(buf, msg, len);
+	return 0;
+}
+
+int
+perf_cm_readable(struct perf_cm *cm)
+{
+	RTE_SET_USED(cm);
+	return 0;
+}
+
+static struct perf_oob
+oob_of(int fd, bool client, bool rdma_cm)
+{
+	return (struct perf_oob){ .client = client, .fd = rdma_cm ? -1 : fd,
+				  .cm = rdma_cm ? (struct perf_cm *)(intptr_t)fd : NULL };
+}
+
 static int
 test_parse(void)
 {
@@ -82,6 +145,7 @@ test_parse(void)
 /* The server side of a session, run in a thread. */
 struct server {
 	int fd;
+	bool rdma_cm;
 	uint32_t ib_mtu;
 	const char *version;	/* NULL: the real hello */
 	struct perf_dest remote;
@@ -95,17 +159,18 @@ server_run(void *arg)
 	struct server *s = arg;
 	struct perf_dest local = example_dest();
 	char ver[PERF_OOB_VERSION_LEN] = { 0 }, peer[PERF_OOB_VERSION_LEN];
+	struct perf_oob oob = oob_of(s->fd, false, s->rdma_cm);
 
 	if (s->version != NULL) {
 		snprintf(ver, sizeof(ver), "%s", s->version);
-		s->ret = perf_oob_xchg(s->fd, false, ver, peer, sizeof(ver));
+		s->ret = perf_oob_xchg(&oob, ver, peer, sizeof(ver));
 		return NULL;
 	}
-	s->ret = perf_oob_hello(s->fd, false, &s->ib_mtu);
+	s->ret = perf_oob_hello(&oob, &s->ib_mtu);
 	if (s->ret == 0)
-		s->ret = perf_oob_xchg_dests(s->fd, false, &local, &s->remote, 1);
+		s->ret = perf_oob_xchg_dests(&oob, &local, &s->remote, 1);
 	if (s->ret == 0)
-		s->ret = perf_oob_report(s->fd, false, &s->report);
+		s->ret = perf_oob_report(&oob, &s->report);
 	return NULL;
 }
 
@@ -114,7 +179,8 @@ session(struct server *srv, int *client_fd, pthread_t *th)
 {
 	int sv[2];
 
-	ROCE_TEST_ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0, "socketpair");
+	ROCE_TEST_ASSERT_EQ(socketpair(AF_UNIX, srv->rdma_cm ? SOCK_SEQPACKET : SOCK_STREAM, 0, sv),
+			    0, "socketpair");
 	srv->fd = sv[1];
 	*client_fd = sv[0];
 	ROCE_TEST_ASSERT_EQ(pthread_create(th, NULL, server_run, srv), 0, "thread");
@@ -122,9 +188,10 @@ session(struct server *srv, int *client_fd, pthread_t *th)
 }
 
 static int
-test_session(void)
+session_both(bool rdma_cm)
 {
-	struct server srv = { .ib_mtu = 1024 };
+	struct server srv = { .ib_mtu = 1024, .rdma_cm = rdma_cm };
+	struct perf_oob oob;
 	struct perf_dest mine = example_dest(), theirs;
 	struct perf_result res = { .size = 65536, .msgs = 5000, .bw_gbps = 12.5,
 				   .bw_peak_gbps = 13.0, .msg_rate_mpps = 0.0238 };
@@ -135,11 +202,12 @@ test_session(void)
 	mine.qpn = 0x22;
 	if (session(&srv, &fd, &th) != 0)
 		return -1;
-	ret = perf_oob_hello(fd, true, &mtu);
+	oob = oob_of(fd, true, rdma_cm);
+	ret = perf_oob_hello(&oob, &mtu);
 	if (ret == 0)
-		ret = perf_oob_xchg_dests(fd, true, &mine, &theirs, 1);
+		ret = perf_oob_xchg_dests(&oob, &mine, &theirs, 1);
 	if (ret == 0)
-		ret = perf_oob_report(fd, true, &res);
+		ret = perf_oob_report(&oob, &res);
 	pthread_join(th, NULL);
 	close(fd);
 	close(srv.fd);
@@ -153,16 +221,31 @@ test_session(void)
 }
 
 static int
+test_session(void)
+{
+	return session_both(false);
+}
+
+/* -R: the same steps, one message each, the records in binary */
+static int
+test_session_rdma_cm(void)
+{
+	return session_both(true);
+}
+
+static int
 test_old_peer(void)
 {
 	struct server srv = { .version = "5.60" };
+	struct perf_oob oob;
 	uint32_t mtu = 1024;
 	pthread_t th;
 	int fd, ret;
 
 	if (session(&srv, &fd, &th) != 0)
 		return -1;
-	ret = perf_oob_hello(fd, true, &mtu);
+	oob = oob_of(fd, true, false);
+	ret = perf_oob_hello(&oob, &mtu);
 	pthread_join(th, NULL);
 	close(fd);
 	close(srv.fd);
@@ -174,12 +257,34 @@ static int
 test_closed_peer(void)
 {
 	struct perf_dest d = example_dest(), peer;
+	struct perf_oob oob;
 	int sv[2];
 
 	ROCE_TEST_ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0, "socketpair");
 	close(sv[1]);
-	ROCE_TEST_ASSERT(perf_oob_xchg_dests(sv[0], false, &d, &peer, 1) == -EIO,
+	oob = oob_of(sv[0], false, false);
+	ROCE_TEST_ASSERT(perf_oob_xchg_dests(&oob, &d, &peer, 1) == -EIO,
 			 "a closed peer is -EIO");
+	close(sv[0]);
+	return 0;
+}
+
+/* -R: a step of another size than the exchange's is refused, not misread */
+static int
+test_wrong_size(void)
+{
+	struct perf_dest d = example_dest(), peer;
+	uint8_t report[8] = { 0 };
+	struct perf_oob oob;
+	int sv[2];
+
+	ROCE_TEST_ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0, "socketpair");
+	ROCE_TEST_ASSERT_EQ(send(sv[1], report, sizeof(report), 0), (ssize_t)sizeof(report),
+			    "send");
+	oob = oob_of(sv[0], false, true);
+	ROCE_TEST_ASSERT_EQ(perf_oob_xchg_dests(&oob, &d, &peer, 1), -EPROTO,
+			    "8 bytes where a record was due");
+	close(sv[1]);
 	close(sv[0]);
 	return 0;
 }
@@ -187,7 +292,10 @@ test_closed_peer(void)
 static const struct roce_test_case cases[] = {
 	{ "key_record_bytes", test_format },
 	{ "key_record_parse", test_parse },
+	{ "key_record_binary", test_binary },
 	{ "session_hello_records_report", test_session },
+	{ "session_rdma_cm", test_session_rdma_cm },
+	{ "rdma_cm_wrong_size", test_wrong_size },
 	{ "old_peer_refused", test_old_peer },
 	{ "closed_peer", test_closed_peer },
 };
