@@ -265,6 +265,7 @@ roce_qp_engine_modify(struct roce_qp *qp, const struct ibv_qp_attr *attr, int ma
 		qp->resp.psn = attr->rq_psn & RTE_ROCE_PSN_MASK;
 	if (mask & IBV_QP_SQ_PSN) {
 		qp->req.psn = attr->sq_psn & RTE_ROCE_PSN_MASK;
+		qp->req.psn_end = qp->req.psn;
 		qp->comp.psn = qp->req.psn;
 	}
 	if (mask & IBV_QP_TIMEOUT)

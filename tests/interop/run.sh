@@ -951,7 +951,15 @@ scen_nvmf_v6_guest_host() {
 		nvme discover -t rdma -a $ll%eth0 -s $NVMF_PORT -q $NVMF_HOSTNQN > /tmp/disc || exit 1
 		cat /tmp/disc
 		grep -q 'adrfam: *ipv6' /tmp/disc || exit 11
-		nvme connect -t rdma -n $NVMF_NQN -a $ll%eth0 -s $NVMF_PORT -q $NVMF_HOSTNQN -i 1 || exit 2
+		$(nvmf_guest_rw "$ll%eth0" "$NVMF_NQN" 1)" >"$OUT/$name.guest.log" 2>&1 || ok=1
+	nvmf_stop "$name" "$ok"
+}
+
+# The guest's commands: nvme connect to subsystem $2 at address $1 with $3 I/O
+# queues, 1 MiB written in 128 KiB blocks (keyed SGLs: RDMA READ by the
+# target) and read back (RDMA WRITE) by checksum, nvme disconnect.
+nvmf_guest_rw() {
+	echo "nvme connect -t rdma -n $2 -a $1 -s $NVMF_PORT -q $NVMF_HOSTNQN -i $3 || exit 2
 		for i in \$(seq 100); do [ -b /dev/nvme0n1 ] && break; sleep 0.2; done
 		[ -b /dev/nvme0n1 ] || exit 3
 		cat /sys/class/nvme/nvme0/address
@@ -961,7 +969,65 @@ scen_nvmf_v6_guest_host() {
 		b=\$(dd if=/dev/nvme0n1 bs=64k count=16 iflag=direct | md5sum)
 		echo \"written \$a read \$b\"
 		[ \"\$a\" = \"\$b\" ] || exit 6
-		nvme disconnect -n $NVMF_NQN || exit 7" >"$OUT/$name.guest.log" 2>&1 || ok=1
+		nvme disconnect -n $2 || exit 7"
+}
+
+# ---- NVMe-oF: the guest's nvme-rdma host against SPDK's target through the drop-in layer
+
+NVMF_SPDK_MIB=16             # the malloc bdev SPDK serves
+
+# SPDK's nvmf_tgt configuration: a malloc bdev, the RDMA transport, one subsystem
+# listening on ROCE_IP, any host.
+nvmf_spdk_json() {
+	local nqn=$NVMF_NQN
+
+	cat <<-EOF
+	{"subsystems": [
+	 {"subsystem": "bdev", "config": [{"method": "bdev_malloc_create",
+	   "params": {"name": "Malloc0", "num_blocks": $((NVMF_SPDK_MIB * 2048)), "block_size": 512}}]},
+	 {"subsystem": "nvmf", "config": [
+	  {"method": "nvmf_create_transport", "params": {"trtype": "RDMA", "max_queue_depth": 32}},
+	  {"method": "nvmf_create_subsystem",
+	   "params": {"nqn": "$nqn", "allow_any_host": true, "serial_number": "ROCE0001"}},
+	  {"method": "nvmf_subsystem_add_ns",
+	   "params": {"nqn": "$nqn", "namespace": {"bdev_name": "Malloc0"}}},
+	  {"method": "nvmf_subsystem_add_listener",
+	   "params": {"nqn": "$nqn", "listen_address": {"trtype": "RDMA", "adrfam": "IPv4",
+	     "traddr": "$ROCE_IP", "trsvcid": "$NVMF_PORT"}}}]}]}
+	EOF
+}
+
+# SPDK is not in Debian: runs when ROCE_SPDK_DIR names a built SPDK tree
+# (doc/nvmf.md, "SPDK on the drop-in verbs layer"), skipped saying so
+# otherwise. SPDK's unmodified nvmf_tgt, every ibv_* and rdma_* call of it
+# librte_roce_verbs' (inline progress: SPDK's pollers), serves the Linux
+# kernel's nvme-rdma host: nvme discover, connect with two I/O queues, 1 MiB
+# written and read back by checksum, disconnect; SIGTERM stops the target.
+scen_nvmf_spdk_v4_guest_host() {
+	local name=nvmf_spdk_v4_guest_host ok=0 tgt conf
+
+	if [ -z "${ROCE_SPDK_DIR:-}" ]; then
+		SKIP_REASON="SPDK is not in Debian; set ROCE_SPDK_DIR to a built SPDK tree (doc/nvmf.md)"
+		return 77
+	fi
+	tgt=$ROCE_SPDK_DIR/build/bin/nvmf_tgt
+	[ -x "$tgt" ] || { echo "$tgt missing: ROCE_SPDK_DIR is not a built SPDK tree"; return 1; }
+	dropin_skip "$tgt" && return 77
+	nvmf_guest_ready "$tgt" || return $?
+	conf=$OUT/$name.json
+	nvmf_spdk_json >"$conf"
+	dropin_prefix inline
+	LD_LIBRARY_PATH=$ROCE_SPDK_DIR/build/lib "${DROPIN[@]}" "$tgt" --no-huge -s 512 -u -m 0x1 \
+		--no-rpc-server -c "$conf" >"$OUT/$name.host.log" 2>&1 &
+	PEER_PID=$!
+	host_log_wait "$name" "NVMe/RDMA Target Listening on $ROCE_IP port $NVMF_PORT" \
+		"$DROPIN_START_S" ||
+		{ cat "$OUT/$name.host.log"; return 1; }
+	gx -t 600 "set -x
+		nvme discover -t rdma -a $ROCE_IP -s $NVMF_PORT -q $NVMF_HOSTNQN > /tmp/disc || exit 1
+		cat /tmp/disc
+		grep -q 'subnqn: *$NVMF_NQN\$' /tmp/disc || exit 11
+		$(nvmf_guest_rw "$ROCE_IP" "$NVMF_NQN" 2)" >"$OUT/$name.guest.log" 2>&1 || ok=1
 	nvmf_stop "$name" "$ok"
 }
 
@@ -1368,6 +1434,7 @@ SCENARIOS=(
 	ucmatose_loss_guest_client 1
 	nvmf_v4_guest_host 1
 	nvmf_v6_guest_host 1
+	nvmf_spdk_v4_guest_host 1
 )
 for t in "${PERF_TOOLS[@]}"; do
 	SCENARIOS+=("perftest_${t#ib_}_guest_server" 1 "perftest_${t#ib_}_guest_client" 1)
