@@ -894,6 +894,7 @@ roce_qp_apply(struct roce_qp *qp, const struct ibv_qp_attr *a, int mask,
 		cur->ah_attr = a->ah_attr;
 		qp->sgid = *sgid;
 		memcpy(qp->dgid.raw, a->ah_attr.grh.dgid.raw, sizeof(qp->dgid.raw));
+		roce_qp_hdr_init(qp);
 	}
 	if (mask & IBV_QP_PATH_MTU) {
 		cur->path_mtu = a->path_mtu;

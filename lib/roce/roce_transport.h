@@ -257,6 +257,8 @@ void roce_comp_drain(struct roce_qp *qp);
 
 /* The way out of requester and responder (roce_net.c). */
 void roce_qp_pkt_init(struct roce_qp *qp, struct rte_roce_pkt *pkt, uint8_t opcode, uint32_t psn);
+/* qp->hdr from the path just set (IBV_QP_AV): what every RC/UC packet of qp starts with. */
+void roce_qp_hdr_init(struct roce_qp *qp);
 int roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *payload);
 
 /* UD (roce_ud.c): DETH and addresses of a request; receive of a UD SEND for qp. */
