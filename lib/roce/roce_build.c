@@ -247,37 +247,58 @@ roce_build_udp_csum(const struct rte_roce_pkt *pkt, const void *l3, const void *
 	}
 }
 
-/* Write a frame of len bytes, already checked by roce_build_check(). */
+/*
+ * What follows the UDP header of a frame of len bytes (BTH, extension
+ * headers, payload, pad, ICRC), then the UDP checksum, which covers it.
+ * The IP and UDP headers are written, lengths and IPv4 checksum included.
+ */
 static void
-roce_build_frame(const struct rte_roce_pkt *pkt, const void *payload, uint8_t *buf, uint32_t len)
+roce_build_tail(const struct rte_roce_pkt *pkt, const struct rte_roce_opcode_info *info,
+		const void *payload, uint8_t *buf, uint32_t l3_off, uint32_t l4_off, uint32_t len)
 {
-	const struct rte_roce_opcode_info *info = rte_roce_opcode_info(pkt->opcode);
-	uint32_t ip_hdr_len = pkt->ip_version == IPVERSION ? RTE_ROCE_IPV4_LEN : RTE_ROCE_IPV6_LEN;
-	uint32_t l3_off, l4_off, off, icrc_off = len - RTE_ROCE_ICRC_LEN;
-	struct rte_udp_hdr *udp;
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(buf + l4_off);
+	uint32_t off = l4_off + RTE_ROCE_UDP_LEN, icrc_off = len - RTE_ROCE_ICRC_LEN;
 	rte_le32_t icrc;
 
-	l3_off = roce_build_l2(pkt, buf);
-	l4_off = l3_off + ip_hdr_len;
-	roce_build_ip(pkt, buf + l3_off, len - l4_off);
-	udp = (struct rte_udp_hdr *)(buf + l4_off);
-	udp->src_port = rte_cpu_to_be_16(pkt->sport);
-	udp->dst_port = rte_cpu_to_be_16(pkt->dport);
-	udp->dgram_len = rte_cpu_to_be_16(len - l4_off);
-	udp->dgram_cksum = 0;
-	off = l4_off + RTE_ROCE_UDP_LEN;
 	off += roce_build_transport(pkt, info, buf + off);
 	if (pkt->payload_len != 0)
 		memcpy(buf + off, payload, pkt->payload_len);
 	off += pkt->payload_len;
 	memset(buf + off, 0, icrc_off - off);
-	if (pkt->ip_version == IPVERSION)
-		((struct rte_ipv4_hdr *)(buf + l3_off))->hdr_checksum =
-			rte_ipv4_cksum((struct rte_ipv4_hdr *)(buf + l3_off));
 	/* Stored least-significant byte first, like the FCS (IBA A17.3.3; K:rxe_icrc.c). */
 	icrc = rte_cpu_to_le_32(roce_icrc_calc_writable(buf + l3_off, icrc_off - l3_off));
 	memcpy(buf + icrc_off, &icrc, sizeof(icrc));
 	udp->dgram_cksum = roce_build_udp_csum(pkt, buf + l3_off, udp);
+}
+
+/* Ethernet, IP and UDP headers of a frame of len bytes; returns the UDP header's offset. */
+static uint32_t
+roce_build_head(const struct rte_roce_pkt *pkt, uint8_t *buf, uint32_t len)
+{
+	uint32_t ip_hdr_len = pkt->ip_version == IPVERSION ? RTE_ROCE_IPV4_LEN : RTE_ROCE_IPV6_LEN;
+	uint32_t l3_off = roce_build_l2(pkt, buf), l4_off = l3_off + ip_hdr_len;
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(buf + l4_off);
+
+	roce_build_ip(pkt, buf + l3_off, len - l4_off);
+	if (pkt->ip_version == IPVERSION)
+		((struct rte_ipv4_hdr *)(buf + l3_off))->hdr_checksum =
+			rte_ipv4_cksum((struct rte_ipv4_hdr *)(buf + l3_off));
+	udp->src_port = rte_cpu_to_be_16(pkt->sport);
+	udp->dst_port = rte_cpu_to_be_16(pkt->dport);
+	udp->dgram_len = rte_cpu_to_be_16(len - l4_off);
+	udp->dgram_cksum = 0;
+	return l4_off;
+}
+
+/* Write a frame of len bytes, already checked by roce_build_check(). */
+static void
+roce_build_frame(const struct rte_roce_pkt *pkt, const void *payload, uint8_t *buf, uint32_t len)
+{
+	uint32_t l4_off = roce_build_head(pkt, buf, len);
+	uint32_t l3_off = l4_off - (pkt->ip_version == IPVERSION ? RTE_ROCE_IPV4_LEN :
+								  RTE_ROCE_IPV6_LEN);
+
+	roce_build_tail(pkt, rte_roce_opcode_info(pkt->opcode), payload, buf, l3_off, l4_off, len);
 }
 
 int
@@ -324,4 +345,64 @@ roce_pkt_build_mbuf_qp(const struct rte_roce_pkt *pkt, const void *payload, stru
 	if (pkt->payload_len != 0 && payload == NULL)
 		return -EINVAL;
 	return roce_build_append(pkt, payload, m, roce_build_len(pkt, pkt->info));
+}
+
+void
+roce_build_hdr_init(struct roce_hdr_tmpl *t, const struct rte_roce_pkt *pkt)
+{
+	struct rte_ipv4_hdr *ip4;
+
+	/* A frame with no transport header, no payload: its lengths are patched per packet. */
+	t->l4_off = roce_build_head(pkt, t->bytes, 0);
+	t->l3_off = t->l4_off - (pkt->ip_version == IPVERSION ? RTE_ROCE_IPV4_LEN :
+								 RTE_ROCE_IPV6_LEN);
+	t->ipv4 = pkt->ip_version == IPVERSION;
+	if (!t->ipv4)
+		return;
+	ip4 = (struct rte_ipv4_hdr *)(t->bytes + t->l3_off);
+	ip4->total_length = 0;
+	ip4->hdr_checksum = 0;
+	t->ipv4_sum = rte_raw_cksum(ip4, RTE_ROCE_IPV4_LEN);
+}
+
+/* The IP and UDP lengths of a frame of len bytes from t, and the IPv4 checksum they change. */
+static void
+roce_build_hdr_patch(const struct roce_hdr_tmpl *t, uint8_t *buf, uint32_t len)
+{
+	struct rte_ipv4_hdr *ip4 = (struct rte_ipv4_hdr *)(buf + t->l3_off);
+	struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(buf + t->l3_off);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(buf + t->l4_off);
+	uint16_t udp_len = len - t->l4_off;
+
+	udp->dgram_len = rte_cpu_to_be_16(udp_len);
+	if (!t->ipv4) {
+		ip6->payload_len = udp->dgram_len;
+		return;
+	}
+	ip4->total_length = rte_cpu_to_be_16(RTE_ROCE_IPV4_LEN + udp_len);
+	/* The template's sum plus the one field that changed (RFC 1624: sums are associative). */
+	ip4->hdr_checksum = (uint16_t)~__rte_raw_cksum_reduce(t->ipv4_sum + ip4->total_length);
+}
+
+int
+roce_pkt_build_mbuf_hdr(const struct roce_hdr_tmpl *t, const struct rte_roce_pkt *pkt,
+			const void *payload, struct rte_mbuf *m)
+{
+	int udp_len;
+	uint8_t *buf;
+	uint32_t len;
+
+	if (pkt->payload_len != 0 && payload == NULL)
+		return -EINVAL;
+	udp_len = roce_build_udp_len(pkt, pkt->info);
+	if (udp_len < 0)
+		return udp_len;
+	len = t->l4_off + udp_len;
+	buf = (uint8_t *)rte_pktmbuf_append(m, len);
+	if (buf == NULL)
+		return -ENOSPC;
+	memcpy(buf, t->bytes, t->l4_off + RTE_ROCE_UDP_LEN);
+	roce_build_hdr_patch(t, buf, len);
+	roce_build_tail(pkt, pkt->info, payload, buf, t->l3_off, t->l4_off, len);
+	return len;
 }

@@ -179,6 +179,13 @@ comp_check_psn(struct comp_ctx *ctx)
 	struct roce_send_wqe *wqe = ctx->wqe;
 	int32_t diff;
 
+	/*
+	 * A response to a PSN never sent answers nothing (IBTA Vol. 1 §9.7: a
+	 * response acknowledges requests that were sent); taken as a coalesced
+	 * ACK it would complete WRs the responder never saw.
+	 */
+	if (rte_roce_psn_cmp(pkt->psn, qp->req.psn_end) >= 0)
+		return comp_drop(ctx);
 	diff = rte_roce_psn_cmp(pkt->psn, wqe->tx.last_psn);
 	if (diff > 0) {
 		if (wqe->tx.state != ROCE_WQE_PENDING)
@@ -246,7 +253,8 @@ comp_check_aeth(struct comp_ctx *ctx)
 		qp->comp.retrying = false;
 		return COMP_RETRY;
 	default:
-		return COMP_DONE;
+		/* AETH kind 10b is reserved (IBTA Vol. 1 §9.3, doc/wire-format.md §5.1): dropped. */
+		return comp_drop(ctx);
 	}
 }
 

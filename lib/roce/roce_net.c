@@ -38,6 +38,15 @@ roce_qp_pkt_init(struct roce_qp *qp, struct rte_roce_pkt *pkt, uint8_t opcode, u
 	pkt->psn = psn;
 }
 
+void
+roce_qp_hdr_init(struct roce_qp *qp)
+{
+	struct rte_roce_pkt pkt;
+
+	roce_qp_pkt_init(qp, &pkt, RTE_ROCE_OP_RC_SEND_ONLY, 0);
+	roce_build_hdr_init(&qp->hdr, &pkt);
+}
+
 int
 roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *payload)
 {
@@ -51,7 +60,11 @@ roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *pay
 		ROCE_COUNT(qp->lane->xstats.tx_no_mbuf);
 		return -ENOBUFS;
 	}
-	ret = roce_pkt_build_mbuf_qp(pkt, payload, m);
+	/* UD: addresses per work request (roce_ud_pkt_fill); RC, UC: the QP's (IBV_QP_AV). */
+	if (qp->ibv.qp_type == IBV_QPT_UD)
+		ret = roce_pkt_build_mbuf_qp(pkt, payload, m);
+	else
+		ret = roce_pkt_build_mbuf_hdr(&qp->hdr, pkt, payload, m);
 	if (ret < 0) {
 		rte_pktmbuf_free(m);
 		return ret;

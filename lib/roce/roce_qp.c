@@ -265,6 +265,7 @@ roce_qp_engine_modify(struct roce_qp *qp, const struct ibv_qp_attr *attr, int ma
 		qp->resp.psn = attr->rq_psn & RTE_ROCE_PSN_MASK;
 	if (mask & IBV_QP_SQ_PSN) {
 		qp->req.psn = attr->sq_psn & RTE_ROCE_PSN_MASK;
+		qp->req.psn_end = qp->req.psn;
 		qp->comp.psn = qp->req.psn;
 	}
 	if (mask & IBV_QP_TIMEOUT)
@@ -893,6 +894,7 @@ roce_qp_apply(struct roce_qp *qp, const struct ibv_qp_attr *a, int mask,
 		cur->ah_attr = a->ah_attr;
 		qp->sgid = *sgid;
 		memcpy(qp->dgid.raw, a->ah_attr.grh.dgid.raw, sizeof(qp->dgid.raw));
+		roce_qp_hdr_init(qp);
 	}
 	if (mask & IBV_QP_PATH_MTU) {
 		cur->path_mtu = a->path_mtu;

@@ -28,6 +28,7 @@
 #include <infiniband/verbs.h>
 
 #include "rte_roce_gid.h"
+#include "roce_build.h"
 #include "roce_cq.h"
 #include "roce_dev.h"
 #include "roce_mr.h"
@@ -114,6 +115,7 @@ struct roce_qp {
 	union rte_roce_gid sgid;	/* the port's GID at ah_attr.grh.sgid_index */
 	union rte_roce_gid dgid;	/* the peer's address */
 	uint16_t src_port;	/* UDP source port */
+	struct roce_hdr_tmpl hdr;	/* RC/UC: headers up to UDP, from the above (IBV_QP_AV) */
 
 	struct roce_queue sq;	/* struct roce_send_wqe */
 	struct roce_queue rq;	/* struct roce_recv_wqe; unused on an SRQ */

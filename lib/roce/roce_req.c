@@ -273,6 +273,8 @@ req_send_pkt(struct roce_qp *qp, struct roce_send_wqe *wqe)
 		req->psn = rte_roce_psn_add(req->psn, 1);
 		req->pkt_idx++;
 	}
+	if (rte_roce_psn_cmp(req->psn, req->psn_end) > 0)
+		req->psn_end = req->psn;
 	if (req->pkt_idx == wqe->tx.npkts) {
 		wqe->tx.state = ROCE_WQE_PENDING;
 		req->wqe_idx++;

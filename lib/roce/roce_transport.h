@@ -81,7 +81,7 @@ enum roce_rx_drop {
 	ROCE_RX_DROP_QP_STATE,		/* QP not in a state that receives it */
 	ROCE_RX_DROP_ADDR,		/* addresses differ from the QP's address vector */
 	ROCE_RX_DROP_PKEY,		/* P_Key not the default partition */
-	ROCE_RX_DROP_RESP_STALE,	/* response to nothing outstanding, or out of order */
+	ROCE_RX_DROP_RESP_STALE,	/* response to nothing outstanding (or to a PSN never sent), or out of order */
 	ROCE_RX_DROP_REQ_DUP,		/* duplicate request without a resource to replay */
 	ROCE_RX_DROP_REQ_AHEAD,		/* request after a sequence or RNR NAK, before ePSN came */
 	ROCE_RX_DROP_UC_MSG,		/* UC: packet of a message dropped after a gap or an error */
@@ -125,6 +125,7 @@ struct roce_wqe_tx {
 struct roce_req_state {
 	uint32_t wqe_idx;	/* free-running index of the WQE being sent */
 	uint32_t psn;		/* next PSN to send */
+	uint32_t psn_end;	/* after the highest PSN ever sent: a retry sends below it */
 	uint32_t pkt_idx;	/* next packet of the current WQE */
 	struct roce_sge_cursor cur;	/* payload position of pkt_idx */
 	uint32_t noack_pkts;	/* packets sent without AckReq */
@@ -256,6 +257,8 @@ void roce_comp_drain(struct roce_qp *qp);
 
 /* The way out of requester and responder (roce_net.c). */
 void roce_qp_pkt_init(struct roce_qp *qp, struct rte_roce_pkt *pkt, uint8_t opcode, uint32_t psn);
+/* qp->hdr from the path just set (IBV_QP_AV): what every RC/UC packet of qp starts with. */
+void roce_qp_hdr_init(struct roce_qp *qp);
 int roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *payload);
 
 /* UD (roce_ud.c): DETH and addresses of a request; receive of a UD SEND for qp. */

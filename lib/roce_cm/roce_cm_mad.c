@@ -228,6 +228,20 @@ roce_cm_mad_send_done(struct rte_roce_cm *cm, const struct ibv_wc *wc)
 	cm_mad_backlog_send(cm);
 }
 
+int
+rte_roce_cm_sends_pending(struct rte_roce_cm *cm)
+{
+	int pending;
+
+	if (cm == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&cm->lock);
+	/* In flight on QP1, and waiting in the backlog for a slot. */
+	pending = (int)(cm->conf.mad_slots - cm->nb_free + cm->nb_backlog);
+	pthread_mutex_unlock(&cm->lock);
+	return pending;
+}
+
 /*
  * Who sent a MAD and to which of our addresses, from the GRH before it
  * (IPv4 in its second half): replies without a connection go back from

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "roce_cm.h"
 
 /* Rights a connected QP gets at INIT: rdma_cm's, remote write, read and atomics. */
@@ -111,29 +113,35 @@ roce_cm_qp_rtr_rts(struct roce_cm_id *id)
 }
 
 /*
- * A UD QP of an RTE_ROCE_CM_PS_UDP id, ready at once as librdmacm makes it
- * (its ucma_init_ud_qp()): INIT with P_Key index 0, port 1 and rdma_cm's
- * Q_Key, RTR, RTS with SQ PSN 0.
+ * A UD QP's attributes for each state, as librdmacm moves it (its
+ * ucma_init_ud_qp()): INIT with P_Key index 0, port 1 and rdma_cm's Q_Key
+ * (the kernel's cma_ib_init_qp_attr(), RDMA_UDP_QKEY), RTR with nothing
+ * more, RTS with SQ PSN 0.
  */
+static int
+cm_ud_attr(enum ibv_qp_state state, struct ibv_qp_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_state = state;
+	if (state == IBV_QPS_INIT) {
+		attr->port_num = 1;
+		attr->qkey = RTE_ROCE_CM_UDP_QKEY;
+		return IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY;
+	}
+	return state == IBV_QPS_RTS ? IBV_QP_STATE | IBV_QP_SQ_PSN : IBV_QP_STATE;
+}
+
+/* A UD QP of an RTE_ROCE_CM_PS_UDP id, ready at once: INIT, RTR, RTS. */
 int
 roce_cm_qp_ud_ready(struct roce_cm_id *id)
 {
-	struct ibv_qp_attr attr = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qkey = RTE_ROCE_CM_UDP_QKEY,
-	};
-	int rc;
+	static const enum ibv_qp_state steps[] = { IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS };
+	struct ibv_qp_attr attr;
+	unsigned int i;
+	int rc = 0;
 
-	rc = rte_roce_modify_qp(id->pub.qp, &attr,
-				IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY);
-	attr.qp_state = IBV_QPS_RTR;
-	if (rc == 0)
-		rc = rte_roce_modify_qp(id->pub.qp, &attr, IBV_QP_STATE);
-	attr.qp_state = IBV_QPS_RTS;
-	attr.sq_psn = 0;
-	if (rc == 0)
-		rc = rte_roce_modify_qp(id->pub.qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	for (i = 0; i < RTE_DIM(steps) && rc == 0; i++)
+		rc = rte_roce_modify_qp(id->pub.qp, &attr, cm_ud_attr(steps[i], &attr));
 	return rc;
 }
 
@@ -148,7 +156,10 @@ rte_roce_cm_init_qp_attr(struct rte_roce_cm_id *pub, struct ibv_qp_attr *qp_attr
 		return -EINVAL;
 	want = qp_attr->qp_state;
 	pthread_mutex_lock(&id->cm->lock);
-	if (want == IBV_QPS_INIT)
+	if (id->pub.ps == RTE_ROCE_CM_PS_UDP &&
+	    (want == IBV_QPS_INIT || want == IBV_QPS_RTR || want == IBV_QPS_RTS))
+		*qp_attr_mask = cm_ud_attr(want, qp_attr);
+	else if (want == IBV_QPS_INIT)
 		*qp_attr_mask = cm_init_attr(qp_attr);
 	else if (want == IBV_QPS_RTR && cm_peer_known(id))
 		*qp_attr_mask = cm_rtr_attr(id, qp_attr);

@@ -233,6 +233,18 @@ __rte_experimental
 int rte_roce_cm_poll(struct rte_roce_cm *cm);
 
 /**
+ * MADs the instance sent whose sends have not completed yet (in flight on
+ * QP1, or waiting in its backlog): 0 once all it sent has left (a REJ, SIDR_REP or DREQ of the last calls). A process
+ * about to exit waits for it while the CM and the device still make
+ * progress: Linux's CM sends them after the process is gone.
+ *
+ * @return
+ *   The count; -EINVAL (cm NULL).
+ */
+__rte_experimental
+int rte_roce_cm_sends_pending(struct rte_roce_cm *cm);
+
+/**
  * Read the counters of an instance.
  *
  * @return
@@ -515,7 +527,10 @@ int rte_roce_cm_establish(struct rte_roce_cm_id *id);
  * Attributes to move an application's QP for this connection, as
  * rdma_init_qp_attr(): set qp_attr->qp_state to IBV_QPS_INIT, IBV_QPS_RTR
  * or IBV_QPS_RTS; the attributes and their mask are written, for
- * rte_roce_modify_qp(). RTR and RTS need the peer's REQ or REP.
+ * rte_roce_modify_qp(). RTR and RTS need the peer's REQ or REP; a UD id's
+ * (RTE_ROCE_CM_PS_UDP) need nothing: INIT gives P_Key index 0, port 1 and
+ * RTE_ROCE_CM_UDP_QKEY, RTR the state alone, RTS SQ PSN 0, as librdmacm
+ * moves a UD QP.
  *
  * @return
  *   0; -EINVAL (NULL argument, id not bound, another state, the peer not known yet).

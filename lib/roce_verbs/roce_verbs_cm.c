@@ -23,6 +23,8 @@
 
 /* The progress thread's sleep when a round found nothing to do. */
 #define RV_CM_IDLE_US 1000
+/* How long an exiting process waits for its CMs' last MADs to leave. */
+#define RV_CM_EXIT_FLUSH_MS 1000
 
 static struct rte_roce_cm *rv_cms[RTE_ROCE_CONFIG_PORTS_MAX];
 static struct rte_roce_cm_channel *rv_hub;
@@ -85,9 +87,26 @@ rv_cm_progress(void *arg)
 	return NULL;
 }
 
+/*
+ * At exit the MADs of the program's last calls (rdma_reject's SIDR_REP or
+ * REJ, a DREQ) may still wait for the progress that sends them; the peer
+ * of a Linux program gets them from its kernel after the process is gone.
+ * So the progress thread runs until they have left, RV_CM_EXIT_FLUSH_MS
+ * at most.
+ */
 static void
 rv_cm_exit(void)
 {
+	unsigned int i, waited_ms;
+	int pending = 1;
+
+	for (waited_ms = 0; pending > 0 && waited_ms < RV_CM_EXIT_FLUSH_MS; waited_ms++) {
+		for (i = 0, pending = 0; i < roce_verbs_dev_count(); i++)
+			if (rv_cms[i] != NULL)
+				pending += RTE_MAX(rte_roce_cm_sends_pending(rv_cms[i]), 0);
+		if (pending > 0)
+			usleep(1000);
+	}
 	__atomic_store_n(&rv_cm_stop, true, __ATOMIC_RELEASE);
 	pthread_join(rv_cm_thread, NULL);
 }
@@ -267,6 +286,36 @@ rv_cm_request_id(struct rte_roce_cm_event *raw, struct rv_cm_id *listener)
 	return id;
 }
 
+static void
+rv_cm_event_conn(const struct rte_roce_cm_event *raw, struct rdma_conn_param *conn)
+{
+	conn->private_data = raw->param.private_data;
+	conn->private_data_len = raw->param.private_data_len;
+	conn->responder_resources = raw->param.responder_resources;
+	conn->initiator_depth = raw->param.initiator_depth;
+	conn->flow_control = raw->param.flow_control;
+	conn->retry_count = raw->param.retry_count;
+	conn->rnr_retry_count = raw->param.rnr_retry_count;
+	conn->srq = raw->param.srq;
+	conn->qp_num = raw->param.qp_num;
+}
+
+/*
+ * A UD id's events carry param.ud instead, every one of them, as librdmacm's
+ * rdma_get_cm_event() copies them (cma.c, ucma_copy_ud_event()):
+ * CONNECT_REQUEST the SIDR_REQ's private data, ESTABLISHED the service's
+ * address vector, QPN and Q_Key, UNREACHABLE the SIDR_REP's private data.
+ */
+static void
+rv_cm_event_ud(const struct rte_roce_cm_event *raw, struct rdma_ud_param *ud)
+{
+	ud->private_data = raw->ud.private_data;
+	ud->private_data_len = raw->ud.private_data_len;
+	ud->ah_attr = raw->ud.ah_attr;
+	ud->qp_num = raw->ud.qp_num;
+	ud->qkey = raw->ud.qkey;
+}
+
 /* Wrap a raw event for the program; NULL when no memory (logged, the raw one handled). */
 static struct rv_cm_event *
 rv_cm_event_wrap(struct rte_roce_cm_event *raw)
@@ -291,15 +340,10 @@ rv_cm_event_wrap(struct rte_roce_cm_event *raw)
 	/* librte_roce_cm's events are rdma_cm's, in its order (rte_roce_cm.h). */
 	ev->pub.event = (enum rdma_cm_event_type)raw->event;
 	ev->pub.status = raw->status;
-	ev->pub.param.conn.private_data = raw->param.private_data;
-	ev->pub.param.conn.private_data_len = raw->param.private_data_len;
-	ev->pub.param.conn.responder_resources = raw->param.responder_resources;
-	ev->pub.param.conn.initiator_depth = raw->param.initiator_depth;
-	ev->pub.param.conn.flow_control = raw->param.flow_control;
-	ev->pub.param.conn.retry_count = raw->param.retry_count;
-	ev->pub.param.conn.rnr_retry_count = raw->param.rnr_retry_count;
-	ev->pub.param.conn.srq = raw->param.srq;
-	ev->pub.param.conn.qp_num = raw->param.qp_num;
+	if (id->pub.qp_type == IBV_QPT_UD)
+		rv_cm_event_ud(raw, &ev->pub.param.ud);
+	else
+		rv_cm_event_conn(raw, &ev->pub.param.conn);
 	if (raw->event == RTE_ROCE_CM_EVENT_ADDR_RESOLVED)
 		rv_cm_id_sync_addr(id);
 	if (raw->event == RTE_ROCE_CM_EVENT_ROUTE_RESOLVED)

@@ -123,9 +123,15 @@ rv_rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **idp, v
 		       (channel, idp, context, ps));
 	if (rv_cm_start() < 0)
 		return -1;
-	if (ps != RDMA_PS_TCP && ps != RDMA_PS_IB) {
-		RV_LOG(ERR, "port space 0x%x: only RDMA_PS_TCP and RDMA_PS_IB (RC) are served "
-		       "(no SIDR: RDMA_PS_UDP)", ps);
+	/*
+	 * RDMA_PS_IPOIB's Q_Key is the IPoIB broadcast group's, from an SA
+	 * (the kernel's cma_set_qkey()): RoCE has neither, so Linux fails it
+	 * too, only later (rdma_create_qp).
+	 */
+	if (ps != RDMA_PS_TCP && ps != RDMA_PS_IB && ps != RDMA_PS_UDP) {
+		RV_LOG(ERR, "port space 0x%x: only RDMA_PS_TCP, RDMA_PS_IB (RC) and RDMA_PS_UDP "
+		       "(UD, SIDR) are served%s", ps, ps == RDMA_PS_IPOIB ?
+		       " (RDMA_PS_IPOIB takes its Q_Key from an IPoIB group: no IPoIB on RoCE)" : "");
 		errno = EPROTONOSUPPORT;
 		return -1;
 	}
@@ -380,12 +386,24 @@ rv_rdma_accept(struct rdma_cm_id *pub, struct rdma_conn_param *conn_param)
 {
 	struct rv_cm_id *id = rv_cm_id(pub);
 	struct rte_roce_cm_conn_param param;
+	int rc;
 
 	RV_CM_DISPATCH(pub, ROCE_VERBS_CM_REAL(rv_rdma_accept, "rdma_accept")(pub, conn_param));
 	if (conn_param != NULL)
 		rv_cm_param(conn_param, &param);
-	return rv_cm_sync_complete(id, rv_cm_ret(rte_roce_cm_accept(id->raw, conn_param != NULL ?
-								   &param : NULL)));
+	rc = rv_cm_ret(rte_roce_cm_accept(id->raw, conn_param != NULL ? &param : NULL));
+	if (pub->qp_type != IBV_QPT_UD)
+		return rv_cm_sync_complete(id, rc);
+	/*
+	 * A UD request is answered by the SIDR_REP alone: no event follows, so
+	 * a synchronous id waits for none and lets its request go, as
+	 * librdmacm's rdma_accept() (cma.c).
+	 */
+	if (rc == 0 && id->sync && pub->event != NULL) {
+		rdma_ack_cm_event(pub->event);
+		pub->event = NULL;
+	}
+	return rc;
 }
 
 int rv_rdma_reject(struct rdma_cm_id *pub, const void *private_data, uint8_t private_data_len)
@@ -537,4 +555,48 @@ rv_rdma_set_option(struct rdma_cm_id *pub, int level, int optname, void *optval,
 	       "(only RDMA_OPTION_ID TOS, REUSEADDR and AFONLY)", level, optname);
 	errno = ENOSYS;
 	return -1;
+}
+
+/*
+ * Multicast (mckey): librte_roce_cm joins no group (no IGMP/MLD joins, no
+ * multicast QP attach on the wire). Refused here rather than left to the
+ * real librdmacm, which would read our id as its own.
+ */
+static int
+rv_cm_multicast_refused(const char *call, struct rdma_cm_id *pub)
+{
+	RV_LOG(ERR, "%s(id %p): multicast is not supported by librte_roce_cm", call, (void *)pub);
+	errno = ENOSYS;
+	return -1;
+}
+
+int rv_rdma_join_multicast(struct rdma_cm_id *pub, struct sockaddr *addr, void *context)
+	ROCE_VERBS_EXPORT(rdma_join_multicast);
+int
+rv_rdma_join_multicast(struct rdma_cm_id *pub, struct sockaddr *addr, void *context)
+{
+	RV_CM_DISPATCH(pub, ROCE_VERBS_CM_REAL(rv_rdma_join_multicast, "rdma_join_multicast")
+		       (pub, addr, context));
+	return rv_cm_multicast_refused("rdma_join_multicast", pub);
+}
+
+int rv_rdma_join_multicast_ex(struct rdma_cm_id *pub, struct rdma_cm_join_mc_attr_ex *attr,
+			      void *context) ROCE_VERBS_EXPORT(rdma_join_multicast_ex);
+int
+rv_rdma_join_multicast_ex(struct rdma_cm_id *pub, struct rdma_cm_join_mc_attr_ex *attr,
+			  void *context)
+{
+	RV_CM_DISPATCH(pub, ROCE_VERBS_REAL(rv_rdma_join_multicast_ex, "rdma_join_multicast_ex",
+					    "RDMACM_1.1")(pub, attr, context));
+	return rv_cm_multicast_refused("rdma_join_multicast_ex", pub);
+}
+
+int rv_rdma_leave_multicast(struct rdma_cm_id *pub, struct sockaddr *addr)
+	ROCE_VERBS_EXPORT(rdma_leave_multicast);
+int
+rv_rdma_leave_multicast(struct rdma_cm_id *pub, struct sockaddr *addr)
+{
+	RV_CM_DISPATCH(pub, ROCE_VERBS_CM_REAL(rv_rdma_leave_multicast, "rdma_leave_multicast")
+		       (pub, addr));
+	return rv_cm_multicast_refused("rdma_leave_multicast", pub);
 }

@@ -8,10 +8,13 @@
  */
 
 #include <errno.h>
+#include <string.h>
 
 #include <rte_errno.h>
 
 #include <rte_roce_event.h>
+#include <rte_roce_gid.h>
+#include <rte_roce_hdr.h>
 #include <rte_roce_verbs.h>
 
 #include "roce_verbs.h"
@@ -541,6 +544,76 @@ rv_destroy_ah(struct ibv_ah *ah)
 	return RV_DESTROY(ah, rte_roce_destroy_ah);
 }
 
+/* The index of gid in the port's GID table, or -1. */
+static int
+rv_gid_index(struct ibv_context *ctx, uint8_t port_num, const union rte_roce_gid *gid)
+{
+	struct ibv_port_attr pattr;
+	union ibv_gid entry;
+	int i;
+
+	if (rte_roce_query_port(ctx, port_num, &pattr) < 0)
+		return -1;
+	for (i = 0; i < pattr.gid_tbl_len; i++)
+		if (rte_roce_query_gid(ctx, port_num, i, &entry) == 0 &&
+		    memcmp(&entry, gid, sizeof(entry)) == 0)
+			return i;
+	return -1;
+}
+
+/*
+ * The address vector back to a UD message's sender, from its completion and
+ * the 40 bytes before its payload, as rdma-core's ibv_init_ah_from_wc()
+ * builds it for RoCEv2 (libibverbs/verbs.c): the GRH's source address as
+ * dgid, the index of its destination in our GID table as sgid_index, the hop
+ * limit (IPv4: TTL), traffic class and IPv6 flow label. An IPv4 GRH starts
+ * with 20 zeros (union rte_roce_grh), so its first nibble is never 6.
+ * udaddy's server answers its clients through it.
+ */
+static int
+rv_ah_attr_from_wc(struct ibv_context *ctx, uint8_t port_num, const struct ibv_wc *wc,
+		   const struct ibv_grh *grh, struct ibv_ah_attr *attr)
+{
+	union rte_roce_gid src, dst;
+	union rte_roce_grh g;
+	uint32_t vtc_flow;
+	int index;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->port_num = port_num;
+	attr->sl = wc->sl;
+	if (!(wc->wc_flags & IBV_WC_GRH))
+		return 0;
+	memcpy(&g, grh, sizeof(g));
+	attr->is_global = 1;
+	if (g.raw[0] >> 4 == 6) {
+		memcpy(src.raw, g.ipv6.src_addr, sizeof(src.raw));
+		memcpy(dst.raw, g.ipv6.dst_addr, sizeof(dst.raw));
+		vtc_flow = rte_be_to_cpu_32(g.ipv6.vtc_flow);
+		attr->grh.hop_limit = g.ipv6.hop_limits;
+		attr->grh.traffic_class = (uint8_t)(vtc_flow >> 20);
+		attr->grh.flow_label = vtc_flow & 0xfffff;
+	} else if (g.v4.ipv4.version_ihl >> 4 == 4) {
+		rte_roce_gid_from_ipv4(&src, g.v4.ipv4.src_addr);
+		rte_roce_gid_from_ipv4(&dst, g.v4.ipv4.dst_addr);
+		attr->grh.hop_limit = g.v4.ipv4.time_to_live;
+		attr->grh.traffic_class = g.v4.ipv4.type_of_service;
+	} else {
+		RV_LOG(ERR, "ibv_init_ah_from_wc: the GRH is neither IPv4 nor IPv6 (byte 0 0x%02x)",
+		       g.raw[0]);
+		return EPROTONOSUPPORT;
+	}
+	memcpy(attr->grh.dgid.raw, src.raw, sizeof(src.raw));
+	index = rv_gid_index(ctx, port_num, &dst);
+	if (index < 0) {
+		RV_LOG(ERR, "ibv_init_ah_from_wc: the message's destination is no GID of port %u",
+		       port_num);
+		return ENOENT;
+	}
+	attr->grh.sgid_index = (uint8_t)index;
+	return 0;
+}
+
 int rv_init_ah_from_wc(struct ibv_context *ctx, uint8_t port_num, struct ibv_wc *wc,
 		       struct ibv_grh *grh, struct ibv_ah_attr *ah_attr)
 	ROCE_VERBS_EXPORT(ibv_init_ah_from_wc);
@@ -548,11 +621,17 @@ int
 rv_init_ah_from_wc(struct ibv_context *ctx, uint8_t port_num, struct ibv_wc *wc,
 		   struct ibv_grh *grh, struct ibv_ah_attr *ah_attr)
 {
+	int rc;
+
 	if (roce_verbs_dev_of_ctx(ctx) == NULL)
 		return ROCE_VERBS_REAL(rv_init_ah_from_wc, "ibv_init_ah_from_wc", "IBVERBS_1.1")
 			(ctx, port_num, wc, grh, ah_attr);
-	rv_refuse("ibv_init_ah_from_wc");
-	return EOPNOTSUPP;
+	if (wc == NULL || grh == NULL || ah_attr == NULL)
+		return errno = EINVAL;
+	rc = rv_ah_attr_from_wc(ctx, port_num, wc, grh, ah_attr);
+	if (rc != 0)
+		errno = rc;
+	return rc;
 }
 
 struct ibv_ah *rv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
@@ -561,10 +640,14 @@ struct ibv_ah *
 rv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
 		     uint8_t port_num)
 {
+	struct ibv_ah_attr attr;
+
 	RV_DISPATCH(pd, NULL,
 		    ROCE_VERBS_REAL(rv_create_ah_from_wc, "ibv_create_ah_from_wc",
 				       "IBVERBS_1.1")(pd, wc, grh, port_num));
-	return rv_refuse("ibv_create_ah_from_wc");
+	if (rv_init_ah_from_wc(pd->context, port_num, wc, grh, &attr) != 0)
+		return NULL;
+	return rv_create_ah(pd, &attr);
 }
 
 int rv_resolve_eth_l2_from_gid(struct ibv_context *ctx, struct ibv_ah_attr *attr,

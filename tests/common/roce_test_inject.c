@@ -28,24 +28,40 @@ roce_test_inject_init(struct roce_test_inject *in, struct roce_test_env *e)
 	return 0;
 }
 
-/* Send a request frame from a's address to b's QP; pkt fields set by the caller. */
-int
-roce_test_inject_send(struct roce_test_inject *in, struct rte_roce_pkt *pkt, const void *payload)
+/* A frame from side `from`'s address to the other side's QP 0, on the ring to it. */
+static int
+inject_frame(struct roce_test_inject *in, unsigned int from, struct rte_roce_pkt *pkt,
+	     const void *payload)
 {
 	struct roce_test_env *e = in->e;
+	unsigned int to = !from;
 	struct rte_mbuf *m = rte_pktmbuf_alloc(roce_test_mbuf_pool());
 
 	ROCE_TEST_ASSERT(m != NULL, "mbuf");
-	pkt->src_mac = in->mac[0];
-	pkt->dst_mac = in->mac[1];
+	pkt->src_mac = in->mac[from];
+	pkt->dst_mac = in->mac[to];
 	pkt->ip_version = 4;
-	memcpy(pkt->sgid.raw, e->s[0].gid.raw, sizeof(pkt->sgid.raw));
-	memcpy(pkt->dgid.raw, e->s[1].gid.raw, sizeof(pkt->dgid.raw));
+	memcpy(pkt->sgid.raw, e->s[from].gid.raw, sizeof(pkt->sgid.raw));
+	memcpy(pkt->dgid.raw, e->s[to].gid.raw, sizeof(pkt->dgid.raw));
 	pkt->sport = 0xc001;
-	pkt->dqpn = e->qp[1][0]->qp_num;
+	pkt->dqpn = e->qp[to][0]->qp_num;
 	ROCE_TEST_ASSERT(rte_roce_pkt_build_mbuf(pkt, payload, m) > 0, "build");
-	ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(roce_test_verbs_pair.ring[1], m), 0, "enqueue");
+	/* ring[1] carries a's frames to b, ring[0] b's to a. */
+	ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(roce_test_verbs_pair.ring[to], m), 0, "enqueue");
 	return 0;
+}
+
+int
+roce_test_inject_send(struct roce_test_inject *in, struct rte_roce_pkt *pkt, const void *payload)
+{
+	return inject_frame(in, 0, pkt, payload);
+}
+
+int
+roce_test_inject_response(struct roce_test_inject *in, struct rte_roce_pkt *pkt,
+			  const void *payload)
+{
+	return inject_frame(in, 1, pkt, payload);
 }
 
 /* A request with a RETH on b's MR, AckReq set. */
@@ -65,17 +81,18 @@ roce_test_inject_reth(struct roce_test_inject *in, uint8_t opcode, uint32_t psn,
 	return roce_test_inject_send(in, &pkt, payload);
 }
 
-/* Poll b only, then take b's next frame to a; -1 if none comes. */
-int
-roce_test_inject_answer(struct roce_test_inject *in, struct rte_roce_pkt *pkt, uint8_t *payload)
+/* Poll side `from` only, then take its next frame to the other side; -1 if none comes. */
+static int
+take_frame(struct roce_test_inject *in, unsigned int from, struct rte_roce_pkt *pkt,
+	   uint8_t *payload)
 {
 	uint64_t end = roce_test_ms() + ROCE_TEST_QUIET_MS;
 	struct rte_mbuf *m;
 	int ret;
 
 	while (roce_test_ms() < end) {
-		rte_roce_poll(in->e->s[1].ctx);
-		if (rte_ring_dequeue(roce_test_verbs_pair.ring[0], (void **)&m) != 0)
+		rte_roce_poll(in->e->s[from].ctx);
+		if (rte_ring_dequeue(roce_test_verbs_pair.ring[!from], (void **)&m) != 0)
 			continue;
 		ret = rte_roce_pkt_parse_mbuf(m, 4096, pkt) == RTE_ROCE_DROP_NONE ? 0 : -1;
 		if (ret == 0 && payload != NULL && pkt->payload_len > 0) {
@@ -89,6 +106,18 @@ roce_test_inject_answer(struct roce_test_inject *in, struct rte_roce_pkt *pkt, u
 		return ret;
 	}
 	return -1;
+}
+
+int
+roce_test_inject_answer(struct roce_test_inject *in, struct rte_roce_pkt *pkt, uint8_t *payload)
+{
+	return take_frame(in, 1, pkt, payload);
+}
+
+int
+roce_test_inject_take_request(struct roce_test_inject *in, struct rte_roce_pkt *pkt)
+{
+	return take_frame(in, 0, pkt, NULL);
 }
 
 int

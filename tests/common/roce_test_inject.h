@@ -6,6 +6,8 @@
 /*
  * Hand-made requests to side b of a roce_test_env; b's answers are read off
  * the ring before a sees them, so the responder is tested packet by packet.
+ * The other way round, a's requests are taken off the ring before b sees
+ * them and hand-made responses go to a, so the requester is tested too.
  * After roce_test_inject_init() (one real SEND), b's ePSN is psn_ab + 1.
  */
 
@@ -36,6 +38,16 @@ int roce_test_inject_send(struct roce_test_inject *in, struct rte_roce_pkt *pkt,
  */
 int roce_test_inject_reth(struct roce_test_inject *in, uint8_t opcode, uint32_t psn,
 			  uint64_t va, uint32_t len, const void *payload, uint32_t payload_len);
+
+/*
+ * A response frame from b's address to a's QP (the requester tests: a
+ * responder that misbehaves); pkt fields set by the caller.
+ */
+int roce_test_inject_response(struct roce_test_inject *in, struct rte_roce_pkt *pkt,
+			      const void *payload);
+
+/* Poll a only, then take a's next frame to b, which b never sees; -1 if none comes. */
+int roce_test_inject_take_request(struct roce_test_inject *in, struct rte_roce_pkt *pkt);
 
 /* Poll b only, then take b's next frame to a (payload copied if not NULL); -1 if none comes. */
 int roce_test_inject_answer(struct roce_test_inject *in, struct rte_roce_pkt *pkt,

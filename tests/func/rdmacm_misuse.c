@@ -8,8 +8,10 @@
  * page lists, each with its errno; a non-blocking channel's EAGAIN and a
  * poll()-able fd; a connect nobody listens for ends in REJECTED (reason 8);
  * rdma_create_qp's default PD and CQs; an id destroyed with its QP leaves
- * the QP to the program; a channel destroyed under an id is kept;
- * rdma_migrate_id to no channel makes the id synchronous.
+ * the QP to the program; RDMA_PS_UDP ids resolved by SIDR (param.ud, the UD
+ * QP, a synchronous connect's status), multicast refused; a channel
+ * destroyed under an id is kept; rdma_migrate_id to no channel makes the id
+ * synchronous.
  */
 
 #include <errno.h>
@@ -27,17 +29,33 @@
 
 #define ADDR "198.18.0.1"
 #define NOBODY_PORT 7999
+#define UDP_PORT 7998
+/* What rdma_cm's UD events carry: a SIDR_REQ's private data after rdma_cm's
+ * header, a SIDR_REP's (IBTA Vol. 1 §12.11; Linux's cma.c does the same). */
+#define SIDR_REQ_PRIVATE 180
+#define SIDR_REP_PRIVATE 136
 #define WAIT_MS 10000
 
-/* The next event, after the fd said it is there: its type, or -1. */
-static int
-next_event(struct rdma_event_channel *ch, int *status)
+/* The next event, after the fd said it is there, for the caller to acknowledge; NULL if none. */
+static struct rdma_cm_event *
+take_event(struct rdma_event_channel *ch)
 {
 	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
 	struct rdma_cm_event *ev;
-	int type;
 
 	if (poll(&pfd, 1, WAIT_MS) != 1 || rdma_get_cm_event(ch, &ev) != 0)
+		return NULL;
+	return ev;
+}
+
+/* The next event's type (-1: none) and status; acknowledged. */
+static int
+next_event(struct rdma_event_channel *ch, int *status)
+{
+	struct rdma_cm_event *ev = take_event(ch);
+	int type;
+
+	if (ev == NULL)
 		return -1;
 	type = ev->event;
 	*status = ev->status;
@@ -56,8 +74,8 @@ case_refusals(struct rdma_event_channel *ch)
 	uint8_t timeout = 14;
 	int one = 1;
 
-	ok(rdma_create_id(ch, &id, NULL, RDMA_PS_UDP) == -1 && errno == EPROTONOSUPPORT,
-	   "rdma_create_id(RDMA_PS_UDP): EPROTONOSUPPORT (no SIDR)");
+	ok(rdma_create_id(ch, &id, NULL, RDMA_PS_IPOIB) == -1 && errno == EPROTONOSUPPORT,
+	   "rdma_create_id(RDMA_PS_IPOIB): EPROTONOSUPPORT (no IPoIB on RoCE)");
 	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) != 0) {
 		ok(false, "rdma_create_id(RDMA_PS_TCP)");
 		return;
@@ -126,6 +144,92 @@ case_rejected(struct rdma_event_channel *ch)
 	   "and so are the CQs rdma_create_qp made");
 }
 
+/*
+ * RDMA_PS_UDP (SIDR) between two ids of roce0, which answers itself: the
+ * request's param.ud, the UD QP rdma_create_qp makes, accept's SIDR_REP and
+ * the ESTABLISHED that gives its QPN and Q_Key; then what is refused.
+ */
+static void
+case_udp(struct rdma_event_channel *ch)
+{
+	static const char hello[] = "SIDR private data";
+	struct ibv_qp_init_attr attr = {
+		.qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 2, .max_recv_wr = 2, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct rdma_conn_param param = { .private_data = hello, .private_data_len = sizeof(hello) };
+	struct sockaddr_in dst = ok_sin(ADDR, UDP_PORT);
+	struct rdma_cm_id *listener, *id, *req;
+	struct rdma_cm_event *ev;
+	struct ibv_qp_init_attr qi;
+	struct ibv_qp_attr qa;
+	int status = 0, mask = 0;
+
+	if (rdma_create_id(ch, &listener, NULL, RDMA_PS_UDP) != 0 ||
+	    rdma_create_id(ch, &id, NULL, RDMA_PS_UDP) != 0) {
+		ok(false, "rdma_create_id(RDMA_PS_UDP), twice");
+		return;
+	}
+	ok(listener->qp_type == IBV_QPT_UD && rdma_bind_addr(listener, (struct sockaddr *)&dst) == 0 &&
+	   rdma_listen(listener, 4) == 0, "a UDP listener: a UD id, bound, listening");
+	ok(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 2000) == 0 &&
+	   next_event(ch, &status) == RDMA_CM_EVENT_ADDR_RESOLVED &&
+	   rdma_resolve_route(id, 2000) == 0 && next_event(ch, &status) == RDMA_CM_EVENT_ROUTE_RESOLVED,
+	   "a UD id: address and route resolved");
+	ev = rdma_connect(id, &param) == 0 ? take_event(ch) : NULL;
+	ok(ev != NULL && ev->event == RDMA_CM_EVENT_CONNECT_REQUEST && ev->listen_id == listener &&
+	   ev->param.ud.private_data_len == SIDR_REQ_PRIVATE &&
+	   memcmp(ev->param.ud.private_data, hello, sizeof(hello)) == 0,
+	   "connect: the SIDR_REQ's CONNECT_REQUEST, param.ud with its 180 bytes of private data");
+	if (ev == NULL || ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
+		return;
+	req = ev->id;
+	rdma_ack_cm_event(ev);
+	ok(req->qp_type == IBV_QPT_UD && rdma_create_qp(req, NULL, &attr) == 0 &&
+	   ibv_query_qp(req->qp, &qa, IBV_QP_STATE | IBV_QP_QKEY, &qi) == 0 &&
+	   qa.qp_state == IBV_QPS_RTS && qa.qkey == RDMA_UDP_QKEY,
+	   "rdma_create_qp on the request: a UD QP in RTS with Q_Key RDMA_UDP_QKEY");
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_INIT;
+	ok(rdma_init_qp_attr(req, &qa, &mask) == 0 && (mask & IBV_QP_QKEY) &&
+	   !(mask & IBV_QP_ACCESS_FLAGS) && qa.qkey == RDMA_UDP_QKEY,
+	   "rdma_init_qp_attr(INIT) of a UD id: the Q_Key, no access rights");
+	ev = rdma_accept(req, NULL) == 0 ? take_event(ch) : NULL;
+	ok(ev != NULL && ev->event == RDMA_CM_EVENT_ESTABLISHED && ev->id == id &&
+	   ev->param.ud.qp_num == req->qp->qp_num && ev->param.ud.qkey == RDMA_UDP_QKEY &&
+	   ev->param.ud.ah_attr.is_global && ev->param.ud.private_data_len == SIDR_REP_PRIVATE,
+	   "accept: the SIDR_REP's ESTABLISHED, param.ud with the QPN, RDMA_UDP_QKEY, an AV");
+	if (ev != NULL)
+		rdma_ack_cm_event(ev);
+	ok(rdma_accept(req, NULL) == -1 && errno == EINVAL, "accept of a request answered: EINVAL");
+	ok(rdma_connect(id, &param) == -1 && errno == EINVAL, "a UD id resolves once: EINVAL");
+	ok(rdma_join_multicast(id, (struct sockaddr *)&dst, NULL) == -1 && errno == ENOSYS &&
+	   rdma_leave_multicast(id, (struct sockaddr *)&dst) == -1 && errno == ENOSYS,
+	   "rdma_join_multicast, rdma_leave_multicast: ENOSYS (no multicast)");
+	rdma_destroy_qp(req);
+	ok(rdma_destroy_id(req) == 0 && rdma_destroy_id(id) == 0 && rdma_destroy_id(listener) == 0,
+	   "the UD ids destroyed");
+}
+
+/* A synchronous UD id: connect returns the outcome, here the SIDR_REP's status 1. */
+static void
+case_udp_sync(void)
+{
+	struct sockaddr_in dst = ok_sin(ADDR, NOBODY_PORT);
+	struct rdma_cm_id *id;
+
+	if (rdma_create_id(NULL, &id, NULL, RDMA_PS_UDP) != 0) {
+		ok(false, "rdma_create_id(NULL channel, RDMA_PS_UDP)");
+		return;
+	}
+	ok(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 2000) == 0 &&
+	   rdma_resolve_route(id, 2000) == 0 && rdma_connect(id, NULL) == -1 && errno == 1 &&
+	   id->event != NULL && id->event->event == RDMA_CM_EVENT_UNREACHABLE &&
+	   id->event->status == 1,
+	   "synchronous UD connect to a port nobody serves: -1, errno 1 (SIDR status 1), UNREACHABLE");
+	ok(rdma_destroy_id(id) == 0, "rdma_destroy_id of the synchronous UD id");
+}
+
 static void
 case_channels(void)
 {
@@ -157,6 +261,8 @@ main(void)
 		return 1;
 	}
 	case_rejected(ch);
+	case_udp(ch);
+	case_udp_sync();
 	case_refusals(ch);
 	rdma_destroy_event_channel(ch);
 	case_channels();

@@ -1077,6 +1077,11 @@ static const struct cm_bad_mad bad_mads[] = {
 	{ "RTU of no connection", 1, 0x07, 2, 0x03, 0x0014, 256, CM_DROP(drop_comm_id) },
 	{ "DREQ of no connection", 1, 0x07, 2, 0x03, 0x0015, 256, CM_DROP(drop_comm_id) },
 	{ "REQ without rdma_cm header", 1, 0x07, 2, 0x03, 0x0010, 256, CM_DROP(drop_field) },
+	{ "SIDR_REQ with GET", 1, 0x07, 2, 0x01, 0x0017, 256,
+	  CM_DROP_ANSWERED(drop_method, RTE_ROCE_MAD_STATUS_UNSUPPORTED_ATTR) },
+	{ "short SIDR_REQ", 1, 0x07, 2, 0x03, 0x0017, 100, CM_DROP(drop_length) },
+	{ "SIDR_REP of no request", 1, 0x07, 2, 0x03, 0x0018, 256, CM_DROP(drop_comm_id) },
+	{ "SIDR_REQ without rdma_cm header", 1, 0x07, 2, 0x03, 0x0017, 256, CM_DROP(drop_field) },
 };
 
 /* Send len bytes of side 0's buffer from its UD QP qp to side 1's QP1. */
@@ -1174,12 +1179,15 @@ test_cm_malformed_mads(void)
 	}
 	ROCE_TEST_ASSERT_EQ(cm_expect_none(c, 1, ROCE_TEST_QUIET_MS), 0, "");
 	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], mads_rcvd), RTE_DIM(bad_mads), "");
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], status_sent), 4, "each GET and SET answered");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], status_sent), 5, "each GET and SET answered");
 	/*
-	 * The DREQ of no connection got a DREP and the REQ without rdma_cm's
-	 * header a REJ; side 0 has no connection of that comm ID either.
+	 * The DREQ of no connection got a DREP, the REQ without rdma_cm's
+	 * header a REJ and the SIDR_REQ without it a SIDR_REP (service ID not
+	 * supported); side 0 has no connection or request of that ID either.
 	 */
-	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], drop_comm_id), 2, "");
+	ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(c, c->cm[0],
+						offsetof(struct rte_roce_cm_stats, drop_comm_id), 2),
+			    3, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_ah(ah), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(qp), 0, "");
 	/* The CM still connects after all that. */
@@ -1475,6 +1483,8 @@ test_cm_api_misuse(void)
 	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
 	ROCE_TEST_ASSERT(rte_roce_cm_open(c->e.s[0].ctx, NULL) == NULL && rte_errno == EEXIST, "");
 	ROCE_TEST_ASSERT(rte_roce_cm_open(NULL, NULL) == NULL && rte_errno == EINVAL, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_sends_pending(NULL), -EINVAL, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_sends_pending(c->cm[0]), 0, "nothing sent yet");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, NULL, RTE_ROCE_CM_PS_IPOIB), -EINVAL,
 			    "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, NULL, RTE_ROCE_CM_PS_TCP), 0, "");

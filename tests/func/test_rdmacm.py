@@ -4,7 +4,7 @@
 
 usage: test_rdmacm.py ROCE_RUN LIBRTE_ROCE_VERBS [NAME_PART]
 
-rping, ucmatose, rdma_server/rdma_client (package rdmacm-utils) and
+rping, ucmatose, rdma_server/rdma_client, udaddy (package rdmacm-utils) and
 perftest's ib_send_bw and ib_write_bw with -R (rdma_cm), as Debian builds
 them, run as a server and a client process (and ib_write_bw -R against
 app/roce_perf -R, each role, roce_perf on librte_roce_cm directly), each under roce-run with its
@@ -12,10 +12,13 @@ own configuration file, over net_memif; their rdma_* calls are
 librte_roce_verbs' on librte_roce_cm (doc/verbs-abi.md, "librdmacm"). The
 client starts once the server's layer logged its listen. Checks: both exit
 0 and report what they moved (rping -V verifies every ping on both sides;
-ucmatose several connections; perftest the client's result line). Bad use,
+ucmatose several connections; udaddy several UD ids resolved by SIDR;
+perftest the client's result line). udaddy's failures: the server's
+application rejects (UNREACHABLE, status 2). Bad use,
 one process on net_ring (which receives what it sends): a connect to a port
 nobody listens on ends in RDMA_CM_EVENT_REJECTED with reason 8 (invalid
-service ID); a bind to an address of no port, udaddy's RDMA_PS_UDP and
+service ID), a SIDR_REQ to a port nobody serves in UNREACHABLE
+with status 1; a bind to an address of no port, udaddy's RDMA_PS_IPOIB and
 rstream's rsocket() are refused with a log naming why; without a
 configuration the preloaded library hands rdma_cm to the real librdmacm.
 Skipped, saying why, when
@@ -34,17 +37,19 @@ TOOLS = ("rping", "ucmatose", "rdma_server", "rdma_client", "udaddy", "rstream",
          "ib_write_bw")
 RE_LISTEN = r"ROCE verbs: .* listens on"
 PINGS = 50
+UDADDY_CONNS = 4
 
 
 class Cm:
     """The pair of processes: their configuration files and argv."""
 
-    def __init__(self, env):
+    def __init__(self, env, srv_worker=True):
+        """srv_worker False: the server's progress is inline (poll_cq, the layer's CM thread)."""
         sock = os.path.join(env.tmpdir, "memif%d.sock" % env.runs)
         self.env = env
         self.srv_conf = env.config("[port s]\ndev = net_memif0,role=server,socket=%s\n"
-                                   "addr = %s/24\nreport_active = yes\nworkers = 0\n"
-                                   % (sock, SERVER_IP))
+                                   "addr = %s/24\nreport_active = yes\n%s"
+                                   % (sock, SERVER_IP, "workers = 0\n" if srv_worker else ""))
         self.cli_conf = env.config("[port c]\ndev = net_memif0,role=client,socket=%s\n"
                                    "addr = %s/24\nworkers = 1\n" % (sock, CLIENT_IP))
 
@@ -54,11 +59,11 @@ class Cm:
                 "--eal-args", EAL_ARGS + " --log-level=lib.roce.verbs:info", "--",
                 "stdbuf", "-oL"] + prog
 
-    def pair(self, srv_prog, cli_prog):
-        """Server, then the client once the server listens: both exited 0."""
+    def pair(self, srv_prog, cli_prog, exits=(0, 0)):
+        """Server, then the client once the server listens: their exit statuses are exits."""
         return self.env.pair_when(self.argv(self.srv_conf, srv_prog),
                                   self.argv(self.cli_conf, cli_prog),
-                                  lambda srv: srv.wait_line(RE_LISTEN, STARTUP_S))
+                                  lambda srv: srv.wait_line(RE_LISTEN, STARTUP_S), exits)
 
 
 def count(proc, pattern):
@@ -160,9 +165,46 @@ def case_bad_address(env, results):
           "exit %s:\n%s" % (rc, proc.text()))
 
 
-def case_udp_refused(env, results):
+def case_udaddy(env, results):
+    """udaddy -c 4: four UD ids resolved by SIDR, 10 SENDs each way on each.
+
+    The client sends to the QPN and Q_Key of its ESTABLISHED event through an
+    AH made from the event's ah_attr; the server answers through AHs made by
+    ibv_create_ah_from_wc() from the GRH of what it received."""
+    conns = ["-c", str(UDADDY_CONNS)]
+    srv, cli = Cm(env).pair(["udaddy", "-b", SERVER_IP] + conns,
+                            ["udaddy", "-s", SERVER_IP] + conns)
+    for side, proc in (("server", srv), ("client", cli)):
+        check(count(proc, r"^data transfers complete") == 1 and
+              count(proc, r"^return status 0") == 1, "%s:\n%s" % (side, proc.text()))
+    results.append("udaddy: %d UD ids, 10 messages each way on each" % UDADDY_CONNS)
+
+
+def case_udaddy_rejected(env, results):
+    """The server's udaddy rejects (rdma_reject: its message size is above the
+    active MTU): SIDR_REP status 2, the client's UNREACHABLE with it, exit 2.
+
+    The server exits right after rdma_reject, with inline progress: the
+    SIDR_REP leaves all the same (the layer's exit waits for its CMs' MADs)."""
+    srv, cli = Cm(env, srv_worker=False).pair(["udaddy", "-b", SERVER_IP, "-S", "5000"],
+                            ["udaddy", "-s", SERVER_IP], exits=(0, 2))
+    check(count(srv, r"^udaddy: failing connection request") == 1 and
+          count(cli, r"^udaddy: event: RDMA_CM_EVENT_UNREACHABLE, error: 2$") == 1,
+          "--- server\n%s\n--- client\n%s" % (srv.text(), cli.text()))
+
+
+def case_udaddy_unsupported(env, results):
+    """A SIDR_REQ for a port nobody serves: our CM's SIDR_REP status 1 (service
+    ID not supported), UNREACHABLE with it, as Linux's rdma_cm reports it."""
     rc, proc = env.run(env.ring_config(), ["udaddy", "-s", SERVER_IP])
-    check(rc not in (0, None) and count(proc, r"no SIDR: RDMA_PS_UDP") == 1,
+    check(rc == 1 and count(proc, r"^udaddy: event: RDMA_CM_EVENT_UNREACHABLE, error: 1$") == 1,
+          "exit %s:\n%s" % (rc, proc.text()))
+
+
+def case_ipoib_refused(env, results):
+    rc, proc = env.run(env.ring_config(), ["udaddy", "-P", "ipoib", "-s", SERVER_IP])
+    check(rc not in (0, None) and count(proc, r"RDMA_PS_IPOIB takes its Q_Key from an IPoIB "
+                                               r"group: no IPoIB on RoCE") == 1,
           "exit %s:\n%s" % (rc, proc.text()))
 
 
@@ -194,7 +236,10 @@ CASES = [
     ("roce_perf -R server, ib_write_bw -R client", roce_perf_vs("ib_write_bw", False)),
     ("connect to a port nobody listens on: REJECTED, reason 8", case_rejected),
     ("bind to an address of no port: refused, named", case_bad_address),
-    ("udaddy (RDMA_PS_UDP): refused, named", case_udp_refused),
+    ("udaddy -c 4 over memif", case_udaddy),
+    ("udaddy rejected by the server's application: UNREACHABLE, status 2", case_udaddy_rejected),
+    ("udaddy to a port nobody serves: UNREACHABLE, status 1", case_udaddy_unsupported),
+    ("udaddy -P ipoib (RDMA_PS_IPOIB): refused, named", case_ipoib_refused),
     ("rstream (rsockets): refused, named", case_rsockets_refused),
     ("without a configuration rdma_cm is the real librdmacm", case_no_config),
 ]

@@ -77,8 +77,8 @@ class Env:
         return self.pair_when(self.argv(srv_conf, prog), self.argv(cli_conf, prog + ["127.0.0.1"]),
                               lambda srv: wait_listening(srv, port, STARTUP_S))
 
-    def pair_when(self, srv_argv, cli_argv, ready):
-        """A server, then once ready(server) is true a client: both exited 0."""
+    def pair_when(self, srv_argv, cli_argv, ready, exits=(0, 0)):
+        """A server, then once ready(server) is true a client: their exit statuses are exits."""
         srv = Proc(srv_argv)
         cli = None
         try:
@@ -90,7 +90,7 @@ class Env:
             srv.kill()
             if cli is not None:
                 cli.kill()
-        check(src == 0 and crc == 0, "exit statuses %s %s:\n--- server\n%s\n--- client\n%s"
+        check((src, crc) == exits, "exit statuses %s %s:\n--- server\n%s\n--- client\n%s"
               % (src, crc, srv.text(), cli.text()))
         return srv, cli
 

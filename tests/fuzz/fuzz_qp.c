@@ -62,6 +62,7 @@
 #include <rte_roce_pkt.h>
 
 #include "roce_dev.h"
+#include "roce_mr.h"
 #include "roce_test_eal.h"
 #include "roce_test_port.h"
 #include "roce_test_verbs.h"
@@ -88,7 +89,7 @@
 #define CTRL_QP_MASK	0x03	/* destination QP: keep, RC, UC, UD */
 #define CTRL_PSN	0x04	/* PSN = base + (int8_t)control byte 1 */
 #define CTRL_PSN_SQ	0x08	/* base: A's first send PSN, else its expected receive PSN */
-#define CTRL_MR		0x10	/* RETH/AtomicETH: the MR's R_Key, VA = MR + (int16_t)VA */
+#define CTRL_MR		0x10	/* RETH/AtomicETH: the MR's R_Key, VA = MR + (int16_t)VA; IETH: its R_Key */
 #define CTRL_QKEY	0x20	/* DETH: the UD QP's Q_Key */
 #define CTRL_READ	0x40	/* post a READ after the SEND */
 #define CTRL_ATOMIC	0x80	/* post an atomic after them */
@@ -121,6 +122,7 @@ static uint8_t *mr_buf;
 static struct ibv_mr *mr;
 static struct rte_ether_addr mac_a, mac_b;
 static unsigned int pool_baseline;
+static uint64_t mr_renewed;	/* MRs registered again after an input invalidated them */
 static struct roce_test_conf conf;
 
 /* An input: up to FUZZ_RECORDS_MAX records, each played in turn. */
@@ -306,6 +308,10 @@ static const struct seq seqs[] = {
 		{ { SEQ_RC_RESP, 2, 0 }, RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_LAST, SEQ_MTU, 0 },
 		{ { SEQ_RC_RESP, 1, SEQ_STEPS(5) }, RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST,
 		  SEQ_MTU, 0 } } },
+	/* The MR invalidated: the next input finds it registered again (mr_restore()). */
+	{ "send_inv_mr", {
+		{ { SEQ_RC_REQ, 0, 0 }, RTE_ROCE_OP_RC_SEND_ONLY_WITH_INVALIDATE, SEQ_LAST_LEN, 0 },
+		{ { SEQ_RC_REQ, 1, 0 }, RTE_ROCE_OP_RC_RDMA_WRITE_ONLY, SEQ_LAST_LEN, 0 } } },
 	{ "seq_nak_then_ack", {
 		{ { SEQ_RC_RESP, 0, 0 }, RTE_ROCE_OP_RC_ACKNOWLEDGE, 0, RTE_ROCE_AETH_NAK_PSN_SEQ },
 		{ { SEQ_RC_RESP, 0, SEQ_STEPS(1) }, RTE_ROCE_OP_RC_ACKNOWLEDGE, 0, 0 } } },
@@ -375,6 +381,7 @@ print_xstats(void)
 					values[i].value);
 	free(names);
 	free(values);
+	fprintf(stderr, "fuzz_qp: MR registered again %" PRIu64 " times\n", mr_renewed);
 }
 
 int
@@ -486,6 +493,7 @@ aim(struct rte_roce_pkt *pkt, const uint8_t ctrl[CTRL_LEN])
 		pkt->reth.rkey = mr->rkey;
 		pkt->atmeth.va = at_mr(pkt->atmeth.va);
 		pkt->atmeth.rkey = mr->rkey;
+		pkt->ieth_rkey = mr->rkey;
 	}
 	if ((ctrl[0] & CTRL_QKEY) != 0)
 		pkt->deth.qkey = FUZZ_QKEY;
@@ -628,6 +636,22 @@ deliver(const uint8_t *frame, uint32_t len)
 	pump(FUZZ_POLLS);
 }
 
+/*
+ * A SEND with Invalidate aimed at the MR invalidates it (roce_resp.c
+ * resp_invalidate): the input did what it may, but the next input must
+ * find its MR valid again, registered anew (its keys change).
+ */
+static void
+mr_restore(void)
+{
+	if (__atomic_load_n(&roce_mr_of(mr)->state, __ATOMIC_SEQ_CST) == ROCE_MR_STATE_VALID)
+		return;
+	FUZZ_CHECK(rte_roce_dereg_mr(mr) == 0);
+	mr = rte_roce_reg_mr(env.s[0].pd, mr_buf, FUZZ_MR_LEN, ROCE_TEST_ALL_ACCESS);
+	FUZZ_CHECK(mr != NULL);
+	mr_renewed++;
+}
+
 /* Time passes for A: its timers (ACK timeout, RNR wait) run as they fall due. */
 static void
 advance_clock(unsigned int steps)
@@ -658,6 +682,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t posted, done = 0;
 	unsigned int i, n;
 
+	/* Every input starts with the MR valid (mr_restore() after the last). */
+	FUZZ_CHECK(__atomic_load_n(&roce_mr_of(mr)->state, __ATOMIC_SEQ_CST) ==
+		   ROCE_MR_STATE_VALID);
 	n = split_records(data, size);
 	if (n == 0)
 		return -1;	/* not added to the corpus */
@@ -680,5 +707,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pump(FUZZ_POLLS);
 	roce_test_pair_drain(env.pair);
 	FUZZ_CHECK(rte_mempool_in_use_count(roce_test_mbuf_pool()) == pool_baseline);
+	mr_restore();
 	return 0;
 }

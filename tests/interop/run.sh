@@ -1050,7 +1050,7 @@ GUEST_CM_COUNTERS=/sys/class/infiniband/rxe0/ports/1
 # twice), the guest's netem must have dropped frames, and the guest's kernel
 # CM counters of retries and duplicates are printed.
 ucmatose_scenario() {
-	local name=$1 role=$2 conns=${3:-$UCMATOSE_CONNS} netem=${4:-} bin host_ok=0 ok=0 opts
+	local name=$1 role=$2 conns=${3:-$UCMATOSE_CONNS} netem=${4:-} bin ok=0 opts
 
 	bin=$(rping_bin ucmatose)
 	if [ -z "$bin" ] || [ ! -x "$bin" ]; then
@@ -1058,28 +1058,13 @@ ucmatose_scenario() {
 		return 77
 	fi
 	opts=(-c "$conns" -p "$UCMATOSE_PORT")
-	gx "ip neigh flush dev eth0" || return 1
 	if [ -n "$netem" ]; then
 		gx "tc qdisc replace dev eth0 root netem $netem" || return 1
 	fi
-	if [ "$role" = server ]; then
-		guest_bg "$name" "ucmatose -b $GUEST_IP ${opts[*]}"
-		guest_cm_listening || { [ -z "$netem" ] || gx "tc qdisc del dev eth0 root"; return 1; }
-		timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
-			-s "$GUEST_IP" "${opts[@]}" --cm-stats >"$OUT/$name.host.log" 2>&1 || host_ok=1
-	else
-		timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN" \
-			"${opts[@]}" --cm-stats >"$OUT/$name.host.log" 2>&1 &
-		PEER_PID=$!
-		if host_log_wait "$name" 'starting server'; then
-			guest_bg "$name" "ucmatose -s $ROCE_IP ${opts[*]}"
-		fi
-		peer_wait || host_ok=1
-	fi
-	guest_bg_wait "$name" "$(guest_wait_s $host_ok 120)" || ok=1
-	echo "host exit $host_ok, guest exit $ok"
-	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
-	log_has "$OUT/$name.host.log" 'return status 0' && log_has "$OUT/$name.guest.log" 'return status 0' || ok=1
+	CMA_HOST=(timeout "$HOST_TIMEOUT_S" "$bin" "${EAL_ARGS[@]}" -- --ip "$ROCE_IP/$PREFIX_LEN")
+	cmatose_pair "$name" "$role" "ucmatose -b $GUEST_IP ${opts[*]}" \
+		"-s $GUEST_IP ${opts[*]} --cm-stats" "ucmatose -s $ROCE_IP ${opts[*]}" \
+		"${opts[*]} --cm-stats" 'starting server' || ok=1
 	log_has "$OUT/$name.host.log" "^cm counters:.* cm_established $conns\( \|$\)" || ok=1
 	if [ -n "$netem" ]; then
 		gx "tc -s qdisc show dev eth0; tc qdisc del dev eth0 root
@@ -1088,6 +1073,33 @@ ucmatose_scenario() {
 		cat "$OUT/$name.guest-cm.log"
 		grep -q 'dropped [1-9]' "$OUT/$name.guest-cm.log" || { echo "netem dropped nothing"; ok=1; }
 	fi
+	[ $ok = 0 ]
+}
+
+# One run of a tool of librdmacm's cmatose family (ucmatose, udaddy: both end
+# with "return status 0"), the guest in role $2. Guest server: the guest runs
+# $3, then the host CMA_HOST with arguments $4 (word-split). Guest client: the
+# host runs CMA_HOST with $6, and once its log has line $7 the guest runs $5.
+cmatose_pair() {
+	local name=$1 role=$2 host_ok=0 ok=0
+
+	gx "ip neigh flush dev eth0" || return 1
+	if [ "$role" = server ]; then
+		guest_bg "$name" "$3"
+		guest_cm_listening || return 1
+		"${CMA_HOST[@]}" $4 >"$OUT/$name.host.log" 2>&1 || host_ok=1
+	else
+		"${CMA_HOST[@]}" $6 >"$OUT/$name.host.log" 2>&1 &
+		PEER_PID=$!
+		if host_log_wait "$name" "$7" "$DROPIN_START_S"; then
+			guest_bg "$name" "$5"
+		fi
+		peer_wait || host_ok=1
+	fi
+	guest_bg_wait "$name" "$(guest_wait_s $host_ok 120)" || ok=1
+	echo "host exit $host_ok, guest exit $ok"
+	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
+	log_has "$OUT/$name.host.log" 'return status 0' && log_has "$OUT/$name.guest.log" 'return status 0' || ok=1
 	[ $host_ok = 0 ] && [ $ok = 0 ]
 }
 
@@ -1098,6 +1110,59 @@ scen_ucmatose_loss_guest_server() {
 }
 scen_ucmatose_loss_guest_client() {
 	ucmatose_scenario ucmatose_loss_guest_client client "$UCMATOSE_LOSS_CONNS" "$NETEM_CM_LOSS"
+}
+
+# ---- udaddy: UD over SIDR, Debian's unmodified udaddy through the drop-in layer ----
+
+UDADDY_CONNS=4               # -c: UD ids at once, each resolved by its own SIDR_REQ
+UDADDY_REJECT_SIZE=5000      # -S above any active MTU: udaddy's server rejects (rdma_reject)
+# The layer's logs: "listens on" (a server is ready), the CM's transitions.
+UDADDY_EAL="--log-level=lib.roce.verbs:info --log-level=lib.roce.cm:debug"
+
+# The guest's udaddy in role $2 against ours over IPv$3: UDADDY_CONNS UD ids
+# resolved by SIDR, 10 SENDs with immediate of 100 B each way on each (the
+# server answers through AHs made from the requests' GRHs); both sides must
+# end with "return status 0". udaddy's port is fixed (7174).
+udaddy_scenario() {
+	local name=$1 role=$2 ipver=$3 opts
+
+	dropin_skip udaddy && return 77
+	dropin_prefix inline "$UDADDY_EAL"
+	rping_addrs "$ipver"
+	opts="-c $UDADDY_CONNS"
+	CMA_HOST=("${DROPIN[@]}" udaddy)
+	cmatose_pair "$name" "$role" "stdbuf -oL udaddy -b $RP_GUEST$RP_SCOPE $opts" \
+		"-s $RP_GUEST -b $RP_HOST $opts" "stdbuf -oL udaddy -s $RP_HOST$RP_SCOPE $opts" \
+		"-b $RP_HOST $opts" 'listens on'
+}
+
+scen_udaddy_v4_guest_server() { udaddy_scenario udaddy_v4_guest_server server 4; }
+scen_udaddy_v4_guest_client() { udaddy_scenario udaddy_v4_guest_client client 4; }
+scen_udaddy_v6_guest_server() { udaddy_scenario udaddy_v6_guest_server server 6; }
+scen_udaddy_v6_guest_client() { udaddy_scenario udaddy_v6_guest_client client 6; }
+
+# Our SIDR_REQ for a service nobody serves in the guest: its kernel CM answers
+# SIDR_REP status 1 (service ID not supported), our udaddy prints UNREACHABLE
+# with it and exits 1, as against Linux.
+scen_udaddy_unsupported_by_guest() {
+	dropin_skip udaddy && return 77
+	dropin_prefix inline "$UDADDY_EAL"
+	host_fails_with udaddy_unsupported_by_guest 'RDMA_CM_EVENT_UNREACHABLE, error: 1$' \
+		"${DROPIN[@]}" udaddy -s "$GUEST_IP" -b "$ROCE_IP"
+}
+
+# Our udaddy server refuses the guest's request (its message size is above the
+# active MTU): rdma_reject, our SIDR_REP status 2 (rejected); the guest's
+# udaddy prints UNREACHABLE with it.
+scen_udaddy_rejected_by_host() {
+	local name=udaddy_rejected_by_host
+
+	dropin_skip udaddy && return 77
+	dropin_prefix inline "$UDADDY_EAL"
+	guest_fails_with "$name" 'listens on' "stdbuf -oL udaddy -s $ROCE_IP" \
+		'RDMA_CM_EVENT_UNREACHABLE, error: 2$' \
+		"${DROPIN[@]}" udaddy -b "$ROCE_IP" -S "$UDADDY_REJECT_SIZE" &&
+		log_has "$OUT/$name.host.log" 'udaddy: failing connection request'
 }
 
 # ---- rdma_cm failure paths against the kernel's CM --------------------------------
@@ -1122,6 +1187,39 @@ log_has() {
 	return 1
 }
 
+# A host command (after $1, the scenario, and $2, a line) that must fail and
+# print that line.
+host_fails_with() {
+	local name=$1 line=$2 rc=0
+
+	shift 2
+	"$@" >"$OUT/$name.host.log" 2>&1 && rc=1
+	cat "$OUT/$name.host.log"
+	log_has "$OUT/$name.host.log" "$line" || rc=1
+	return $rc
+}
+
+# A guest command ($3) that must fail and print line $4 against a host server
+# (the rest) started first and ready once its log has line $2 (waited for as
+# long as the slowest start, the drop-in layer's); the server is stopped if
+# it is still there.
+guest_fails_with() {
+	local name=$1 ready=$2 cmd=$3 line=$4
+
+	shift 4
+	"$@" >"$OUT/$name.host.log" 2>&1 &
+	PEER_PID=$!
+	host_log_wait "$name" "$ready" "$DROPIN_START_S" || { cat "$OUT/$name.host.log"; return 1; }
+	# What the guest knew of our address from an earlier scenario's program goes.
+	gx "ip neigh flush dev eth0" || return 1
+	guest_bg "$name" "$cmd"
+	guest_bg_wait "$name" 60 && { echo "the guest's command succeeded"; return 1; }
+	kill "$PEER_PID" 2>/dev/null
+	peer_wait
+	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
+	log_has "$OUT/$name.guest.log" "$line"
+}
+
 rping_skip() {
 	[ -x "$(rping_bin)" ] && return 1
 	SKIP_REASON="examples/rping is not built"
@@ -1130,44 +1228,28 @@ rping_skip() {
 # Our REQ to a port the guest does not listen on: its CM rejects it with
 # reason 8 (invalid service ID), our rping prints REJECTED with it, exit 1.
 scen_rping_rejected_by_guest() {
-	local name=rping_rejected_by_guest rc=0
-
 	rping_skip && return 77
-	rping_host -c -a "$GUEST_IP" -p "$RPING_NOBODY_PORT" -C 1 >"$OUT/$name.host.log" 2>&1 && rc=1
-	cat "$OUT/$name.host.log"
-	log_has "$OUT/$name.host.log" 'cma event RDMA_CM_EVENT_REJECTED, error 8$' || rc=1
-	return $rc
+	host_fails_with rping_rejected_by_guest 'cma event RDMA_CM_EVENT_REJECTED, error 8$' \
+		rping_host -c -a "$GUEST_IP" -p "$RPING_NOBODY_PORT" -C 1
 }
 
 # The guest's REQ to a port we do not listen on (our rping listens on another):
 # our CM rejects it with reason 8, the guest's rping prints REJECTED.
 scen_rping_rejected_by_host() {
-	local name=rping_rejected_by_host rc=0
-
 	rping_skip && return 77
-	rping_host -s -a "$ROCE_IP" -p "$RPING_PORT" --timeout 60 >"$OUT/$name.host.log" 2>&1 &
-	PEER_PID=$!
-	host_log_wait "$name" 'listening on' || { cat "$OUT/$name.host.log"; return 1; }
-	guest_bg "$name" "rping -c -a $ROCE_IP -p $RPING_NOBODY_PORT -C 1"
-	guest_bg_wait "$name" 30 && rc=1
-	kill "$PEER_PID"
-	peer_wait
-	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
-	log_has "$OUT/$name.guest.log" 'cma event RDMA_CM_EVENT_REJECTED, error 8$' || rc=1
-	return $rc
+	guest_fails_with rping_rejected_by_host 'listening on' \
+		"rping -c -a $ROCE_IP -p $RPING_NOBODY_PORT -C 1" \
+		'cma event RDMA_CM_EVENT_REJECTED, error 8$' \
+		rping_host -s -a "$ROCE_IP" -p "$RPING_PORT" --timeout 60
 }
 
 # An address nobody has: its ARP requests go unanswered and rdma_resolve_addr()
 # gives up after rping's 2 s: ADDR_ERROR with -ETIMEDOUT (-110), as Linux's
 # rping reports it; no REQ is sent.
 scen_rping_unreachable() {
-	local name=rping_unreachable rc=0
-
 	rping_skip && return 77
-	rping_host -c -a "$RPING_NOBODY_IP" -C 1 "${RPING_SHORT_CM[@]}" >"$OUT/$name.host.log" 2>&1 && rc=1
-	cat "$OUT/$name.host.log"
-	log_has "$OUT/$name.host.log" 'cma event RDMA_CM_EVENT_ADDR_ERROR, error -110$' || rc=1
-	return $rc
+	host_fails_with rping_unreachable 'cma event RDMA_CM_EVENT_ADDR_ERROR, error -110$' \
+		rping_host -c -a "$RPING_NOBODY_IP" -C 1 "${RPING_SHORT_CM[@]}"
 }
 
 # The guest's rping server goes away in the middle of our endless ping ($2:
@@ -1579,6 +1661,12 @@ SCENARIOS=(
 	ucmatose_v4_guest_client 1
 	ucmatose_loss_guest_server 1
 	ucmatose_loss_guest_client 1
+	udaddy_v4_guest_server 1
+	udaddy_v4_guest_client 1
+	udaddy_v6_guest_server 1
+	udaddy_v6_guest_client 1
+	udaddy_unsupported_by_guest 1
+	udaddy_rejected_by_host 1
 	nvmf_v4_guest_host 1
 	nvmf_v6_guest_host 1
 	nvmf_spdk_v4_guest_host 1

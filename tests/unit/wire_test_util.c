@@ -20,6 +20,38 @@ wire_test_pattern_init(void)
 		wire_test_pattern[i] = (uint8_t)(i * 7 + 1);
 }
 
+int
+wire_test_each_pkt(int (*fn)(const struct rte_roce_pkt *pkt, void *arg), void *arg)
+{
+	static const uint32_t sizes[] = { 0, 1, 2, 3, 4, WIRE_TEST_MTU };
+	unsigned int op, s, v6, vlan;
+	struct rte_roce_pkt pkt;
+	int nb = 0;
+
+	for (op = 0; op <= UINT8_MAX; op++) {
+		const struct rte_roce_opcode_info *info = rte_roce_opcode_info(op);
+
+		if (info == NULL)
+			continue;
+		for (s = 0; s < RTE_DIM(sizes); s++) {
+			uint32_t size = info->payload_fixed != 0 ? info->payload_fixed : sizes[s];
+
+			if ((info->flags & RTE_ROCE_OPF_PAYLOAD) == 0 && size != 0)
+				continue;
+			if (info->payload_fixed != 0 && s != 0)
+				continue;
+			for (v6 = 0; v6 < 2; v6++)
+				for (vlan = 0; vlan < 2; vlan++) {
+					wire_test_pkt(&pkt, op, v6, vlan, size);
+					if (fn(&pkt, arg) != 0)
+						return -1;
+					nb++;
+				}
+		}
+	}
+	return nb;
+}
+
 void
 wire_test_pkt(struct rte_roce_pkt *pkt, uint8_t opcode, bool ipv6, bool vlan,
 	      uint32_t payload_len)

@@ -30,6 +30,14 @@ void wire_test_pkt(struct rte_roce_pkt *pkt, uint8_t opcode, bool ipv6, bool vla
 		   uint32_t payload_len);
 
 /*
+ * Call fn(pkt, arg) with wire_test_pkt() of every opcode, payload size
+ * (empty, pad 3/2/1/0, a whole MTU; an opcode's fixed size alone), IP
+ * version and VLAN tag. Returns the number of packets, or -1 as soon as fn
+ * returns non-zero.
+ */
+int wire_test_each_pkt(int (*fn)(const struct rte_roce_pkt *pkt, void *arg), void *arg);
+
+/*
  * Compare every header field two packets share, the extension headers their
  * opcode has, and the payload length; with offsets, the parser's offsets
  * too. Prints the first difference; returns 0 if equal.
