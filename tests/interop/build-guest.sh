@@ -2,14 +2,19 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Build the interop guest from Debian bookworm packages only: the kernel of
-# linux-image-amd64 (6.1, with rdma_rxe) and an initramfs root filesystem with
+# linux-image-amd64 (6.1, with rdma_rxe; or bookworm-backports' 6.12) and an initramfs root filesystem with
 # rdma-core 44's tools, perftest, iproute2 (rdma) and tcpdump.
 #
-#   build-guest.sh            print the image directory, building it if needed
+#   build-guest.sh [KERNEL_SUITE]   print the image directory, building it if needed
 #
+# KERNEL_SUITE is where the kernel comes from: bookworm (the default, 6.1) or
+# bookworm-backports (6.12: rxe with FLUSH and ATOMIC_WRITE, from Linux 6.2),
+# read through an apt state of its own under $CACHE, so the host's sources
+# are not touched; the root filesystem is bookworm's either way.
 # The image lands in $CACHE/image-KEY/{vmlinuz,initrd.img,versions}, where KEY
 # hashes everything that goes into it (this script, guest/init, the package
-# and module lists): a second run with the same inputs builds nothing.
+# and module lists, the kernel's suite): a second run with the same inputs
+# builds nothing.
 # Downloaded .deb files are kept in $CACHE/debs. Needs root (mmdebstrap
 # --mode=root) and the Debian mirror; see devtools/install-interop-deps.sh.
 set -euo pipefail
@@ -22,7 +27,13 @@ GUEST_MODS=(virtio_pci virtio_net ib_core ib_uverbs ib_umad ib_cm iw_cm rdma_cm
 	    rdma_ucm rdma_rxe crc32_generic crc32_pclmul udp_tunnel ip6_udp_tunnel
 	    af_packet sch_netem nvme_rdma)
 
-key=$( { cat "$0" "$INTEROP_DIR/guest/init"; echo "${GUEST_PKGS[*]} ${GUEST_MODS[*]}"; } |
+KERNEL_SUITE=${1:-$SUITE}
+case "$KERNEL_SUITE" in
+"$SUITE" | "$SUITE-backports") ;;
+*) log "build-guest: kernel suite $KERNEL_SUITE: only $SUITE or $SUITE-backports"; exit 2 ;;
+esac
+
+key=$( { cat "$0" "$INTEROP_DIR/guest/init"; echo "${GUEST_PKGS[*]} ${GUEST_MODS[*]} $KERNEL_SUITE"; } |
 	sha256sum | cut -c1-12)
 IMAGE=$CACHE/image-$key
 if [ -f "$IMAGE/initrd.img" ]; then
@@ -42,13 +53,27 @@ rm -rf "$WORK"
 mkdir -p "$DEBS" "$WORK/out"
 trap 'rm -rf "$WORK"' EXIT
 
-# 1. The kernel: the version linux-image-amd64 depends on.
-kpkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
+# 1. The kernel: the version linux-image-amd64 depends on, in the host's
+# sources (bookworm) or in an apt state of our own that has only the
+# backports suite (a fresh machine's sources do not list it).
+APT_OPTS=(-o APT::Sandbox::User=root)
+if [ "$KERNEL_SUITE" != "$SUITE" ]; then
+	A=$CACHE/apt-$KERNEL_SUITE
+	mkdir -p "$A/lists/partial" "$A/cache/archives/partial"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $MIRROR $KERNEL_SUITE main" \
+		> "$A/sources.list"
+	APT_OPTS+=(-o "Dir::Etc::SourceList=$A/sources.list" -o Dir::Etc::SourceParts=/nonexistent
+		   -o "Dir::State::Lists=$A/lists" -o "Dir::Cache=$A/cache")
+	apt-get "${APT_OPTS[@]}" -q update >&2 ||
+		{ log "build-guest: apt-get update of $KERNEL_SUITE failed"; exit 1; }
+fi
+kpkg=$(apt-cache "${APT_OPTS[@]}" depends linux-image-amd64 |
+	awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
 [ -n "$kpkg" ] || { log "build-guest: cannot resolve linux-image-amd64 (apt-get update?)"; exit 1; }
 kdeb=$(ls "$DEBS/${kpkg}"_*.deb 2>/dev/null | head -1 || true)
 if [ -z "$kdeb" ]; then
 	log "build-guest: downloading $kpkg"
-	(cd "$DEBS" && apt-get download -q -o APT::Sandbox::User=root "$kpkg" >/dev/null)
+	(cd "$DEBS" && apt-get "${APT_OPTS[@]}" download -q "$kpkg" >/dev/null)
 	kdeb=$(ls "$DEBS/${kpkg}"_*.deb | head -1)
 fi
 dpkg-deb -x "$kdeb" "$WORK/kernel"
@@ -106,8 +131,9 @@ rm -rf "$R"/var/lib/apt/lists/* "$R"/var/cache/apt/*.bin "$R"/var/log/*.log
 rm -rf "$IMAGE"
 mv "$WORK/out" "$IMAGE"
 # Images of other inputs belong to older commits, or to other branches run on
-# the same machine: keep the three newest (about 50 MiB each), so that branches
-# with different guest packages do not rebuild each other's image every run.
-ls -1dt "$CACHE"/image-* | tail -n +4 | xargs -r rm -rf
+# the same machine: keep the four newest (about 50 MiB each; a run may use two,
+# one per kernel), so that branches with different guest packages do not
+# rebuild each other's image every run.
+ls -1dt "$CACHE"/image-* | tail -n +5 | xargs -r rm -rf
 log "build-guest: $IMAGE: $(tr '\n' ' ' < "$IMAGE/versions")in $(elapsed "$T0") s"
 echo "$IMAGE"
