@@ -236,6 +236,7 @@ void roce_cm_state_set(struct roce_cm_id *id, enum roce_cm_state state);
 void roce_cm_state_input(struct roce_cm_id *id, const struct rte_roce_mad *mad);
 void roce_cm_state_timeout(struct roce_cm_id *id);
 void roce_cm_request_answered(struct roce_cm_id *id);
+int roce_cm_comm_est(struct roce_cm_id *id);
 void roce_cm_req_input(struct rte_roce_cm *cm, const struct rte_roce_mad *mad,
 		       const struct roce_cm_peer_addr *from);
 void roce_cm_sidr_req_input(struct rte_roce_cm *cm, const struct rte_roce_mad *mad,

@@ -1011,6 +1011,40 @@ test_cm_connect_response_establish(void)
 }
 
 /*
+ * rdma_notify(): side 1 accepts and, before its RTU can have come (nothing
+ * is pumped between), tells its CM of the QP's COMM_EST: ESTABLISHED at
+ * once, the RTU then only a late copy; a second COMM_EST, PATH_MIG (no
+ * alternate path) and an id not waiting for an RTU are refused.
+ */
+static int
+test_cm_notify_comm_est(void)
+{
+	struct cm_env *const c = &cm_env_case;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_prepare(c, &c->id[0], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_notify(NULL, IBV_EVENT_COMM_EST), -EINVAL, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_notify(c->id[0], IBV_EVENT_COMM_EST), -EINVAL,
+			    "not connecting");
+	ROCE_TEST_ASSERT_EQ(cm_connect(c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_take_request(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_accept(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_notify(c->id[1], IBV_EVENT_PATH_MIG), -EINVAL, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_notify(c->id[1], IBV_EVENT_COMM_EST), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_notify(c->id[1], IBV_EVENT_COMM_EST), -EISCONN, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], established), 1, "before any RTU");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 1, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
+	ROCE_TEST_ASSERT(cm_wait_stat_change(c, c->cm[1], offsetof(struct rte_roce_cm_stats,
+								    duplicates), 0) >= 1,
+			 "the RTU, a late copy");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], established), 1, "one connection");
+	ROCE_TEST_ASSERT_EQ(cm_expect_none(c, 1, ROCE_TEST_QUIET_MS), 0, "no second ESTABLISHED");
+	ROCE_TEST_ASSERT_EQ(cm_send_data(c), 0, "");
+	return cm_env_close(c);
+}
+
+/*
  * The application on side 1 is slow: the REQ is sent again, the duplicate
  * is answered with an MRA (no second connection request), the acceptance
  * then makes one connection.
@@ -1726,6 +1760,7 @@ static const struct roce_test_case cases[] = {
 	{ "cm_destroy_connected", test_cm_destroy_connected },
 	{ "cm_duplicate_req_mra", test_cm_duplicate_req_mra },
 	{ "cm_connect_response_establish", test_cm_connect_response_establish },
+	{ "cm_notify_comm_est", test_cm_notify_comm_est },
 	{ "cm_malformed_mads", test_cm_malformed_mads },
 	{ "cm_req_flood", test_cm_req_flood },
 	{ "cm_sidr", test_cm_sidr },
