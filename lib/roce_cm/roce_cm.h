@@ -168,6 +168,12 @@ roce_cm_channel(struct rte_roce_cm_channel *pub)
  */
 int roce_cm_sync_complete(struct roce_cm_id *id);
 int roce_cm_sync_channel(struct roce_cm_id *id);
+/*
+ * Move id from channel from to channel to with its events not taken yet;
+ * -EBUSY (nothing moved) while some of its events taken are not acknowledged.
+ */
+int roce_cm_events_move(struct roce_cm_id *id, struct roce_cm_channel *from,
+			struct roce_cm_channel *to);
 void roce_cm_sync_drain(struct roce_cm_id *id);
 
 /* A MAD that found every send slot in flight: sent once one frees (roce_cm_mad.c). */

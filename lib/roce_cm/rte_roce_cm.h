@@ -524,6 +524,22 @@ __rte_experimental
 int rte_roce_cm_establish(struct rte_roce_cm_id *id);
 
 /**
+ * Move an id to another event channel, as rdma_migrate_id(): its events
+ * not taken yet go with it; NULL makes the id synchronous (a channel of its
+ * own, as rte_roce_cm_create_id() without one). A synchronous id's kept
+ * event is acknowledged and its channel destroyed. Where librdmacm waits
+ * for the id's events already taken from the old channel to be
+ * acknowledged, this call refuses.
+ *
+ * @return
+ *   0; -EINVAL (NULL id); -EBUSY (events of the id taken and not
+ *   acknowledged: nothing moved); -ENOMEM or the errno of eventfd(2) (NULL
+ *   channel).
+ */
+__rte_experimental
+int rte_roce_cm_migrate_id(struct rte_roce_cm_id *id, struct rte_roce_cm_channel *channel);
+
+/**
  * Tell the CM of an asynchronous event of the connection's QP, as
  * rdma_notify(): IBV_EVENT_COMM_EST, a message received on the QP of a
  * passive id whose RTU has not come yet, makes the connection established
