@@ -168,6 +168,12 @@ roce_cm_channel(struct rte_roce_cm_channel *pub)
  */
 int roce_cm_sync_complete(struct roce_cm_id *id);
 int roce_cm_sync_channel(struct roce_cm_id *id);
+/*
+ * Move id from channel from to channel to with its events not taken yet;
+ * -EBUSY (nothing moved) while some of its events taken are not acknowledged.
+ */
+int roce_cm_events_move(struct roce_cm_id *id, struct roce_cm_channel *from,
+			struct roce_cm_channel *to);
 void roce_cm_sync_drain(struct roce_cm_id *id);
 
 /* A MAD that found every send slot in flight: sent once one frees (roce_cm_mad.c). */
@@ -236,6 +242,7 @@ void roce_cm_state_set(struct roce_cm_id *id, enum roce_cm_state state);
 void roce_cm_state_input(struct roce_cm_id *id, const struct rte_roce_mad *mad);
 void roce_cm_state_timeout(struct roce_cm_id *id);
 void roce_cm_request_answered(struct roce_cm_id *id);
+int roce_cm_comm_est(struct roce_cm_id *id);
 void roce_cm_req_input(struct rte_roce_cm *cm, const struct rte_roce_mad *mad,
 		       const struct roce_cm_peer_addr *from);
 void roce_cm_sidr_req_input(struct rte_roce_cm *cm, const struct rte_roce_mad *mad,

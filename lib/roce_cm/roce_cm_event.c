@@ -13,6 +13,7 @@
 
 #include <rte_common.h>
 #include <rte_errno.h>
+#include <rte_tailq.h>
 
 #include "roce_cm.h"
 
@@ -195,5 +196,48 @@ rte_roce_cm_ack_cm_event(struct rte_roce_cm_event *event)
 	ev->channel->unacked--;
 	pthread_mutex_unlock(&ev->channel->lock);
 	free(ev);
+	return 0;
+}
+
+int
+roce_cm_events_move(struct roce_cm_id *id, struct roce_cm_channel *from,
+		    struct roce_cm_channel *to)
+{
+	TAILQ_HEAD(, roce_cm_event) moving = TAILQ_HEAD_INITIALIZER(moving);
+	struct roce_cm_event *ev, *tmp;
+	uint32_t queued = 0;
+	uint64_t count, one = 1;
+
+	pthread_mutex_lock(&from->lock);
+	TAILQ_FOREACH(ev, &from->events, next)
+		queued += ev->pub.id == &id->pub;
+	if (queued != id->events_unacked) {
+		pthread_mutex_unlock(&from->lock);
+		return -EBUSY;
+	}
+	RTE_TAILQ_FOREACH_SAFE(ev, &from->events, next, tmp) {
+		if (ev->pub.id != &id->pub)
+			continue;
+		TAILQ_REMOVE(&from->events, ev, next);
+		TAILQ_INSERT_TAIL(&moving, ev, next);
+	}
+	from->unacked -= queued;
+	from->nb_ids--;
+	if (TAILQ_EMPTY(&from->events) && read(from->pub.fd, &count, sizeof(count)) < 0 &&
+	    errno != EAGAIN)
+		ROCE_CM_LOG(DEBUG, "eventfd read: %s", strerror(errno));
+	pthread_mutex_unlock(&from->lock);
+	/* One channel lock at a time: two ids moving opposite ways cannot deadlock. */
+	pthread_mutex_lock(&to->lock);
+	to->nb_ids++;
+	to->unacked += queued;
+	while ((ev = TAILQ_FIRST(&moving)) != NULL) {
+		TAILQ_REMOVE(&moving, ev, next);
+		ev->channel = to;
+		TAILQ_INSERT_TAIL(&to->events, ev, next);
+	}
+	pthread_mutex_unlock(&to->lock);
+	if (queued != 0 && write(to->pub.fd, &one, sizeof(one)) != sizeof(one))
+		ROCE_CM_LOG(DEBUG, "eventfd write: %s", strerror(errno));
 	return 0;
 }

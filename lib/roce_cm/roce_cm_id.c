@@ -573,6 +573,26 @@ rte_roce_cm_establish(struct rte_roce_cm_id *pub)
 	return rc;
 }
 
+int
+rte_roce_cm_notify(struct rte_roce_cm_id *pub, enum ibv_event_type event)
+{
+	struct roce_cm_id *id = roce_cm_id(pub);
+	int rc;
+
+	if (id == NULL || id->cm == NULL)
+		return -EINVAL;
+	if (event != IBV_EVENT_COMM_EST) {
+		ROCE_CM_LOG(ERR, "id %08x: notify of event %d: only IBV_EVENT_COMM_EST is taken "
+			    "(a RoCE connection has no alternate path)", id->local_comm_id,
+			    (int)event);
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&id->cm->lock);
+	rc = roce_cm_comm_est(id);
+	pthread_mutex_unlock(&id->cm->lock);
+	return rc;
+}
+
 /*
  * A connection that is already going or gone: our DREQ is out, the peer's
  * came, timewait, or its end. Disconnecting it again is not an error:

@@ -436,6 +436,23 @@ cm_established(struct roce_cm_id *id, const void *private_data, uint8_t private_
 			    private_data_len);
 }
 
+/*
+ * The application saw a message on the QP before the RTU (COMM_EST,
+ * rte_roce_cm_notify()): the RTU's work without it (IBTA Vol. 1 §12.9.6).
+ * 0, -EISCONN (established already) or -EINVAL (not waiting for an RTU).
+ */
+int
+roce_cm_comm_est(struct roce_cm_id *id)
+{
+	if (id->state == ROCE_CM_ESTABLISHED)
+		return -EISCONN;
+	if (id->state != ROCE_CM_REP_SENT && id->state != ROCE_CM_MRA_REP_RCVD)
+		return -EINVAL;
+	roce_cm_request_answered(id);
+	cm_established(id, NULL, 0);
+	return 0;
+}
+
 /* Give up an exchange that got no answer: REJ with reason TIMEOUT. */
 static void
 cm_give_up(struct roce_cm_id *id, enum rte_roce_cm_event_type ev)
@@ -676,8 +693,7 @@ cm_state_rep_sent(struct roce_cm_id *id, const struct cm_input *in)
 		cm_duplicate_answer(id);	/* our REP was lost */
 		break;
 	case RTE_ROCE_CM_ATTR_RTU:
-		roce_cm_request_answered(id);
-		cm_established(id, NULL, 0);
+		roce_cm_comm_est(id);
 		break;
 	case RTE_ROCE_CM_ATTR_REJ:
 		cm_rej_input(id, in->mad);

@@ -113,3 +113,57 @@ rte_roce_cm_get_request(struct rte_roce_cm_id *pub, struct rte_roce_cm_id **idp)
 	*idp = &id->pub;
 	return 0;
 }
+
+/*
+ * As rdma_migrate_id() (librdmacm/cma.c): a synchronous id's kept event is
+ * acknowledged and its own channel destroyed; the id's events not taken yet
+ * go to the new channel, NULL making it synchronous. librdmacm waits for
+ * the events already taken from the old channel to be acknowledged; this
+ * call refuses instead (-EBUSY), never blocking a progress thread.
+ */
+int
+rte_roce_cm_migrate_id(struct rte_roce_cm_id *pub, struct rte_roce_cm_channel *channel)
+{
+	struct roce_cm_id *id = roce_cm_id(pub);
+	struct rte_roce_cm_channel *old;
+	struct roce_cm_channel *to;
+	bool was_sync;
+	int rc;
+
+	if (id == NULL)
+		return -EINVAL;
+	if (id->cm != NULL)
+		pthread_mutex_lock(&id->cm->lock);
+	was_sync = id->sync;
+	if (was_sync)
+		cm_sync_release(id);
+	old = id->pub.channel;
+	if (channel == NULL) {
+		rc = roce_cm_sync_channel(id);	/* the new channel counts the id already */
+		if (rc == 0)
+			roce_cm_channel(id->pub.channel)->nb_ids = 0;
+	} else {
+		id->pub.channel = channel;
+		id->sync = false;
+		rc = 0;
+	}
+	to = roce_cm_channel(id->pub.channel);
+	if (rc == 0)
+		rc = roce_cm_events_move(id, roce_cm_channel(old), to);
+	if (rc < 0 && id->pub.channel != old) {
+		if (channel == NULL)
+			rte_roce_cm_destroy_event_channel(id->pub.channel);
+		id->pub.channel = old;
+		id->sync = was_sync;
+	}
+	if (id->cm != NULL)
+		pthread_mutex_unlock(&id->cm->lock);
+	if (rc < 0) {
+		ROCE_CM_LOG(ERR, "id %08x: migrate: %u of its events taken and not acknowledged",
+			    id->local_comm_id, id->events_unacked);
+		return rc;
+	}
+	if (was_sync)
+		rte_roce_cm_destroy_event_channel(old);
+	return 0;
+}

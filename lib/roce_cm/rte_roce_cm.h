@@ -524,6 +524,38 @@ __rte_experimental
 int rte_roce_cm_establish(struct rte_roce_cm_id *id);
 
 /**
+ * Move an id to another event channel, as rdma_migrate_id(): its events
+ * not taken yet go with it; NULL makes the id synchronous (a channel of its
+ * own, as rte_roce_cm_create_id() without one). A synchronous id's kept
+ * event is acknowledged and its channel destroyed. Where librdmacm waits
+ * for the id's events already taken from the old channel to be
+ * acknowledged, this call refuses.
+ *
+ * @return
+ *   0; -EINVAL (NULL id); -EBUSY (events of the id taken and not
+ *   acknowledged: nothing moved); -ENOMEM or the errno of eventfd(2) (NULL
+ *   channel).
+ */
+__rte_experimental
+int rte_roce_cm_migrate_id(struct rte_roce_cm_id *id, struct rte_roce_cm_channel *channel);
+
+/**
+ * Tell the CM of an asynchronous event of the connection's QP, as
+ * rdma_notify(): IBV_EVENT_COMM_EST, a message received on the QP of a
+ * passive id whose RTU has not come yet, makes the connection established
+ * at once (ESTABLISHED queued, the REP no longer sent again; IBTA Vol. 1
+ * §12.9.6 and Linux's ib_cm_notify()). A late RTU is then a duplicate.
+ *
+ * @return
+ *   0; -EINVAL (NULL id, no CM, an event other than IBV_EVENT_COMM_EST:
+ *   IBV_EVENT_PATH_MIG needs an alternate path, which RoCE connections do
+ *   not have, or an id not waiting for its RTU); -EISCONN (established
+ *   already).
+ */
+__rte_experimental
+int rte_roce_cm_notify(struct rte_roce_cm_id *id, enum ibv_event_type event);
+
+/**
  * Attributes to move an application's QP for this connection, as
  * rdma_init_qp_attr(): set qp_attr->qp_state to IBV_QPS_INIT, IBV_QPS_RTR
  * or IBV_QPS_RTS; the attributes and their mask are written, for

@@ -558,16 +558,95 @@ rv_rdma_set_option(struct rdma_cm_id *pub, int level, int optname, void *optval,
 }
 
 /*
- * Multicast (mckey): librte_roce_cm joins no group (no IGMP/MLD joins, no
- * multicast QP attach on the wire). Refused here rather than left to the
- * real librdmacm, which would read our id as its own.
+ * What the layer does not do on its ids is refused here, saying why, rather
+ * than left to the real librdmacm, which would read our id as its own:
+ * multicast (mckey: librte_roce_cm joins no group, no IGMP/MLD joins, no
+ * multicast QP attach on the wire), an id's SRQ (rdma_create_srq), ECE
+ * (a vendor option in REQ and REP that librte_roce_cm does not carry).
  */
+static int
+rv_cm_refused(const char *call, struct rdma_cm_id *pub, const char *what, int err)
+{
+	RV_LOG(ERR, "%s(id %p): %s is not supported by librte_roce_cm", call, (void *)pub, what);
+	errno = err;
+	return -1;
+}
+
 static int
 rv_cm_multicast_refused(const char *call, struct rdma_cm_id *pub)
 {
-	RV_LOG(ERR, "%s(id %p): multicast is not supported by librte_roce_cm", call, (void *)pub);
-	errno = ENOSYS;
-	return -1;
+	return rv_cm_refused(call, pub, "multicast", ENOSYS);
+}
+
+int rv_rdma_notify(struct rdma_cm_id *pub, enum ibv_event_type event)
+	ROCE_VERBS_EXPORT(rdma_notify);
+int
+rv_rdma_notify(struct rdma_cm_id *pub, enum ibv_event_type event)
+{
+	RV_CM_DISPATCH(pub, ROCE_VERBS_CM_REAL(rv_rdma_notify, "rdma_notify")(pub, event));
+	return rv_cm_ret(rte_roce_cm_notify(rv_cm_id(pub)->raw, event));
+}
+
+int rv_rdma_create_srq(struct rdma_cm_id *pub, struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+	ROCE_VERBS_EXPORT(rdma_create_srq);
+int
+rv_rdma_create_srq(struct rdma_cm_id *pub, struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+{
+	RV_CM_DISPATCH(pub, ROCE_VERBS_CM_REAL(rv_rdma_create_srq, "rdma_create_srq")
+		       (pub, pd, attr));
+	return rv_cm_refused("rdma_create_srq", pub, "an id's SRQ (use ibv_create_srq)", ENOSYS);
+}
+
+int rv_rdma_create_srq_ex(struct rdma_cm_id *pub, struct ibv_srq_init_attr_ex *attr)
+	ROCE_VERBS_EXPORT(rdma_create_srq_ex);
+int
+rv_rdma_create_srq_ex(struct rdma_cm_id *pub, struct ibv_srq_init_attr_ex *attr)
+{
+	RV_CM_DISPATCH(pub, ROCE_VERBS_CM_REAL(rv_rdma_create_srq_ex, "rdma_create_srq_ex")
+		       (pub, attr));
+	return rv_cm_refused("rdma_create_srq_ex", pub, "an id's SRQ (use ibv_create_srq)",
+			     ENOSYS);
+}
+
+void rv_rdma_destroy_srq(struct rdma_cm_id *pub) ROCE_VERBS_EXPORT(rdma_destroy_srq);
+void
+rv_rdma_destroy_srq(struct rdma_cm_id *pub)
+{
+	if (!rv_cm_ours()) {
+		ROCE_VERBS_CM_REAL(rv_rdma_destroy_srq, "rdma_destroy_srq")(pub);
+		return;
+	}
+	rv_cm_refused("rdma_destroy_srq", pub, "an id's SRQ", ENOSYS);
+}
+
+int rv_rdma_set_local_ece(struct rdma_cm_id *pub, struct ibv_ece *ece)
+	ROCE_VERBS_EXPORT(rdma_set_local_ece);
+int
+rv_rdma_set_local_ece(struct rdma_cm_id *pub, struct ibv_ece *ece)
+{
+	RV_CM_DISPATCH(pub, ROCE_VERBS_REAL(rv_rdma_set_local_ece, "rdma_set_local_ece",
+					    "RDMACM_1.3")(pub, ece));
+	return rv_cm_refused("rdma_set_local_ece", pub, "ECE", EOPNOTSUPP);
+}
+
+int rv_rdma_get_remote_ece(struct rdma_cm_id *pub, struct ibv_ece *ece)
+	ROCE_VERBS_EXPORT(rdma_get_remote_ece);
+int
+rv_rdma_get_remote_ece(struct rdma_cm_id *pub, struct ibv_ece *ece)
+{
+	RV_CM_DISPATCH(pub, ROCE_VERBS_REAL(rv_rdma_get_remote_ece, "rdma_get_remote_ece",
+					    "RDMACM_1.3")(pub, ece));
+	return rv_cm_refused("rdma_get_remote_ece", pub, "ECE", EOPNOTSUPP);
+}
+
+int rv_rdma_reject_ece(struct rdma_cm_id *pub, const void *private_data, uint8_t private_data_len)
+	ROCE_VERBS_EXPORT(rdma_reject_ece);
+int
+rv_rdma_reject_ece(struct rdma_cm_id *pub, const void *private_data, uint8_t private_data_len)
+{
+	RV_CM_DISPATCH(pub, ROCE_VERBS_REAL(rv_rdma_reject_ece, "rdma_reject_ece", "RDMACM_1.3")
+		       (pub, private_data, private_data_len));
+	return rv_cm_refused("rdma_reject_ece", pub, "ECE", EOPNOTSUPP);
 }
 
 int rv_rdma_join_multicast(struct rdma_cm_id *pub, struct sockaddr *addr, void *context)

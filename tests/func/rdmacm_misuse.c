@@ -9,7 +9,8 @@
  * poll()-able fd; a connect nobody listens for ends in REJECTED (reason 8);
  * rdma_create_qp's default PD and CQs; an id destroyed with its QP leaves
  * the QP to the program; RDMA_PS_UDP ids resolved by SIDR (param.ud, the UD
- * QP, a synchronous connect's status), multicast refused; a channel
+ * QP, a synchronous connect's status), multicast, an id's SRQ and ECE
+ * refused, rdma_notify of an id not connecting refused; a channel
  * destroyed under an id is kept; rdma_migrate_id to no channel makes the id
  * synchronous.
  */
@@ -24,6 +25,7 @@
 
 #include <arpa/inet.h>
 #include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
 
 #include "roce_test_ok.h"
 
@@ -68,6 +70,8 @@ case_refusals(struct rdma_event_channel *ch)
 {
 	struct rdma_addrinfo hints = { .ai_flags = RAI_FAMILY }, *res = NULL;
 	struct ibv_qp_init_attr attr = { .qp_type = IBV_QPT_RC };
+	struct ibv_srq_init_attr srq_attr = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_ece ece = { 0 };
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id, *other;
 	struct sockaddr_in bad = ok_sin(ADDR, 0);
@@ -87,6 +91,15 @@ case_refusals(struct rdma_event_channel *ch)
 	   "rdma_set_option(ACK_TIMEOUT): ENOSYS");
 	ok(rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_REUSEADDR, &one, sizeof(one)) == 0,
 	   "rdma_set_option(REUSEADDR): accepted");
+	ok(rdma_notify(id, IBV_EVENT_COMM_EST) == -1 && errno == EINVAL,
+	   "rdma_notify(COMM_EST) on an id not waiting for its RTU: EINVAL");
+	ok(rdma_create_srq(id, NULL, &srq_attr) == -1 && errno == ENOSYS,
+	   "rdma_create_srq: ENOSYS (an id's SRQ; ibv_create_srq is there)");
+	rdma_destroy_srq(id);	/* refused and logged, nothing of librdmacm's touched */
+	ok(rdma_set_local_ece(id, &ece) == -1 && errno == EOPNOTSUPP &&
+	   rdma_get_remote_ece(id, &ece) == -1 && errno == EOPNOTSUPP &&
+	   rdma_reject_ece(id, NULL, 0) == -1 && errno == EOPNOTSUPP,
+	   "rdma_set_local_ece, rdma_get_remote_ece, rdma_reject_ece: EOPNOTSUPP (no ECE)");
 	ok(rdma_get_request(id, &other) == -1 && errno == EINVAL,
 	   "rdma_get_request on an id with a channel: EINVAL");
 	ok(rdma_getaddrinfo(ADDR, NULL, &hints, &res) == -1 && errno == EINVAL,

@@ -1011,6 +1011,80 @@ test_cm_connect_response_establish(void)
 }
 
 /*
+ * rdma_migrate_id(): an id's event not taken yet goes with it to another
+ * channel; an event taken and not acknowledged refuses the move (nothing
+ * moved); to no channel the id becomes synchronous (resolve_route returns
+ * with its event); the channel left can then be destroyed.
+ */
+static int
+test_cm_migrate_id(void)
+{
+	struct cm_env *const c = &cm_env_case;
+	struct rte_roce_cm_channel *other;
+	struct rte_roce_cm_event *ev;
+	struct rte_roce_cm_id *id;
+	struct sockaddr_storage src, own;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	other = rte_roce_cm_create_event_channel();
+	ROCE_TEST_ASSERT(other != NULL, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_migrate_id(NULL, other), -EINVAL, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, c, RTE_ROCE_CM_PS_TCP), 0, "");
+	cm_addr(&src, c->ipv6, 0, 0);
+	cm_addr(&own, c->ipv6, 0, CM_PORT);	/* our own address: resolved at once */
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(id, (struct sockaddr *)&src,
+						     (struct sockaddr *)&own, 1000), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_migrate_id(id, other), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_get_cm_event(c->ch[0], &ev), -EAGAIN, "moved away");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_get_cm_event(other, &ev), 0, "moved here");
+	ROCE_TEST_ASSERT(ev->id == id && ev->event == RTE_ROCE_CM_EVENT_ADDR_RESOLVED, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_migrate_id(id, c->ch[0]), -EBUSY, "taken, not acknowledged");
+	ROCE_TEST_ASSERT_EQ(id->channel, other, "nothing moved");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_migrate_id(id, NULL), 0, "synchronous");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_event_channel(other), 0, "left by its only id");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_route(id, 1000), 0, "");
+	ROCE_TEST_ASSERT(id->event != NULL && id->event->event == RTE_ROCE_CM_EVENT_ROUTE_RESOLVED,
+			 "the synchronous call's event");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(id), 0, "");
+	return cm_env_close(c);
+}
+
+/*
+ * rdma_notify(): side 1 accepts and, before its RTU can have come (nothing
+ * is pumped between), tells its CM of the QP's COMM_EST: ESTABLISHED at
+ * once, the RTU then only a late copy; a second COMM_EST, PATH_MIG (no
+ * alternate path) and an id not waiting for an RTU are refused.
+ */
+static int
+test_cm_notify_comm_est(void)
+{
+	struct cm_env *const c = &cm_env_case;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_prepare(c, &c->id[0], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_notify(NULL, IBV_EVENT_COMM_EST), -EINVAL, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_notify(c->id[0], IBV_EVENT_COMM_EST), -EINVAL,
+			    "not connecting");
+	ROCE_TEST_ASSERT_EQ(cm_connect(c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_take_request(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_accept(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_notify(c->id[1], IBV_EVENT_PATH_MIG), -EINVAL, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_notify(c->id[1], IBV_EVENT_COMM_EST), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_notify(c->id[1], IBV_EVENT_COMM_EST), -EISCONN, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], established), 1, "before any RTU");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 1, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_ESTABLISHED, NULL), 0, "");
+	ROCE_TEST_ASSERT(cm_wait_stat_change(c, c->cm[1], offsetof(struct rte_roce_cm_stats,
+								    duplicates), 0) >= 1,
+			 "the RTU, a late copy");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], established), 1, "one connection");
+	ROCE_TEST_ASSERT_EQ(cm_expect_none(c, 1, ROCE_TEST_QUIET_MS), 0, "no second ESTABLISHED");
+	ROCE_TEST_ASSERT_EQ(cm_send_data(c), 0, "");
+	return cm_env_close(c);
+}
+
+/*
  * The application on side 1 is slow: the REQ is sent again, the duplicate
  * is answered with an MRA (no second connection request), the acceptance
  * then makes one connection.
@@ -1726,6 +1800,8 @@ static const struct roce_test_case cases[] = {
 	{ "cm_destroy_connected", test_cm_destroy_connected },
 	{ "cm_duplicate_req_mra", test_cm_duplicate_req_mra },
 	{ "cm_connect_response_establish", test_cm_connect_response_establish },
+	{ "cm_notify_comm_est", test_cm_notify_comm_est },
+	{ "cm_migrate_id", test_cm_migrate_id },
 	{ "cm_malformed_mads", test_cm_malformed_mads },
 	{ "cm_req_flood", test_cm_req_flood },
 	{ "cm_sidr", test_cm_sidr },
