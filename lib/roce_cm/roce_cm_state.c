@@ -684,8 +684,9 @@ static void
 cm_state_rep_sent(struct roce_cm_id *id, const struct cm_input *in)
 {
 	if (in->mad == NULL) {
+		/* UNREACHABLE, as rdma_cm reports IB_CM_REP_ERROR (Linux's cma.c cma_ib_handler()). */
 		if (!cm_retransmit(id))
-			cm_give_up(id, RTE_ROCE_CM_EVENT_CONNECT_ERROR);
+			cm_give_up(id, RTE_ROCE_CM_EVENT_UNREACHABLE);
 		return;
 	}
 	switch (in->attr) {

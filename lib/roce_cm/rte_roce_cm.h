@@ -121,7 +121,8 @@ struct rte_roce_cm_event {
 	enum rte_roce_cm_event_type event;	/**< What happened. */
 	/**
 	 * 0, or: REJECTED: the REJ reason (enum rte_roce_cm_rej_reason);
-	 * UNREACHABLE, CONNECT_ERROR: -ETIMEDOUT; ADDR_ERROR: -ETIMEDOUT or
+	 * UNREACHABLE (no REP, or no RTU to our REP): -ETIMEDOUT;
+	 * CONNECT_ERROR: -EINVAL (a REP our QP cannot take); ADDR_ERROR: -ETIMEDOUT or
 	 * -EHOSTUNREACH (rte_roce_cm_resolve_addr()).
 	 */
 	int status;
@@ -305,7 +306,7 @@ int rte_roce_cm_destroy_event_channel(struct rte_roce_cm_channel *channel);
  *   (rte_roce_poll()): in inline mode call them from the thread that drives
  *   the device. The event waited for is in id->event; a failed one makes
  *   the call return its status as librdmacm does (REJECTED: -ECONNREFUSED,
- *   UNREACHABLE and CONNECT_ERROR: -ETIMEDOUT).
+ *   UNREACHABLE: -ETIMEDOUT, CONNECT_ERROR: -EINVAL).
  * @param id
  *   Where to write the id.
  * @param context

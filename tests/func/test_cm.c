@@ -692,6 +692,38 @@ test_cm_req_timeout(void)
 	return cm_env_close(c);
 }
 
+/*
+ * Every MAD to side 0 lost after its REQ went out: side 1's REP is sent
+ * 1 + max_cm_retries times on its timer (and again for each REQ that comes
+ * again), then given up: UNREACHABLE with -ETIMEDOUT, as rdma_cm reports
+ * IB_CM_REP_ERROR, the QP in ERR; side 0 gives up its REQ the same way.
+ */
+static int
+test_cm_rep_timeout(void)
+{
+	struct cm_env *const c = &cm_env_case;
+	struct ibv_qp_attr attr;
+	struct ibv_qp_init_attr init;
+	int status;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_drop_mads(c, 0, 1, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_prepare(c, &c->id[0], CM_PORT), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_connect(c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_take_request(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_accept(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 1, RTE_ROCE_CM_EVENT_UNREACHABLE, &status), 0, "");
+	ROCE_TEST_ASSERT_EQ(status, -ETIMEDOUT, "");
+	ROCE_TEST_ASSERT(CM_STAT(c->cm[1], retransmits) >= CM_MAX_RETRIES, "REP sent again");
+	ROCE_TEST_ASSERT(CM_STAT(c->cm[1], timeouts) >= 1, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], established), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_query_qp(c->id[1]->qp, &attr, IBV_QP_STATE, &init), 0, "");
+	ROCE_TEST_ASSERT_EQ(attr.qp_state, IBV_QPS_ERR, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_UNREACHABLE, &status), 0, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], mads_rcvd), 0, "every REP lost");
+	return cm_env_close(c);
+}
+
 /* The first REP is lost: side 1 sends it again, the connection is made once. */
 static int
 test_cm_rep_lost(void)
@@ -1792,6 +1824,7 @@ static const struct roce_test_case cases[] = {
 	{ "cm_addr_error_ipv6", test_cm_addr_error_ipv6 },
 	{ "cm_req_timeout", test_cm_req_timeout },
 	{ "cm_rep_lost", test_cm_rep_lost },
+	{ "cm_rep_timeout", test_cm_rep_timeout },
 	{ "cm_rtu_lost", test_cm_rtu_lost },
 	{ "cm_drep_lost", test_cm_drep_lost },
 	{ "cm_mad_loss", test_cm_mad_loss },
