@@ -438,7 +438,7 @@ cm_established(struct roce_cm_id *id, const void *private_data, uint8_t private_
 
 /*
  * The application saw a message on the QP before the RTU (COMM_EST,
- * rte_roce_cm_notify()): the RTU's work without it (IBTA Vol. 1 §12.9.6).
+ * rte_roce_cm_notify()): the RTU's work without it, as Linux's ib_cm_notify() does.
  * 0, -EISCONN (established already) or -EINVAL (not waiting for an RTU).
  */
 int

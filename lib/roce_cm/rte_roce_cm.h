@@ -544,8 +544,8 @@ int rte_roce_cm_migrate_id(struct rte_roce_cm_id *id, struct rte_roce_cm_channel
  * Tell the CM of an asynchronous event of the connection's QP, as
  * rdma_notify(): IBV_EVENT_COMM_EST, a message received on the QP of a
  * passive id whose RTU has not come yet, makes the connection established
- * at once (ESTABLISHED queued, the REP no longer sent again; IBTA Vol. 1
- * §12.9.6 and Linux's ib_cm_notify()). A late RTU is then a duplicate.
+ * at once (ESTABLISHED queued, the REP no longer sent again), as Linux's
+ * ib_cm_notify() does. A late RTU is then a duplicate.
  *
  * @return
  *   0; -EINVAL (NULL id, no CM, an event other than IBV_EVENT_COMM_EST:
