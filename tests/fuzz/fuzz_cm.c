@@ -767,6 +767,18 @@ neigh_give_up(struct rte_roce_port *port)
 		}
 }
 
+/* Frames A's port holds for neighbours being resolved. */
+static unsigned int
+neigh_queued(const struct rte_roce_port *port)
+{
+	unsigned int n = 0;
+	uint32_t i;
+
+	for (i = 0; i < port->neigh.nb_entries; i++)
+		n += port->neigh.entries[i].nb_queued;
+	return n;
+}
+
 /* The end of an input: everything goes, and nothing is left behind. */
 static void
 teardown(void)
@@ -778,9 +790,11 @@ teardown(void)
 		app_close(&passive[k]);
 	}
 	neigh_give_up(env.s[0].port);
-	for (i = 0; i < FUZZ_WAIT_POLLS && rte_roce_cm_sends_pending(cm) != 0; i++)
+	for (i = 0; i < FUZZ_WAIT_POLLS && (rte_roce_cm_sends_pending(cm) != 0 ||
+					    neigh_queued(env.s[0].port) != 0); i++)
 		pump(1);
 	FUZZ_CHECK(rte_roce_cm_sends_pending(cm) == 0);
+	FUZZ_CHECK(neigh_queued(env.s[0].port) == 0);
 	app_events();	/* none: every id is gone */
 	FUZZ_CHECK(cm->nb_ids == ids_baseline);
 	FUZZ_CHECK(roce_cm_id(listener)->pending == 0);
