@@ -45,6 +45,7 @@ enum {
 	OPT_ICD,
 	OPT_MAX_TRANSFER,
 	OPT_BUFFERS,
+	OPT_SRQ_DEPTH,
 	OPT_TARGET_CONFIG,
 	OPT_HELP,
 };
@@ -62,6 +63,7 @@ static const struct option nvmf_longopts[] = {
 	{ "in-capsule", required_argument, NULL, OPT_ICD },
 	{ "max-transfer", required_argument, NULL, OPT_MAX_TRANSFER },
 	{ "buffers", required_argument, NULL, OPT_BUFFERS },
+	{ "srq-depth", required_argument, NULL, OPT_SRQ_DEPTH },
 	{ "target-config", required_argument, NULL, OPT_TARGET_CONFIG },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -86,6 +88,8 @@ usage(void)
 	       "  --in-capsule BYTES   in-capsule data on I/O queues (default 8192)\n"
 	       "  --max-transfer BYTES data per command, MDTS (default 131072)\n"
 	       "  --buffers N          data buffers of max-transfer bytes (default 256)\n"
+	       "  --srq-depth N        capsule buffers of one shared receive queue for every\n"
+	       "                       I/O queue (default 0: each queue its own)\n"
 	       "  --target-config FILE the options above as \"key = value\" lines\n"
 	       "                       (config/nvmf.conf.example); later options override\n");
 	pp_port_usage();
@@ -200,6 +204,7 @@ opt_listen(struct nvmf_tgt_conf *c, const char *arg)
 static int
 opt_nvmf(struct nvmf_tgt_conf *c, uint16_t *port, int opt, const char *arg)
 {
+	unsigned long n = 0;
 	uint32_t v = 0;
 	int rc = 0;
 
@@ -231,6 +236,10 @@ opt_nvmf(struct nvmf_tgt_conf *c, uint16_t *port, int opt, const char *arg)
 		return opt_number(arg, UINT32_MAX, &c->max_transfer);
 	case OPT_BUFFERS:
 		return opt_number(arg, UINT32_MAX, &c->data_buffers);
+	case OPT_SRQ_DEPTH:
+		rc = pp_parse_number(arg, 0, UINT32_MAX, &n);
+		c->srq_depth = (uint32_t)n;
+		return rc;
 	default:
 		return -EINVAL;
 	}

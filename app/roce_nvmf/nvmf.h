@@ -57,6 +57,12 @@ struct nvmf_tgt_conf {
 	uint32_t max_transfer;		/* bytes per command, a power of two >= 4096 (default 128 KiB) */
 	uint32_t data_buffers;		/* buffers of max_transfer bytes (default 256) */
 	uint16_t max_controllers;	/* at once (default 64) */
+	/*
+	 * Capsule buffers of one shared receive queue that every I/O queue
+	 * takes its command capsules from (0: none, each I/O queue posts
+	 * its own HSQSIZE + 1; doc/nvmf.md, "A shared receive queue").
+	 */
+	uint32_t srq_depth;
 };
 
 /*
@@ -93,6 +99,9 @@ struct nvmf_tgt_stats {
 	uint64_t io_errors;		/* of them failed: media error status sent */
 	uint64_t aens;			/* asynchronous events sent (namespace notices) */
 	uint64_t aers_aborted;		/* Asynchronous Event Requests aborted by a reset */
+	uint64_t srq_low;		/* SRQ limit events: few capsule buffers left, RNR NAKs near */
+	uint64_t srq_stale;		/* SRQ receives of a queue already freed: buffer posted again */
+	uint64_t qp_fatal;		/* QPs the device moved to ERR: their queue torn down */
 };
 
 struct nvmf_tgt;

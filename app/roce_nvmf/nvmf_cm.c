@@ -125,7 +125,8 @@ cm_connect_request(struct nvmf_tgt *tgt, const struct rte_roce_cm_event *ev)
 		return;
 	}
 	nvmf_put16(pd, NVMF_RDMA_ACC_RECFMT, NVMF_RDMA_CM_RECFMT);
-	nvmf_put16(pd, NVMF_RDMA_ACC_CRQSIZE, (uint16_t)q->nb_recv);
+	/* Figure 6: as many as the host may send; on the SRQ, more meet an RNR NAK and retry */
+	nvmf_put16(pd, NVMF_RDMA_ACC_CRQSIZE, (uint16_t)(sqsize + 1));
 	param.private_data = pd;
 	param.private_data_len = sizeof(pd);
 	if (rte_roce_cm_accept(ev->id, &param) != 0) {

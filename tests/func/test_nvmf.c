@@ -9,7 +9,9 @@
  * it should not be.
  */
 
+#include <inttypes.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -1226,6 +1228,312 @@ test_ipv6(void)
 	return io_close(&a, &io);
 }
 
+/* Connect I/O queue qid of admin's controller with sqsize (0's based), as Linux sizes it. */
+static int
+io_up_sized(struct host_queue *a, struct host_queue *io, uint16_t qid, uint16_t sqsize)
+{
+	struct host_cm_req req = host_cm_req_default(qid, sqsize, a->cntlid);
+	uint8_t cqe[16];
+
+	ROCE_TEST_ASSERT_EQ(host_queue_connect(&env, io, &req), 0, "I/O queue %u", qid);
+	ROCE_TEST_ASSERT_EQ(host_fabrics_connect(io, HOST_SUBNQN, HOST_NQN, a->cntlid, 0, cqe), 0,
+			    "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "I/O Connect %u", qid);
+	return 0;
+}
+
+/* An in-capsule Write of len bytes (seed) at slba, sent without waiting. */
+static int
+icd_write_send(struct host_queue *q, uint64_t slba, uint32_t len, int seed)
+{
+	uint8_t sqe[64], icd[ICD_LEN];
+
+	roce_test_fill(icd, len, seed);
+	host_sqe(q, sqe, 0x01, NSID);
+	host_sgl_icd(sqe, 0, len);
+	put64(sqe + 40, slba);
+	put32(sqe + 48, len / 512 - 1);
+	return host_send(q, sqe, icd, len, 64 + len);
+}
+
+/* Whether the namespace holds at slba what icd_write_send(seed) wrote. */
+static bool
+icd_written(const uint8_t *ns, uint64_t slba, uint32_t len, int seed)
+{
+	uint8_t want[ICD_LEN];
+
+	roce_test_fill(want, len, seed);
+	return memcmp(ns + slba * 512, want, len) == 0;
+}
+
+#define MANY_CTRLS	6
+#define MANY_QUEUES	(MANY_CTRLS * 8)	/* eight I/O queues each: 48 QPs on one SRQ */
+#define MANY_SRQ	32
+
+/*
+ * Many connections on one SRQ (doc/nvmf.md, "A shared receive queue"):
+ * six controllers of eight I/O queues, 48 QPs taking capsules from 32
+ * buffers; on every queue a keyed Write and an in-capsule Write in flight
+ * at once (96 capsules), then the data read back by each queue.
+ */
+static int
+test_srq_many(void)
+{
+	static struct host_queue a[MANY_CTRLS], io[MANY_QUEUES];
+	struct nvmf_tgt_conf conf;
+	uint8_t sqe[64], cqe[16], *ns;
+	uint64_t ns_size;
+	unsigned int k;
+
+	host_tgt_conf(&conf);
+	conf.srq_depth = MANY_SRQ;
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, &conf), 0, "");
+	ns = nvmf_tgt_ns_data(env.tgt, HOST_SUBNQN, NSID, &ns_size);
+	for (k = 0; k < MANY_CTRLS; k++)
+		ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, &a[k], 0), 0, "controller %u", k);
+	for (k = 0; k < MANY_QUEUES; k++)
+		ROCE_TEST_ASSERT_EQ(io_up_sized(&a[k / 8], &io[k], k % 8 + 1, 31), 0, "");
+	/* queue k owns LBAs 16k .. 16k + 15: 4 KiB keyed, then 4 KiB in the capsule */
+	roce_test_fill(host_buf(&env, WR_OFF), MANY_QUEUES * 4096, 71);
+	for (k = 0; k < MANY_QUEUES; k++) {
+		rw_sqe(&io[k], sqe, 0x01, 16 * k, 8, WR_OFF + 4096 * k);
+		ROCE_TEST_ASSERT_EQ(host_send(&io[k], sqe, NULL, 0, 64), 0, "");
+		ROCE_TEST_ASSERT_EQ(icd_write_send(&io[k], 16 * k + 8, 4096, 100 + (int)k), 0, "");
+	}
+	for (k = 0; k < 2 * MANY_QUEUES; k++) {
+		ROCE_TEST_ASSERT_EQ(host_wait_rsp(&io[k / 2], cqe, NULL, NULL), 0, "");
+		ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "queue %u", k / 2);
+	}
+	for (k = 0; k < MANY_QUEUES; k++) {
+		ROCE_TEST_ASSERT(memcmp(ns + 16 * 512 * k, host_buf(&env, WR_OFF + 4096 * k),
+					4096) == 0, "keyed Write of queue %u", k);
+		ROCE_TEST_ASSERT(icd_written(ns, 16 * k + 8, 4096, 100 + (int)k),
+				 "in-capsule Write of queue %u", k);
+	}
+	/* each queue reads its 8 KiB back */
+	memset(host_buf(&env, RD_OFF), 0, MANY_QUEUES * 8192);
+	for (k = 0; k < MANY_QUEUES; k++) {
+		rw_sqe(&io[k], sqe, 0x02, 16 * k, 16, RD_OFF + 8192 * k);
+		ROCE_TEST_ASSERT_EQ(host_send(&io[k], sqe, NULL, 0, 64), 0, "");
+	}
+	for (k = 0; k < MANY_QUEUES; k++) {
+		ROCE_TEST_ASSERT_EQ(host_wait_rsp(&io[k], cqe, NULL, NULL), 0, "");
+		ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "Read of queue %u", k);
+		ROCE_TEST_ASSERT(memcmp(host_buf(&env, RD_OFF + 8192 * k), ns + 16 * 512 * k,
+					8192) == 0, "read back by queue %u", k);
+	}
+	ROCE_TEST_ASSERT_EQ(STAT(&env, in_capsule), MANY_QUEUES, "");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, errors), 0, "");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, queues_live), MANY_CTRLS + MANY_QUEUES, "");
+	for (k = 0; k < MANY_QUEUES; k++)
+		ROCE_TEST_ASSERT_EQ(host_queue_close(&io[k]), 0, "");
+	for (k = 0; k < MANY_CTRLS; k++)
+		ROCE_TEST_ASSERT_EQ(host_queue_close(&a[k]), 0, "");
+	host_pump_ms(&env, 50);
+	ROCE_TEST_ASSERT_EQ(STAT(&env, queues_freed), MANY_CTRLS + MANY_QUEUES, "");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, srq_stale), 0, "");
+	return host_env_close(&env);
+}
+
+#define RNR_SRQ		16	/* limit event below 2 */
+#define RNR_PER_QUEUE	12	/* two queues: 24 capsules for 16 buffers */
+
+static uint64_t
+dev_stat(unsigned int side, size_t off)
+{
+	struct rte_roce_stats st;
+
+	if (rte_roce_stats_get(env.e.s[side].ctx, &st) != 0)
+		return 0;
+	return *(const uint64_t *)((const uint8_t *)&st + off);
+}
+
+/*
+ * The SRQ runs dry: with the target not polling, 24 capsules meet 16
+ * buffers; the rest get RNR NAKs (IBA 9.7.5.2.8) and the hosts retry (RNR
+ * retry 7: for ever) until the target, polled again, has posted its
+ * buffers back: every command completes, its data in the namespace, none
+ * lost. The limit event fires once per shortage (srq_low); twice over.
+ */
+static int
+test_srq_rnr(void)
+{
+	struct nvmf_tgt_conf conf;
+	struct host_queue a, io[2];
+	uint64_t rnr_sent, rnr_rcvd, ns_size;
+	uint8_t cqe[16], *ns;
+	unsigned int round, k;
+
+	host_tgt_conf(&conf);
+	conf.srq_depth = RNR_SRQ;
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, &conf), 0, "");
+	ns = nvmf_tgt_ns_data(env.tgt, HOST_SUBNQN, NSID, &ns_size);
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, &a, 0), 0, "");
+	for (k = 0; k < 2; k++)
+		ROCE_TEST_ASSERT_EQ(io_up_sized(&a, &io[k], k + 1, 31), 0, "");
+	for (round = 0; round < 2; round++) {
+		rnr_sent = dev_stat(1, offsetof(struct rte_roce_stats, send_rnr_err));
+		rnr_rcvd = dev_stat(0, offsetof(struct rte_roce_stats, rcvd_rnr_err));
+		for (k = 0; k < 2 * RNR_PER_QUEUE; k++)
+			ROCE_TEST_ASSERT_EQ(icd_write_send(&io[k % 2], 8 * k, 1024,
+							   (int)(round * 100 + k)), 0, "");
+		/* the wire and both devices run; the target takes nothing */
+		{
+			uint64_t end = roce_test_ms() + 300;
+
+			while (roce_test_ms() < end)
+				roce_test_pump_env(&env.e);
+		}
+		ROCE_TEST_ASSERT(dev_stat(1, offsetof(struct rte_roce_stats, send_rnr_err)) >
+				 rnr_sent, "round %u: the target's device sent RNR NAKs", round);
+		ROCE_TEST_ASSERT(dev_stat(0, offsetof(struct rte_roce_stats, rcvd_rnr_err)) >
+				 rnr_rcvd, "round %u: the host got them", round);
+		for (k = 0; k < 2 * RNR_PER_QUEUE; k++) {
+			ROCE_TEST_ASSERT_EQ(host_wait_rsp(&io[k % 2], cqe, NULL, NULL), 0,
+					    "round %u, command %u", round, k);
+			ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "");
+		}
+		for (k = 0; k < 2 * RNR_PER_QUEUE; k++)
+			ROCE_TEST_ASSERT(icd_written(ns, 8 * k, 1024, (int)(round * 100 + k)),
+					 "round %u: command %u's data", round, k);
+		ROCE_TEST_ASSERT(STAT(&env, srq_low) >= round + 1, "round %u: limit event", round);
+	}
+	ROCE_TEST_ASSERT_EQ(STAT(&env, capsules), 3 + 2 + 2 * 2 * RNR_PER_QUEUE, "none lost");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, errors), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&io[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&io[1]), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&a), 0, "");
+	return host_env_close(&env);
+}
+
+/* srq_depth above what the device's SRQ takes: refused at creation, the knob named. */
+static int
+test_srq_refused(void)
+{
+	struct nvmf_tgt_conf conf;
+	struct ibv_device_attr attr;
+	size_t pos;
+
+	host_tgt_conf(&conf);
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, &conf), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_query_device(env.e.s[1].ctx, &attr), 0, "");
+	conf.srq_depth = (uint32_t)attr.max_srq_wr + 1;
+	ROCE_TEST_ASSERT_EQ(roce_test_log_capture(), 0, "");
+	pos = roce_test_log_pos();
+	rte_errno = 0;
+	ROCE_TEST_ASSERT(nvmf_tgt_create(env.e.s[1].ctx, env.cm[1], &conf) == NULL, "");
+	ROCE_TEST_ASSERT_EQ(rte_errno, EINVAL, "");
+	ROCE_TEST_ASSERT(roce_test_logged_since(pos, "srq_depth"), "the log names srq_depth");
+	ROCE_TEST_ASSERT(roce_test_logged_since(pos, "max_srq_wr"), "and the device's limit");
+	roce_test_log_release();
+	return host_env_close(&env);
+}
+
+/*
+ * Hostile capsules on SRQ queues (two buffers of 64 + 4096 bytes): under
+ * 64 bytes, and larger than a buffer. Each tears its queue down, counted;
+ * its buffer goes back to the SRQ: after four of them a Write and a Read
+ * still find buffers.
+ */
+static int
+test_srq_hostile(void)
+{
+	struct nvmf_tgt_conf conf;
+	struct host_queue a, io;
+	uint8_t sqe[64], cqe[16], icd[4096 + 16] = { 0 }, *ns;
+	uint64_t ns_size;
+	uint16_t qid;
+
+	host_tgt_conf(&conf);
+	conf.srq_depth = 2;
+	conf.in_capsule_data = 4096;
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, &conf), 0, "");
+	ns = nvmf_tgt_ns_data(env.tgt, HOST_SUBNQN, NSID, &ns_size);
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, &a, 0), 0, "");
+	for (qid = 1; qid <= 4; qid++) {
+		ROCE_TEST_ASSERT_EQ(io_up_sized(&a, &io, qid, 31), 0, "");
+		host_sqe(&io, sqe, 0x01, NSID);
+		if (qid % 2)
+			ROCE_TEST_ASSERT_EQ(host_send(&io, sqe, NULL, 0, 32), 0, "");
+		else
+			ROCE_TEST_ASSERT_EQ(host_send(&io, sqe, icd, sizeof(icd), 64 + sizeof(icd)),
+					    0, "");
+		ROCE_TEST_ASSERT_EQ(host_queue_wait_disconnected(&io, 2000), 0, "queue %u", qid);
+		ROCE_TEST_ASSERT_EQ(host_queue_close(&io), 0, "");
+	}
+	host_pump_ms(&env, 50);
+	ROCE_TEST_ASSERT_EQ(STAT(&env, capsule_short), 2, "");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, wc_errors), 2, "receives longer than the buffer");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, queues_freed), 4, "");
+	ROCE_TEST_ASSERT_EQ(io_up_sized(&a, &io, 5, 31), 0, "");
+	ROCE_TEST_ASSERT_EQ(icd_write_send(&io, 40, 4096, 77), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_wait_rsp(&io, cqe, NULL, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "in-capsule Write after the hostile ones");
+	ROCE_TEST_ASSERT(icd_written(ns, 40, 4096, 77), "");
+	rw_sqe(&io, sqe, 0x02, 40, 8, RD_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Read");
+	ROCE_TEST_ASSERT(memcmp(host_buf(&env, RD_OFF), ns + 40 * 512, 4096) == 0, "");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, srq_stale), 0, "");
+	return io_close(&a, &io);
+}
+
+#define MEM_QUEUES	8
+#define MEM_SQSIZE	127	/* Linux's default I/O queue: 128 entries */
+#define MEM_SRQ		256
+
+/*
+ * What an I/O queue costs the target, with and without the SRQ: the
+ * target's allocations (EAL heap and malloc) while it accepts eight I/O
+ * queues of 128 entries, per queue; and the SRQ's own cost at creation.
+ * Printed for doc/nvmf.md; the SRQ must save at least a queue's capsule
+ * buffers.
+ */
+static int
+queue_cost(uint32_t srq_depth, int64_t *per_queue, int64_t *fixed)
+{
+	static struct host_queue a, io[MEM_QUEUES];
+	struct nvmf_tgt_conf conf;
+	unsigned int k;
+
+	host_tgt_conf(&conf);
+	conf.srq_depth = srq_depth;
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
+	nvmf_tgt_stop(env.tgt);
+	ROCE_TEST_ASSERT_EQ(nvmf_tgt_destroy(env.tgt), 0, "");
+	*fixed = -host_heap_bytes();
+	env.tgt = nvmf_tgt_create(env.e.s[1].ctx, env.cm[1], &conf);
+	ROCE_TEST_ASSERT(env.tgt != NULL, "");
+	*fixed += host_heap_bytes();
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, &a, 0), 0, "");
+	env.measure = true;
+	env.tgt_heap = 0;
+	for (k = 0; k < MEM_QUEUES; k++)
+		ROCE_TEST_ASSERT_EQ(io_up_sized(&a, &io[k], k + 1, MEM_SQSIZE), 0, "");
+	env.measure = false;
+	*per_queue = env.tgt_heap / MEM_QUEUES;
+	for (k = 0; k < MEM_QUEUES; k++)
+		ROCE_TEST_ASSERT_EQ(host_queue_close(&io[k]), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&a), 0, "");
+	return host_env_close(&env);
+}
+
+static int
+test_srq_memory(void)
+{
+	int64_t own, shared, own_fixed, srq_fixed;
+
+	ROCE_TEST_ASSERT_EQ(queue_cost(0, &own, &own_fixed), 0, "");
+	ROCE_TEST_ASSERT_EQ(queue_cost(MEM_SRQ, &shared, &srq_fixed), 0, "");
+	printf("# target memory per I/O queue of %u entries, in-capsule 8192: own receive "
+	       "buffers %" PRId64 " bytes, on an SRQ %" PRId64 " bytes\n", MEM_SQSIZE + 1, own,
+	       shared);
+	printf("# target at creation: %" PRId64 " bytes without SRQ, %" PRId64
+	       " with an SRQ of %u\n", own_fixed, srq_fixed, MEM_SRQ);
+	ROCE_TEST_ASSERT(own - shared >= (int64_t)(MEM_SQSIZE + 1) * (64 + 8192),
+			 "the SRQ saves a queue's capsule buffers");
+	return 0;
+}
+
 static const struct roce_test_case cases[] = {
 	{ "nvmf_cm_accept", test_cm_accept },
 	{ "nvmf_cm_reject", test_cm_reject },
@@ -1248,14 +1556,27 @@ static const struct roce_test_case cases[] = {
 	{ "nvmf_aen", test_aen },
 	{ "nvmf_media_error", test_media_error },
 	{ "nvmf_ipv6", test_ipv6 },
+	/* the SRQ's own cases, which choose their SRQ: not run again by --srq-depth */
+	{ "nvmf_srq_many", test_srq_many },
+	{ "nvmf_srq_rnr", test_srq_rnr },
+	{ "nvmf_srq_refused", test_srq_refused },
+	{ "nvmf_srq_hostile", test_srq_hostile },
+	{ "nvmf_srq_memory", test_srq_memory },
 };
+#define SRQ_CASES	5
 
+/* test_func_nvmf [--srq-depth N]: every case but the SRQ's own with an SRQ of N buffers. */
 int
 main(int argc, char **argv)
 {
-	RTE_SET_USED(argc);
+	unsigned int n = RTE_DIM(cases);
+
+	if (argc == 3 && strcmp(argv[1], "--srq-depth") == 0) {
+		host_srq_depth = (uint32_t)strtoul(argv[2], NULL, 0);
+		n -= SRQ_CASES;
+	}
 	if (roce_test_eal_init(argv[0], NULL) != 0 || roce_test_mbuf_pool() == NULL ||
 	    roce_test_pair_create(&roce_test_verbs_pair, "nvmf") != 0)
 		return 1;
-	return roce_test_run(cases, RTE_DIM(cases));
+	return roce_test_run(cases, n);
 }
