@@ -157,9 +157,12 @@ srq_create(struct nvmf_tgt *tgt, const struct ibv_device_attr *attr)
 		rc = nvmf_srq_post(tgt, &tgt->srq_recv[i]);
 	}
 	tgt->srq_limit = depth / NVMF_SRQ_LIMIT_DIV;
-	if (rc == 0)
-		srq_arm(tgt);
-	return rc;
+	if (rc != 0)
+		return rc;
+	srq_arm(tgt);
+	NVMF_LOG(INFO, "SRQ: %u capsule buffers of %u bytes for every I/O queue, limit event "
+		 "below %u", depth, len, tgt->srq_limit);
+	return 0;
 }
 
 /* The target reads the device's asynchronous events in its loop: never blocking. */
