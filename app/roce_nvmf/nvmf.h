@@ -26,6 +26,7 @@
 #define NVMF_DISCOVERY_NQN	"nqn.2014-08.org.nvmexpress.discovery"
 
 #define NVMF_PATH_MAX		256
+#define NVMF_LISTEN_MAX		4	/* addresses listened on (IPv4 and IPv6 at once) */
 
 /*
  * A namespace: RAM of size bytes, or the file or block device at path
@@ -48,7 +49,8 @@ struct nvmf_subsys_conf {
 
 /* What a target serves; zero fields take the defaults shown. */
 struct nvmf_tgt_conf {
-	struct sockaddr_storage listen;	/* address and port (0: 4420) */
+	struct sockaddr_storage listen[NVMF_LISTEN_MAX];	/* addresses and ports (0: 4420) */
+	unsigned int nb_listen;		/* at least one */
 	struct nvmf_subsys_conf subsys[NVMF_SUBSYS_MAX];	/* at least one */
 	unsigned int nb_subsys;
 	uint16_t max_io_queues;		/* I/O queues per controller (default 8) */
@@ -106,12 +108,12 @@ struct nvmf_tgt_stats {
 
 struct nvmf_tgt;
 
-/* The defaults above, the listen address and port left empty. */
+/* The defaults above, no listen address yet. */
 void nvmf_tgt_conf_defaults(struct nvmf_tgt_conf *conf);
 
 /*
- * Create a target on a device whose CM instance is cm: listen on
- * conf->listen. NULL with rte_errno set and the reason logged (EINVAL: a
+ * Create a target on a device whose CM instance is cm: listen on each of
+ * conf->listen[]. NULL with rte_errno set and the reason logged (EINVAL: a
  * knob that cannot work, named in the log; ENOMEM; a verbs or CM errno).
  */
 struct nvmf_tgt *nvmf_tgt_create(struct ibv_context *ctx, struct rte_roce_cm *cm,

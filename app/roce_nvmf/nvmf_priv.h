@@ -93,6 +93,13 @@ struct nvmf_req {
 };
 TAILQ_HEAD(nvmf_req_list, nvmf_req);
 
+/* An address listened on; the discovery log names it to the hosts that came through it. */
+struct nvmf_listener {
+	struct rte_roce_cm_id *id;
+	struct sockaddr_storage addr;	/* its port set */
+	uint16_t port;
+};
+
 enum nvmf_queue_state {
 	NVMF_Q_CONNECTING,	/* accepted, the CM's RTU not seen yet (capsules may come) */
 	NVMF_Q_LIVE,
@@ -102,6 +109,7 @@ enum nvmf_queue_state {
 struct nvmf_queue {
 	struct nvmf_tgt *tgt;
 	struct rte_roce_cm_id *id;
+	const struct nvmf_listener *listener;	/* the address the host connected to */
 	struct ibv_qp *qp;
 	enum nvmf_queue_state state;
 	uint16_t qid;
@@ -188,7 +196,8 @@ struct nvmf_tgt {
 	bool srq_low;			/* the limit fired: armed again once half is posted */
 	uint32_t max_rd_atom;
 	struct rte_roce_cm_channel *channel;
-	struct rte_roce_cm_id *listener;
+	struct nvmf_listener listeners[NVMF_LISTEN_MAX];
+	unsigned int nb_listeners;
 	uint8_t *pool_mem;
 	struct ibv_mr *pool_mr;
 	uint8_t **pool_free;
@@ -201,7 +210,6 @@ struct nvmf_tgt {
 	uint32_t nb_queues;
 	struct io_uring ring;		/* file namespaces' I/O */
 	bool ring_up;
-	uint16_t listen_port;		/* the port listened on (conf's, or 4420) */
 	uint64_t ka_next_check;
 	bool stopping;
 	struct nvmf_tgt_stats stats;
@@ -223,6 +231,7 @@ int nvmf_async_poll(struct nvmf_tgt *tgt);
 
 /* nvmf_cm.c */
 int nvmf_cm_listen(struct nvmf_tgt *tgt);
+void nvmf_cm_unlisten(struct nvmf_tgt *tgt);
 int nvmf_cm_poll(struct nvmf_tgt *tgt);
 
 /* nvmf_queue.c */

@@ -350,10 +350,7 @@ nvmf_tgt_destroy(struct nvmf_tgt *tgt)
 		return -EINVAL;
 	if (!nvmf_tgt_idle(tgt))
 		return -EBUSY;
-	if (tgt->listener != NULL)
-		rte_roce_cm_destroy_id(tgt->listener);
-	if (tgt->channel != NULL)
-		rte_roce_cm_destroy_event_channel(tgt->channel);
+	nvmf_cm_unlisten(tgt);
 	for (i = 1; i < tgt->nb_subsys; i++)
 		for (j = 0; j < tgt->subsys[i].nb_ns; j++)
 			nvmf_ns_fini(&tgt->subsys[i].ns[j]);

@@ -66,12 +66,13 @@ uint32_t host_srq_depth;
 void
 host_tgt_conf(struct nvmf_tgt_conf *conf)
 {
-	struct sockaddr_in *s4 = (struct sockaddr_in *)&conf->listen;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&conf->listen[0];
 
 	nvmf_tgt_conf_defaults(conf);
 	s4->sin_family = AF_INET;
 	s4->sin_port = htons(HOST_PORT);
 	inet_pton(AF_INET, ROCE_TEST_ADDR_B, &s4->sin_addr);
+	conf->nb_listen = 1;
 	snprintf(conf->subsys[0].nqn, sizeof(conf->subsys[0].nqn), "%s", HOST_SUBNQN);
 	conf->subsys[0].ns[0].size = 4u << 20;
 	conf->subsys[0].ns[0].block_size = 512;
@@ -155,7 +156,7 @@ host_env_open(struct host_env *h, const struct nvmf_tgt_conf *conf)
 	else
 		host_tgt_conf(&h->conf);
 	/* a target listening on IPv6: both sides take IPv6 addresses (GIDs) */
-	h->ipv6 = h->conf.listen.ss_family == AF_INET6;
+	h->ipv6 = h->conf.listen[0].ss_family == AF_INET6;
 	tc.ipv6 = h->ipv6;
 	ROCE_TEST_ASSERT_EQ(roce_test_env_open(&h->e, &tc, 0), 0, "sides");
 	for (i = 0; i < 2; i++) {

@@ -1199,12 +1199,12 @@ test_ipv6(void)
 {
 	static const char disc[] = "nqn.2014-08.org.nvmexpress.discovery";
 	static struct nvmf_tgt_conf conf;
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&conf.listen;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&conf.listen[0];
 	struct host_queue d, a, io;
 	uint8_t sqe[64], *e;
 
 	host_tgt_conf(&conf);
-	memset(&conf.listen, 0, sizeof(conf.listen));
+	memset(&conf.listen[0], 0, sizeof(conf.listen[0]));
 	s6->sin6_family = AF_INET6;
 	s6->sin6_port = htons(HOST_PORT);
 	inet_pton(AF_INET6, ROCE_TEST_ADDR6_B, &s6->sin6_addr);
@@ -1226,6 +1226,120 @@ test_ipv6(void)
 	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Read over IPv6");
 	ROCE_TEST_ASSERT(memcmp(host_buf(&env, RD_OFF), host_buf(&env, WR_OFF), IO_LEN) == 0, "");
 	return io_close(&a, &io);
+}
+
+/* The environment's target replaced by one made with conf (0, or -1 after saying why). */
+static int
+tgt_replace(const struct nvmf_tgt_conf *conf)
+{
+	nvmf_tgt_stop(env.tgt);
+	ROCE_TEST_ASSERT_EQ(nvmf_tgt_destroy(env.tgt), 0, "");
+	env.tgt = nvmf_tgt_create(env.e.s[1].ctx, env.cm[1], conf);
+	ROCE_TEST_ASSERT(env.tgt != NULL, "target: %s", rte_strerror(rte_errno));
+	return 0;
+}
+
+/* Each side's port gets its IPv6 address too (fd00::1, fd00::2). */
+static int
+ports_add_ipv6(void)
+{
+	static const char *const addr[2] = { ROCE_TEST_ADDR6_A, ROCE_TEST_ADDR6_B };
+	union rte_roce_gid gid;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		ROCE_TEST_ASSERT_EQ(rte_roce_gid_parse(addr[i], &gid), 0, "");
+		ROCE_TEST_ASSERT_EQ(rte_roce_port_addr_add(env.e.s[i].port, &gid, 64), 0, "");
+	}
+	return 0;
+}
+
+/* A listen configuration refused at creation: errno err, the log naming what. */
+static int
+listen_refused(const struct nvmf_tgt_conf *bad, int err, const char *what)
+{
+	size_t pos;
+
+	ROCE_TEST_ASSERT_EQ(roce_test_log_capture(), 0, "");
+	pos = roce_test_log_pos();
+	rte_errno = 0;
+	ROCE_TEST_ASSERT(nvmf_tgt_create(env.e.s[1].ctx, env.cm[1], bad) == NULL, "%s", what);
+	ROCE_TEST_ASSERT_EQ(rte_errno, err, "%s", what);
+	ROCE_TEST_ASSERT(roce_test_logged_since(pos, what), "the log names %s", what);
+	roce_test_log_release();
+	return 0;
+}
+
+/*
+ * IPv4 and IPv6 at once: two listeners on port 4420. Discovery through
+ * each lists the subsystem at the address it came through; a controller
+ * over IPv4 writes, one over IPv6 reads it back from the same namespace.
+ * Listen configurations that cannot work are refused, named.
+ */
+static int
+test_listen_dual(void)
+{
+	static const char disc[] = "nqn.2014-08.org.nvmexpress.discovery";
+	static const char *const traddr[2] = { ROCE_TEST_ADDR_B " ", ROCE_TEST_ADDR6_B " " };
+	static struct nvmf_tgt_conf conf, bad;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&conf.listen[1];
+	struct host_queue d, a[2], io[2];
+	uint8_t sqe[64], *e;
+	unsigned int k;
+
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(ports_add_ipv6(), 0, "");
+	host_tgt_conf(&conf);
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons(HOST_PORT);
+	inet_pton(AF_INET6, ROCE_TEST_ADDR6_B, &s6->sin6_addr);
+	conf.nb_listen = 2;
+	ROCE_TEST_ASSERT_EQ(tgt_replace(&conf), 0, "");
+	e = host_buf(&env, RD_OFF) + 1024;
+	for (k = 0; k < 2; k++) {
+		env.ipv6 = k == 1;
+		ROCE_TEST_ASSERT_EQ(host_ctrl_up_to(&env, &d, disc, 0), 0, "");
+		ROCE_TEST_ASSERT_EQ(discovery_log(&d, host_buf(&env, RD_OFF), 2048), 0, "");
+		ROCE_TEST_ASSERT_EQ(host_buf(&env, RD_OFF)[8], 1, "NUMREC");
+		ROCE_TEST_ASSERT_EQ(e[1], k + 1, "ADRFAM: IPv%s", k == 0 ? "4" : "6");
+		ROCE_TEST_ASSERT(memcmp(e + 512, traddr[k], strlen(traddr[k])) == 0, "TRADDR");
+		ROCE_TEST_ASSERT_EQ(host_queue_close(&d), 0, "");
+	}
+	for (k = 0; k < 2; k++) {
+		env.ipv6 = k == 1;
+		ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, &a[k], 0), 0, "controller over IPv%u", 4 + 2 * k);
+		ROCE_TEST_ASSERT_EQ(host_io_up(&env, &a[k], &io[k], 1), 0, "");
+	}
+	roce_test_fill(host_buf(&env, WR_OFF), IO_LEN, 61);
+	rw_sqe(&io[0], sqe, 0x01, 200, IO_LEN / 512, WR_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io[0], sqe), 0, "Write over IPv4");
+	memset(host_buf(&env, RD_OFF), 0, IO_LEN);
+	rw_sqe(&io[1], sqe, 0x02, 200, IO_LEN / 512, RD_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io[1], sqe), 0, "Read over IPv6");
+	ROCE_TEST_ASSERT(memcmp(host_buf(&env, RD_OFF), host_buf(&env, WR_OFF), IO_LEN) == 0,
+			 "the same namespace");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, queues_live), 6, "");
+	/* refused: no address, five, one twice, one the port lacks, not IP (port 4421: free) */
+	bad = conf;
+	((struct sockaddr_in *)&bad.listen[0])->sin_port = htons(HOST_PORT + 1);
+	s6 = (struct sockaddr_in6 *)&bad.listen[1];
+	s6->sin6_port = htons(HOST_PORT + 1);
+	bad.nb_listen = 0;
+	ROCE_TEST_ASSERT_EQ(listen_refused(&bad, EINVAL, "nb_listen 0"), 0, "");
+	bad.nb_listen = NVMF_LISTEN_MAX + 1;
+	ROCE_TEST_ASSERT_EQ(listen_refused(&bad, EINVAL, "nb_listen 5"), 0, "");
+	bad.nb_listen = 2;
+	bad.listen[1] = bad.listen[0];
+	ROCE_TEST_ASSERT_EQ(listen_refused(&bad, EADDRINUSE, "listen[1]"), 0, "");
+	inet_pton(AF_INET, "10.0.0.9", &((struct sockaddr_in *)&bad.listen[1])->sin_addr);
+	ROCE_TEST_ASSERT_EQ(listen_refused(&bad, EADDRNOTAVAIL, "listen[1]"), 0, "");
+	bad.listen[1].ss_family = AF_UNSPEC;
+	ROCE_TEST_ASSERT_EQ(listen_refused(&bad, EINVAL, "listen[1]: not an IPv4"), 0, "");
+	for (k = 0; k < 2; k++) {
+		ROCE_TEST_ASSERT_EQ(host_queue_close(&io[k]), 0, "");
+		ROCE_TEST_ASSERT_EQ(host_queue_close(&a[k]), 0, "");
+	}
+	return host_env_close(&env);
 }
 
 /* Connect I/O queue qid of admin's controller with sqsize (0's based), as Linux sizes it. */
@@ -1484,12 +1598,13 @@ test_srq_hostile(void)
 /*
  * What an I/O queue costs the target, with and without the SRQ: the
  * target's allocations (EAL heap and malloc) while it accepts eight I/O
- * queues of 128 entries, per queue; and the SRQ's own cost at creation.
+ * queues of 128 entries, per queue; and what creating the target with the
+ * SRQ costs more than without (the SRQ's buffers).
  * Printed for doc/nvmf.md; the SRQ must save at least a queue's capsule
  * buffers.
  */
 static int
-queue_cost(uint32_t srq_depth, int64_t *per_queue, int64_t *fixed)
+queue_cost(uint32_t srq_depth, int64_t *per_queue, int64_t *srq_cost)
 {
 	static struct host_queue a, io[MEM_QUEUES];
 	struct nvmf_tgt_conf conf;
@@ -1498,12 +1613,10 @@ queue_cost(uint32_t srq_depth, int64_t *per_queue, int64_t *fixed)
 	host_tgt_conf(&conf);
 	conf.srq_depth = srq_depth;
 	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
-	nvmf_tgt_stop(env.tgt);
-	ROCE_TEST_ASSERT_EQ(nvmf_tgt_destroy(env.tgt), 0, "");
-	*fixed = -host_heap_bytes();
-	env.tgt = nvmf_tgt_create(env.e.s[1].ctx, env.cm[1], &conf);
-	ROCE_TEST_ASSERT(env.tgt != NULL, "");
-	*fixed += host_heap_bytes();
+	/* the target without an SRQ replaced by this one */
+	*srq_cost = -host_heap_bytes();
+	ROCE_TEST_ASSERT_EQ(tgt_replace(&conf), 0, "");
+	*srq_cost += host_heap_bytes();
 	ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, &a, 0), 0, "");
 	env.measure = true;
 	env.tgt_heap = 0;
@@ -1520,15 +1633,15 @@ queue_cost(uint32_t srq_depth, int64_t *per_queue, int64_t *fixed)
 static int
 test_srq_memory(void)
 {
-	int64_t own, shared, own_fixed, srq_fixed;
+	int64_t own, shared, none, srq_cost;
 
-	ROCE_TEST_ASSERT_EQ(queue_cost(0, &own, &own_fixed), 0, "");
-	ROCE_TEST_ASSERT_EQ(queue_cost(MEM_SRQ, &shared, &srq_fixed), 0, "");
+	ROCE_TEST_ASSERT_EQ(queue_cost(0, &own, &none), 0, "");
+	ROCE_TEST_ASSERT_EQ(queue_cost(MEM_SRQ, &shared, &srq_cost), 0, "");
 	printf("# target memory per I/O queue of %u entries, in-capsule 8192: own receive "
 	       "buffers %" PRId64 " bytes, on an SRQ %" PRId64 " bytes\n", MEM_SQSIZE + 1, own,
 	       shared);
-	printf("# target at creation: %" PRId64 " bytes without SRQ, %" PRId64
-	       " with an SRQ of %u\n", own_fixed, srq_fixed, MEM_SRQ);
+	printf("# the SRQ of %u buffers: %" PRId64 " bytes once, at the target's creation\n",
+	       MEM_SRQ, srq_cost);
 	ROCE_TEST_ASSERT(own - shared >= (int64_t)(MEM_SQSIZE + 1) * (64 + 8192),
 			 "the SRQ saves a queue's capsule buffers");
 	return 0;
@@ -1556,6 +1669,7 @@ static const struct roce_test_case cases[] = {
 	{ "nvmf_aen", test_aen },
 	{ "nvmf_media_error", test_media_error },
 	{ "nvmf_ipv6", test_ipv6 },
+	{ "nvmf_listen_dual", test_listen_dual },
 	/* the SRQ's own cases, which choose their SRQ: not run again by --srq-depth */
 	{ "nvmf_srq_many", test_srq_many },
 	{ "nvmf_srq_rnr", test_srq_rnr },
