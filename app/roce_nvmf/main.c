@@ -519,8 +519,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	ret = parse(argc - ret, argv + ret, &pc, &c, &port);
-	if (ret == 1) {	/* --help */
-		rte_eal_cleanup();
+	if (ret == 1) {	/* --help; the interrupt thread parked first (memif) */
+		pp_eal_fini();
 		return 0;
 	}
 	if (ret == 0)
