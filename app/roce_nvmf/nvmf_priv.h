@@ -211,6 +211,7 @@ struct nvmf_tgt {
 	struct io_uring ring;		/* file namespaces' I/O */
 	bool ring_up;
 	uint64_t ka_next_check;
+	uint64_t async_next_check;	/* timer cycles: the next read of asynchronous events */
 	bool stopping;
 	struct nvmf_tgt_stats stats;
 };
@@ -218,7 +219,7 @@ struct nvmf_tgt {
 /* nvmf_tgt.c */
 uint8_t *nvmf_buf_get(struct nvmf_tgt *tgt);
 void nvmf_buf_put(struct nvmf_tgt *tgt, uint8_t *buf);
-int nvmf_tgt_recv_drain(struct nvmf_tgt *tgt);
+void nvmf_tgt_recv_drain(struct nvmf_tgt *tgt);
 
 /* nvmf_srq.c */
 int nvmf_srq_init(struct nvmf_tgt *tgt, const struct ibv_device_attr *attr);
@@ -228,6 +229,7 @@ void nvmf_srq_recv_done(struct nvmf_tgt *tgt, struct nvmf_recv *r, const struct 
 int nvmf_qpn_add(struct nvmf_queue *q);
 void nvmf_qpn_del(struct nvmf_queue *q);
 int nvmf_async_poll(struct nvmf_tgt *tgt);
+int nvmf_async_drain(struct nvmf_tgt *tgt);
 
 /* nvmf_cm.c */
 int nvmf_cm_listen(struct nvmf_tgt *tgt);

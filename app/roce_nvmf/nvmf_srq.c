@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_hash.h>
 #include <rte_hash_crc.h>
@@ -26,6 +27,8 @@
 
 /* The limit event fires when fewer than an eighth of the buffers are posted. */
 #define NVMF_SRQ_LIMIT_DIV	8
+/* How often the loop reads asynchronous events: a queue's teardown waits that long at most. */
+#define NVMF_ASYNC_PERIOD_US	1000
 
 static int
 qpn_table_init(struct nvmf_tgt *tgt, uint32_t max_qp)
@@ -248,7 +251,7 @@ async_event(struct nvmf_tgt *tgt, const struct ibv_async_event *ev)
 }
 
 int
-nvmf_async_poll(struct nvmf_tgt *tgt)
+nvmf_async_drain(struct nvmf_tgt *tgt)
 {
 	struct ibv_async_event ev;
 	int n = 0;
@@ -259,4 +262,16 @@ nvmf_async_poll(struct nvmf_tgt *tgt)
 		n++;
 	}
 	return n;
+}
+
+/* In the loop: every NVMF_ASYNC_PERIOD_US, not a system call per round. */
+int
+nvmf_async_poll(struct nvmf_tgt *tgt)
+{
+	uint64_t now = rte_get_timer_cycles();
+
+	if (now < tgt->async_next_check)
+		return 0;
+	tgt->async_next_check = now + rte_get_timer_hz() * NVMF_ASYNC_PERIOD_US / US_PER_S;
+	return nvmf_async_drain(tgt);
 }

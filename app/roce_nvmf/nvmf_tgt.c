@@ -281,14 +281,11 @@ tgt_poll_cq(struct nvmf_tgt *tgt, struct ibv_cq *cq)
 }
 
 /* Every receive completion the CQ holds, taken now. */
-int
+void
 nvmf_tgt_recv_drain(struct nvmf_tgt *tgt)
 {
-	int n, total = 0;
-
-	while ((n = tgt_poll_cq(tgt, tgt->recv_cq)) > 0)
-		total += n;
-	return total;
+	while (tgt_poll_cq(tgt, tgt->recv_cq) > 0)
+		;
 }
 
 /* Requests waiting for a data buffer, in order, while buffers last. */
@@ -331,7 +328,7 @@ nvmf_tgt_stop(struct nvmf_tgt *tgt)
 	/* each close's events taken at once: many queues must not overflow the device's */
 	TAILQ_FOREACH(q, &tgt->queues, link) {
 		nvmf_queue_close(q, "target stopping");
-		nvmf_async_poll(tgt);
+		nvmf_async_drain(tgt);
 	}
 }
 
