@@ -97,6 +97,7 @@ enum fuzz_op {
 	/* The peer's messages, in conversation who & WHO_CONV. */
 	OP_REQ, OP_MRA, OP_REJ, OP_REP, OP_RTU, OP_DREQ, OP_DREP, OP_SIDR_REQ, OP_SIDR_REP,
 	OP_CPI,		/* ClassPortInfo GET */
+	OP_LAP, OP_APR,	/* path migration: answered with an APR, and dropped */
 	/* The application on A, on id slot who & WHO_CONV. */
 	OP_CONNECT, OP_CONNECT_UD, OP_ACCEPT, OP_REJECT, OP_ESTABLISH, OP_NOTIFY,
 	OP_DISCONNECT, OP_DESTROY,
@@ -169,6 +170,7 @@ static const uint16_t op_attr[] = {
 	[OP_RTU] = RTE_ROCE_CM_ATTR_RTU, [OP_DREQ] = RTE_ROCE_CM_ATTR_DREQ,
 	[OP_DREP] = RTE_ROCE_CM_ATTR_DREP, [OP_SIDR_REQ] = RTE_ROCE_CM_ATTR_SIDR_REQ,
 	[OP_SIDR_REP] = RTE_ROCE_CM_ATTR_SIDR_REP, [OP_CPI] = RTE_ROCE_CM_ATTR_CLASS_PORT_INFO,
+	[OP_LAP] = RTE_ROCE_CM_ATTR_LAP, [OP_APR] = RTE_ROCE_CM_ATTR_APR,
 };
 
 /* Learning from A's MADs */
@@ -227,7 +229,7 @@ learn(const struct rte_roce_mad *mad)
 	}
 	FUZZ_CHECK(mad->hdr.method == RTE_ROCE_MAD_METHOD_SEND);
 	FUZZ_CHECK(mad->hdr.class_version == RTE_ROCE_CM_CLASS_VERSION);
-	FUZZ_CHECK(attr >= RTE_ROCE_CM_ATTR_REQ && attr <= RTE_ROCE_CM_ATTR_SIDR_REP);
+	FUZZ_CHECK(attr >= RTE_ROCE_CM_ATTR_REQ && attr <= RTE_ROCE_CM_ATTR_APR);
 	memcpy(&req, mad->data, sizeof(req));
 	memcpy(&rep, mad->data, sizeof(rep));
 	memcpy(&ids, mad->data, sizeof(ids));
@@ -241,6 +243,7 @@ learn(const struct rte_roce_mad *mad)
 		learn_request(rte_be_to_cpu_32(req.local_comm_id), tid, 0);
 		return;
 	case RTE_ROCE_CM_ATTR_SIDR_REP:
+	case RTE_ROCE_CM_ATTR_APR:	/* answers from the LAP alone, not from a connection */
 		return;
 	default:
 		break;
@@ -611,7 +614,7 @@ peer_sidr_rep(const struct conv *c, unsigned int k, uint8_t arg, uint8_t *data)
 	memcpy(data, &rep, sizeof(rep));
 }
 
-/* The messages that start with both comm IDs: REP, MRA, REJ, RTU, DREQ, DREP. */
+/* The messages that start with both comm IDs: REP, MRA, REJ, RTU, DREQ, DREP, LAP, APR. */
 static void
 peer_conn_msg(enum fuzz_op op, const struct conv *c, unsigned int k, uint8_t arg, uint8_t *data)
 {
