@@ -283,9 +283,7 @@ pump(unsigned int polls)
 	unsigned int i;
 
 	for (i = 0; i < polls; i++) {
-		rte_roce_poll(env.s[0].ctx);
-		fuzz_wire_to_b(env.pair->ring[1], take_from_a);
-		rte_roce_poll(env.s[1].ctx);
+		fuzz_wire_poll(&env, take_from_a);
 		rte_roce_cm_poll(cm);
 	}
 }

@@ -158,17 +158,14 @@ static struct record records[FUZZ_RECORDS_MAX];
 
 static void aim(struct rte_roce_pkt *pkt, const uint8_t ctrl[CTRL_LEN]);
 
-/* Poll A; B only sees (and answers) A's ARP. */
+/* Poll A; B only sees (and answers) A's ARP and ND. */
 static void
 pump(unsigned int polls)
 {
 	unsigned int i;
 
-	for (i = 0; i < polls; i++) {
-		rte_roce_poll(env.s[0].ctx);
-		fuzz_wire_to_b(env.pair->ring[1], NULL);
-		rte_roce_poll(env.s[1].ctx);
-	}
+	for (i = 0; i < polls; i++)
+		fuzz_wire_poll(&env, NULL);
 }
 
 static void

@@ -2,11 +2,16 @@
 
 /* The wire to B of the fuzz targets: see fuzz_wire.h. */
 
+#include <stdbool.h>
+
 #include <netinet/in.h>
 
 #include <rte_common.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
+#include <rte_ring.h>
+
+#include <rte_roce.h>
 
 #include "fuzz_seed.h"
 #include "fuzz_wire.h"
@@ -31,7 +36,7 @@ fuzz_wire_for_b(const struct rte_mbuf *m)
 	return ip6->proto == IPPROTO_ICMPV6;
 }
 
-void
+static void
 fuzz_wire_to_b(struct rte_ring *r, fuzz_wire_seen_t seen)
 {
 	struct rte_mbuf *m[FUZZ_WIRE_BURST], *keep[FUZZ_WIRE_BURST];
@@ -48,4 +53,12 @@ fuzz_wire_to_b(struct rte_ring *r, fuzz_wire_seen_t seen)
 		rte_pktmbuf_free(m[i]);
 	}
 	FUZZ_CHECK(rte_ring_enqueue_bulk(r, (void **)keep, k, NULL) == k);
+}
+
+void
+fuzz_wire_poll(struct roce_test_env *env, fuzz_wire_seen_t seen)
+{
+	rte_roce_poll(env->s[0].ctx);
+	fuzz_wire_to_b(env->pair->ring[1], seen);
+	rte_roce_poll(env->s[1].ctx);
 }
