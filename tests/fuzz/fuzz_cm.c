@@ -147,7 +147,7 @@ static struct roce_test_env env;
 static struct rte_roce_cm *cm;
 static struct rte_roce_cm_channel *ch;
 static struct rte_roce_cm_id *listener, *udp_listener;
-static struct rte_ether_addr mac_a, mac_b;
+static struct rte_ether_addr mac[2];	/* A's, B's */
 static bool ipv6;
 static unsigned int pool_baseline;
 static uint32_t ids_baseline;
@@ -704,8 +704,8 @@ peer_send(const struct rte_roce_mad *mad)
 	int n;
 
 	rte_roce_pkt_init(&pkt, RTE_ROCE_OP_UD_SEND_ONLY);
-	pkt.dst_mac = mac_a;
-	pkt.src_mac = mac_b;
+	pkt.dst_mac = mac[0];
+	pkt.src_mac = mac[1];
 	pkt.ip_version = ipv6 ? 6 : IPVERSION;
 	memcpy(pkt.sgid.raw, env.s[1].gid.raw, sizeof(pkt.sgid.raw));
 	memcpy(pkt.dgid.raw, env.s[0].gid.raw, sizeof(pkt.dgid.raw));
@@ -979,21 +979,11 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	const char *seed_dir = getenv("ROCE_FUZZ_SEED_DIR");
 	const char *v6 = getenv("ROCE_FUZZ_IPV6");
 	struct roce_test_conf conf = roce_test_default_conf;
-	struct rte_roce_port_info info;
 
 	RTE_SET_USED(argc);
 	ipv6 = v6 != NULL && strcmp(v6, "1") == 0;
-	FUZZ_CHECK(roce_test_eal_init((*argv)[0], NULL) == 0);
-	FUZZ_CHECK(roce_test_mbuf_pool() != NULL);
-	FUZZ_CHECK(roce_test_pair_create(&roce_test_verbs_pair, "fuzz_cm") == 0);
 	conf.ipv6 = ipv6;
-	FUZZ_CHECK(roce_test_env_open(&env, &conf, 1) == 0);
-	/* Both neighbour caches learn the other. */
-	FUZZ_CHECK(roce_test_warm_up(&env) == 0);
-	FUZZ_CHECK(rte_roce_port_info_get(env.s[0].port, &info) == 0);
-	mac_a = info.mac;
-	FUZZ_CHECK(rte_roce_port_info_get(env.s[1].port, &info) == 0);
-	mac_b = info.mac;
+	fuzz_wire_open((*argv)[0], "fuzz_cm", &env, &conf, 1, mac);
 	cm = rte_roce_cm_open(env.s[0].ctx, &fuzz_conf);
 	FUZZ_CHECK(cm != NULL);
 	ch = rte_roce_cm_create_event_channel();

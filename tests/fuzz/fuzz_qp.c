@@ -139,7 +139,7 @@ static struct roce_test_env env;
 static struct ibv_qp *qps[FUZZ_NB_QP];	/* [FUZZ_QP_KEEP] unused */
 static uint8_t *mr_buf;
 static struct ibv_mr *mr;
-static struct rte_ether_addr mac_a, mac_b;
+static struct rte_ether_addr mac[2];	/* A's, B's */
 static unsigned int pool_baseline;
 static uint64_t mr_renewed;	/* MRs registered again after an input invalidated them */
 static struct roce_test_conf conf;
@@ -432,22 +432,12 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *vectors = getenv("ROCE_FUZZ_VECTORS");
 	const char *seed_dir = getenv("ROCE_FUZZ_SEED_DIR");
-	struct rte_roce_port_info info;
 
 	RTE_SET_USED(argc);
-	FUZZ_CHECK(roce_test_eal_init((*argv)[0], NULL) == 0);
-	FUZZ_CHECK(roce_test_mbuf_pool() != NULL);
-	FUZZ_CHECK(roce_test_pair_create(&roce_test_verbs_pair, "fuzz_qp") == 0);
 	conf = roce_test_default_conf;
 	conf.psn_ab = FUZZ_SQ_PSN;
 	conf.psn_ba = FUZZ_RQ_PSN;
-	FUZZ_CHECK(roce_test_env_open(&env, &conf, 1) == 0);
-	/* Both neighbour caches learn the other. */
-	FUZZ_CHECK(roce_test_warm_up(&env) == 0);
-	FUZZ_CHECK(rte_roce_port_info_get(env.s[0].port, &info) == 0);
-	mac_a = info.mac;
-	FUZZ_CHECK(rte_roce_port_info_get(env.s[1].port, &info) == 0);
-	mac_b = info.mac;
+	fuzz_wire_open((*argv)[0], "fuzz_qp", &env, &conf, 1, mac);
 	srq_mode = getenv("ROCE_FUZZ_SRQ") != NULL && strcmp(getenv("ROCE_FUZZ_SRQ"), "1") == 0;
 	if (srq_mode) {
 		/* Frames aimed at no QP of ours must not find the warm-up's. */
@@ -528,8 +518,8 @@ aim(struct rte_roce_pkt *pkt, const uint8_t ctrl[CTRL_LEN])
 	enum fuzz_qp q = ctrl[0] & CTRL_QP_MASK;
 	uint32_t base = (ctrl[0] & CTRL_PSN_SQ) != 0 ? FUZZ_SQ_PSN : FUZZ_RQ_PSN;
 
-	pkt->dst_mac = mac_a;
-	pkt->src_mac = mac_b;
+	pkt->dst_mac = mac[0];
+	pkt->src_mac = mac[1];
 	pkt->vlan = false;
 	pkt->ip_version = IPVERSION;
 	memcpy(pkt->sgid.raw, env.s[1].gid.raw, sizeof(pkt->sgid.raw));

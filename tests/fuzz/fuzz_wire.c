@@ -13,6 +13,8 @@
 
 #include <rte_roce.h>
 
+#include "roce_test_eal.h"
+
 #include "fuzz_seed.h"
 #include "fuzz_wire.h"
 
@@ -61,4 +63,23 @@ fuzz_wire_poll(struct roce_test_env *env, fuzz_wire_seen_t seen)
 	rte_roce_poll(env->s[0].ctx);
 	fuzz_wire_to_b(env->pair->ring[1], seen);
 	rte_roce_poll(env->s[1].ctx);
+}
+
+void
+fuzz_wire_open(const char *argv0, const char *name, struct roce_test_env *env,
+	       const struct roce_test_conf *conf, unsigned int nqps, struct rte_ether_addr mac[2])
+{
+	struct rte_roce_port_info info;
+	unsigned int i;
+
+	FUZZ_CHECK(roce_test_eal_init(argv0, NULL) == 0);
+	FUZZ_CHECK(roce_test_mbuf_pool() != NULL);
+	FUZZ_CHECK(roce_test_pair_create(&roce_test_verbs_pair, name) == 0);
+	FUZZ_CHECK(roce_test_env_open(env, conf, nqps) == 0);
+	/* Both neighbour caches learn the other. */
+	FUZZ_CHECK(roce_test_warm_up(env) == 0);
+	for (i = 0; i < 2; i++) {
+		FUZZ_CHECK(rte_roce_port_info_get(env->s[i].port, &info) == 0);
+		mac[i] = info.mac;
+	}
 }

@@ -9,6 +9,7 @@
  * sends is taken off B's ring, except those.
  */
 
+#include <rte_ether.h>
 #include <rte_mbuf.h>
 
 #include "roce_test_verbs.h"
@@ -22,5 +23,14 @@ typedef void (*fuzz_wire_seen_t)(const struct rte_mbuf *m);
  * B polled.
  */
 void fuzz_wire_poll(struct roce_test_env *env, fuzz_wire_seen_t seen);
+
+/*
+ * The EAL (program name argv0), the mbuf pool, a net_ring pair named name
+ * and env on it (conf, nqps QP pairs, at least one), both neighbour caches
+ * warmed up; each side's MAC in mac[]. Aborts on failure.
+ */
+void fuzz_wire_open(const char *argv0, const char *name, struct roce_test_env *env,
+		    const struct roce_test_conf *conf, unsigned int nqps,
+		    struct rte_ether_addr mac[2]);
 
 #endif /* FUZZ_WIRE_H */
