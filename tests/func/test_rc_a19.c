@@ -10,8 +10,9 @@
  * resource and never executed again, also when a loss makes the requester
  * retry an ATOMIC_WRITE that a later WRITE already overwrote.
  *
- * Both ends are librte_roce: kernel rxe has these operations from Linux 6.2
- * only, and the interop lab's guest runs 6.1 (doc/rc-engine.md).
+ * Both ends are librte_roce; against kernel rxe (Linux 6.2 and later) they
+ * run in the interop lab's 6.12 guest (doc/interop.md), FLUSH only with
+ * quirk_rxe_flush_icrc, whose frame is checked here.
  */
 
 #include <errno.h>
