@@ -664,15 +664,22 @@ test_mix(void)
 
 /* ---- Targeted rules ---- */
 
+/* A rule that drops the nth received frame of opcode, once. */
+static struct rte_roce_fault_rule
+drop_nth(uint16_t opcode, uint32_t nth)
+{
+	return (struct rte_roce_fault_rule){
+		.dir = RTE_ROCE_FAULT_RX, .action = RTE_ROCE_FAULT_DROP,
+		.opcode = opcode, .nth = nth, .count = 1,
+	};
+}
+
 /* Drop the 5th WRITE_MIDDLE of a 64 KiB WRITE at B: go-back-N from there. */
 static int
 test_rule_write_middle(void)
 {
 	const struct rte_roce_fault_conf none = { .roce_only = true };
-	const struct rte_roce_fault_rule rule = {
-		.dir = RTE_ROCE_FAULT_RX, .action = RTE_ROCE_FAULT_DROP,
-		.opcode = RTE_ROCE_OP_RC_RDMA_WRITE_MIDDLE, .nth = 5, .count = 1,
-	};
+	const struct rte_roce_fault_rule rule = drop_nth(RTE_ROCE_OP_RC_RDMA_WRITE_MIDDLE, 5);
 	uint64_t a_off = 0, b_off = 0, faa = 0, cas = 0;
 
 	ROCE_TEST_ASSERT(setup(&none, &none, RTE_ROCE_FAULT_RX) == 0, "setup");
@@ -732,10 +739,7 @@ static int
 test_rule_send_ack(void)
 {
 	const struct rte_roce_fault_conf none = { .roce_only = true };
-	const struct rte_roce_fault_rule rule = {
-		.dir = RTE_ROCE_FAULT_RX, .action = RTE_ROCE_FAULT_DROP,
-		.opcode = RTE_ROCE_OP_RC_ACKNOWLEDGE, .nth = 1, .count = 1,
-	};
+	const struct rte_roce_fault_rule rule = drop_nth(RTE_ROCE_OP_RC_ACKNOWLEDGE, 1);
 	uint64_t a_off = 0, b_off = 0, faa = 0, cas = 0;
 	struct rte_roce_fault_stats s;
 
@@ -762,18 +766,10 @@ static int
 test_rule_a19(void)
 {
 	const struct rte_roce_fault_conf none = { .roce_only = true };
-	const struct rte_roce_fault_rule lose_aw = {
-		.dir = RTE_ROCE_FAULT_RX, .action = RTE_ROCE_FAULT_DROP,
-		.opcode = RTE_ROCE_OP_RC_ATOMIC_WRITE, .nth = 1, .count = 1,
-	};
-	const struct rte_roce_fault_rule lose_flush = {
-		.dir = RTE_ROCE_FAULT_RX, .action = RTE_ROCE_FAULT_DROP,
-		.opcode = RTE_ROCE_OP_RC_FLUSH, .nth = 2, .count = 1,
-	};
-	const struct rte_roce_fault_rule lose_answer = {
-		.dir = RTE_ROCE_FAULT_RX, .action = RTE_ROCE_FAULT_DROP,
-		.opcode = RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_ONLY, .nth = 2, .count = 1,
-	};
+	const struct rte_roce_fault_rule lose_aw = drop_nth(RTE_ROCE_OP_RC_ATOMIC_WRITE, 1);
+	const struct rte_roce_fault_rule lose_flush = drop_nth(RTE_ROCE_OP_RC_FLUSH, 2);
+	const struct rte_roce_fault_rule lose_answer =
+		drop_nth(RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_ONLY, 2);
 	static const enum ibv_wr_opcode wrs[] = {
 		IBV_WR_RDMA_WRITE, IBV_WR_ATOMIC_WRITE, IBV_WR_ATOMIC_WRITE,
 		(enum ibv_wr_opcode)RTE_ROCE_WR_FLUSH, IBV_WR_ATOMIC_WRITE,
