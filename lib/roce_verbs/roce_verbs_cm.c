@@ -493,21 +493,13 @@ int rv_rdma_ack_cm_event(struct rdma_cm_event *event) ROCE_VERBS_EXPORT(rdma_ack
 int
 rv_rdma_ack_cm_event(struct rdma_cm_event *event)
 {
-	struct rv_cm_id *id;
-
 	if (!rv_cm_ours())
 		return ROCE_VERBS_CM_REAL(rv_rdma_ack_cm_event, "rdma_ack_cm_event")(event);
 	if (event == NULL) {
 		errno = EINVAL;
 		return -1;
 	}
-	id = rv_cm_id(event->id);
-	/*
-	 * The raw event first: rdma_destroy_id() goes on once events_got is 0,
-	 * and librte_roce_cm refuses (EBUSY) to destroy an id with an event
-	 * not acknowledged.
-	 */
+	__atomic_fetch_sub(&rv_cm_id(event->id)->events_got, 1, __ATOMIC_RELAXED);
 	rv_cm_event_free((struct rv_cm_event *)event);
-	__atomic_fetch_sub(&id->events_got, 1, __ATOMIC_RELEASE);
 	return 0;
 }
