@@ -1756,6 +1756,9 @@ run_scenario() {
 	capture_start "$name" || { echo "not ok $num - $name # no capture"; return 1; }
 	"scen_$name" > "$OUT/$name.txt" 2>&1
 	rc=$?
+	# A host program still running (the scenario failed before it was
+	# stopped) must not answer the next scenario's peer for our address.
+	peer_stop >> "$OUT/$name.txt" 2>&1
 	capture_stop
 	[ $rc = 0 ] && [ -n "$FINAL_ACK_CLAIMS" ] && { final_ack_check "$name" >> "$OUT/$name.txt" 2>&1 || rc=1; }
 	if [ $rc = 77 ]; then
