@@ -283,6 +283,37 @@ test_mad_detail_req(void)
 	return 0;
 }
 
+/*
+ * A SIDR_REP as udaddy's rejecting server sends it: the status says why
+ * (2, rejected), the request ID which SIDR_REQ it answers; cut before its
+ * QPN, only the request ID.
+ */
+static int
+test_mad_detail_sidr_rep(void)
+{
+	static const uint8_t rep[] = {
+		[0] = 0xa5, 0xb6, 0x22, 0x6d, 0x02,
+		[8] = 0x00, 0x00, 0x2a, 0x00,
+		[12] = 0, 0, 0, 0, 0x01, 0x11, 0x1c, 0x06,
+		[20] = 0x01, 0x23, 0x45, 0x67,
+	};
+	uint8_t buf[MAD_LEN];
+	char *out;
+
+	mad_fill(buf, RTE_ROCE_MGMT_CLASS_CM, 0x0018);
+	memcpy(buf + RTE_ROCE_MAD_HDR_LEN, rep, sizeof(rep));
+	out = mad_detail(buf, sizeof(buf));
+	ROCE_TEST_ASSERT(out != NULL, "no output");
+	ROCE_TEST_ASSERT(strstr(out, "CM SIDR_REP request_id 0xa5b6226d status 2 qpn 0x00002a"
+				" service_id 0x0000000001111c06 qkey 0x01234567") != NULL, "%s", out);
+	free(out);
+	out = mad_detail(buf, RTE_ROCE_MAD_HDR_LEN + 8);
+	ROCE_TEST_ASSERT(out != NULL, "no output");
+	ROCE_TEST_ASSERT(strstr(out, "CM SIDR_REP request_id 0xa5b6226d\n") != NULL, "%s", out);
+	free(out);
+	return 0;
+}
+
 static int
 test_mad_detail_short(void)
 {
@@ -319,6 +350,7 @@ static const struct roce_test_case cases[] = {
 	{ "mad_too_short", test_mad_too_short },
 	{ "cm_attr_range", test_cm_attr_range },
 	{ "mad_detail_req", test_mad_detail_req },
+	{ "mad_detail_sidr_rep", test_mad_detail_sidr_rep },
 	{ "mad_detail_short", test_mad_detail_short },
 };
 
