@@ -251,6 +251,17 @@ mad_detail(const uint8_t *src, uint32_t len)
 	return c.buf;
 }
 
+/* The -v detail of a whole CM MAD of attribute attr_id whose class data starts with data. */
+static char *
+cm_mad_detail(uint16_t attr_id, const uint8_t *data, size_t len)
+{
+	uint8_t buf[MAD_LEN];
+
+	mad_fill(buf, RTE_ROCE_MGMT_CLASS_CM, attr_id);
+	memcpy(buf + RTE_ROCE_MAD_HDR_LEN, data, len);
+	return mad_detail(buf, sizeof(buf));
+}
+
 static int
 test_mad_detail_req(void)
 {
@@ -264,12 +275,8 @@ test_mad_detail_req(void)
 		[66] = 0xff, 0xff, 198, 18, 0, 12,
 		[82] = 0xff, 0xff, 198, 18, 0, 11,
 	};
-	uint8_t buf[MAD_LEN];
-	char *out;
+	char *out = cm_mad_detail(0x0010, req, sizeof(req));
 
-	mad_fill(buf, RTE_ROCE_MGMT_CLASS_CM, 0x0010);
-	memcpy(buf + RTE_ROCE_MAD_HDR_LEN, req, sizeof(req));
-	out = mad_detail(buf, sizeof(buf));
 	ROCE_TEST_ASSERT(out != NULL, "no output");
 	ROCE_TEST_ASSERT(strstr(out, " MAD CM REQ tid 0x00000002a3fd18e8") != NULL &&
 			 strstr(out, "local_comm_id 0xe818fda3") != NULL &&
@@ -298,15 +305,14 @@ test_mad_detail_sidr_rep(void)
 		[20] = 0x01, 0x23, 0x45, 0x67,
 	};
 	uint8_t buf[MAD_LEN];
-	char *out;
+	char *out = cm_mad_detail(0x0018, rep, sizeof(rep));
 
-	mad_fill(buf, RTE_ROCE_MGMT_CLASS_CM, 0x0018);
-	memcpy(buf + RTE_ROCE_MAD_HDR_LEN, rep, sizeof(rep));
-	out = mad_detail(buf, sizeof(buf));
 	ROCE_TEST_ASSERT(out != NULL, "no output");
 	ROCE_TEST_ASSERT(strstr(out, "CM SIDR_REP request_id 0xa5b6226d status 2 qpn 0x00002a"
 				" service_id 0x0000000001111c06 qkey 0x01234567") != NULL, "%s", out);
 	free(out);
+	mad_fill(buf, RTE_ROCE_MGMT_CLASS_CM, 0x0018);
+	memcpy(buf + RTE_ROCE_MAD_HDR_LEN, rep, sizeof(rep));
 	out = mad_detail(buf, RTE_ROCE_MAD_HDR_LEN + 8);
 	ROCE_TEST_ASSERT(out != NULL, "no output");
 	ROCE_TEST_ASSERT(strstr(out, "CM SIDR_REP request_id 0xa5b6226d\n") != NULL, "%s", out);
