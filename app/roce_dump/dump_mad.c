@@ -23,6 +23,27 @@
 #define CM_REQ_MIN_LEN		offsetof(struct rte_roce_cm_req, primary.flow_label_rate)
 #define CM_REP_MIN_LEN		offsetof(struct rte_roce_cm_rep, private_data)
 #define CM_SIDR_REP_MIN_LEN	offsetof(struct rte_roce_cm_sidr_rep, add_info)
+/* The LAP fields printed end with the alternate remote GID; the APR's with its status. */
+#define CM_LAP_MIN_LEN		offsetof(struct rte_roce_cm_lap, alt_flow_label_tc)
+#define CM_APR_MIN_LEN		offsetof(struct rte_roce_cm_apr, resv)
+
+/* AP status of an APR (IBTA Vol. 1 §12.6, Table 116), named as Linux's IB_CM_APR_*. */
+static const char * const cm_apr_status_names[] = {
+	[RTE_ROCE_CM_APR_SUCCESS] = "SUCCESS",
+	[RTE_ROCE_CM_APR_INVALID_COMM_ID] = "INVALID_COMM_ID",
+	[RTE_ROCE_CM_APR_UNSUPPORTED] = "UNSUPPORTED",
+	[RTE_ROCE_CM_APR_REJECT] = "REJECT",
+	[RTE_ROCE_CM_APR_REDIRECT] = "REDIRECT",
+	[RTE_ROCE_CM_APR_IS_CURRENT] = "IS_CURRENT",
+	[RTE_ROCE_CM_APR_INVALID_QPN_EECN] = "INVALID_QPN_EECN",
+	[RTE_ROCE_CM_APR_INVALID_LID] = "INVALID_LID",
+	[RTE_ROCE_CM_APR_INVALID_GID] = "INVALID_GID",
+	[RTE_ROCE_CM_APR_INVALID_FLOW_LABEL] = "INVALID_FLOW_LABEL",
+	[RTE_ROCE_CM_APR_INVALID_TCLASS] = "INVALID_TCLASS",
+	[RTE_ROCE_CM_APR_INVALID_HOP_LIMIT] = "INVALID_HOP_LIMIT",
+	[RTE_ROCE_CM_APR_INVALID_PACKET_RATE] = "INVALID_PACKET_RATE",
+	[RTE_ROCE_CM_APR_INVALID_SL] = "INVALID_SL",
+};
 
 static const char * const cm_attr_names[DUMP_CM_ATTR_MAX] = {
 	[DUMP_CM_REQ] = "REQ",
@@ -156,6 +177,37 @@ print_cm_rep(FILE *out, const struct dump_mad *mad)
 		rte_be_to_cpu_64(rep.local_ca_guid));
 }
 
+/* A LAP: which connection, and the alternate path it asks to load. */
+static void
+print_cm_lap(FILE *out, const struct dump_mad *mad)
+{
+	struct rte_roce_cm_lap lap;
+
+	cm_msg_copy(&lap, sizeof(lap), mad);
+	fprintf(out, "\tCM LAP local_comm_id 0x%08" PRIx32 " remote_comm_id 0x%08" PRIx32
+		" remote_qpn 0x%06" PRIx32, rte_be_to_cpu_32(lap.local_comm_id),
+		rte_be_to_cpu_32(lap.remote_comm_id),
+		rte_be_to_cpu_32(lap.qpn_timeout) >> RTE_ROCE_CM_QPN_SHIFT);
+	print_gid(out, "alt_sgid", lap.alt_local_gid);
+	print_gid(out, "alt_dgid", lap.alt_remote_gid);
+	fputc('\n', out);
+}
+
+/* An APR: which connection, and the AP status that answers its LAP. */
+static void
+print_cm_apr(FILE *out, const struct dump_mad *mad)
+{
+	struct rte_roce_cm_apr apr;
+
+	cm_msg_copy(&apr, sizeof(apr), mad);
+	fprintf(out, "\tCM APR local_comm_id 0x%08" PRIx32 " remote_comm_id 0x%08" PRIx32
+		" ap_status %u", rte_be_to_cpu_32(apr.local_comm_id),
+		rte_be_to_cpu_32(apr.remote_comm_id), apr.ap_status);
+	if (apr.ap_status < RTE_DIM(cm_apr_status_names))
+		fprintf(out, " (%s)", cm_apr_status_names[apr.ap_status]);
+	fputc('\n', out);
+}
+
 static void
 print_cm_sidr(FILE *out, const struct dump_mad *mad, enum dump_cm_attr attr)
 {
@@ -212,6 +264,14 @@ dump_mad_print_detail(FILE *out, const struct dump_mad *mad)
 	case DUMP_CM_REP:
 		if (mad->data_len >= CM_REP_MIN_LEN)
 			print_cm_rep(out, mad);
+		break;
+	case DUMP_CM_LAP:
+		if (mad->data_len >= CM_LAP_MIN_LEN)
+			print_cm_lap(out, mad);
+		break;
+	case DUMP_CM_APR:
+		if (mad->data_len >= CM_APR_MIN_LEN)
+			print_cm_apr(out, mad);
 		break;
 	case DUMP_CM_SIDR_REQ:
 		if (mad->data_len >= CM_SIDR_MIN_LEN)

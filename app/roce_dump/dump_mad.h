@@ -6,7 +6,8 @@
 /*
  * Decoding of the management datagrams (MADs) carried by UD SENDs to QP1,
  * enough to follow an rdma_cm connection: the common MAD header and, for the
- * communication manager class, the attribute and a few REQ/REP fields.
+ * communication manager class, the attribute and a few fields of REQ, REP,
+ * LAP (the alternate path asked) and APR (its status).
  * The layouts are librte_roce's (rte_roce_mad.h).
  */
 

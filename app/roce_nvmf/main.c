@@ -45,6 +45,7 @@ enum {
 	OPT_ICD,
 	OPT_MAX_TRANSFER,
 	OPT_BUFFERS,
+	OPT_SRQ_DEPTH,
 	OPT_TARGET_CONFIG,
 	OPT_HELP,
 };
@@ -62,6 +63,7 @@ static const struct option nvmf_longopts[] = {
 	{ "in-capsule", required_argument, NULL, OPT_ICD },
 	{ "max-transfer", required_argument, NULL, OPT_MAX_TRANSFER },
 	{ "buffers", required_argument, NULL, OPT_BUFFERS },
+	{ "srq-depth", required_argument, NULL, OPT_SRQ_DEPTH },
 	{ "target-config", required_argument, NULL, OPT_TARGET_CONFIG },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -74,8 +76,9 @@ usage(void)
 	       "  --nqn NQN            an I/O subsystem's NQN (repeat for more: --ns, --ns-file\n"
 	       "                       and --host after it are that subsystem's)\n"
 	       "  --port N             the RDMA CM port to listen on (default 4420)\n"
-	       "  --listen ADDR        the IPv4 or IPv6 address to listen on, one of the\n"
-	       "                       port's (default: --ip's; a %%scope is ignored)\n"
+	       "  --listen ADDR        an IPv4 or IPv6 address to listen on, one of the\n"
+	       "                       port's (repeat: up to 4, IPv4 and IPv6 at once;\n"
+	       "                       default: --ip's; a %%scope is ignored)\n"
 	       "  --ns MIB[,BLOCK]     a RAM namespace of MIB MiB, 512 (default) or 4096-byte\n"
 	       "                       blocks; once per namespace (NSID 1, 2, ...)\n"
 	       "  --ns-file PATH[,BLOCK] a namespace on a file or block device (all of it),\n"
@@ -86,6 +89,8 @@ usage(void)
 	       "  --in-capsule BYTES   in-capsule data on I/O queues (default 8192)\n"
 	       "  --max-transfer BYTES data per command, MDTS (default 131072)\n"
 	       "  --buffers N          data buffers of max-transfer bytes (default 256)\n"
+	       "  --srq-depth N        capsule buffers of one shared receive queue for every\n"
+	       "                       I/O queue (default 0: each queue its own)\n"
 	       "  --target-config FILE the options above as \"key = value\" lines\n"
 	       "                       (config/nvmf.conf.example); later options override\n");
 	pp_port_usage();
@@ -175,31 +180,37 @@ opt_subsys(struct nvmf_subsys_conf *s, int opt, const char *arg)
 	}
 }
 
-/* --listen: an IPv4 or IPv6 address (a link-local one's %scope ignored: there is one port). */
+/*
+ * --listen: one more IPv4 or IPv6 address (a link-local one's %scope
+ * ignored: there is one port).
+ */
 static int
 opt_listen(struct nvmf_tgt_conf *c, const char *arg)
 {
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&c->listen;
-	struct sockaddr_in *s4 = (struct sockaddr_in *)&c->listen;
+	struct sockaddr_storage *ss = &c->listen[c->nb_listen];
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
 	char addr[INET6_ADDRSTRLEN];
 
-	if (strlen(arg) >= sizeof(addr))
+	if (strlen(arg) >= sizeof(addr) || c->nb_listen == NVMF_LISTEN_MAX)
 		return -EINVAL;
 	snprintf(addr, sizeof(addr), "%s", arg);
 	addr[strcspn(addr, "%")] = '\0';
-	memset(&c->listen, 0, sizeof(c->listen));
+	memset(ss, 0, sizeof(*ss));
 	if (inet_pton(AF_INET, addr, &s4->sin_addr) == 1)
 		s4->sin_family = AF_INET;
 	else if (inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1)
 		s6->sin6_family = AF_INET6;
 	else
 		return -EINVAL;
+	c->nb_listen++;
 	return 0;
 }
 
 static int
 opt_nvmf(struct nvmf_tgt_conf *c, uint16_t *port, int opt, const char *arg)
 {
+	unsigned long n = 0;
 	uint32_t v = 0;
 	int rc = 0;
 
@@ -231,6 +242,10 @@ opt_nvmf(struct nvmf_tgt_conf *c, uint16_t *port, int opt, const char *arg)
 		return opt_number(arg, UINT32_MAX, &c->max_transfer);
 	case OPT_BUFFERS:
 		return opt_number(arg, UINT32_MAX, &c->data_buffers);
+	case OPT_SRQ_DEPTH:
+		rc = pp_parse_number(arg, 0, UINT32_MAX, &n);
+		c->srq_depth = (uint32_t)n;
+		return rc;
 	default:
 		return -EINVAL;
 	}
@@ -345,24 +360,51 @@ parse(int argc, char **argv, struct pp_port_conf *pc, struct nvmf_tgt_conf *c, u
 	return 0;
 }
 
-/* The listen address: --listen's, else the port's --ip address; and --port. */
+/* The listen addresses: --listen's, else the port's --ip address; each on --port. */
 static void
 listen_addr(struct nvmf_tgt_conf *c, const struct pp_port *pp, uint16_t port)
 {
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&c->listen;
-	struct sockaddr_in *s4 = (struct sockaddr_in *)&c->listen;
+	unsigned int i;
 
-	if (c->listen.ss_family == AF_UNSPEC && rte_roce_gid_is_ipv4(&pp->addr)) {
-		s4->sin_family = AF_INET;
-		memcpy(&s4->sin_addr, pp->addr.raw + 12, 4);
-	} else if (c->listen.ss_family == AF_UNSPEC) {
-		s6->sin6_family = AF_INET6;
-		memcpy(&s6->sin6_addr, pp->addr.raw, 16);
+	if (c->nb_listen == 0) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&c->listen[0];
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&c->listen[0];
+
+		if (rte_roce_gid_is_ipv4(&pp->addr)) {
+			s4->sin_family = AF_INET;
+			memcpy(&s4->sin_addr, pp->addr.raw + 12, 4);
+		} else {
+			s6->sin6_family = AF_INET6;
+			memcpy(&s6->sin6_addr, pp->addr.raw, 16);
+		}
+		c->nb_listen = 1;
 	}
-	if (c->listen.ss_family == AF_INET)
-		s4->sin_port = htons(port);
-	else
-		s6->sin6_port = htons(port);
+	for (i = 0; i < c->nb_listen; i++) {
+		if (c->listen[i].ss_family == AF_INET)
+			((struct sockaddr_in *)&c->listen[i])->sin_port = htons(port);
+		else
+			((struct sockaddr_in6 *)&c->listen[i])->sin6_port = htons(port);
+	}
+}
+
+/* "A, B": the addresses listened on. */
+static void
+listen_str(const struct nvmf_tgt_conf *c, char *buf, size_t len)
+{
+	char addr[INET6_ADDRSTRLEN];
+	size_t off = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < c->nb_listen && off < len; i++) {
+		const struct sockaddr_storage *ss = &c->listen[i];
+
+		inet_ntop(ss->ss_family, ss->ss_family == AF_INET ?
+			  (const void *)&((const struct sockaddr_in *)ss)->sin_addr :
+			  (const void *)&((const struct sockaddr_in6 *)ss)->sin6_addr,
+			  addr, sizeof(addr));
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i != 0 ? ", " : "", addr);
+	}
 }
 
 static volatile sig_atomic_t nvmf_rescan_requested;
@@ -413,6 +455,7 @@ print_stats(const struct nvmf_tgt *tgt)
 static int
 serve(struct pp_port *pp, struct nvmf_tgt_conf *c)
 {
+	char addrs[NVMF_LISTEN_MAX * (INET6_ADDRSTRLEN + 2)];
 	struct rte_roce_cm *cm;
 	struct nvmf_tgt *tgt;
 	unsigned int i;
@@ -431,10 +474,11 @@ serve(struct pp_port *pp, struct nvmf_tgt_conf *c)
 		rte_roce_cm_close(cm);
 		return -EINVAL;
 	}
+	listen_str(c, addrs, sizeof(addrs));
 	for (i = 0; i < c->nb_subsys; i++)
-		printf("roce_nvmf: serving %s (%u namespace%s), RDMA CM port %u\n",
+		printf("roce_nvmf: serving %s (%u namespace%s), RDMA CM port %u on %s\n",
 		       c->subsys[i].nqn, c->subsys[i].nb_ns, c->subsys[i].nb_ns > 1 ? "s" : "",
-		       ntohs(((struct sockaddr_in *)&c->listen)->sin_port));
+		       ntohs(((struct sockaddr_in *)&c->listen[0])->sin_port), addrs);
 	fflush(stdout);
 	while (!pp_stop_requested) {
 		pp_port_poll(pp);
@@ -475,8 +519,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	ret = parse(argc - ret, argv + ret, &pc, &c, &port);
-	if (ret == 1) {	/* --help */
-		rte_eal_cleanup();
+	if (ret == 1) {	/* --help; the interrupt thread parked first (memif) */
+		pp_eal_fini();
 		return 0;
 	}
 	if (ret == 0)

@@ -26,6 +26,7 @@
 #define NVMF_DISCOVERY_NQN	"nqn.2014-08.org.nvmexpress.discovery"
 
 #define NVMF_PATH_MAX		256
+#define NVMF_LISTEN_MAX		4	/* addresses listened on (IPv4 and IPv6 at once) */
 
 /*
  * A namespace: RAM of size bytes, or the file or block device at path
@@ -48,7 +49,8 @@ struct nvmf_subsys_conf {
 
 /* What a target serves; zero fields take the defaults shown. */
 struct nvmf_tgt_conf {
-	struct sockaddr_storage listen;	/* address and port (0: 4420) */
+	struct sockaddr_storage listen[NVMF_LISTEN_MAX];	/* addresses and ports (0: 4420) */
+	unsigned int nb_listen;		/* at least one */
 	struct nvmf_subsys_conf subsys[NVMF_SUBSYS_MAX];	/* at least one */
 	unsigned int nb_subsys;
 	uint16_t max_io_queues;		/* I/O queues per controller (default 8) */
@@ -57,6 +59,12 @@ struct nvmf_tgt_conf {
 	uint32_t max_transfer;		/* bytes per command, a power of two >= 4096 (default 128 KiB) */
 	uint32_t data_buffers;		/* buffers of max_transfer bytes (default 256) */
 	uint16_t max_controllers;	/* at once (default 64) */
+	/*
+	 * Capsule buffers of one shared receive queue that every I/O queue
+	 * takes its command capsules from (0: none, each I/O queue posts
+	 * its own HSQSIZE + 1; doc/nvmf.md, "A shared receive queue").
+	 */
+	uint32_t srq_depth;
 };
 
 /*
@@ -93,16 +101,19 @@ struct nvmf_tgt_stats {
 	uint64_t io_errors;		/* of them failed: media error status sent */
 	uint64_t aens;			/* asynchronous events sent (namespace notices) */
 	uint64_t aers_aborted;		/* Asynchronous Event Requests aborted by a reset */
+	uint64_t srq_low;		/* SRQ limit events: few capsule buffers left, RNR NAKs near */
+	uint64_t srq_stale;		/* SRQ receives of a queue already freed: buffer posted again */
+	uint64_t qp_fatal;		/* QPs the device moved to ERR: their queue torn down */
 };
 
 struct nvmf_tgt;
 
-/* The defaults above, the listen address and port left empty. */
+/* The defaults above, no listen address yet. */
 void nvmf_tgt_conf_defaults(struct nvmf_tgt_conf *conf);
 
 /*
- * Create a target on a device whose CM instance is cm: listen on
- * conf->listen. NULL with rte_errno set and the reason logged (EINVAL: a
+ * Create a target on a device whose CM instance is cm: listen on each of
+ * conf->listen[]. NULL with rte_errno set and the reason logged (EINVAL: a
  * knob that cannot work, named in the log; ENOMEM; a verbs or CM errno).
  */
 struct nvmf_tgt *nvmf_tgt_create(struct ibv_context *ctx, struct rte_roce_cm *cm,

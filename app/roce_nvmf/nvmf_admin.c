@@ -257,11 +257,12 @@ admin_features(struct nvmf_req *req, bool set)
 	}
 }
 
-/* One discovery log entry (RDMA §3.1 Figures 3 and 4): subsystem s at the address listened on. */
+/* One discovery log entry (RDMA §3.1 Figures 3 and 4): subsystem s at address l. */
 static void
-log_discovery_entry(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s, uint8_t *e)
+log_discovery_entry(const struct nvmf_tgt *tgt, const struct nvmf_listener *l,
+		    const struct nvmf_subsys *s, uint8_t *e)
 {
-	const struct sockaddr_storage *a = &tgt->conf.listen;
+	const struct sockaddr_storage *a = &l->addr;
 	char addr[INET6_ADDRSTRLEN] = "", port[8];
 
 	e[NVMF_DISC_TRTYPE] = NVMF_TRTYPE_RDMA;
@@ -275,7 +276,7 @@ log_discovery_entry(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s, uin
 			  sizeof(addr));
 	else
 		inet_ntop(AF_INET, &((const struct sockaddr_in *)a)->sin_addr, addr, sizeof(addr));
-	snprintf(port, sizeof(port), "%u", tgt->listen_port);
+	snprintf(port, sizeof(port), "%u", l->port);
 	put_str(e + NVMF_DISC_TRSVCID, NVMF_DISC_TRSVCID_LEN, port);
 	put_str(e + NVMF_DISC_TRADDR, NVMF_DISC_TRADDR_LEN, addr);
 	memcpy(e + NVMF_DISC_SUBNQN, s->nqn, strlen(s->nqn));	/* the page is zeroed */
@@ -287,10 +288,12 @@ log_discovery_entry(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s, uin
 /*
  * The discovery log page (Base, "Discovery Log Page"): a header, then an
  * entry for each I/O subsystem the host may connect to, in the order they
- * were configured. GENCTR stays 0: the subsystems do not change at run time.
+ * were configured, at the address the host discovers through (as Linux's
+ * nvmet lists its port's subsystems: a host on IPv4 is told IPv4 addresses).
+ * GENCTR stays 0: the subsystems do not change at run time.
  */
 static uint32_t
-log_discovery(const struct nvmf_ctrl *ctrl, uint8_t *page)
+log_discovery(const struct nvmf_ctrl *ctrl, const struct nvmf_listener *l, uint8_t *page)
 {
 	const struct nvmf_tgt *tgt = ctrl->tgt;
 	uint64_t n = 0;
@@ -298,7 +301,7 @@ log_discovery(const struct nvmf_ctrl *ctrl, uint8_t *page)
 
 	for (i = 1; i < tgt->nb_subsys; i++)
 		if (nvmf_host_allowed(&tgt->subsys[i], ctrl->hostnqn))
-			log_discovery_entry(tgt, &tgt->subsys[i],
+			log_discovery_entry(tgt, l, &tgt->subsys[i],
 					    page + NVMF_DISC_HDR_LEN + n++ * NVMF_DISC_ENTRY_LEN);
 	nvmf_put64(page, NVMF_DISC_NUMREC, n);
 	return NVMF_DISC_HDR_LEN + (uint32_t)n * NVMF_DISC_ENTRY_LEN;
@@ -377,7 +380,7 @@ static uint32_t
 log_page_build(struct nvmf_req *req, uint8_t lid, uint8_t *page)
 {
 	if (req->q->ctrl->subsys->discovery)
-		return lid == NVMF_LOG_DISCOVERY ? log_discovery(req->q->ctrl, page) : 0;
+		return lid == NVMF_LOG_DISCOVERY ? log_discovery(req->q->ctrl, req->q->listener, page) : 0;
 	switch (lid) {
 	case NVMF_LOG_ERROR:
 		return log_errors(req->q->ctrl, page);

@@ -24,30 +24,63 @@
 #define NVMF_LISTEN_BACKLOG	128
 #define NVMF_RNR_RETRY_INFINITE	7
 
+/* Listener i on conf.listen[i] (port 0: 4420); -errno after naming it. */
+static int
+cm_listen_one(struct nvmf_tgt *tgt, unsigned int i)
+{
+	struct nvmf_listener *l = &tgt->listeners[i];
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&l->addr;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&l->addr;
+	int rc;
+
+	l->addr = tgt->conf.listen[i];
+	if (l->addr.ss_family != AF_INET && l->addr.ss_family != AF_INET6) {
+		NVMF_LOG(ERR, "listen[%u]: not an IPv4 or IPv6 address", i);
+		return -EINVAL;
+	}
+	if (l->addr.ss_family == AF_INET && s4->sin_port == 0)
+		s4->sin_port = htons(NVMF_PORT_DEFAULT);
+	if (l->addr.ss_family == AF_INET6 && s6->sin6_port == 0)
+		s6->sin6_port = htons(NVMF_PORT_DEFAULT);
+	l->port = ntohs(l->addr.ss_family == AF_INET ? s4->sin_port : s6->sin6_port);
+	rc = rte_roce_cm_create_id(tgt->channel, &l->id, l, RTE_ROCE_CM_PS_TCP);
+	if (rc == 0)
+		rc = rte_roce_cm_bind_addr(l->id, (struct sockaddr *)&l->addr);
+	if (rc == 0)
+		rc = rte_roce_cm_listen(l->id, NVMF_LISTEN_BACKLOG);
+	if (rc != 0)
+		NVMF_LOG(ERR, "listen[%u]: %s", i, rte_strerror(-rc));
+	return rc;
+}
+
 int
 nvmf_cm_listen(struct nvmf_tgt *tgt)
 {
-	struct sockaddr_storage addr = tgt->conf.listen;
-	int rc;
+	int rc = 0;
 
-	if (addr.ss_family == AF_INET && ((struct sockaddr_in *)&addr)->sin_port == 0)
-		((struct sockaddr_in *)&addr)->sin_port = htons(NVMF_PORT_DEFAULT);
-	if (addr.ss_family == AF_INET6 && ((struct sockaddr_in6 *)&addr)->sin6_port == 0)
-		((struct sockaddr_in6 *)&addr)->sin6_port = htons(NVMF_PORT_DEFAULT);
-	tgt->listen_port = ntohs(addr.ss_family == AF_INET ?
-				 ((struct sockaddr_in *)&addr)->sin_port :
-				 ((struct sockaddr_in6 *)&addr)->sin6_port);
+	if (tgt->conf.nb_listen == 0 || tgt->conf.nb_listen > NVMF_LISTEN_MAX) {
+		NVMF_LOG(ERR, "nb_listen %u: from 1 to %u addresses", tgt->conf.nb_listen,
+			 NVMF_LISTEN_MAX);
+		return -EINVAL;
+	}
 	tgt->channel = rte_roce_cm_create_event_channel();
 	if (tgt->channel == NULL)
 		return -rte_errno;
-	rc = rte_roce_cm_create_id(tgt->channel, &tgt->listener, tgt, RTE_ROCE_CM_PS_TCP);
-	if (rc == 0)
-		rc = rte_roce_cm_bind_addr(tgt->listener, (struct sockaddr *)&addr);
-	if (rc == 0)
-		rc = rte_roce_cm_listen(tgt->listener, NVMF_LISTEN_BACKLOG);
-	if (rc != 0)
-		NVMF_LOG(ERR, "listen: %s", rte_strerror(-rc));
+	while (rc == 0 && tgt->nb_listeners < tgt->conf.nb_listen)
+		rc = cm_listen_one(tgt, tgt->nb_listeners++);
 	return rc;
+}
+
+void
+nvmf_cm_unlisten(struct nvmf_tgt *tgt)
+{
+	unsigned int i;
+
+	for (i = 0; i < tgt->nb_listeners; i++)
+		if (tgt->listeners[i].id != NULL)
+			rte_roce_cm_destroy_id(tgt->listeners[i].id);
+	if (tgt->channel != NULL)
+		rte_roce_cm_destroy_event_channel(tgt->channel);
 }
 
 /* The RDMA_CM_REQUEST's private data (Figure 5) against what we serve: 0 or a Figure 11 status. */
@@ -124,8 +157,10 @@ cm_connect_request(struct nvmf_tgt *tgt, const struct rte_roce_cm_event *ev)
 		cm_reject(tgt, ev->id, NVMF_RDMA_CM_NO_RSC);
 		return;
 	}
+	q->listener = ev->listen_id->context;
 	nvmf_put16(pd, NVMF_RDMA_ACC_RECFMT, NVMF_RDMA_CM_RECFMT);
-	nvmf_put16(pd, NVMF_RDMA_ACC_CRQSIZE, (uint16_t)q->nb_recv);
+	/* Figure 6: as many as the host may send; on the SRQ, more meet an RNR NAK and retry */
+	nvmf_put16(pd, NVMF_RDMA_ACC_CRQSIZE, (uint16_t)(sqsize + 1));
 	param.private_data = pd;
 	param.private_data_len = sizeof(pd);
 	if (rte_roce_cm_accept(ev->id, &param) != 0) {

@@ -10,6 +10,7 @@
  *   nvmf_tgt.c       the target: PD, shared CQs, data buffers, the loop
  *   nvmf_cm.c        CM events: RDMA_CM_REQUEST private data, accept, reject
  *   nvmf_queue.c     a queue: receive slots, teardown
+ *   nvmf_srq.c       the I/O queues' shared receive queue, queues by QP number, async events
  *   nvmf_req.c       a request: capsule, SGL, RDMA READ/WRITE, response (state machine)
  *   nvmf_fabrics.c   Connect, Property Get/Set, Disconnect; controllers
  *   nvmf_admin.c     Identify, features, log pages, keep alive, AER
@@ -34,6 +35,7 @@ extern int nvmf_logtype;
 
 struct nvmf_queue;
 struct nvmf_ctrl;
+struct rte_hash;
 
 /* A request's states (nvmf_req.c: one handler each). */
 enum nvmf_req_state {
@@ -49,7 +51,11 @@ enum nvmf_req_state {
 	NVMF_REQ_STATES
 };
 
-/* A receive slot: one capsule buffer; its address is the receive WR's wr_id. */
+/*
+ * A receive slot: one capsule buffer; its address is the receive WR's
+ * wr_id. q is its queue's, or NULL for a slot of the target's SRQ (the
+ * completion's qp_num then names the queue).
+ */
 struct nvmf_recv {
 	struct nvmf_queue *q;
 	uint8_t *buf;
@@ -87,6 +93,13 @@ struct nvmf_req {
 };
 TAILQ_HEAD(nvmf_req_list, nvmf_req);
 
+/* An address listened on; the discovery log names it to the hosts that came through it. */
+struct nvmf_listener {
+	struct rte_roce_cm_id *id;
+	struct sockaddr_storage addr;	/* its port set */
+	uint16_t port;
+};
+
 enum nvmf_queue_state {
 	NVMF_Q_CONNECTING,	/* accepted, the CM's RTU not seen yet (capsules may come) */
 	NVMF_Q_LIVE,
@@ -96,6 +109,7 @@ enum nvmf_queue_state {
 struct nvmf_queue {
 	struct nvmf_tgt *tgt;
 	struct rte_roce_cm_id *id;
+	const struct nvmf_listener *listener;	/* the address the host connected to */
 	struct ibv_qp *qp;
 	enum nvmf_queue_state state;
 	uint16_t qid;
@@ -104,14 +118,16 @@ struct nvmf_queue {
 	bool sqflow_off;
 	struct nvmf_ctrl *ctrl;		/* set by the Fabrics Connect */
 	uint32_t capsule_len;		/* receive buffer bytes: 64 + in-capsule data */
-	uint32_t nb_recv;
+	bool on_srq;			/* capsules come from the target's SRQ, not recv[] */
+	bool last_wqe;			/* on_srq: Last WQE Reached seen, no SRQ WQE held */
+	uint32_t nb_recv;		/* its own receive slots (0 on the SRQ) */
 	struct nvmf_recv *recv;
 	uint8_t *recv_mem;
 	struct ibv_mr *recv_mr;
 	uint32_t nb_req;
 	struct nvmf_req *req;
 	struct nvmf_req_list free_req;
-	uint32_t posted;		/* receive and send WRs not completed */
+	uint32_t posted;		/* own receive and send WRs not completed */
 	uint32_t io_reqs;		/* requests waiting for io_uring */
 	TAILQ_ENTRY(nvmf_queue) link;
 };
@@ -170,9 +186,18 @@ struct nvmf_tgt {
 	struct rte_roce_cm *cm;
 	struct ibv_pd *pd;
 	struct ibv_cq *send_cq, *recv_cq;
+	struct rte_hash *qpn;		/* queues by their QP number */
+	struct ibv_srq *srq;		/* the I/O queues' capsules, or NULL (conf.srq_depth 0) */
+	struct nvmf_recv *srq_recv;	/* its slots */
+	uint8_t *srq_mem;
+	struct ibv_mr *srq_mr;
+	uint32_t srq_posted;		/* slots posted, not completed */
+	uint32_t srq_limit;		/* the limit armed: a limit event below it (0: none) */
+	bool srq_low;			/* the limit fired: armed again once half is posted */
 	uint32_t max_rd_atom;
 	struct rte_roce_cm_channel *channel;
-	struct rte_roce_cm_id *listener;
+	struct nvmf_listener listeners[NVMF_LISTEN_MAX];
+	unsigned int nb_listeners;
 	uint8_t *pool_mem;
 	struct ibv_mr *pool_mr;
 	uint8_t **pool_free;
@@ -185,8 +210,8 @@ struct nvmf_tgt {
 	uint32_t nb_queues;
 	struct io_uring ring;		/* file namespaces' I/O */
 	bool ring_up;
-	uint16_t listen_port;		/* the port listened on (conf's, or 4420) */
 	uint64_t ka_next_check;
+	uint64_t async_next_check;	/* timer cycles: the next read of asynchronous events */
 	bool stopping;
 	struct nvmf_tgt_stats stats;
 };
@@ -194,21 +219,33 @@ struct nvmf_tgt {
 /* nvmf_tgt.c */
 uint8_t *nvmf_buf_get(struct nvmf_tgt *tgt);
 void nvmf_buf_put(struct nvmf_tgt *tgt, uint8_t *buf);
+void nvmf_tgt_recv_drain(struct nvmf_tgt *tgt);
+
+/* nvmf_srq.c */
+int nvmf_srq_init(struct nvmf_tgt *tgt, const struct ibv_device_attr *attr);
+void nvmf_srq_fini(struct nvmf_tgt *tgt);
+int nvmf_srq_post(struct nvmf_tgt *tgt, struct nvmf_recv *r);
+void nvmf_srq_recv_done(struct nvmf_tgt *tgt, struct nvmf_recv *r, const struct ibv_wc *wc);
+int nvmf_qpn_add(struct nvmf_queue *q);
+void nvmf_qpn_del(struct nvmf_queue *q);
+int nvmf_async_poll(struct nvmf_tgt *tgt);
+int nvmf_async_drain(struct nvmf_tgt *tgt);
 
 /* nvmf_cm.c */
 int nvmf_cm_listen(struct nvmf_tgt *tgt);
+void nvmf_cm_unlisten(struct nvmf_tgt *tgt);
 int nvmf_cm_poll(struct nvmf_tgt *tgt);
 
 /* nvmf_queue.c */
 struct nvmf_queue *nvmf_queue_create(struct nvmf_tgt *tgt, struct rte_roce_cm_id *id,
 				     uint16_t qid, uint16_t sqsize);
-int nvmf_queue_post_recv(struct nvmf_queue *q, struct nvmf_recv *r);
+int nvmf_recv_repost(struct nvmf_tgt *tgt, struct nvmf_recv *r);
 void nvmf_queue_close(struct nvmf_queue *q, const char *why);
 void nvmf_queue_reap(struct nvmf_tgt *tgt);
 void nvmf_queue_free(struct nvmf_queue *q);
 
 /* nvmf_req.c */
-void nvmf_req_recv_done(struct nvmf_recv *r, const struct ibv_wc *wc);
+void nvmf_req_recv_done(struct nvmf_queue *q, struct nvmf_recv *r, const struct ibv_wc *wc);
 void nvmf_req_send_done(struct nvmf_req *req, const struct ibv_wc *wc);
 void nvmf_req_run(struct nvmf_req *req);
 void nvmf_req_drop(struct nvmf_req *req);

@@ -2,9 +2,10 @@
 
 /*
  * A queue: one NVMe submission/completion queue pair on one RC QP (RDMA
- * §3.2), its receive slots (one capsule each) and its requests; and the
- * one way it is torn down (doc/nvmf.md): QP to ERR, every posted work
- * request flushed back through the shared CQs, then freed.
+ * §3.2), its receive slots (one capsule each; an I/O queue on the target's
+ * SRQ has none: nvmf_srq.c) and its requests; and the one way it is torn
+ * down (doc/nvmf.md): QP to ERR, every posted work request flushed back
+ * through the shared CQs (on the SRQ: Last WQE Reached), then freed.
  */
 
 #include <errno.h>
@@ -20,8 +21,8 @@
 /* Requests per receive slot: a slot is posted again before its request's response completes. */
 #define NVMF_REQ_PER_SLOT	2
 
-int
-nvmf_queue_post_recv(struct nvmf_queue *q, struct nvmf_recv *r)
+static int
+queue_post_recv(struct nvmf_queue *q, struct nvmf_recv *r)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)r->buf,
@@ -40,6 +41,13 @@ nvmf_queue_post_recv(struct nvmf_queue *q, struct nvmf_recv *r)
 	return rc;
 }
 
+/* A slot whose capsule is consumed goes back where it came from: its queue or the SRQ. */
+int
+nvmf_recv_repost(struct nvmf_tgt *tgt, struct nvmf_recv *r)
+{
+	return r->q != NULL ? queue_post_recv(r->q, r) : nvmf_srq_post(tgt, r);
+}
+
 static int
 queue_alloc(struct nvmf_queue *q)
 {
@@ -47,19 +55,23 @@ queue_alloc(struct nvmf_queue *q)
 	size_t size = (size_t)q->nb_recv * q->capsule_len;
 	uint32_t i;
 
-	q->recv = rte_zmalloc("nvmf_recv", sizeof(*q->recv) * q->nb_recv, 0);
 	q->req = rte_zmalloc("nvmf_req", sizeof(*q->req) * q->nb_req, 0);
-	q->recv_mem = rte_malloc("nvmf_capsules", size, 64);
-	if (q->recv == NULL || q->req == NULL || q->recv_mem == NULL)
+	if (q->req == NULL)
 		return -ENOMEM;
-	q->recv_mr = rte_roce_reg_mr(tgt->pd, q->recv_mem, size, IBV_ACCESS_LOCAL_WRITE);
-	if (q->recv_mr == NULL)
-		return -rte_errno;
 	TAILQ_INIT(&q->free_req);
 	for (i = 0; i < q->nb_req; i++) {
 		q->req[i].q = q;
 		TAILQ_INSERT_TAIL(&q->free_req, &q->req[i], link);
 	}
+	if (q->on_srq)
+		return 0;
+	q->recv = rte_zmalloc("nvmf_recv", sizeof(*q->recv) * q->nb_recv, 0);
+	q->recv_mem = rte_malloc("nvmf_capsules", size, 64);
+	if (q->recv == NULL || q->recv_mem == NULL)
+		return -ENOMEM;
+	q->recv_mr = rte_roce_reg_mr(tgt->pd, q->recv_mem, size, IBV_ACCESS_LOCAL_WRITE);
+	if (q->recv_mr == NULL)
+		return -rte_errno;
 	for (i = 0; i < q->nb_recv; i++) {
 		q->recv[i].q = q;
 		q->recv[i].buf = q->recv_mem + (size_t)i * q->capsule_len;
@@ -73,6 +85,7 @@ queue_qp(struct nvmf_queue *q)
 	struct ibv_qp_init_attr attr = {
 		.send_cq = q->tgt->send_cq,
 		.recv_cq = q->tgt->recv_cq,
+		.srq = q->on_srq ? q->tgt->srq : NULL,
 		.qp_type = IBV_QPT_RC,
 		.cap = {
 			/* a request has an RDMA READ or WRITE and a SEND in flight at most */
@@ -90,8 +103,9 @@ queue_qp(struct nvmf_queue *q)
 	if (rc != 0)
 		return rc;
 	q->qp = q->id->qp;
+	rc = nvmf_qpn_add(q);
 	for (i = 0; i < q->nb_recv && rc == 0; i++)
-		rc = nvmf_queue_post_recv(q, &q->recv[i]);
+		rc = queue_post_recv(q, &q->recv[i]);
 	return rc;
 }
 
@@ -111,8 +125,10 @@ nvmf_queue_create(struct nvmf_tgt *tgt, struct rte_roce_cm_id *id, uint16_t qid,
 	q->state = NVMF_Q_CONNECTING;
 	/* RDMA §3.3: no in-capsule data on the admin queue */
 	q->capsule_len = NVMF_SQE_LEN + (qid == 0 ? 0 : tgt->conf.in_capsule_data);
-	q->nb_recv = (uint32_t)sqsize + 1;
-	q->nb_req = NVMF_REQ_PER_SLOT * q->nb_recv;
+	/* the SRQ's buffers are I/O capsules: the admin queue keeps its own 64-byte slots */
+	q->on_srq = tgt->srq != NULL && qid != 0;
+	q->nb_recv = q->on_srq ? 0 : (uint32_t)sqsize + 1;
+	q->nb_req = NVMF_REQ_PER_SLOT * ((uint32_t)sqsize + 1);
 	id->context = q;
 	TAILQ_INSERT_TAIL(&tgt->queues, q, link);
 	tgt->nb_queues++;
@@ -123,8 +139,10 @@ nvmf_queue_create(struct nvmf_tgt *tgt, struct rte_roce_cm_id *id, uint16_t qid,
 		NVMF_LOG(WARNING, "queue %u (%u entries): %s", qid, q->nb_recv, rte_strerror(-rc));
 		/* the id is the caller's to reject and destroy */
 		q->id = NULL;
-		if (q->qp != NULL)
+		if (q->qp != NULL) {
+			nvmf_qpn_del(q);
 			rte_roce_cm_destroy_qp(id);
+		}
 		q->qp = NULL;
 		q->posted = 0;
 		nvmf_queue_free(q);
@@ -154,13 +172,15 @@ void
 nvmf_queue_close(struct nvmf_queue *q, const char *why)
 {
 	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+	int rc;
 
 	if (q->state == NVMF_Q_DRAINING)
 		return;
 	NVMF_LOG(INFO, "queue %u%s: closing: %s", q->qid, q->ctrl != NULL ? "" : " (no controller)",
 		 why);
-	/* the CM moves the QP to ERR and sends a DREQ; if it cannot, we move the QP */
-	if (rte_roce_cm_disconnect(q->id) != 0 && q->qp != NULL)
+	/* the CM moves the QP to ERR and sends a DREQ; if it did not, we move the QP */
+	rc = rte_roce_cm_disconnect(q->id);
+	if (q->qp != NULL && (rc != 0 || q->qp->state != IBV_QPS_ERR))
 		rte_roce_modify_qp(q->qp, &attr, IBV_QP_STATE);
 	q->state = NVMF_Q_DRAINING;
 	queue_drop_waiting(q);
@@ -180,8 +200,10 @@ nvmf_queue_free(struct nvmf_queue *q)
 			q->ctrl->io[q->qid] = NULL;
 		nvmf_ctrl_put(q->ctrl);
 	}
-	if (q->qp != NULL)
+	if (q->qp != NULL) {
+		nvmf_qpn_del(q);
 		rte_roce_cm_destroy_qp(q->id);
+	}
 	if (q->id != NULL)
 		rte_roce_cm_destroy_id(q->id);
 	if (q->recv_mr != NULL)
@@ -195,15 +217,29 @@ nvmf_queue_free(struct nvmf_queue *q)
 	rte_free(q);
 }
 
-/* Free the draining queues whose work requests have all come back. */
+/*
+ * Free the draining queues whose work requests have all come back. A
+ * queue on the SRQ waits for Last WQE Reached too, and the receive
+ * completions already in the CQ are taken first: none then names a QP
+ * number whose queue is gone.
+ */
 void
 nvmf_queue_reap(struct nvmf_tgt *tgt)
 {
 	struct nvmf_queue *q, *next;
+	bool drained = false;
 
 	for (q = TAILQ_FIRST(&tgt->queues); q != NULL; q = next) {
+		if (q->state != NVMF_Q_DRAINING || q->posted != 0 || q->io_reqs != 0 ||
+		    (q->on_srq && !q->last_wqe)) {
+			next = TAILQ_NEXT(q, link);
+			continue;
+		}
+		if (q->on_srq && !drained) {
+			nvmf_tgt_recv_drain(tgt);
+			drained = true;
+		}
 		next = TAILQ_NEXT(q, link);
-		if (q->state == NVMF_Q_DRAINING && q->posted == 0 && q->io_reqs == 0)
-			nvmf_queue_free(q);
+		nvmf_queue_free(q);
 	}
 }

@@ -141,7 +141,7 @@ req_repost(struct nvmf_req *req)
 	struct nvmf_recv *r = req->held;
 
 	req->held = NULL;
-	if (r != NULL && nvmf_queue_post_recv(req->q, r) != 0)
+	if (r != NULL && nvmf_recv_repost(req->q->tgt, r) != 0)
 		nvmf_queue_close(req->q, "receive not posted again");
 }
 
@@ -380,29 +380,42 @@ req_wc_error(struct nvmf_queue *q, const struct ibv_wc *wc, const char *what)
 	nvmf_queue_close(q, "work request failed");
 }
 
-void
-nvmf_req_recv_done(struct nvmf_recv *r, const struct ibv_wc *wc)
+/* A capsule not taken: an SRQ slot goes back to the SRQ, a queue's own one goes with its queue. */
+static void
+req_recv_unused(struct nvmf_queue *q, struct nvmf_recv *r)
 {
-	struct nvmf_queue *q = r->q;
+	if (r->q == NULL)
+		nvmf_srq_post(q->tgt, r);
+}
+
+void
+nvmf_req_recv_done(struct nvmf_queue *q, struct nvmf_recv *r, const struct ibv_wc *wc)
+{
 	struct nvmf_req *req;
 
-	q->posted--;
+	if (r->q != NULL)
+		q->posted--;
 	if (wc->status != IBV_WC_SUCCESS) {
+		req_recv_unused(q, r);
 		req_wc_error(q, wc, "receive");
 		return;
 	}
-	if (q->state == NVMF_Q_DRAINING)
+	if (q->state == NVMF_Q_DRAINING) {
+		req_recv_unused(q, r);
 		return;
+	}
 	q->tgt->stats.capsules++;
 	if (wc->byte_len < NVMF_SQE_LEN) {
 		/* no command to answer: a transport error, the queue goes (RDMA §3.5) */
 		q->tgt->stats.capsule_short++;
+		req_recv_unused(q, r);
 		nvmf_queue_close(q, "capsule under 64 bytes");
 		return;
 	}
 	req = TAILQ_FIRST(&q->free_req);
 	if (req == NULL) {
 		q->tgt->stats.capsule_overflow++;
+		req_recv_unused(q, r);
 		nvmf_queue_close(q, "more commands than the queue holds");
 		return;
 	}

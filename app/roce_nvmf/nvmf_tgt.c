@@ -208,7 +208,7 @@ tgt_verbs_init(struct nvmf_tgt *tgt)
 	tgt->recv_cq = rte_roce_create_cq(tgt->ctx, NVMF_CQ_LEN, NULL, NULL, 0);
 	if (tgt->send_cq == NULL || tgt->recv_cq == NULL)
 		return -rte_errno;
-	return 0;
+	return nvmf_srq_init(tgt, &attr);
 }
 
 struct nvmf_tgt *
@@ -253,20 +253,39 @@ nvmf_tgt_create(struct ibv_context *ctx, struct rte_roce_cm *cm, const struct nv
 	return tgt;
 }
 
+static void
+tgt_recv_done(struct nvmf_tgt *tgt, const struct ibv_wc *wc)
+{
+	struct nvmf_recv *r = (struct nvmf_recv *)(uintptr_t)wc->wr_id;
+
+	if (r->q != NULL)
+		nvmf_req_recv_done(r->q, r, wc);
+	else
+		nvmf_srq_recv_done(tgt, r, wc);
+}
+
 static int
-tgt_poll_cq(struct ibv_cq *cq, bool recv)
+tgt_poll_cq(struct nvmf_tgt *tgt, struct ibv_cq *cq)
 {
 	struct ibv_wc wc[NVMF_POLL_BATCH];
 	int n, i;
 
 	n = rte_roce_poll_cq(cq, NVMF_POLL_BATCH, wc);
 	for (i = 0; i < n; i++) {
-		if (recv)
-			nvmf_req_recv_done((struct nvmf_recv *)(uintptr_t)wc[i].wr_id, &wc[i]);
+		if (cq == tgt->recv_cq)
+			tgt_recv_done(tgt, &wc[i]);
 		else
 			nvmf_req_send_done((struct nvmf_req *)(uintptr_t)wc[i].wr_id, &wc[i]);
 	}
 	return n > 0 ? n : 0;
+}
+
+/* Every receive completion the CQ holds, taken now. */
+void
+nvmf_tgt_recv_drain(struct nvmf_tgt *tgt)
+{
+	while (tgt_poll_cq(tgt, tgt->recv_cq) > 0)
+		;
 }
 
 /* Requests waiting for a data buffer, in order, while buffers last. */
@@ -290,8 +309,9 @@ nvmf_tgt_poll(struct nvmf_tgt *tgt)
 	int n;
 
 	n = nvmf_cm_poll(tgt);
-	n += tgt_poll_cq(tgt->recv_cq, true);
-	n += tgt_poll_cq(tgt->send_cq, false);
+	n += tgt_poll_cq(tgt, tgt->recv_cq);
+	n += tgt_poll_cq(tgt, tgt->send_cq);
+	n += nvmf_async_poll(tgt);
 	n += tgt_buf_waiters(tgt);
 	n += nvmf_file_poll(tgt);
 	n += nvmf_ctrl_check_timers(tgt);
@@ -305,8 +325,11 @@ nvmf_tgt_stop(struct nvmf_tgt *tgt)
 	struct nvmf_queue *q;
 
 	tgt->stopping = true;
-	TAILQ_FOREACH(q, &tgt->queues, link)
+	/* each close's events taken at once: many queues must not overflow the device's */
+	TAILQ_FOREACH(q, &tgt->queues, link) {
 		nvmf_queue_close(q, "target stopping");
+		nvmf_async_drain(tgt);
+	}
 }
 
 bool
@@ -324,14 +347,12 @@ nvmf_tgt_destroy(struct nvmf_tgt *tgt)
 		return -EINVAL;
 	if (!nvmf_tgt_idle(tgt))
 		return -EBUSY;
-	if (tgt->listener != NULL)
-		rte_roce_cm_destroy_id(tgt->listener);
-	if (tgt->channel != NULL)
-		rte_roce_cm_destroy_event_channel(tgt->channel);
+	nvmf_cm_unlisten(tgt);
 	for (i = 1; i < tgt->nb_subsys; i++)
 		for (j = 0; j < tgt->subsys[i].nb_ns; j++)
 			nvmf_ns_fini(&tgt->subsys[i].ns[j]);
 	nvmf_file_ring_fini(tgt);
+	nvmf_srq_fini(tgt);
 	if (tgt->pool_mr != NULL)
 		rte_roce_dereg_mr(tgt->pool_mr);
 	if (tgt->send_cq != NULL)
@@ -366,7 +387,8 @@ static const struct {
 	NVMF_STAT(lba_range), NVMF_STAT(sgl_invalid), NVMF_STAT(sgl_multi), NVMF_STAT(cmd_seq),
 	NVMF_STAT(connect_refused), NVMF_STAT(capsule_short), NVMF_STAT(capsule_overflow),
 	NVMF_STAT(wc_errors), NVMF_STAT(ka_expired), NVMF_STAT(file_ios), NVMF_STAT(io_errors),
-	NVMF_STAT(aens), NVMF_STAT(aers_aborted),
+	NVMF_STAT(aens), NVMF_STAT(aers_aborted), NVMF_STAT(srq_low), NVMF_STAT(srq_stale),
+	NVMF_STAT(qp_fatal),
 };
 
 bool

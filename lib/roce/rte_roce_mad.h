@@ -110,8 +110,8 @@ struct rte_roce_mad {
 #define RTE_ROCE_CM_ATTR_DREP		0x0016
 #define RTE_ROCE_CM_ATTR_SIDR_REQ	0x0017
 #define RTE_ROCE_CM_ATTR_SIDR_REP	0x0018
-#define RTE_ROCE_CM_ATTR_LAP		0x0019	/**< Load alternate path: no layout here. */
-#define RTE_ROCE_CM_ATTR_APR		0x001a	/**< Alternate path response: no layout here. */
+#define RTE_ROCE_CM_ATTR_LAP		0x0019	/**< Load alternate path. */
+#define RTE_ROCE_CM_ATTR_APR		0x001a	/**< Alternate path response. */
 /** @} */
 
 /** ClassPortInfo (IBTA Vol. 1 §13.4.8.1), 72 bytes. */
@@ -351,6 +351,64 @@ struct rte_roce_cm_drep {
 	uint8_t private_data[224];	/**< Private data (byte 8). */
 } __rte_packed;
 
+/**
+ * LAP: load alternate path (IBTA Vol. 1 §12.6, Table 115), 232 bytes. The
+ * alternate path's fields are those of a REQ's path, at other offsets.
+ */
+struct rte_roce_cm_lap {
+	rte_be32_t local_comm_id;	/**< Sender's communication ID. */
+	rte_be32_t remote_comm_id;	/**< Receiver's communication ID. */
+	rte_be32_t resv8;		/**< Reserved. */
+	rte_be32_t qpn_timeout;		/**< Remote QPN/EECN (31:8), remote CM response
+					 *   timeout (7:3), reserved (2:0).
+					 */
+	rte_be32_t resv16;		/**< Reserved. */
+	rte_be16_t alt_local_lid;	/**< Alternate local port LID. */
+	rte_be16_t alt_remote_lid;	/**< Alternate remote port LID. */
+	uint8_t alt_local_gid[16];	/**< Alternate local port GID. */
+	uint8_t alt_remote_gid[16];	/**< Alternate remote port GID. */
+	rte_be32_t alt_flow_label_tc;	/**< Flow label (31:12), reserved (11:8),
+					 *   traffic class (7:0).
+					 */
+	uint8_t alt_hop_limit;		/**< Alternate hop limit. */
+	uint8_t alt_rate;		/**< Reserved (7:6), packet rate (5:0). */
+	uint8_t alt_sl_subnet_local;	/**< SL (7:4), subnet local (3), reserved (2:0). */
+	uint8_t alt_ack_timeout;	/**< Local ACK timeout (7:3), reserved (2:0). */
+	uint8_t private_data[168];	/**< Private data (byte 64). */
+} __rte_packed;
+
+/** APR: alternate path response (IBTA Vol. 1 §12.6, Table 116), 232 bytes. */
+struct rte_roce_cm_apr {
+	rte_be32_t local_comm_id;	/**< Sender's communication ID. */
+	rte_be32_t remote_comm_id;	/**< Receiver's communication ID. */
+	uint8_t add_info_length;	/**< Additional information length. */
+	uint8_t ap_status;		/**< RTE_ROCE_CM_APR_*. */
+	rte_be16_t resv;		/**< Reserved. */
+	uint8_t add_info[72];		/**< Additional information. */
+	uint8_t private_data[148];	/**< Private data (byte 84). */
+} __rte_packed;
+
+/**
+ * APR status (the AP status field of IBTA Vol. 1 §12.6, Table 116); the
+ * values of Linux's enum ib_cm_apr_status (include/rdma/ib_cm.h).
+ */
+enum rte_roce_cm_apr_status {
+	RTE_ROCE_CM_APR_SUCCESS = 0,		/**< Alternate path loaded. */
+	RTE_ROCE_CM_APR_INVALID_COMM_ID = 1,	/**< Invalid communication instance. */
+	RTE_ROCE_CM_APR_UNSUPPORTED = 2,	/**< Alternate paths not supported. */
+	RTE_ROCE_CM_APR_REJECT = 3,		/**< Rejected by the consumer. */
+	RTE_ROCE_CM_APR_REDIRECT = 4,		/**< Redirected. */
+	RTE_ROCE_CM_APR_IS_CURRENT = 5,		/**< The alternate path is the current path. */
+	RTE_ROCE_CM_APR_INVALID_QPN_EECN = 6,	/**< QPN/EECN does not match. */
+	RTE_ROCE_CM_APR_INVALID_LID = 7,	/**< Alternate remote LID rejected. */
+	RTE_ROCE_CM_APR_INVALID_GID = 8,	/**< Alternate remote GID rejected. */
+	RTE_ROCE_CM_APR_INVALID_FLOW_LABEL = 9,	/**< Alternate flow label rejected. */
+	RTE_ROCE_CM_APR_INVALID_TCLASS = 10,	/**< Alternate traffic class rejected. */
+	RTE_ROCE_CM_APR_INVALID_HOP_LIMIT = 11,	/**< Alternate hop limit rejected. */
+	RTE_ROCE_CM_APR_INVALID_PACKET_RATE = 12, /**< Alternate packet rate rejected. */
+	RTE_ROCE_CM_APR_INVALID_SL = 13,	/**< Alternate SL rejected. */
+};
+
 /** SIDR_REQ: service ID resolution request (IBTA Vol. 1 §12.11, Table 119), 232 bytes. */
 struct rte_roce_cm_sidr_req {
 	rte_be32_t request_id;		/**< Sender's request ID. */
@@ -454,6 +512,12 @@ static_assert(offsetof(struct rte_roce_cm_rep, local_ca_guid) == 28, "REP CA GUI
 static_assert(sizeof(struct rte_roce_cm_rtu) == RTE_ROCE_MAD_DATA_LEN, "RTU size");
 static_assert(sizeof(struct rte_roce_cm_dreq) == RTE_ROCE_MAD_DATA_LEN, "DREQ size");
 static_assert(sizeof(struct rte_roce_cm_drep) == RTE_ROCE_MAD_DATA_LEN, "DREP size");
+static_assert(sizeof(struct rte_roce_cm_lap) == RTE_ROCE_MAD_DATA_LEN, "LAP size");
+static_assert(offsetof(struct rte_roce_cm_lap, alt_flow_label_tc) == 56, "LAP flow label");
+static_assert(offsetof(struct rte_roce_cm_lap, private_data) == 64, "LAP private data");
+static_assert(sizeof(struct rte_roce_cm_apr) == RTE_ROCE_MAD_DATA_LEN, "APR size");
+static_assert(offsetof(struct rte_roce_cm_apr, add_info) == 12, "APR additional information");
+static_assert(offsetof(struct rte_roce_cm_apr, private_data) == 84, "APR private data");
 static_assert(sizeof(struct rte_roce_cm_sidr_req) == RTE_ROCE_MAD_DATA_LEN, "SIDR_REQ size");
 static_assert(sizeof(struct rte_roce_cm_sidr_rep) == RTE_ROCE_MAD_DATA_LEN, "SIDR_REP size");
 static_assert(offsetof(struct rte_roce_cm_sidr_rep, private_data) == 96, "SIDR_REP private data");

@@ -54,7 +54,7 @@ static const struct {
 	CM_STAT(drop_base_version), CM_STAT(drop_class), CM_STAT(drop_class_version),
 	CM_STAT(drop_method), CM_STAT(drop_attr), CM_STAT(drop_comm_id), CM_STAT(drop_state),
 	CM_STAT(drop_field), CM_STAT(send_errors), CM_STAT(addr_errors), CM_STAT(status_sent),
-	CM_STAT(mads_queued),
+	CM_STAT(mads_queued), CM_STAT(apr_sent),
 };
 static_assert(RTE_DIM(cm_stat_names) * sizeof(uint64_t) == sizeof(struct rte_roce_cm_stats),
 	      "every counter has a name");

@@ -235,6 +235,8 @@ int roce_cm_mad_recv_post(struct rte_roce_cm *cm, uint32_t slot);
 void roce_cm_mad_input(struct rte_roce_cm *cm, const struct ibv_wc *wc);
 void roce_cm_mad_send_done(struct rte_roce_cm *cm, const struct ibv_wc *wc);
 void roce_cm_ah_flush(struct rte_roce_cm *cm);
+void roce_cm_apr_reply(struct rte_roce_cm *cm, const struct rte_roce_mad *lap, uint8_t status,
+		       const struct roce_cm_peer_addr *to);
 
 /* roce_cm_state.c */
 const char *roce_cm_state_name(enum roce_cm_state state);

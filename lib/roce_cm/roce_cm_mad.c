@@ -317,7 +317,7 @@ cm_status_reply(struct rte_roce_cm *cm, const struct rte_roce_mad *req, const ui
 }
 
 /* Answer req with msg (len bytes of class data) without a connection: same TID. */
-static void
+static int
 cm_reply(struct rte_roce_cm *cm, const struct rte_roce_mad *req, uint16_t attr, const void *msg,
 	 size_t len, const struct roce_cm_peer_addr *from)
 {
@@ -325,7 +325,30 @@ cm_reply(struct rte_roce_cm *cm, const struct rte_roce_mad *req, uint16_t attr, 
 
 	roce_cm_mad_init(&resp, attr, rte_be_to_cpu_64(req->hdr.tid));
 	memcpy(resp.data, msg, len);
-	roce_cm_mad_send(cm, &from->gid, from->sgid_index, &resp);
+	return roce_cm_mad_send(cm, &from->gid, from->sgid_index, &resp);
+}
+
+/*
+ * The APR that answers a LAP (IBTA Vol. 1 §12.6, Table 116): its TID, its
+ * comm IDs seen from our side, the status; to the LAP's sender's QP1. It
+ * answers from the LAP alone and is never an id's last message (kept for
+ * duplicates of the connection's own exchanges): a LAP sent again gets
+ * another one.
+ */
+void
+roce_cm_apr_reply(struct rte_roce_cm *cm, const struct rte_roce_mad *lap, uint8_t status,
+		  const struct roce_cm_peer_addr *to)
+{
+	struct rte_roce_cm_lap in;
+	struct rte_roce_cm_apr out;
+
+	memcpy(&in, lap->data, sizeof(in));
+	memset(&out, 0, sizeof(out));
+	out.local_comm_id = in.remote_comm_id;
+	out.remote_comm_id = in.local_comm_id;
+	out.ap_status = status;
+	if (cm_reply(cm, lap, RTE_ROCE_CM_ATTR_APR, &out, sizeof(out), to) == 0)
+		cm->stats.apr_sent++;
 }
 
 /* The header checks of IBTA §13.4.2 and the CM's class; 0 or the counter to bump. */
@@ -344,8 +367,7 @@ cm_mad_check(struct rte_roce_cm *cm, const struct ibv_wc *wc, const struct rte_r
 		return &cm->stats.drop_class_version;
 	if (attr == RTE_ROCE_CM_ATTR_CLASS_PORT_INFO)
 		return mad->hdr.method == RTE_ROCE_MAD_METHOD_GET ? NULL : &cm->stats.drop_method;
-	/* LAP and APR (path migration) are not served: RoCE has one path. */
-	if (attr < RTE_ROCE_CM_ATTR_REQ || attr > RTE_ROCE_CM_ATTR_SIDR_REP)
+	if (attr < RTE_ROCE_CM_ATTR_REQ || attr > RTE_ROCE_CM_ATTR_APR)
 		return &cm->stats.drop_attr;
 	if (mad->hdr.method != RTE_ROCE_MAD_METHOD_SEND)
 		return &cm->stats.drop_method;
@@ -367,7 +389,12 @@ cm_drep_unknown(struct rte_roce_cm *cm, const struct rte_roce_mad *dreq,
 	cm_reply(cm, dreq, RTE_ROCE_CM_ATTR_DREP, &out, sizeof(out), from);
 }
 
-/* A connection message (every CM message but REQ and SIDR) to the id it names. */
+/*
+ * A connection message (every CM message but REQ and SIDR) to the id it
+ * names. One that names none is still answered when its sender waits for
+ * an answer: a DREQ with a DREP, a LAP with an APR whose AP status (IBTA
+ * Vol. 1 §12.6, Table 116) is 1, "invalid communication instance".
+ */
 static void
 cm_conn_input(struct rte_roce_cm *cm, const struct rte_roce_mad *mad,
 	      const struct roce_cm_peer_addr *from)
@@ -385,6 +412,8 @@ cm_conn_input(struct rte_roce_cm *cm, const struct rte_roce_mad *mad,
 		cm->stats.drop_comm_id++;
 		if (attr == RTE_ROCE_CM_ATTR_DREQ)
 			cm_drep_unknown(cm, mad, from);
+		else if (attr == RTE_ROCE_CM_ATTR_LAP)
+			roce_cm_apr_reply(cm, mad, RTE_ROCE_CM_APR_INVALID_COMM_ID, from);
 		return;
 	}
 	roce_cm_state_input(id, mad);

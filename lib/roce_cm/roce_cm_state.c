@@ -720,6 +720,26 @@ cm_state_rep_rcvd(struct roce_cm_id *id, const struct cm_input *in)
 	cm_app_slow(id, in, RTE_ROCE_CM_ATTR_REP, RTE_ROCE_CM_MSG_REP, ROCE_CM_MRA_REP_SENT);
 }
 
+/*
+ * A LAP on an established connection: the peer asks to load an alternate
+ * path for path migration. Refused with an APR "alternate paths not
+ * supported" (IBTA Vol. 1 §12.6, Table 116's AP status 2): a RoCE port has
+ * no second, LID-routed path to load (Linux's CM does not serve LAP on
+ * RoCE either, cm_lap_handler()). The connection goes on unchanged.
+ */
+static void
+cm_lap_refuse(struct roce_cm_id *id, const struct rte_roce_mad *lap)
+{
+	const struct roce_cm_peer_addr peer = { .gid = id->dgid, .sgid_index = id->sgid_index };
+
+	roce_cm_apr_reply(id->cm, lap, RTE_ROCE_CM_APR_UNSUPPORTED, &peer);
+}
+
+/*
+ * ESTABLISHED: late copies of the setup, the peer's DREQ, a LAP (refused).
+ * An APR is dropped here as in every state: it answers a LAP, and this CM
+ * sends none (Linux's cm_apr_handler() drops one that answers no LAP).
+ */
 static void
 cm_state_established(struct roce_cm_id *id, const struct cm_input *in)
 {
@@ -735,6 +755,9 @@ cm_state_established(struct roce_cm_id *id, const struct cm_input *in)
 		break;
 	case RTE_ROCE_CM_ATTR_DREQ:
 		cm_dreq_input(id, in->mad);
+		break;
+	case RTE_ROCE_CM_ATTR_LAP:
+		cm_lap_refuse(id, in->mad);
 		break;
 	default:
 		cm_drop(id);

@@ -190,6 +190,7 @@ struct rte_roce_cm_stats {
 	uint64_t addr_errors;		/**< Destinations not resolved (ADDR_ERROR events). */
 	uint64_t status_sent;		/**< GETs and SETs not served, answered with a MAD status. */
 	uint64_t mads_queued;		/**< MADs that waited in the backlog for a send slot. */
+	uint64_t apr_sent;		/**< APRs sent: every LAP received is answered. */
 };
 
 /**

@@ -7,6 +7,7 @@
  */
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 
 #include <rte_common.h>
 #include <rte_errno.h>
+#include <rte_lcore.h>
 #include <rte_malloc.h>
 
 #include <rte_roce.h>
@@ -59,21 +61,39 @@ put64(uint8_t *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
+uint32_t host_srq_depth;
+
 void
 host_tgt_conf(struct nvmf_tgt_conf *conf)
 {
-	struct sockaddr_in *s4 = (struct sockaddr_in *)&conf->listen;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&conf->listen[0];
 
 	nvmf_tgt_conf_defaults(conf);
 	s4->sin_family = AF_INET;
 	s4->sin_port = htons(HOST_PORT);
 	inet_pton(AF_INET, ROCE_TEST_ADDR_B, &s4->sin_addr);
+	conf->nb_listen = 1;
 	snprintf(conf->subsys[0].nqn, sizeof(conf->subsys[0].nqn), "%s", HOST_SUBNQN);
 	conf->subsys[0].ns[0].size = 4u << 20;
 	conf->subsys[0].ns[0].block_size = 512;
 	conf->subsys[0].nb_ns = 1;
 	conf->nb_subsys = 1;
 	conf->data_buffers = 32;
+	conf->srq_depth = host_srq_depth;
+}
+
+int64_t
+host_heap_bytes(void)
+{
+	struct rte_malloc_socket_stats st;
+	struct mallinfo2 mi = mallinfo2();
+	int64_t total = (int64_t)mi.uordblks + (int64_t)mi.hblkhd;
+	unsigned int i;
+
+	for (i = 0; i < rte_socket_count(); i++)
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) == 0)
+			total += (int64_t)st.heap_allocsz_bytes;
+	return total;
 }
 
 void
@@ -82,8 +102,14 @@ host_pump(struct host_env *h)
 	roce_test_pump_env(&h->e);
 	rte_roce_cm_poll(h->cm[0]);
 	rte_roce_cm_poll(h->cm[1]);
-	if (h->tgt != NULL)
+	if (h->tgt != NULL && h->measure) {
+		int64_t before = host_heap_bytes();
+
 		nvmf_tgt_poll(h->tgt);
+		h->tgt_heap += host_heap_bytes() - before;
+	} else if (h->tgt != NULL) {
+		nvmf_tgt_poll(h->tgt);
+	}
 }
 
 void
@@ -130,7 +156,7 @@ host_env_open(struct host_env *h, const struct nvmf_tgt_conf *conf)
 	else
 		host_tgt_conf(&h->conf);
 	/* a target listening on IPv6: both sides take IPv6 addresses (GIDs) */
-	h->ipv6 = h->conf.listen.ss_family == AF_INET6;
+	h->ipv6 = h->conf.listen[0].ss_family == AF_INET6;
 	tc.ipv6 = h->ipv6;
 	ROCE_TEST_ASSERT_EQ(roce_test_env_open(&h->e, &tc, 0), 0, "sides");
 	for (i = 0; i < 2; i++) {
@@ -219,7 +245,7 @@ host_post_rsp(struct host_queue *q, uint32_t i)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)(q->rsp + 16 * i), .length = 16,
-		.lkey = q->env->e.s[0].mr->lkey,
+		.lkey = q->mr->lkey,
 	};
 	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
 
@@ -249,13 +275,18 @@ host_queue_setup(struct host_env *h, struct host_queue *q)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 
+	size_t len = HOST_SLOTS * HOST_CAPSULE_MAX + 16 * HOST_QUEUE_WR;
+
 	ROCE_TEST_ASSERT(attr.send_cq != NULL && attr.recv_cq != NULL, "CQs");
 	q->qp = rte_roce_create_qp(s->pd, &attr);
 	ROCE_TEST_ASSERT(q->qp != NULL, "QP: %s", rte_strerror(rte_errno));
-	/* capsules and responses in side 0's buffer, below the data, one area per QID */
-	q->cmd = s->buf + (uint32_t)q->qid * (HOST_DATA_OFF / 16);
-	q->rsp = q->cmd + (HOST_DATA_OFF / 16) - 16 * HOST_QUEUE_WR;
-	q->nb_slots = (HOST_DATA_OFF / 16 - 16 * HOST_QUEUE_WR) / HOST_CAPSULE_MAX;
+	/* capsules and responses of its own: queues in flight at once never share a buffer */
+	q->mem = rte_zmalloc("nvmf_host_queue", len, 64);
+	ROCE_TEST_ASSERT(q->mem != NULL, "queue buffers");
+	q->mr = rte_roce_reg_mr(s->pd, q->mem, len, IBV_ACCESS_LOCAL_WRITE);
+	ROCE_TEST_ASSERT(q->mr != NULL, "queue MR: %s", rte_strerror(rte_errno));
+	q->cmd = q->mem;
+	q->rsp = q->mem + HOST_SLOTS * HOST_CAPSULE_MAX;
 	return 0;
 }
 
@@ -387,6 +418,11 @@ host_queue_close(struct host_queue *q)
 		ROCE_TEST_ASSERT_EQ(rte_roce_destroy_cq(rcq), 0, "");
 		q->qp = NULL;
 	}
+	if (q->mr != NULL)
+		ROCE_TEST_ASSERT_EQ(rte_roce_dereg_mr(q->mr), 0, "");
+	q->mr = NULL;
+	rte_free(q->mem);
+	q->mem = NULL;
 	while (rte_roce_cm_get_cm_event(q->ch, &ev) == 0)
 		rte_roce_cm_ack_cm_event(ev);
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(q->id), 0, "");
@@ -453,9 +489,8 @@ int
 host_send(struct host_queue *q, const uint8_t *sqe, const void *icd, uint32_t icd_len,
 	  uint32_t len)
 {
-	uint8_t *buf = q->cmd + (q->slot++ % q->nb_slots) * HOST_CAPSULE_MAX;
-	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = len,
-			       .lkey = q->env->e.s[0].mr->lkey };
+	uint8_t *buf = q->cmd + (q->slot++ % HOST_SLOTS) * HOST_CAPSULE_MAX;
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = len, .lkey = q->mr->lkey };
 	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
 				  .send_flags = IBV_SEND_SIGNALED }, *bad;
 

@@ -29,7 +29,8 @@
 #define HOST_CAPSULE_MAX	(64 + 8192)	/* a command capsule with in-capsule data */
 #define HOST_DATA_OFF		(1u << 20)	/* data buffers in side 0's buffer from here */
 
-#define HOST_QUEUES_MAX		16
+#define HOST_QUEUES_MAX		64
+#define HOST_SLOTS		16	/* capsules of a queue in flight (sent, not completed) */
 
 struct host_queue;
 
@@ -39,11 +40,13 @@ struct host_env {
 	struct rte_roce_cm *cm[2];
 	struct nvmf_tgt *tgt;
 	struct nvmf_tgt_conf conf;
-	bool ipv6;		/* the target listens on IPv6: so do both sides */
+	bool ipv6;		/* queues connect over IPv6 (the target listens there) */
+	bool measure;		/* count what the target allocates in its poll (tgt_heap) */
+	int64_t tgt_heap;	/* bytes: EAL heap and malloc, allocated less freed */
 	struct host_queue *queues[HOST_QUEUES_MAX];	/* connected, for a failed case's release */
 };
 
-/* One host queue: its CM id and QP, its capsule and response buffers (in side 0's MR). */
+/* One host queue: its CM id and QP, its capsule and response buffers (in an MR of its own). */
 struct host_queue {
 	struct host_env *env;
 	struct rte_roce_cm_channel *ch;	/* its own: its events only */
@@ -55,9 +58,10 @@ struct host_queue {
 	uint16_t crqsize;	/* from the RDMA_CM_ACCEPT */
 	uint16_t cntlid;	/* from the Fabrics Connect */
 	uint32_t slot;		/* next capsule buffer */
-	uint8_t *cmd;		/* capsule buffers, HOST_CAPSULE_MAX each */
+	uint8_t *mem;		/* its own, registered on side 0 (mr): */
+	struct ibv_mr *mr;
+	uint8_t *cmd;		/* HOST_SLOTS capsule buffers, HOST_CAPSULE_MAX each */
 	uint8_t *rsp;		/* response buffers, 16 bytes each */
-	uint32_t nb_slots;	/* capsule buffers */
 	int rej_status;		/* REJECTED: the RDMA_CM_REJECT's STS, -1 none */
 };
 
@@ -71,6 +75,12 @@ struct host_cm_req {
 	uint8_t len;		/* private data bytes sent (32) */
 	uint8_t responder_resources;	/* RDMA READs the host accepts (the target's IRD limit) */
 };
+
+/*
+ * The SRQ depth of every target host_tgt_conf() makes (0: none), so that
+ * the same cases run with and without the shared receive queue.
+ */
+extern uint32_t host_srq_depth;
 
 /* The target's default configuration for the tests: one 4 MiB namespace of 512-byte blocks. */
 void host_tgt_conf(struct nvmf_tgt_conf *conf);
@@ -145,6 +155,9 @@ int host_io_up(struct host_env *h, struct host_queue *admin, struct host_queue *
 /* The same for a controller of the subsystem subnqn. */
 int host_io_up_to(struct host_env *h, struct host_queue *admin, struct host_queue *io,
 		  uint16_t qid, const char *subnqn);
+
+/* Bytes in use in the process: the EAL heap's on every socket, and glibc's (mallinfo2(3)). */
+int64_t host_heap_bytes(void);
 
 /* Side 0's buffer at off (data the target reads or writes). */
 uint8_t *host_buf(struct host_env *h, uint32_t off);

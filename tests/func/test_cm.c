@@ -5,14 +5,17 @@
  * on each, rdma_cm-style ids connecting RC QPs, data through them, and the
  * failure paths: REJ by the application or for want of a listener, a full
  * backlog, MADs lost (drivers/fault) so that REQ or REP are sent again or
- * time out, a duplicate REQ answered with an MRA, and malformed MADs sent
- * from a plain UD QP, each dropped and counted by reason; rdma_cm's
+ * time out, a duplicate REQ answered with an MRA, malformed MADs sent
+ * from a plain UD QP, each dropped and counted by reason, a LAP answered
+ * with an APR (checked in a capture of the wire); rdma_cm's
  * synchronous mode (ids without a channel), side 1 then served by a thread.
  */
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -26,6 +29,7 @@
 
 #include "roce_test.h"
 #include "roce_test_eal.h"
+#include "roce_test_pcap.h"
 #include "roce_test_port.h"
 #include "roce_test_verbs.h"
 
@@ -50,6 +54,11 @@
 #define CM_FLOOD_COMM_ID	0x1000
 #define CM_FLOOD_GUID		UINT64_C(0x0002c9fffe001234)
 #define CM_FLOOD_QPN		0x99
+#define CM_RAW_COMM_ID		0x77	/* the comm ID of side 0's raw messages: no id's */
+#define CM_RAW_TID		0x1234
+#define CM_SHORT_LEN		100	/* a MAD cut short */
+#define CM_CAPTURE_MTU		4096
+#define CM_CAPTURE_MADS		4
 
 static const char req_data[] = "hello from A";
 static const char rep_data[] = "welcome, A";
@@ -154,7 +163,19 @@ cm_stat(struct rte_roce_cm *cm, size_t off)
 	return *(const uint64_t *)((const uint8_t *)&s + off);
 }
 
-#define CM_STAT(cm, field) cm_stat((cm), offsetof(struct rte_roce_cm_stats, field))
+#define CM_COUNTER(field) offsetof(struct rte_roce_cm_stats, field)
+#define CM_STAT(cm, field) cm_stat((cm), CM_COUNTER(field))
+
+/* Pump until the counter at off of cm reaches want (or the wait ends); its value. */
+static uint64_t
+cm_wait_stat(struct cm_env *c, struct rte_roce_cm *cm, size_t off, uint64_t want)
+{
+	uint64_t end = roce_test_ms() + CM_WAIT_MS;
+
+	while (cm_stat(cm, off) < want && roce_test_ms() < end)
+		cm_pump(c);
+	return cm_stat(cm, off);
+}
 
 /* Pump until the counter at off of cm differs from before (or the wait ends); its value. */
 static uint64_t
@@ -1172,21 +1193,23 @@ static const struct cm_bad_mad bad_mads[] = {
 	{ "REQ with GET", 1, 0x07, 2, 0x01, 0x0010, 256,
 	  CM_DROP_ANSWERED(drop_method, RTE_ROCE_MAD_STATUS_UNSUPPORTED_ATTR) },
 	{ "unknown attribute", 1, 0x07, 2, 0x03, 0x0030, 256, CM_DROP(drop_attr) },
-	{ "LAP", 1, 0x07, 2, 0x03, 0x0019, 256, CM_DROP(drop_attr) },
+	{ "LAP of no connection", 1, 0x07, 2, 0x03, 0x0019, 256, CM_DROP(drop_comm_id) },
+	{ "short LAP", 1, 0x07, 2, 0x03, 0x0019, CM_SHORT_LEN, CM_DROP(drop_length) },
 	{ "GET of LAP", 1, 0x07, 2, 0x01, 0x0019, 256,
-	  CM_DROP_ANSWERED(drop_attr, RTE_ROCE_MAD_STATUS_UNSUPPORTED_ATTR) },
+	  CM_DROP_ANSWERED(drop_method, RTE_ROCE_MAD_STATUS_UNSUPPORTED_ATTR) },
+	{ "APR of no connection", 1, 0x07, 2, 0x03, 0x001a, 256, CM_DROP(drop_comm_id) },
 	{ "SET of ClassPortInfo", 1, 0x07, 2, 0x02, 0x0001, 256,
 	  CM_DROP_ANSWERED(drop_method, RTE_ROCE_MAD_STATUS_UNSUPPORTED_METHOD) },
 	{ "GET in class version 1", 1, 0x07, 1, 0x01, 0x0001, 256,
 	  CM_DROP_ANSWERED(drop_class_version, RTE_ROCE_MAD_STATUS_BAD_VERSION) },
 	{ "GET of class SA", 1, 0x03, 2, 0x01, 0x0001, 256, CM_DROP(drop_class) },
-	{ "short MAD", 1, 0x07, 2, 0x03, 0x0010, 100, CM_DROP(drop_length) },
+	{ "short MAD", 1, 0x07, 2, 0x03, 0x0010, CM_SHORT_LEN, CM_DROP(drop_length) },
 	{ "RTU of no connection", 1, 0x07, 2, 0x03, 0x0014, 256, CM_DROP(drop_comm_id) },
 	{ "DREQ of no connection", 1, 0x07, 2, 0x03, 0x0015, 256, CM_DROP(drop_comm_id) },
 	{ "REQ without rdma_cm header", 1, 0x07, 2, 0x03, 0x0010, 256, CM_DROP(drop_field) },
 	{ "SIDR_REQ with GET", 1, 0x07, 2, 0x01, 0x0017, 256,
 	  CM_DROP_ANSWERED(drop_method, RTE_ROCE_MAD_STATUS_UNSUPPORTED_ATTR) },
-	{ "short SIDR_REQ", 1, 0x07, 2, 0x03, 0x0017, 100, CM_DROP(drop_length) },
+	{ "short SIDR_REQ", 1, 0x07, 2, 0x03, 0x0017, CM_SHORT_LEN, CM_DROP(drop_length) },
 	{ "SIDR_REP of no request", 1, 0x07, 2, 0x03, 0x0018, 256, CM_DROP(drop_comm_id) },
 	{ "SIDR_REQ without rdma_cm header", 1, 0x07, 2, 0x03, 0x0017, 256, CM_DROP(drop_field) },
 };
@@ -1213,19 +1236,37 @@ cm_post_raw(struct cm_env *c, struct ibv_qp *qp, struct ibv_ah *ah, uint32_t len
 	return 0;
 }
 
+/* Side 0's send buffer as a CM message attr with TID tid, from comm ID local to remote. */
+static struct rte_roce_mad *
+cm_raw_msg(struct cm_env *c, uint16_t attr, uint64_t tid, uint32_t local, uint32_t remote)
+{
+	struct rte_roce_mad *mad = (struct rte_roce_mad *)c->e.s[0].buf;
+	struct rte_roce_cm_rtu ids = {	/* every connection message starts with both comm IDs */
+		.local_comm_id = rte_cpu_to_be_32(local),
+		.remote_comm_id = rte_cpu_to_be_32(remote),
+	};
+
+	memset(mad, 0, sizeof(*mad));
+	mad->hdr.base_version = RTE_ROCE_MAD_BASE_VERSION;
+	mad->hdr.mgmt_class = RTE_ROCE_MGMT_CLASS_CM;
+	mad->hdr.class_version = RTE_ROCE_CM_CLASS_VERSION;
+	mad->hdr.method = RTE_ROCE_MAD_METHOD_SEND;
+	mad->hdr.tid = rte_cpu_to_be_64(tid);
+	mad->hdr.attr_id = rte_cpu_to_be_16(attr);
+	memcpy(mad->data, &ids, sizeof(ids));
+	return mad;
+}
+
 static int
 cm_send_raw(struct cm_env *c, struct ibv_qp *qp, struct ibv_ah *ah, const struct cm_bad_mad *m)
 {
-	struct rte_roce_mad *mad = (struct rte_roce_mad *)c->e.s[0].buf;
+	/* remote comm ID 0: no connection of side 1 */
+	struct rte_roce_mad *mad = cm_raw_msg(c, m->attr_id, CM_RAW_TID, CM_RAW_COMM_ID, 0);
 
-	memset(mad, 0, sizeof(*mad));
 	mad->hdr.base_version = m->base_version;
 	mad->hdr.mgmt_class = m->mgmt_class;
 	mad->hdr.class_version = m->class_version;
 	mad->hdr.method = m->method;
-	mad->hdr.tid = rte_cpu_to_be_64(0x1234);
-	mad->hdr.attr_id = rte_cpu_to_be_16(m->attr_id);
-	mad->data[3] = 0x77;	/* local comm ID 0x77, remote 0: no connection of side 1 */
 	return cm_post_raw(c, qp, ah, m->len);
 }
 
@@ -1287,18 +1328,152 @@ test_cm_malformed_mads(void)
 	ROCE_TEST_ASSERT_EQ(cm_expect_none(c, 1, ROCE_TEST_QUIET_MS), 0, "");
 	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], mads_rcvd), RTE_DIM(bad_mads), "");
 	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], status_sent), 5, "each GET and SET answered");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], apr_sent), 1, "the LAP of no connection answered");
 	/*
-	 * The DREQ of no connection got a DREP, the REQ without rdma_cm's
-	 * header a REJ and the SIDR_REQ without it a SIDR_REP (service ID not
-	 * supported); side 0 has no connection or request of that ID either.
+	 * The DREQ of no connection got a DREP, the LAP an APR, the REQ
+	 * without rdma_cm's header a REJ and the SIDR_REQ without it a
+	 * SIDR_REP (service ID not supported); side 0 has no connection or
+	 * request of that ID either.
 	 */
-	ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(c, c->cm[0],
-						offsetof(struct rte_roce_cm_stats, drop_comm_id), 2),
-			    3, "");
+	ROCE_TEST_ASSERT_EQ(cm_wait_stat(c, c->cm[0], CM_COUNTER(drop_comm_id), 4), 4, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_ah(ah), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(qp), 0, "");
 	/* The CM still connects after all that. */
 	ROCE_TEST_ASSERT_EQ(cm_establish(c), 0, "");
+	return cm_env_close(c);
+}
+
+/*
+ * Up to n MADs of attribute attr in the capture at path (UD SENDs to QP1,
+ * in and out), in their order; how many, or -1 when the file is unreadable.
+ */
+static int
+cm_captured_mads(const char *path, uint16_t attr, struct rte_roce_mad *mads, unsigned int n)
+{
+	pcap_t *p = roce_test_pcap_open(path);
+	uint32_t caplen, origlen;
+	struct rte_roce_pkt pkt;
+	struct rte_roce_mad mad;
+	const uint8_t *frame;
+	unsigned int nb = 0;
+	int rc;
+
+	if (p == NULL)
+		return -1;
+	while ((rc = roce_test_pcap_next(p, &frame, &caplen, &origlen)) == 1) {
+		if (rte_roce_pkt_parse(frame, caplen, CM_CAPTURE_MTU, &pkt) != RTE_ROCE_DROP_NONE ||
+		    pkt.dqpn != RTE_ROCE_QP1_QPN || pkt.payload_len != RTE_ROCE_MAD_LEN)
+			continue;
+		memcpy(&mad, frame + pkt.payload_off, sizeof(mad));
+		if (rte_be_to_cpu_16(mad.hdr.attr_id) == attr && nb < n)
+			mads[nb++] = mad;
+	}
+	pcap_close(p);
+	return rc == 0 ? (int)nb : -1;
+}
+
+/* The APR side 1 sent: a SEND of the CM class, with TID tid, status and comm IDs local, remote. */
+static int
+cm_check_apr(const struct rte_roce_mad *mad, uint64_t tid, uint8_t status, uint32_t local,
+	     uint32_t remote)
+{
+	struct rte_roce_cm_apr apr;
+
+	memcpy(&apr, mad->data, sizeof(apr));
+	ROCE_TEST_ASSERT_EQ(mad->hdr.mgmt_class, RTE_ROCE_MGMT_CLASS_CM, "");
+	ROCE_TEST_ASSERT_EQ(mad->hdr.class_version, RTE_ROCE_CM_CLASS_VERSION, "");
+	ROCE_TEST_ASSERT_EQ(mad->hdr.method, RTE_ROCE_MAD_METHOD_SEND, "");
+	ROCE_TEST_ASSERT_EQ(rte_be_to_cpu_64(mad->hdr.tid), tid, "the LAP's TID");
+	ROCE_TEST_ASSERT_EQ(apr.ap_status, status, "");
+	ROCE_TEST_ASSERT_EQ(rte_be_to_cpu_32(apr.local_comm_id), local, "");
+	ROCE_TEST_ASSERT_EQ(rte_be_to_cpu_32(apr.remote_comm_id), remote, "");
+	return 0;
+}
+
+/* Side 0's raw message attr (of len bytes) is read by side 1's CM, and counted under off there. */
+static int
+cm_raw_counted(struct cm_env *c, struct ibv_qp *qp, struct ibv_ah *ah, uint32_t len, size_t off)
+{
+	uint64_t before = cm_stat(c->cm[1], off);
+
+	ROCE_TEST_ASSERT_EQ(cm_post_raw(c, qp, ah, len), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_wait_stat_change(c, c->cm[1], off, before), before + 1, "");
+	return 0;
+}
+
+/*
+ * Path migration asked of a RoCE connection: a LAP naming the established
+ * connection is answered with an APR "alternate paths not supported", one
+ * naming none with "invalid communication instance", both with the LAP's
+ * TID to the LAP's sender's QP1 (side 0's CM, which drops them: it sent
+ * no LAP); a short LAP is dropped unanswered; an APR to side 1 is dropped.
+ * The connection stays up and carries data. Side 1's wire is captured to
+ * learn the comm IDs (from the REP) and to read the APRs.
+ */
+static int
+test_cm_lap(void)
+{
+	struct rte_roce_mad mads[CM_CAPTURE_MADS];
+	char path[] = "/tmp/roce_cm_lap_XXXXXX";
+	struct cm_env *const c = &cm_env_case;
+	uint32_t active, passive;
+	struct rte_roce_cm_rep rep;
+	uint64_t drops;
+	struct ibv_qp *qp;
+	struct ibv_ah *ah;
+	int fd;
+
+	fd = mkstemp(path);
+	ROCE_TEST_ASSERT(fd >= 0, "mkstemp");
+	close(fd);
+	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_capture_start(c->e.s[1].port, path), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_establish(c), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_capture_stop(c->e.s[1].port), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_captured_mads(path, RTE_ROCE_CM_ATTR_REP, mads, 1), 1, "the REP");
+	memcpy(&rep, mads[0].data, sizeof(rep));
+	passive = rte_be_to_cpu_32(rep.local_comm_id);
+	active = rte_be_to_cpu_32(rep.remote_comm_id);
+	ROCE_TEST_ASSERT_EQ(roce_test_qp_create(&c->e.s[0], IBV_QPT_UD, &qp), 0, "");
+	ROCE_TEST_ASSERT_EQ(roce_test_ud_qp_ready(qp, RTE_ROCE_QP1_QKEY), 0, "");
+	ah = roce_test_ah_create(&c->e.s[0], ROCE_TEST_ADDR_B);
+	ROCE_TEST_ASSERT(ah != NULL, "ah");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_capture_start(c->e.s[1].port, path), 0, "");
+	drops = CM_STAT(c->cm[0], drop_state);
+	cm_raw_msg(c, RTE_ROCE_CM_ATTR_LAP, CM_RAW_TID, active, passive);
+	ROCE_TEST_ASSERT_EQ(cm_raw_counted(c, qp, ah, RTE_ROCE_MAD_LEN, CM_COUNTER(apr_sent)), 0,
+			    "LAP of the connection");
+	ROCE_TEST_ASSERT_EQ(cm_wait_stat(c, c->cm[0], CM_COUNTER(drop_state), drops + 1), drops + 1,
+			    "its APR at side 0: no LAP of its own");
+	drops = CM_STAT(c->cm[0], drop_comm_id);
+	cm_raw_msg(c, RTE_ROCE_CM_ATTR_LAP, CM_RAW_TID + 1, CM_RAW_COMM_ID, 0);
+	ROCE_TEST_ASSERT_EQ(cm_raw_counted(c, qp, ah, RTE_ROCE_MAD_LEN, CM_COUNTER(drop_comm_id)),
+			    0, "LAP of no connection");
+	ROCE_TEST_ASSERT_EQ(cm_wait_stat(c, c->cm[0], CM_COUNTER(drop_comm_id), drops + 1),
+			    drops + 1, "its APR at side 0: no such connection");
+	cm_raw_msg(c, RTE_ROCE_CM_ATTR_LAP, CM_RAW_TID + 2, active, passive);
+	ROCE_TEST_ASSERT_EQ(cm_raw_counted(c, qp, ah, CM_SHORT_LEN, CM_COUNTER(drop_length)), 0,
+			    "short LAP");
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_capture_stop(c->e.s[1].port), 0, "");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], apr_sent), 2, "the short LAP unanswered");
+	ROCE_TEST_ASSERT_EQ(cm_captured_mads(path, RTE_ROCE_CM_ATTR_APR, mads, CM_CAPTURE_MADS), 2,
+			    "two APRs on the wire");
+	ROCE_TEST_ASSERT_EQ(cm_check_apr(&mads[0], CM_RAW_TID, RTE_ROCE_CM_APR_UNSUPPORTED,
+					 passive, active), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_check_apr(&mads[1], CM_RAW_TID + 1, RTE_ROCE_CM_APR_INVALID_COMM_ID,
+					 0, CM_RAW_COMM_ID), 0, "");
+	unlink(path);
+	/* An APR to side 1, which sent no LAP: dropped by the connection's state. */
+	cm_raw_msg(c, RTE_ROCE_CM_ATTR_APR, CM_RAW_TID + 3, active, passive);
+	ROCE_TEST_ASSERT_EQ(cm_raw_counted(c, qp, ah, RTE_ROCE_MAD_LEN, CM_COUNTER(drop_state)), 0,
+			    "APR");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], apr_sent), 2, "an APR unanswered");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_ah(ah), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(qp), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect_none(c, 0, ROCE_TEST_QUIET_MS), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_expect_none(c, 1, ROCE_TEST_QUIET_MS), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_send_data(c), 0, "the connection carries data still");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[0], established) + CM_STAT(c->cm[1], established), 2, "");
 	return cm_env_close(c);
 }
 
@@ -1311,7 +1486,7 @@ static int
 cm_send_req_raw(struct cm_env *c, struct ibv_qp *qp, struct ibv_ah *ah, uint32_t comm_id,
 		uint8_t mtu, uint8_t transport)
 {
-	struct rte_roce_mad *mad = (struct rte_roce_mad *)c->e.s[0].buf;
+	struct rte_roce_mad *mad = cm_raw_msg(c, RTE_ROCE_CM_ATTR_REQ, comm_id, 0, 0);
 	struct rte_roce_cm_req req;
 	struct rte_roce_cma_hdr h;
 	union rte_roce_gid gid;
@@ -1338,13 +1513,6 @@ cm_send_req_raw(struct cm_env *c, struct ibv_qp *qp, struct ibv_ah *ah, uint32_t
 	memcpy(req.primary.local_gid, gid.raw, sizeof(gid.raw));
 	rte_roce_gid_from_ipv4(&gid, h.dst.ip4.addr);
 	memcpy(req.primary.remote_gid, gid.raw, sizeof(gid.raw));
-	memset(mad, 0, sizeof(*mad));
-	mad->hdr.base_version = RTE_ROCE_MAD_BASE_VERSION;
-	mad->hdr.mgmt_class = RTE_ROCE_MGMT_CLASS_CM;
-	mad->hdr.class_version = RTE_ROCE_CM_CLASS_VERSION;
-	mad->hdr.method = RTE_ROCE_MAD_METHOD_SEND;
-	mad->hdr.tid = rte_cpu_to_be_64(comm_id);
-	mad->hdr.attr_id = RTE_BE16(RTE_ROCE_CM_ATTR_REQ);
 	memcpy(mad->data, &req, sizeof(req));
 	return cm_post_raw(c, qp, ah, RTE_ROCE_MAD_LEN);
 }
@@ -1894,6 +2062,7 @@ static const struct roce_test_case cases[] = {
 	{ "cm_notify_comm_est", test_cm_notify_comm_est },
 	{ "cm_migrate_id", test_cm_migrate_id },
 	{ "cm_malformed_mads", test_cm_malformed_mads },
+	{ "cm_lap", test_cm_lap },
 	{ "cm_req_flood", test_cm_req_flood },
 	{ "cm_sidr", test_cm_sidr },
 	{ "cm_sidr_duplicate", test_cm_sidr_duplicate },

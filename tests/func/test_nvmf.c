@@ -9,7 +9,9 @@
  * it should not be.
  */
 
+#include <inttypes.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -1197,12 +1199,12 @@ test_ipv6(void)
 {
 	static const char disc[] = "nqn.2014-08.org.nvmexpress.discovery";
 	static struct nvmf_tgt_conf conf;
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&conf.listen;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&conf.listen[0];
 	struct host_queue d, a, io;
 	uint8_t sqe[64], *e;
 
 	host_tgt_conf(&conf);
-	memset(&conf.listen, 0, sizeof(conf.listen));
+	memset(&conf.listen[0], 0, sizeof(conf.listen[0]));
 	s6->sin6_family = AF_INET6;
 	s6->sin6_port = htons(HOST_PORT);
 	inet_pton(AF_INET6, ROCE_TEST_ADDR6_B, &s6->sin6_addr);
@@ -1224,6 +1226,429 @@ test_ipv6(void)
 	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Read over IPv6");
 	ROCE_TEST_ASSERT(memcmp(host_buf(&env, RD_OFF), host_buf(&env, WR_OFF), IO_LEN) == 0, "");
 	return io_close(&a, &io);
+}
+
+/* The environment's target replaced by one made with conf (0, or -1 after saying why). */
+static int
+tgt_replace(const struct nvmf_tgt_conf *conf)
+{
+	nvmf_tgt_stop(env.tgt);
+	ROCE_TEST_ASSERT_EQ(nvmf_tgt_destroy(env.tgt), 0, "");
+	env.tgt = nvmf_tgt_create(env.e.s[1].ctx, env.cm[1], conf);
+	ROCE_TEST_ASSERT(env.tgt != NULL, "target: %s", rte_strerror(rte_errno));
+	return 0;
+}
+
+/* Each side's port gets its IPv6 address too (fd00::1, fd00::2). */
+static int
+ports_add_ipv6(void)
+{
+	static const char *const addr[2] = { ROCE_TEST_ADDR6_A, ROCE_TEST_ADDR6_B };
+	union rte_roce_gid gid;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		ROCE_TEST_ASSERT_EQ(rte_roce_gid_parse(addr[i], &gid), 0, "");
+		ROCE_TEST_ASSERT_EQ(rte_roce_port_addr_add(env.e.s[i].port, &gid, 64), 0, "");
+	}
+	return 0;
+}
+
+/* A listen configuration refused at creation: errno err, the log naming what. */
+static int
+listen_refused(const struct nvmf_tgt_conf *bad, int err, const char *what)
+{
+	size_t pos;
+
+	ROCE_TEST_ASSERT_EQ(roce_test_log_capture(), 0, "");
+	pos = roce_test_log_pos();
+	rte_errno = 0;
+	ROCE_TEST_ASSERT(nvmf_tgt_create(env.e.s[1].ctx, env.cm[1], bad) == NULL, "%s", what);
+	ROCE_TEST_ASSERT_EQ(rte_errno, err, "%s", what);
+	ROCE_TEST_ASSERT(roce_test_logged_since(pos, what), "the log names %s", what);
+	roce_test_log_release();
+	return 0;
+}
+
+/*
+ * IPv4 and IPv6 at once: two listeners on port 4420. Discovery through
+ * each lists the subsystem at the address it came through; a controller
+ * over IPv4 writes, one over IPv6 reads it back from the same namespace.
+ * Listen configurations that cannot work are refused, named.
+ */
+static int
+test_listen_dual(void)
+{
+	static const char disc[] = "nqn.2014-08.org.nvmexpress.discovery";
+	static const char *const traddr[2] = { ROCE_TEST_ADDR_B " ", ROCE_TEST_ADDR6_B " " };
+	static struct nvmf_tgt_conf conf, bad;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&conf.listen[1];
+	struct host_queue d, a[2], io[2];
+	uint8_t sqe[64], *e;
+	unsigned int k;
+
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(ports_add_ipv6(), 0, "");
+	host_tgt_conf(&conf);
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons(HOST_PORT);
+	inet_pton(AF_INET6, ROCE_TEST_ADDR6_B, &s6->sin6_addr);
+	conf.nb_listen = 2;
+	ROCE_TEST_ASSERT_EQ(tgt_replace(&conf), 0, "");
+	e = host_buf(&env, RD_OFF) + 1024;
+	for (k = 0; k < 2; k++) {
+		env.ipv6 = k == 1;
+		ROCE_TEST_ASSERT_EQ(host_ctrl_up_to(&env, &d, disc, 0), 0, "");
+		ROCE_TEST_ASSERT_EQ(discovery_log(&d, host_buf(&env, RD_OFF), 2048), 0, "");
+		ROCE_TEST_ASSERT_EQ(host_buf(&env, RD_OFF)[8], 1, "NUMREC");
+		ROCE_TEST_ASSERT_EQ(e[1], k + 1, "ADRFAM: IPv%s", k == 0 ? "4" : "6");
+		ROCE_TEST_ASSERT(memcmp(e + 512, traddr[k], strlen(traddr[k])) == 0, "TRADDR");
+		ROCE_TEST_ASSERT_EQ(host_queue_close(&d), 0, "");
+	}
+	for (k = 0; k < 2; k++) {
+		env.ipv6 = k == 1;
+		ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, &a[k], 0), 0, "controller over IPv%u", 4 + 2 * k);
+		ROCE_TEST_ASSERT_EQ(host_io_up(&env, &a[k], &io[k], 1), 0, "");
+	}
+	roce_test_fill(host_buf(&env, WR_OFF), IO_LEN, 61);
+	rw_sqe(&io[0], sqe, 0x01, 200, IO_LEN / 512, WR_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io[0], sqe), 0, "Write over IPv4");
+	memset(host_buf(&env, RD_OFF), 0, IO_LEN);
+	rw_sqe(&io[1], sqe, 0x02, 200, IO_LEN / 512, RD_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io[1], sqe), 0, "Read over IPv6");
+	ROCE_TEST_ASSERT(memcmp(host_buf(&env, RD_OFF), host_buf(&env, WR_OFF), IO_LEN) == 0,
+			 "the same namespace");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, queues_live), 6, "");
+	/* refused: no address, five, one twice, one the port lacks, not IP (port 4421: free) */
+	bad = conf;
+	((struct sockaddr_in *)&bad.listen[0])->sin_port = htons(HOST_PORT + 1);
+	s6 = (struct sockaddr_in6 *)&bad.listen[1];
+	s6->sin6_port = htons(HOST_PORT + 1);
+	bad.nb_listen = 0;
+	ROCE_TEST_ASSERT_EQ(listen_refused(&bad, EINVAL, "nb_listen 0"), 0, "");
+	bad.nb_listen = NVMF_LISTEN_MAX + 1;
+	ROCE_TEST_ASSERT_EQ(listen_refused(&bad, EINVAL, "nb_listen 5"), 0, "");
+	bad.nb_listen = 2;
+	bad.listen[1] = bad.listen[0];
+	ROCE_TEST_ASSERT_EQ(listen_refused(&bad, EADDRINUSE, "listen[1]"), 0, "");
+	inet_pton(AF_INET, "10.0.0.9", &((struct sockaddr_in *)&bad.listen[1])->sin_addr);
+	ROCE_TEST_ASSERT_EQ(listen_refused(&bad, EADDRNOTAVAIL, "listen[1]"), 0, "");
+	bad.listen[1].ss_family = AF_UNSPEC;
+	ROCE_TEST_ASSERT_EQ(listen_refused(&bad, EINVAL, "listen[1]: not an IPv4"), 0, "");
+	for (k = 0; k < 2; k++) {
+		ROCE_TEST_ASSERT_EQ(host_queue_close(&io[k]), 0, "");
+		ROCE_TEST_ASSERT_EQ(host_queue_close(&a[k]), 0, "");
+	}
+	return host_env_close(&env);
+}
+
+/* Connect I/O queue qid of admin's controller with sqsize (0's based), as Linux sizes it. */
+static int
+io_up_sized(struct host_queue *a, struct host_queue *io, uint16_t qid, uint16_t sqsize)
+{
+	struct host_cm_req req = host_cm_req_default(qid, sqsize, a->cntlid);
+	uint8_t cqe[16];
+
+	ROCE_TEST_ASSERT_EQ(host_queue_connect(&env, io, &req), 0, "I/O queue %u", qid);
+	ROCE_TEST_ASSERT_EQ(host_fabrics_connect(io, HOST_SUBNQN, HOST_NQN, a->cntlid, 0, cqe), 0,
+			    "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "I/O Connect %u", qid);
+	return 0;
+}
+
+/* An in-capsule Write of len bytes (seed) at slba, sent without waiting. */
+static int
+icd_write_send(struct host_queue *q, uint64_t slba, uint32_t len, int seed)
+{
+	uint8_t sqe[64], icd[ICD_LEN];
+
+	roce_test_fill(icd, len, seed);
+	host_sqe(q, sqe, 0x01, NSID);
+	host_sgl_icd(sqe, 0, len);
+	put64(sqe + 40, slba);
+	put32(sqe + 48, len / 512 - 1);
+	return host_send(q, sqe, icd, len, 64 + len);
+}
+
+/* Whether the namespace holds at slba what icd_write_send(seed) wrote. */
+static bool
+icd_written(const uint8_t *ns, uint64_t slba, uint32_t len, int seed)
+{
+	uint8_t want[ICD_LEN];
+
+	roce_test_fill(want, len, seed);
+	return memcmp(ns + slba * 512, want, len) == 0;
+}
+
+#define MANY_CTRLS	6
+#define MANY_QUEUES	(MANY_CTRLS * 8)	/* eight I/O queues each: 48 QPs on one SRQ */
+#define MANY_SRQ	32
+
+/*
+ * Many connections on one SRQ (doc/nvmf.md, "A shared receive queue"):
+ * six controllers of eight I/O queues, 48 QPs taking capsules from 32
+ * buffers; on every queue a keyed Write and an in-capsule Write in flight
+ * at once (96 capsules), then the data read back by each queue.
+ */
+static int
+test_srq_many(void)
+{
+	static struct host_queue a[MANY_CTRLS], io[MANY_QUEUES];
+	struct nvmf_tgt_conf conf;
+	uint8_t sqe[64], cqe[16], *ns;
+	uint64_t ns_size;
+	unsigned int k;
+
+	host_tgt_conf(&conf);
+	conf.srq_depth = MANY_SRQ;
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, &conf), 0, "");
+	ns = nvmf_tgt_ns_data(env.tgt, HOST_SUBNQN, NSID, &ns_size);
+	for (k = 0; k < MANY_CTRLS; k++)
+		ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, &a[k], 0), 0, "controller %u", k);
+	for (k = 0; k < MANY_QUEUES; k++)
+		ROCE_TEST_ASSERT_EQ(io_up_sized(&a[k / 8], &io[k], k % 8 + 1, 31), 0, "");
+	/* queue k owns LBAs 16k .. 16k + 15: 4 KiB keyed, then 4 KiB in the capsule */
+	roce_test_fill(host_buf(&env, WR_OFF), MANY_QUEUES * 4096, 71);
+	for (k = 0; k < MANY_QUEUES; k++) {
+		rw_sqe(&io[k], sqe, 0x01, 16 * k, 8, WR_OFF + 4096 * k);
+		ROCE_TEST_ASSERT_EQ(host_send(&io[k], sqe, NULL, 0, 64), 0, "");
+		ROCE_TEST_ASSERT_EQ(icd_write_send(&io[k], 16 * k + 8, 4096, 100 + (int)k), 0, "");
+	}
+	for (k = 0; k < 2 * MANY_QUEUES; k++) {
+		ROCE_TEST_ASSERT_EQ(host_wait_rsp(&io[k / 2], cqe, NULL, NULL), 0, "");
+		ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "queue %u", k / 2);
+	}
+	for (k = 0; k < MANY_QUEUES; k++) {
+		ROCE_TEST_ASSERT(memcmp(ns + 16 * 512 * k, host_buf(&env, WR_OFF + 4096 * k),
+					4096) == 0, "keyed Write of queue %u", k);
+		ROCE_TEST_ASSERT(icd_written(ns, 16 * k + 8, 4096, 100 + (int)k),
+				 "in-capsule Write of queue %u", k);
+	}
+	/* each queue reads its 8 KiB back */
+	memset(host_buf(&env, RD_OFF), 0, MANY_QUEUES * 8192);
+	for (k = 0; k < MANY_QUEUES; k++) {
+		rw_sqe(&io[k], sqe, 0x02, 16 * k, 16, RD_OFF + 8192 * k);
+		ROCE_TEST_ASSERT_EQ(host_send(&io[k], sqe, NULL, 0, 64), 0, "");
+	}
+	for (k = 0; k < MANY_QUEUES; k++) {
+		ROCE_TEST_ASSERT_EQ(host_wait_rsp(&io[k], cqe, NULL, NULL), 0, "");
+		ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "Read of queue %u", k);
+		ROCE_TEST_ASSERT(memcmp(host_buf(&env, RD_OFF + 8192 * k), ns + 16 * 512 * k,
+					8192) == 0, "read back by queue %u", k);
+	}
+	ROCE_TEST_ASSERT_EQ(STAT(&env, in_capsule), MANY_QUEUES, "");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, errors), 0, "");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, queues_live), MANY_CTRLS + MANY_QUEUES, "");
+	for (k = 0; k < MANY_QUEUES; k++)
+		ROCE_TEST_ASSERT_EQ(host_queue_close(&io[k]), 0, "");
+	for (k = 0; k < MANY_CTRLS; k++)
+		ROCE_TEST_ASSERT_EQ(host_queue_close(&a[k]), 0, "");
+	host_pump_ms(&env, 50);
+	ROCE_TEST_ASSERT_EQ(STAT(&env, queues_freed), MANY_CTRLS + MANY_QUEUES, "");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, srq_stale), 0, "");
+	return host_env_close(&env);
+}
+
+#define RNR_SRQ		16	/* limit event below 2 */
+#define RNR_PER_QUEUE	12	/* two queues: 24 capsules for 16 buffers */
+#define RNR_WAIT_MS	10000	/* for the first RNR NAK: generous, on a loaded machine */
+
+static uint64_t
+dev_stat(unsigned int side, size_t off)
+{
+	struct rte_roce_stats st;
+
+	if (rte_roce_stats_get(env.e.s[side].ctx, &st) != 0)
+		return 0;
+	return *(const uint64_t *)((const uint8_t *)&st + off);
+}
+
+/*
+ * The SRQ runs dry: with the target not polling, 24 capsules meet 16
+ * buffers; the rest get RNR NAKs (IBA 9.7.5.2.8) and the hosts retry (RNR
+ * retry 7: for ever) until the target, polled again, has posted its
+ * buffers back: every command completes, its data in the namespace, none
+ * lost. The limit event fires once per shortage (srq_low); twice over.
+ */
+static int
+test_srq_rnr(void)
+{
+	struct nvmf_tgt_conf conf;
+	struct host_queue a, io[2];
+	uint64_t rnr_sent, rnr_rcvd, ns_size, end;
+	uint8_t cqe[16], *ns;
+	unsigned int round, k;
+
+	host_tgt_conf(&conf);
+	conf.srq_depth = RNR_SRQ;
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, &conf), 0, "");
+	ns = nvmf_tgt_ns_data(env.tgt, HOST_SUBNQN, NSID, &ns_size);
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, &a, 0), 0, "");
+	for (k = 0; k < 2; k++)
+		ROCE_TEST_ASSERT_EQ(io_up_sized(&a, &io[k], k + 1, 31), 0, "");
+	for (round = 0; round < 2; round++) {
+		rnr_sent = dev_stat(1, offsetof(struct rte_roce_stats, send_rnr_err));
+		rnr_rcvd = dev_stat(0, offsetof(struct rte_roce_stats, rcvd_rnr_err));
+		end = roce_test_ms() + RNR_WAIT_MS;
+		for (k = 0; k < 2 * RNR_PER_QUEUE; k++)
+			ROCE_TEST_ASSERT_EQ(icd_write_send(&io[k % 2], 8 * k, 1024,
+							   (int)(round * 100 + k)), 0, "");
+		/* the wire and both devices run, the target takes nothing: until RNR NAKs come */
+		while (dev_stat(0, offsetof(struct rte_roce_stats, rcvd_rnr_err)) == rnr_rcvd &&
+		       roce_test_ms() < end)
+			roce_test_pump_env(&env.e);
+		ROCE_TEST_ASSERT(dev_stat(1, offsetof(struct rte_roce_stats, send_rnr_err)) >
+				 rnr_sent, "round %u: the target's device sent RNR NAKs", round);
+		ROCE_TEST_ASSERT(dev_stat(0, offsetof(struct rte_roce_stats, rcvd_rnr_err)) >
+				 rnr_rcvd, "round %u: the host got them", round);
+		for (k = 0; k < 2 * RNR_PER_QUEUE; k++) {
+			ROCE_TEST_ASSERT_EQ(host_wait_rsp(&io[k % 2], cqe, NULL, NULL), 0,
+					    "round %u, command %u", round, k);
+			ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "");
+		}
+		for (k = 0; k < 2 * RNR_PER_QUEUE; k++)
+			ROCE_TEST_ASSERT(icd_written(ns, 8 * k, 1024, (int)(round * 100 + k)),
+					 "round %u: command %u's data", round, k);
+		/* the target reads asynchronous events every millisecond */
+		end = roce_test_ms() + RNR_WAIT_MS;
+		while (STAT(&env, srq_low) < round + 1 && roce_test_ms() < end)
+			host_pump(&env);
+		ROCE_TEST_ASSERT(STAT(&env, srq_low) >= round + 1, "round %u: limit event", round);
+	}
+	ROCE_TEST_ASSERT_EQ(STAT(&env, capsules), 3 + 2 + 2 * 2 * RNR_PER_QUEUE, "none lost");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, errors), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&io[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&io[1]), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&a), 0, "");
+	return host_env_close(&env);
+}
+
+/* srq_depth above what the device's SRQ takes: refused at creation, the knob named. */
+static int
+test_srq_refused(void)
+{
+	struct nvmf_tgt_conf conf;
+	struct ibv_device_attr attr;
+	size_t pos;
+
+	host_tgt_conf(&conf);
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, &conf), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_query_device(env.e.s[1].ctx, &attr), 0, "");
+	conf.srq_depth = (uint32_t)attr.max_srq_wr + 1;
+	ROCE_TEST_ASSERT_EQ(roce_test_log_capture(), 0, "");
+	pos = roce_test_log_pos();
+	rte_errno = 0;
+	ROCE_TEST_ASSERT(nvmf_tgt_create(env.e.s[1].ctx, env.cm[1], &conf) == NULL, "");
+	ROCE_TEST_ASSERT_EQ(rte_errno, EINVAL, "");
+	ROCE_TEST_ASSERT(roce_test_logged_since(pos, "srq_depth"), "the log names srq_depth");
+	ROCE_TEST_ASSERT(roce_test_logged_since(pos, "max_srq_wr"), "and the device's limit");
+	roce_test_log_release();
+	return host_env_close(&env);
+}
+
+/*
+ * Hostile capsules on SRQ queues (two buffers of 64 + 4096 bytes): under
+ * 64 bytes, and larger than a buffer. Each tears its queue down, counted;
+ * its buffer goes back to the SRQ: after four of them a Write and a Read
+ * still find buffers.
+ */
+static int
+test_srq_hostile(void)
+{
+	struct nvmf_tgt_conf conf;
+	struct host_queue a, io;
+	uint8_t sqe[64], cqe[16], icd[4096 + 16] = { 0 }, *ns;
+	uint64_t ns_size;
+	uint16_t qid;
+
+	host_tgt_conf(&conf);
+	conf.srq_depth = 2;
+	conf.in_capsule_data = 4096;
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, &conf), 0, "");
+	ns = nvmf_tgt_ns_data(env.tgt, HOST_SUBNQN, NSID, &ns_size);
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, &a, 0), 0, "");
+	for (qid = 1; qid <= 4; qid++) {
+		ROCE_TEST_ASSERT_EQ(io_up_sized(&a, &io, qid, 31), 0, "");
+		host_sqe(&io, sqe, 0x01, NSID);
+		if (qid % 2)
+			ROCE_TEST_ASSERT_EQ(host_send(&io, sqe, NULL, 0, 32), 0, "");
+		else
+			ROCE_TEST_ASSERT_EQ(host_send(&io, sqe, icd, sizeof(icd), 64 + sizeof(icd)),
+					    0, "");
+		ROCE_TEST_ASSERT_EQ(host_queue_wait_disconnected(&io, 5000), 0, "queue %u", qid);
+		ROCE_TEST_ASSERT_EQ(host_queue_close(&io), 0, "");
+	}
+	host_pump_ms(&env, 50);
+	ROCE_TEST_ASSERT_EQ(STAT(&env, capsule_short), 2, "");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, wc_errors), 2, "receives longer than the buffer");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, qp_fatal), 2, "the device moved those QPs to ERR");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, queues_freed), 4, "");
+	ROCE_TEST_ASSERT_EQ(io_up_sized(&a, &io, 5, 31), 0, "");
+	ROCE_TEST_ASSERT_EQ(icd_write_send(&io, 40, 4096, 77), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_wait_rsp(&io, cqe, NULL, NULL), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_status(cqe), 0, "in-capsule Write after the hostile ones");
+	ROCE_TEST_ASSERT(icd_written(ns, 40, 4096, 77), "");
+	rw_sqe(&io, sqe, 0x02, 40, 8, RD_OFF);
+	ROCE_TEST_ASSERT_EQ(cmd_status(&io, sqe), 0, "Read");
+	ROCE_TEST_ASSERT(memcmp(host_buf(&env, RD_OFF), ns + 40 * 512, 4096) == 0, "");
+	ROCE_TEST_ASSERT_EQ(STAT(&env, srq_stale), 0, "");
+	return io_close(&a, &io);
+}
+
+#define MEM_QUEUES	8
+#define MEM_SQSIZE	127	/* Linux's default I/O queue: 128 entries */
+#define MEM_SRQ		256
+
+/*
+ * What an I/O queue costs the target, with and without the SRQ: the
+ * target's allocations (EAL heap and malloc) while it accepts eight I/O
+ * queues of 128 entries, per queue; and what creating the target with the
+ * SRQ costs more than without (the SRQ's buffers).
+ * Printed for doc/nvmf.md; the SRQ must save at least a queue's capsule
+ * buffers.
+ */
+static int
+queue_cost(uint32_t srq_depth, int64_t *per_queue, int64_t *srq_cost)
+{
+	static struct host_queue a, io[MEM_QUEUES];
+	struct nvmf_tgt_conf conf;
+	unsigned int k;
+
+	host_tgt_conf(&conf);
+	conf.srq_depth = srq_depth;
+	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
+	/* the target without an SRQ replaced by this one */
+	*srq_cost = -host_heap_bytes();
+	ROCE_TEST_ASSERT_EQ(tgt_replace(&conf), 0, "");
+	*srq_cost += host_heap_bytes();
+	ROCE_TEST_ASSERT_EQ(host_ctrl_up(&env, &a, 0), 0, "");
+	env.measure = true;
+	env.tgt_heap = 0;
+	for (k = 0; k < MEM_QUEUES; k++)
+		ROCE_TEST_ASSERT_EQ(io_up_sized(&a, &io[k], k + 1, MEM_SQSIZE), 0, "");
+	env.measure = false;
+	*per_queue = env.tgt_heap / MEM_QUEUES;
+	for (k = 0; k < MEM_QUEUES; k++)
+		ROCE_TEST_ASSERT_EQ(host_queue_close(&io[k]), 0, "");
+	ROCE_TEST_ASSERT_EQ(host_queue_close(&a), 0, "");
+	return host_env_close(&env);
+}
+
+static int
+test_srq_memory(void)
+{
+	int64_t own, shared, none, srq_cost;
+
+	ROCE_TEST_ASSERT_EQ(queue_cost(0, &own, &none), 0, "");
+	ROCE_TEST_ASSERT_EQ(queue_cost(MEM_SRQ, &shared, &srq_cost), 0, "");
+	printf("# target memory per I/O queue of %u entries, in-capsule 8192: own receive "
+	       "buffers %" PRId64 " bytes, on an SRQ %" PRId64 " bytes\n", MEM_SQSIZE + 1, own,
+	       shared);
+	printf("# the SRQ of %u buffers: %" PRId64 " bytes once, at the target's creation\n",
+	       MEM_SRQ, srq_cost);
+	ROCE_TEST_ASSERT(own - shared >= (int64_t)(MEM_SQSIZE + 1) * (64 + 8192),
+			 "the SRQ saves a queue's capsule buffers");
+	return 0;
 }
 
 static const struct roce_test_case cases[] = {
@@ -1248,14 +1673,28 @@ static const struct roce_test_case cases[] = {
 	{ "nvmf_aen", test_aen },
 	{ "nvmf_media_error", test_media_error },
 	{ "nvmf_ipv6", test_ipv6 },
+	{ "nvmf_listen_dual", test_listen_dual },
+	/* the SRQ's own cases, which choose their SRQ: not run again by --srq-depth */
+	{ "nvmf_srq_many", test_srq_many },
+	{ "nvmf_srq_rnr", test_srq_rnr },
+	{ "nvmf_srq_refused", test_srq_refused },
+	{ "nvmf_srq_hostile", test_srq_hostile },
+	{ "nvmf_srq_memory", test_srq_memory },
 };
+#define SRQ_CASES	5
 
+/* test_func_nvmf [--srq-depth N]: every case but the SRQ's own with an SRQ of N buffers. */
 int
 main(int argc, char **argv)
 {
-	RTE_SET_USED(argc);
+	unsigned int n = RTE_DIM(cases);
+
+	if (argc == 3 && strcmp(argv[1], "--srq-depth") == 0) {
+		host_srq_depth = (uint32_t)strtoul(argv[2], NULL, 0);
+		n -= SRQ_CASES;
+	}
 	if (roce_test_eal_init(argv[0], NULL) != 0 || roce_test_mbuf_pool() == NULL ||
 	    roce_test_pair_create(&roce_test_verbs_pair, "nvmf") != 0)
 		return 1;
-	return roce_test_run(cases, RTE_DIM(cases));
+	return roce_test_run(cases, n);
 }

@@ -7,12 +7,15 @@ usage: test_roce_nvmf.py ROCE_NVMF CONFIG_EXAMPLE
 The target's protocol is tested by the func test nvmf (test_nvmf.c, a host
 in the same process); this checks the program around it:
   - --help; the required options; a knob that cannot work refused at start,
-    named (the log says which);
+    named (the log says which); --listen repeated: the same address twice, a
+    fifth one, refused;
   - --target-config: config/nvmf.conf.example serves; a bad line is
     reported as FILE:LINE: key: why; a missing --ns-file is named;
   - several --nqn: a subsystem each, the --ns after one its own; a duplicate
     NQN or a subsystem without a namespace refused, named;
   - SIGHUP: the --ns-file namespaces' sizes read again ("rescan");
+  - --srq-depth: served with a shared receive queue; above the device's
+    max_srq_wr refused, named;
   - SIGTERM (and SIGINT) stop it: "stopping", exit 0 within STOP_S.
 Python 3 standard library only.
 """
@@ -91,6 +94,19 @@ def main():
         rc, out = run(nvmf, sock, base + ['--ns', '4', '--listen', '10.0.0.300'])
         check('--listen of no address: refused, named',
               rc == 1 and '--listen: 10.0.0.300' in out, out[-400:])
+        rc, out = run(nvmf, sock, base + ['--ns', '4'] + ['--listen', '10.0.0.1'] * 2)
+        check('the same --listen twice: refused, listen[1] named',
+              rc == 1 and 'listen[1]' in out, out[-400:])
+        rc, out = run(nvmf, sock, base + ['--ns', '4'] + ['--listen', '10.0.0.1'] * 5)
+        check('a fifth --listen: refused', rc == 1 and '--listen' in out, out[-400:])
+        rc, out = run(nvmf, sock, base + ['--ns', '4', '--srq-depth', '8192'])
+        check('--srq-depth above the device\'s max_srq_wr: refused, the knob named',
+              rc == 1 and 'srq_depth 8192' in out and 'max_srq_wr' in out, out[-400:])
+        line, rc, secs, out = serve_and_stop(nvmf, sock, base + ['--ns', '4', '--srq-depth', '64'],
+                                             signal.SIGTERM)
+        check('--srq-depth 64: served on --ip\'s address, stopped by SIGTERM, exit 0',
+              'serving nqn.2026-11.org.example:t' in line and 'on 10.0.0.1' in line and rc == 0,
+              line + out[-400:])
         rc, out = run(nvmf, sock, base + ['--ns-file', os.path.join(d, 'absent.img')])
         check('--ns-file of a missing file: refused, the path named',
               rc == 1 and 'absent.img' in out, out[-400:])

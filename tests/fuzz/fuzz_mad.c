@@ -12,7 +12,8 @@
  *
  * Seeds: with ROCE_FUZZ_SEED_DIR set, LLVMFuzzerInitialize() writes a valid
  * rdma_cm REQ to the listener, the same header in a SIDR_REQ to the UDP
- * listener, and a ClassPortInfo GET there.
+ * listener, a ClassPortInfo GET there, and a LAP from the REQ's comm ID
+ * (answered with an APR).
  */
 
 #include <errno.h>
@@ -102,6 +103,17 @@ seed_req(struct rte_roce_mad *mad)
 	memcpy(mad->data, &req, sizeof(req));
 }
 
+/* mad: req_mad's header with attribute attr, and msg (len bytes) as its class data. */
+static void
+seed_from_req(const struct rte_roce_mad *req_mad, uint16_t attr, const void *msg, size_t len,
+	      struct rte_roce_mad *mad)
+{
+	*mad = *req_mad;
+	mad->hdr.attr_id = rte_cpu_to_be_16(attr);
+	memset(mad->data, 0, sizeof(mad->data));
+	memcpy(mad->data, msg, len);
+}
+
 /* A SIDR_REQ with the REQ's rdma_cm header, to B's UDP listener. */
 static void
 seed_sidr_req(const struct rte_roce_mad *req_mad, struct rte_roce_mad *mad)
@@ -116,10 +128,22 @@ seed_sidr_req(const struct rte_roce_mad *req_mad, struct rte_roce_mad *mad)
 	sreq.service_id = rte_cpu_to_be_64(RTE_ROCE_CMA_SERVICE_ID(RTE_ROCE_CMA_PS_UDP,
 								   FUZZ_CM_PORT));
 	memcpy(sreq.private_data, req.private_data, sizeof(struct rte_roce_cma_hdr));
-	*mad = *req_mad;
-	mad->hdr.attr_id = RTE_BE16(RTE_ROCE_CM_ATTR_SIDR_REQ);
-	memset(mad->data, 0, sizeof(mad->data));
-	memcpy(mad->data, &sreq, sizeof(sreq));
+	seed_from_req(req_mad, RTE_ROCE_CM_ATTR_SIDR_REQ, &sreq, sizeof(sreq), mad);
+}
+
+/* A LAP from the REQ's sender, for an alternate path between the same GIDs. */
+static void
+seed_lap(const struct rte_roce_mad *req_mad, struct rte_roce_mad *mad)
+{
+	struct rte_roce_cm_req req;
+	struct rte_roce_cm_lap lap;
+
+	memcpy(&req, req_mad->data, sizeof(req));
+	memset(&lap, 0, sizeof(lap));
+	lap.local_comm_id = req.local_comm_id;
+	memcpy(lap.alt_local_gid, req.primary.local_gid, sizeof(lap.alt_local_gid));
+	memcpy(lap.alt_remote_gid, req.primary.remote_gid, sizeof(lap.alt_remote_gid));
+	seed_from_req(req_mad, RTE_ROCE_CM_ATTR_LAP, &lap, sizeof(lap), mad);
 }
 
 static void
@@ -139,7 +163,7 @@ seed_write(const char *dir, const char *name, const void *bytes, size_t len)
 static void
 seed_corpus(const char *dir)
 {
-	struct rte_roce_mad mad, sidr;
+	struct rte_roce_mad mad, sidr, lap;
 
 	/* A fresh build has no corpus yet: libFuzzer refuses a missing one. */
 	FUZZ_CHECK(mkdir(dir, 0755) == 0 || errno == EEXIST);
@@ -147,6 +171,8 @@ seed_corpus(const char *dir)
 	seed_write(dir, "req", &mad, sizeof(mad));
 	seed_sidr_req(&mad, &sidr);
 	seed_write(dir, "sidr_req", &sidr, sizeof(sidr));
+	seed_lap(&mad, &lap);
+	seed_write(dir, "lap", &lap, sizeof(lap));
 	mad.hdr.method = RTE_ROCE_MAD_METHOD_GET;
 	mad.hdr.attr_id = RTE_BE16(RTE_ROCE_CM_ATTR_CLASS_PORT_INFO);
 	seed_write(dir, "class_port_info", &mad, sizeof(mad));

@@ -347,6 +347,56 @@ test_mad_detail_short(void)
 	return 0;
 }
 
+/* LAP and APR as librte_roce_cm answers a LAP: comm IDs, the alternate path, the AP status. */
+static int
+test_mad_detail_lap_apr(void)
+{
+	static const uint8_t lap[] = {
+		[0] = 0x11, 0x22, 0x33, 0x44,
+		[4] = 0x55, 0x66, 0x77, 0x88,
+		[12] = 0x00, 0x00, 0x2a, 0xa0,
+		[34] = 0xff, 0xff, 198, 18, 0, 12,
+		[50] = 0xff, 0xff, 198, 18, 0, 11,
+	};
+	static const uint8_t apr[] = {
+		[0] = 0x55, 0x66, 0x77, 0x88,
+		[4] = 0x11, 0x22, 0x33, 0x44,
+		[9] = RTE_ROCE_CM_APR_UNSUPPORTED,
+	};
+	uint8_t buf[MAD_LEN];
+	char *out;
+
+	mad_fill(buf, RTE_ROCE_MGMT_CLASS_CM, RTE_ROCE_CM_ATTR_LAP);
+	memcpy(buf + RTE_ROCE_MAD_HDR_LEN, lap, sizeof(lap));
+	out = mad_detail(buf, sizeof(buf));
+	ROCE_TEST_ASSERT(out != NULL && strstr(out, " MAD CM LAP tid") != NULL &&
+			 strstr(out, "CM LAP local_comm_id 0x11223344 remote_comm_id 0x55667788"
+				" remote_qpn 0x00002a alt_sgid 198.18.0.12 alt_dgid 198.18.0.11")
+			 != NULL, "%s", out);
+	free(out);
+	mad_fill(buf, RTE_ROCE_MGMT_CLASS_CM, RTE_ROCE_CM_ATTR_APR);
+	memcpy(buf + RTE_ROCE_MAD_HDR_LEN, apr, sizeof(apr));
+	out = mad_detail(buf, sizeof(buf));
+	ROCE_TEST_ASSERT(out != NULL && strstr(out, " MAD CM APR tid") != NULL &&
+			 strstr(out, "CM APR local_comm_id 0x55667788 remote_comm_id 0x11223344"
+				" ap_status 2 (UNSUPPORTED)") != NULL, "%s", out);
+	free(out);
+	/* A status past the table: its number alone. */
+	buf[RTE_ROCE_MAD_HDR_LEN + 9] = 200;
+	out = mad_detail(buf, sizeof(buf));
+	ROCE_TEST_ASSERT(out != NULL && strstr(out, "ap_status 200\n") != NULL, "%s", out);
+	free(out);
+	/* Cut before the status, or before the LAP's GIDs: nothing of them read. */
+	out = mad_detail(buf, RTE_ROCE_MAD_HDR_LEN + 9);
+	ROCE_TEST_ASSERT(out != NULL && strstr(out, "CM APR local") == NULL, "%s", out);
+	free(out);
+	mad_fill(buf, RTE_ROCE_MGMT_CLASS_CM, RTE_ROCE_CM_ATTR_LAP);
+	out = mad_detail(buf, RTE_ROCE_MAD_HDR_LEN + 55);
+	ROCE_TEST_ASSERT(out != NULL && strstr(out, "CM LAP local") == NULL, "%s", out);
+	free(out);
+	return 0;
+}
+
 static const struct roce_test_case cases[] = {
 	{ "json_escapes", test_json_escapes },
 	{ "json_utf8_valid", test_json_utf8_valid },
@@ -358,6 +408,7 @@ static const struct roce_test_case cases[] = {
 	{ "mad_detail_req", test_mad_detail_req },
 	{ "mad_detail_sidr_rep", test_mad_detail_sidr_rep },
 	{ "mad_detail_short", test_mad_detail_short },
+	{ "mad_detail_lap_apr", test_mad_detail_lap_apr },
 };
 
 int
