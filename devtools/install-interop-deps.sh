@@ -10,6 +10,7 @@ packages=(
 	qemu-system-x86 mmdebstrap cpio zstd kmod iproute2 tcpdump python3
 	procps		# sysctl(8): the harness turns IPv6 and ARP answers off on its links
 	ca-certificates
+	python3-pyverbs	# devtools/pyverbs-reference.sh: rdma-core's test suite over librte_roce
 )
 
 # shellcheck source=devtools/lib-install.sh

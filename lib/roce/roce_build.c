@@ -258,13 +258,20 @@ roce_build_tail(const struct rte_roce_pkt *pkt, const struct rte_roce_opcode_inf
 {
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(buf + l4_off);
 	uint32_t off = l4_off + RTE_ROCE_UDP_LEN, icrc_off = len - RTE_ROCE_ICRC_LEN;
+	const uint32_t zero = 0;
 	rte_le32_t icrc;
 
 	off += roce_build_transport(pkt, info, buf + off);
 	if (pkt->payload_len != 0)
 		memcpy(buf + off, payload, pkt->payload_len);
 	off += pkt->payload_len;
-	memset(buf + off, 0, icrc_off - off);
+	/*
+	 * The pad (0-3 bytes) as one word of zeros, its tail within the ICRC
+	 * written below: a fixed-size store, not a memset() call (~20
+	 * instructions a frame under callgrind).
+	 */
+	RTE_BUILD_BUG_ON(RTE_ROCE_PAD_MAX >= sizeof(zero) || RTE_ROCE_ICRC_LEN != sizeof(zero));
+	memcpy(buf + off, &zero, sizeof(zero));
 	/* Stored least-significant byte first, like the FCS (IBA A17.3.3; K:rxe_icrc.c). */
 	icrc = rte_cpu_to_le_32(roce_icrc_calc_writable(buf + l3_off, icrc_off - l3_off));
 	memcpy(buf + icrc_off, &icrc, sizeof(icrc));

@@ -67,6 +67,7 @@ struct comp_ctx {
 	const struct rte_mbuf *m;
 	struct roce_send_wqe *wqe;
 	enum ibv_wc_status status;
+	bool completed;			/* a WQE completed: the timer and the requester follow */
 };
 
 typedef enum comp_state (*comp_handler_t)(struct comp_ctx *ctx);
@@ -409,9 +410,7 @@ comp_complete(struct comp_ctx *ctx)
 		roce_qp_error(qp);
 		return COMP_DONE;
 	}
-	update_retrans_timer(qp);
-	/* A fence, max_rd_atomic or the window may have held the requester. */
-	roce_dev_qp_schedule(qp->dev, qp);
+	ctx->completed = true;
 	/* A coalesced ACK may complete more WQEs. */
 	return COMP_GET_WQE;
 }
@@ -495,6 +494,18 @@ comp_run(struct comp_ctx *ctx, enum comp_state state)
 		ctx->from = state;
 		state = next;
 	}
+	if (!ctx->completed)
+		return;
+	/*
+	 * Once per run, not per WQE (an ACK coalesced over a burst completes
+	 * dozens; re-arming for each cost ~60 instructions a message): the
+	 * timer restarts on progress and stops when nothing is outstanding; a
+	 * QP that went to ERR keeps its timers stopped.
+	 */
+	if (roce_qp_state(ctx->qp) != IBV_QPS_ERR)
+		update_retrans_timer(ctx->qp);
+	/* A fence, max_rd_atomic or the window may have held the requester. */
+	roce_dev_qp_schedule(ctx->qp->dev, ctx->qp);
 }
 
 void

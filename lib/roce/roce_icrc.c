@@ -103,6 +103,7 @@
  * correcting for none changes nothing.
  */
 #define ROCE_ICRC_FAST_WORDS 4
+#define ICRC_UNROLL_WORDS _Pragma(RTE_STR(GCC unroll ROCE_ICRC_FAST_WORDS))
 
 /* Where the variant bits of one IP version are, for the fast path. */
 struct icrc_variant_words {
@@ -352,12 +353,15 @@ roce_icrc_calc_writable(uint8_t *l3, uint32_t len)
 
 	if (w == NULL || len < icrc_hdr_len(l3[0]))
 		return rte_roce_icrc_calc(l3, len);
+	/* Unrolled (-O2 does not unroll): the saved words stay in registers. */
+	ICRC_UNROLL_WORDS
 	for (i = 0; i < ROCE_ICRC_FAST_WORDS; i++) {
 		memcpy(&saved[i], l3 + w->off[i], sizeof(saved[i]));
 		word = saved[i] | rte_cpu_to_le_32(w->bits[i]);
 		memcpy(l3 + w->off[i], &word, sizeof(word));
 	}
 	crc = crc32_gzip_refl(ROCE_ICRC_LRH_SEED, l3, len);
+	ICRC_UNROLL_WORDS
 	for (i = 0; i < ROCE_ICRC_FAST_WORDS; i++)
 		memcpy(l3 + w->off[i], &saved[i], sizeof(saved[i]));
 	return crc;

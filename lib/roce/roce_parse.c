@@ -157,7 +157,7 @@ roce_parse_ipv4(struct roce_parse *p)
 		return RTE_ROCE_DROP_IPV4_IHL;
 	if ((ip->version_ihl & RTE_IPV4_HDR_IHL_MASK) > RTE_IPV4_MIN_IHL)
 		return RTE_ROCE_DROP_IPV4_OPTIONS;
-	if (!p->ipv4_summed && rte_raw_cksum(ip, RTE_ROCE_IPV4_LEN) != ROCE_CKSUM_OK)
+	if (!p->ipv4_summed && roce_ipv4_hdr_sum(ip) != ROCE_CKSUM_OK)
 		return RTE_ROCE_DROP_IPV4_CSUM;
 	/* A longer frame is Ethernet padding: allowed. */
 	total_len = rte_be_to_cpu_16(ip->total_length);

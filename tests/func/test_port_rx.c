@@ -651,6 +651,44 @@ test_roce_rejects(void)
 	return teardown();
 }
 
+/*
+ * A frame of the known layout with Ethernet padding after its ICRC (not
+ * covered by it): delivered through the port's fast path, cut to the IP
+ * length. Then the same frame with a bad ICRC and one in two segments: the
+ * fast path leaves them to the generic sort, which counts the first once.
+ */
+static int
+test_roce_fast_path(void)
+{
+	struct rte_mbuf *pkts[BURST], *m, *tail;
+	uint32_t len;
+
+	ROCE_TEST_ASSERT_EQ(setup(), 0, "setup");
+	m = roce_test_send_only("198.18.0.1", "198.18.0.2", ROCE_QPN, ROCE_PSN, ROCE_PAYLOAD);
+	ROCE_TEST_ASSERT(m != NULL, "frame");
+	len = m->pkt_len;
+	ROCE_TEST_ASSERT(rte_pktmbuf_append(m, 8) != NULL, "padding");
+	ROCE_TEST_ASSERT_EQ(roce_a_to_b(m, "198.18.0.2", pkts), 1, "padded frame delivered");
+	ROCE_TEST_ASSERT_EQ(pkts[0]->pkt_len, len, "padding cut");
+	rte_pktmbuf_free(pkts[0]);
+	m = roce_test_send_only("198.18.0.1", "198.18.0.2", ROCE_QPN, ROCE_PSN, ROCE_PAYLOAD);
+	ROCE_TEST_ASSERT(m != NULL, "frame");
+	*rte_pktmbuf_mtod_offset(m, uint8_t *, m->pkt_len - 1) ^= 1;
+	ROCE_TEST_ASSERT_EQ(roce_a_to_b(m, "198.18.0.2", pkts), 0, "bad ICRC not delivered");
+	ROCE_TEST_ASSERT_EQ(stats_b().roce_drops[RTE_ROCE_DROP_ICRC], 1, "counted once");
+	m = roce_test_send_only("198.18.0.1", "198.18.0.2", ROCE_QPN, ROCE_PSN, ROCE_PAYLOAD);
+	tail = rte_pktmbuf_alloc(m == NULL ? NULL : m->pool);
+	ROCE_TEST_ASSERT(m != NULL && tail != NULL, "frame and segment");
+	/* The last 16 bytes (payload end and ICRC) in a second segment. */
+	memcpy(rte_pktmbuf_append(tail, 16), rte_pktmbuf_mtod_offset(m, void *, m->pkt_len - 16), 16);
+	rte_pktmbuf_trim(m, 16);
+	ROCE_TEST_ASSERT_EQ(rte_pktmbuf_chain(m, tail), 0, "chain");
+	ROCE_TEST_ASSERT_EQ(roce_a_to_b(m, "198.18.0.2", pkts), 1, "two segments delivered");
+	rte_pktmbuf_free(pkts[0]);
+	ROCE_TEST_ASSERT_EQ(stats_b().rx_roce_packets, 2, "two RoCE frames");
+	return teardown();
+}
+
 /* Inject f cut at every position; B must answer each with one frame (checked by check). */
 static int
 each_split(const struct frame *f, int (*check)(struct rte_mbuf *reply))
@@ -855,6 +893,7 @@ static const struct roce_test_case cases[] = {
 	{ "segmented_roce_frames", test_segmented_roce },
 	{ "roce_send_a_to_b", test_roce_a_to_b },
 	{ "roce_bad_icrc_tver_mtu_dropped", test_roce_rejects },
+	{ "roce_fast_path_padding_bad_icrc_two_segments", test_roce_fast_path },
 	{ "corrupted_frames_counted_once", test_corrupted_frames },
 };
 

@@ -32,7 +32,7 @@
 #                         remove them with `run.sh --down`)
 #   ROCE_INTEROP_SUBSET   ci: only CI_SCENARIOS when none are named (.ci/run); default full
 set -uo pipefail
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$INTEROP_DIR/vectors.sh"
 
 BUILD=${ROCE_INTEROP_BUILD:-$INTEROP_DIR/../../build}
@@ -1799,6 +1799,21 @@ guest_up() {
 	fi
 }
 
+# The lab for this run, until it exits: one run at a time machine-wide (the
+# interface names are fixed), what a killed run left behind removed, and
+# everything this run creates removed at its exit.
+lab_take() {
+	exec 9>"$CACHE/lock"
+	# Another run (a second build dir, a developer's run beside CI) goes first.
+	flock -w 900 9 || { echo "Bail out! another interop run held $CACHE/lock for 15 minutes"; exit 1; }
+	# What a killed run (SIGKILL) left behind: its guest, by the PID it recorded.
+	[ -f "$RUN/qemu.pid" ] && QEMU_PID=$(cat "$RUN/qemu.pid")
+	[ -f "$RUN/qemu2.pid" ] && QEMU2_PID=$(cat "$RUN/qemu2.pid")
+	teardown
+	trap teardown EXIT
+	trap 'exit 130' INT TERM
+}
+
 VEC_DIR=
 main() {
 	local wanted=("$@") i num=0 failed=0 t0 names=() guests=1 kernel group name
@@ -1836,16 +1851,7 @@ main() {
 	done
 	[ -x "$PEER" ] && [ -x "$ROCE_DUMP" ] || skip_all "build first: $PEER, $ROCE_DUMP"
 	mkdir -p "$OUT" "$CACHE"
-	# One run at a time: the interface names are fixed.
-	exec 9>"$CACHE/lock"
-	# Another run (a second build dir, a developer's run beside CI) goes first.
-	flock -w 900 9 || { echo "Bail out! another interop run held $CACHE/lock for 15 minutes"; exit 1; }
-	# What a killed run (SIGKILL) left behind: its guest, by the PID it recorded.
-	[ -f "$RUN/qemu.pid" ] && QEMU_PID=$(cat "$RUN/qemu.pid")
-	[ -f "$RUN/qemu2.pid" ] && QEMU2_PID=$(cat "$RUN/qemu2.pid")
-	teardown
-	trap teardown EXIT
-	trap 'exit 130' INT TERM
+	lab_take
 
 	echo "1..${#wanted[@]}"
 	t0=$(now)
@@ -1880,4 +1886,7 @@ main() {
 	return $failed
 }
 
-main "$@"
+# Sourced (devtools/pyverbs-reference.sh), it only defines the functions.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	main "$@"
+fi
