@@ -23,7 +23,7 @@
 /* Exit statuses; with several files the worst (largest) one wins. */
 enum dump_exit {
 	DUMP_EXIT_OK = 0,		/* every RoCEv2 frame well formed, ICRC good */
-	DUMP_EXIT_BAD_FRAMES = 1,	/* a malformed frame or a bad ICRC */
+	DUMP_EXIT_BAD_FRAMES = 1,	/* a malformed frame or a bad ICRC (rxe's FLUSH ICRC too) */
 	DUMP_EXIT_UNUSABLE = 2,		/* usage error, bad filter, or an unusable capture */
 };
 
@@ -70,6 +70,13 @@ enum dump_aeth_kind {
 
 #define DUMP_NB_OPCODES		(UINT8_MAX + 1)
 
+/* What a frame's ICRC is. */
+enum dump_icrc {
+	DUMP_ICRC_OK,		/* IBA A17's */
+	DUMP_ICRC_BAD,
+	DUMP_ICRC_RXE_FLUSH,	/* a FLUSH's, as Linux rxe computes it (doc/interop.md) */
+};
+
 /* Counters of one capture file. */
 struct dump_stats {
 	struct dump_read_counts read;	/* what was not decoded, and why */
@@ -82,6 +89,8 @@ struct dump_stats {
 	uint64_t vlan;
 	uint64_t icrc_ok;
 	uint64_t icrc_bad;
+	/* FLUSHes with Linux rxe's ICRC (rte_roce_icrc_calc_rxe_flush()), not in icrc_bad */
+	uint64_t icrc_rxe_flush;
 	uint64_t malformed;
 	uint64_t mads;
 	uint64_t opcodes[DUMP_NB_OPCODES];	/* well-formed frames only */

@@ -5,6 +5,9 @@
  * ICRC check on RoCEv2 frames, decode QP1 MADs, count, print.
  */
 
+#include <string.h>
+
+#include <rte_byteorder.h>
 #include <rte_roce_icrc.h>
 #include <rte_roce_pkt.h>
 #include <rte_roce_verbs.h>
@@ -94,6 +97,25 @@ count_roce(struct dump_stats *st, const struct rte_roce_pkt *pkt,
 		st->cm[attr]++;
 }
 
+/*
+ * The ICRC of a parsed frame: IBA A17's, or for a FLUSH the one Linux rxe
+ * computes (librte_roce sends it with the quirk_rxe_flush_icrc key), or bad.
+ */
+static enum dump_icrc
+frame_icrc(const uint8_t *frame, const struct rte_roce_pkt *pkt)
+{
+	uint32_t len = pkt->icrc_off - pkt->l3_off;
+	uint32_t stored;
+
+	if (rte_roce_icrc_check(frame + pkt->l3_off, len) == 0)
+		return DUMP_ICRC_OK;
+	if (pkt->opcode != RTE_ROCE_OP_RC_FLUSH)
+		return DUMP_ICRC_BAD;
+	memcpy(&stored, frame + pkt->icrc_off, sizeof(stored));
+	return rte_le_to_cpu_32(stored) == rte_roce_icrc_calc_rxe_flush(frame + pkt->l3_off, len) ?
+		DUMP_ICRC_RXE_FLUSH : DUMP_ICRC_BAD;
+}
+
 static void
 dump_roce(const struct dump_opts *opts, struct dump_stats *st,
 	  const struct dump_line *line, const uint8_t *frame,
@@ -102,7 +124,8 @@ dump_roce(const struct dump_opts *opts, struct dump_stats *st,
 	struct rte_roce_pkt pkt;
 	struct dump_mad mad;
 	enum rte_roce_drop_reason reason;
-	bool has_mad, icrc_ok;
+	enum dump_icrc icrc;
+	bool has_mad;
 
 	st->roce++;
 	if (line->df->ipv6)
@@ -126,16 +149,17 @@ dump_roce(const struct dump_opts *opts, struct dump_stats *st,
 			dump_print_malformed(line, reason);
 		return;
 	}
-	icrc_ok = rte_roce_icrc_check(frame + pkt.l3_off,
-				      pkt.icrc_off - pkt.l3_off) == 0;
-	if (icrc_ok)
+	icrc = frame_icrc(frame, &pkt);
+	if (icrc == DUMP_ICRC_OK)
 		st->icrc_ok++;
+	else if (icrc == DUMP_ICRC_RXE_FLUSH)
+		st->icrc_rxe_flush++;
 	else
 		st->icrc_bad++;
 	has_mad = decode_mad(frame, &pkt, &mad);
 	count_roce(st, &pkt, has_mad ? &mad : NULL);
 	if (!opts->json)
-		dump_print_roce(line, frame, &pkt, icrc_ok,
+		dump_print_roce(line, frame, &pkt, icrc,
 				has_mad ? &mad : NULL);
 }
 

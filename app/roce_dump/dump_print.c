@@ -319,8 +319,13 @@ print_detail(FILE *out, const uint8_t *frame, const struct rte_roce_pkt *pkt)
 void
 dump_print_roce(const struct dump_line *line,
 		const uint8_t *frame, const struct rte_roce_pkt *pkt,
-		bool icrc_ok, const struct dump_mad *mad)
+		enum dump_icrc icrc, const struct dump_mad *mad)
 {
+	static const char *const icrc_text[] = {
+		[DUMP_ICRC_OK] = " icrc ok\n",
+		[DUMP_ICRC_BAD] = " ICRC BAD\n",
+		[DUMP_ICRC_RXE_FLUSH] = " ICRC RXE-FLUSH (Linux rxe's, not IBA A17's)\n",
+	};
 	FILE *out = line->out;
 	unsigned int i;
 
@@ -337,7 +342,7 @@ dump_print_roce(const struct dump_line *line,
 	print_atomic_write_data(out, frame, pkt);
 	if (mad != NULL)
 		dump_mad_print_brief(out, mad);
-	fputs(icrc_ok ? " icrc ok\n" : " ICRC BAD\n", out);
+	fputs(icrc_text[icrc], out);
 	if (line->verbose == 0)
 		return;
 	print_interface(line);

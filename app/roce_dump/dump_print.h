@@ -40,6 +40,6 @@ void dump_print_malformed(const struct dump_line *line,
 /* A parsed RoCEv2 frame; mad is NULL unless it carries a QP1 MAD. */
 void dump_print_roce(const struct dump_line *line,
 		     const uint8_t *frame, const struct rte_roce_pkt *pkt,
-		     bool icrc_ok, const struct dump_mad *mad);
+		     enum dump_icrc icrc, const struct dump_mad *mad);
 
 #endif /* DUMP_PRINT_H */

@@ -32,7 +32,7 @@ cm_name(unsigned int i)
 enum dump_exit
 dump_stats_exit(const struct dump_stats *st)
 {
-	return (st->malformed != 0 || st->icrc_bad != 0) ?
+	return (st->malformed != 0 || st->icrc_bad != 0 || st->icrc_rxe_flush != 0) ?
 		DUMP_EXIT_BAD_FRAMES : DUMP_EXIT_OK;
 }
 
@@ -58,6 +58,8 @@ dump_summary_text(FILE *out, const char *path, const struct dump_stats *st)
 		PRIu64 " non-RoCE",
 		path, st->frames, st->roce, st->icrc_ok, st->icrc_bad,
 		st->malformed, st->non_roce);
+	if (st->icrc_rxe_flush != 0)
+		fprintf(out, ", %" PRIu64 " FLUSH with Linux rxe's ICRC", st->icrc_rxe_flush);
 	if (st->snapped != 0)
 		fprintf(out, ", %" PRIu64 " cut by snaplen", st->snapped);
 	if (st->read.skipped != 0)
@@ -131,6 +133,7 @@ dump_summary_json(struct dump_json *js, const char *path,
 		dump_json_member_u64(js, "vlan", st->vlan);
 		dump_json_member_u64(js, "icrc_ok", st->icrc_ok);
 		dump_json_member_u64(js, "icrc_bad", st->icrc_bad);
+		dump_json_member_u64(js, "icrc_rxe_flush", st->icrc_rxe_flush);
 		dump_json_member_u64(js, "malformed", st->malformed);
 		json_counter_map(js, "malformed_reasons", st->drops,
 				 RTE_DIM(st->drops), drop_name);

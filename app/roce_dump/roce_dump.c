@@ -46,7 +46,8 @@ static const char usage_text[] =
 	"is -) are the captures, and those after it the filter.\n"
 	"\n"
 	"Exit status: 0 every RoCEv2 frame well formed with a good ICRC;\n"
-	"1 a malformed RoCEv2 frame or a bad ICRC; 2 bad usage, a bad filter, or a\n"
+	"1 a malformed RoCEv2 frame or a bad ICRC (Linux rxe's FLUSH ICRC, shown as\n"
+	"RXE-FLUSH, included); 2 bad usage, a bad filter, or a\n"
 	"capture that cannot be used (all files are still processed).\n";
 
 static const struct option long_opts[] = {

@@ -413,3 +413,13 @@ roce_pkt_build_mbuf_hdr(const struct roce_hdr_tmpl *t, const struct rte_roce_pkt
 	roce_build_tail(pkt, pkt->info, payload, buf, t->l3_off, t->l4_off, len);
 	return len;
 }
+
+void
+roce_build_rxe_flush_icrc(const struct roce_hdr_tmpl *t, struct rte_mbuf *m)
+{
+	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, t->l3_off);
+	uint32_t len = rte_pktmbuf_data_len(m) - t->l3_off - RTE_ROCE_ICRC_LEN;
+	rte_le32_t icrc = rte_cpu_to_le_32(rte_roce_icrc_calc_rxe_flush(l3, len));
+
+	memcpy(l3 + len, &icrc, sizeof(icrc));
+}

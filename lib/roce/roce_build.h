@@ -45,4 +45,11 @@ void roce_build_hdr_init(struct roce_hdr_tmpl *t, const struct rte_roce_pkt *pkt
 int roce_pkt_build_mbuf_hdr(const struct roce_hdr_tmpl *t, const struct rte_roce_pkt *pkt,
 			    const void *payload, struct rte_mbuf *m);
 
+/*
+ * Replace the ICRC of a FLUSH frame built by roce_pkt_build_mbuf_hdr() from
+ * t with the one Linux rxe checks (rte_roce_icrc_calc_rxe_flush(); the
+ * device key quirk_rxe_flush_icrc). Its UDP checksum stays 0 (QPs send none).
+ */
+void roce_build_rxe_flush_icrc(const struct roce_hdr_tmpl *t, struct rte_mbuf *m);
+
 #endif /* ROCE_BUILD_H */

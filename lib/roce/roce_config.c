@@ -84,6 +84,8 @@ static const struct config_key config_keys[] = {
 	  RTE_ROCE_CONFIG_LINK_WAIT_MS_MAX },
 	{ "report_active", CFG_BOOL, offsetof(struct rte_roce_config_port, report_active), 0, 0,
 	  1 },
+	{ "quirk_rxe_flush_icrc", CFG_BOOL,
+	  offsetof(struct rte_roce_config_port, dev_conf.quirk_rxe_flush_icrc), 0, 0, 1 },
 };
 
 /* The reading of one file. */

@@ -125,6 +125,10 @@ roce_dev_conf_apply(struct rte_roce_dev_conf *out, const struct rte_roce_dev_con
 		return -EINVAL;
 	}
 	memcpy(out->lcores, in->lcores, sizeof(out->lcores));
+	out->quirk_rxe_flush_icrc = in->quirk_rxe_flush_icrc;
+	if (out->quirk_rxe_flush_icrc)
+		ROCE_LOG(NOTICE, "quirk_rxe_flush_icrc: FLUSH requests carry Linux rxe's ICRC, "
+			 "which conformant peers drop (doc/interop.md)");
 	return 0;
 }
 

@@ -346,6 +346,23 @@ rte_roce_icrc_calc(const void *l3, uint32_t len)
 }
 
 uint32_t
+rte_roce_icrc_calc_rxe_flush(const void *l3, uint32_t len)
+{
+	const uint8_t *p = l3;
+	uint32_t icrc, bth_off;
+
+	if (icrc_calc(p, len, &icrc) < 0)
+		return ROCE_ICRC_MALFORMED;
+	/*
+	 * rxe_icrc_check(): the headers, then payload_size() bytes from
+	 * payload_addr(), which for an opcode without an RXE_PAYLOAD offset
+	 * are the UDP payload's bytes up to the ICRC, from the BTH on.
+	 */
+	bth_off = icrc_hdr_len(p[0]) - RTE_ROCE_BTH_LEN;
+	return crc32_gzip_refl(icrc, p + bth_off, len - bth_off);
+}
+
+uint32_t
 roce_icrc_calc_writable(uint8_t *l3, uint32_t len)
 {
 	const struct icrc_variant_words *w = len == 0 ? NULL : icrc_words(l3[0]);

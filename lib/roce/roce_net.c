@@ -69,6 +69,8 @@ roce_qp_xmit(struct roce_qp *qp, const struct rte_roce_pkt *pkt, const void *pay
 		rte_pktmbuf_free(m);
 		return ret;
 	}
+	if (unlikely(qp->dev->conf.quirk_rxe_flush_icrc) && pkt->opcode == RTE_ROCE_OP_RC_FLUSH)
+		roce_build_rxe_flush_icrc(&qp->hdr, m);
 	/* The peer is on-link: it is its own next hop. -ENOBUFS: TX backlog full. */
 	ret = roce_port_send_queue(port, qp->lane->id, m, &pkt->dgid);
 	if (ret == 0)

@@ -26,6 +26,8 @@
 
 #include <stdint.h>
 
+#include <rte_compat.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -102,6 +104,34 @@ rte_roce_icrc_check(const void *l3, uint32_t len);
  */
 int
 rte_roce_icrc_check_mbuf(const struct rte_mbuf *m, uint32_t l3_off, uint32_t len);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Compute the ICRC that Linux rxe (6.2 and later) gives a FLUSH packet
+ * (IBA A19), which is not the ICRC of Annex A17: an interoperability
+ * workaround for a peer bug, not a RoCEv2 rule.
+ *
+ * rxe's opcode table gives IB_OPCODE_RC_FLUSH no payload offset
+ * (drivers/infiniband/sw/rxe/rxe_opcode.c), so for rxe a FLUSH's payload
+ * starts at its BTH and runs to its ICRC: rxe_icrc.c covers the headers as
+ * rte_roce_icrc_calc() does, then the transport headers (BTH, FETH, RETH) a
+ * second time, as they are on the wire. Nothing but a FLUSH of rxe's, or
+ * one sent to it, has such an ICRC; a conformant receiver drops it.
+ *
+ * @param l3
+ *   Start of the IPv4 or IPv6 header of a packet without payload or pad
+ *   (a FLUSH).
+ * @param len
+ *   Bytes from l3 up to, not including, the ICRC.
+ * @return
+ *   That ICRC as a host-order value, or 0 on the malformed input described
+ *   for rte_roce_icrc_calc().
+ */
+__rte_experimental
+uint32_t
+rte_roce_icrc_calc_rxe_flush(const void *l3, uint32_t len);
 
 #ifdef __cplusplus
 }

@@ -38,6 +38,7 @@
  * thread polls it. Control calls may be made from any thread.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
@@ -122,6 +123,14 @@ struct rte_roce_dev_conf {
 	 * mode: 0 or nb_workers (a lane per worker).
 	 */
 	uint16_t nb_lanes;
+	/**
+	 * Interop workaround for a peer bug, off by default: the ICRC of the
+	 * FLUSH requests this device sends is the one Linux rxe 6.2 and later
+	 * checks (rte_roce_icrc_calc_rxe_flush()), not IBA A17's. Without it,
+	 * rxe drops every FLUSH; with it, every conformant peer does. Received
+	 * frames are checked as always. Logged at NOTICE when the device opens.
+	 */
+	bool quirk_rxe_flush_icrc;
 };
 
 /**

@@ -10,14 +10,16 @@
  * resource and never executed again, also when a loss makes the requester
  * retry an ATOMIC_WRITE that a later WRITE already overwrote.
  *
- * Both ends are librte_roce: kernel rxe has these operations from Linux 6.2
- * only, and the interop lab's guest runs 6.1 (doc/rc-engine.md).
+ * Both ends are librte_roce; against kernel rxe (Linux 6.2 and later) they
+ * run in the interop lab's 6.12 guest (doc/interop.md), FLUSH only with
+ * quirk_rxe_flush_icrc, whose frame is checked here.
  */
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_ring.h>
 
@@ -528,6 +530,76 @@ test_retry_after_loss(void)
 	return fixture_run(&c, false, retry_after_loss, 0);
 }
 
+/*
+ * The FLUSH in ring r (a's only frame): its ICRC is rxe's (quirk_rxe_flush_icrc),
+ * not IBA A17's; the frame goes back on the ring.
+ */
+static int
+flush_has_rxe_icrc(unsigned int r)
+{
+	struct rte_ring *ring = roce_test_verbs_pair.ring[r];
+	struct rte_roce_pkt pkt;
+	struct rte_mbuf *m;
+	const uint8_t *f;
+	uint32_t stored, len;
+
+	ROCE_TEST_ASSERT_EQ(rte_ring_dequeue(ring, (void **)&m), 0, "a's frame");
+	f = rte_pktmbuf_mtod(m, const uint8_t *);
+	ROCE_TEST_ASSERT_EQ(rte_roce_pkt_parse(f, rte_pktmbuf_data_len(m), UINT16_MAX, &pkt),
+			    RTE_ROCE_DROP_NONE, "parse");
+	ROCE_TEST_ASSERT_EQ(pkt.opcode, RTE_ROCE_OP_RC_FLUSH, "opcode");
+	len = pkt.icrc_off - pkt.l3_off;
+	memcpy(&stored, f + pkt.icrc_off, sizeof(stored));
+	ROCE_TEST_ASSERT_EQ(rte_le_to_cpu_32(stored), rte_roce_icrc_calc_rxe_flush(f + pkt.l3_off, len),
+			    "rxe's ICRC");
+	ROCE_TEST_ASSERT(rte_roce_icrc_check(f + pkt.l3_off, len) != 0, "IBA's ICRC too");
+	ROCE_TEST_ASSERT_EQ(rte_ring_enqueue(ring, m), 0, "requeue");
+	return 0;
+}
+
+/*
+ * a with quirk_rxe_flush_icrc: its other frames are as ever (the warm-up
+ * SEND and a WRITE complete), its FLUSH carries rxe's ICRC, which b, a
+ * conformant receiver, drops and counts: the FLUSH ends in a retry error.
+ */
+static int
+rxe_flush_icrc(struct fixture *f, int arg __rte_unused)
+{
+	struct roce_test_env *e = &f->e;
+	uint8_t *src = e->s[0].buf + ROCE_TEST_DATA_OFF;
+	struct rte_roce_port_stats ps;
+	uint64_t icrc_drops;
+
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_stats_get(e->s[1].port, &ps), 0, "b's stats");
+	icrc_drops = ps.roce_drops[RTE_ROCE_DROP_ICRC];
+	if (roce_test_warm_up(e) != 0 ||
+	    roce_test_post_send(e->qp[0][0], IBV_WR_RDMA_WRITE, 1, src, 64, e->s[0].mr->lkey,
+				(uintptr_t)e->s[1].buf + WORD_OFF, e->s[1].mr->rkey,
+				IBV_SEND_SIGNALED) != 0 ||
+	    expect_wc(e, 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 64) != 0 ||
+	    post_flush(e->qp[0][0], 2, f->mr->rkey, 0, 0, RTE_ROCE_FLUSH_GLOBAL,
+		       RTE_ROCE_FLUSH_MR) != 0 ||
+	    roce_test_frames_to_b(e, 1) != 0 || flush_has_rxe_icrc(1) != 0 ||
+	    expect_wc(e, 2, IBV_WC_RETRY_EXC_ERR, 0, 0) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(rte_roce_port_stats_get(e->s[1].port, &ps), 0, "b's stats");
+	ROCE_TEST_ASSERT(ps.roce_drops[RTE_ROCE_DROP_ICRC] > icrc_drops,
+			 "b counted no ICRC drop");
+	return 0;
+}
+
+static int
+test_rxe_flush_icrc(void)
+{
+	const struct rte_roce_dev_conf quirk = { .quirk_rxe_flush_icrc = true };
+	struct roce_test_conf c = a19_conf();
+
+	c.dev_conf[0] = &quirk;
+	c.timeout = TIMEOUT_FAST;
+	c.retry_cnt = 1;
+	return fixture_run(&c, false, rxe_flush_icrc, 0);
+}
+
 /* rte_roce_wr_flush() refuses the arguments: -EINVAL, and the log says why. */
 static int
 wr_flush_fails(uint32_t len, uint8_t type, uint8_t level, const char *why)
@@ -644,6 +716,7 @@ static const struct roce_test_case cases[] = {
 	{ "duplicates_answered_not_executed", test_injected_duplicates },
 	{ "malformed_requests_nak_invalid", test_injected_malformed },
 	{ "retry_after_loss_executes_once", test_retry_after_loss },
+	{ "quirk_rxe_flush_icrc_frame_dropped_by_us", test_rxe_flush_icrc },
 	{ "post_misuse_refused_rc_and_uc", test_post_misuse },
 };
 

@@ -4,12 +4,14 @@
  * RC under faults: two devices over a net_ring pair, one RC QP each, and
  * librte_roce_fault on both RX queues (drops of requests and of responses
  * and ACKs alike). A fixed workload of SEND, RDMA WRITE, RDMA READ,
- * compare-and-swap and fetch-and-add, 1 B to 256 KiB, runs under 1 % and
- * 5 % loss, reordering, duplication, corruption and all of them at once,
- * with fixed seeds. Every WR must complete exactly once, in posting order,
- * successfully, with the data right byte for byte (atomics return the
- * value that executing each exactly once gives), and the guard pages
- * around every MR untouched. Targeted rules then drop the Nth packet of a
+ * compare-and-swap, fetch-and-add, ATOMIC_WRITE and FLUSH (IBA A19), 1 B to
+ * 256 KiB, runs under 1 % and 5 % loss, reordering, duplication,
+ * corruption and all of them at once, with fixed seeds. Every WR must
+ * complete exactly once, in posting order, successfully, with the data
+ * right byte for byte (atomics return the value that executing each
+ * exactly once gives; the ATOMIC_WRITEs, all to one word, leave the last
+ * one's value: a retried one executed again after a later one would not),
+ * and the guard pages around every MR untouched. Targeted rules then drop the Nth packet of a
  * multi-packet WRITE and the ACK of a SEND, and recovery goes through
  * retransmission.
  */
@@ -50,18 +52,20 @@
 #define SCENARIO_MS 10000	/* a scenario that has not finished by then fails */
 #define FAA_WORD 0
 #define CAS_WORD 1
+#define ATOMIC_WRITE_WORD 2
 #define FAA_ADD 3
 #define SEED_A 0x1111
 #define SEED_B 0x2222
 #define WC_BURST 16
 #define BLACKHOLE_WRS 8
 
-/* Message sizes of the workload, cycled through; 9 entries against 8 opcodes. */
+/* Message sizes of the workload, cycled through; 9 entries against 10 opcodes. */
 static const uint32_t sizes[] = { 1, 7, 64, 1000, 1024, 1025, 4096, 65536, 262144 };
 
 static const enum ibv_wr_opcode ops[] = {
 	IBV_WR_SEND, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ, IBV_WR_ATOMIC_FETCH_AND_ADD,
 	IBV_WR_SEND, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ, IBV_WR_ATOMIC_CMP_AND_SWP,
+	IBV_WR_ATOMIC_WRITE, (enum ibv_wr_opcode)RTE_ROCE_WR_FLUSH,
 };
 
 /* Memory with an unregistered guard page on each side. */
@@ -92,7 +96,7 @@ struct posted {
 	uint32_t len;
 	uint64_t a_off;		/* in A's src (SEND, WRITE) or dst (READ) */
 	uint64_t b_off;		/* in B's dst (SEND slot, WRITE) or src (READ) */
-	uint64_t expect;	/* atomics: the original value */
+	uint64_t expect;	/* atomics: the original value; ATOMIC_WRITE: the value */
 };
 
 static struct roce_test_pair pair;
@@ -183,7 +187,8 @@ side_create(struct side *s, uint16_t eth, const char *addr, const char *ip)
 {
 	const char *const addrs[] = { addr, NULL };
 	const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |
+			   RTE_ROCE_ACCESS_FLUSH_GLOBAL;
 	struct ibv_qp_init_attr init = {
 		.qp_type = IBV_QPT_RC,
 		.sq_sig_all = 1,
@@ -228,7 +233,7 @@ qp_connect(struct side *s, const struct side *peer, uint32_t sq_psn, uint32_t rq
 		.pkey_index = 0,
 		.port_num = 1,
 		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
+				   IBV_ACCESS_REMOTE_ATOMIC | RTE_ROCE_ACCESS_FLUSH_GLOBAL,
 	};
 	int rc;
 
@@ -327,7 +332,22 @@ post_one(enum ibv_wr_opcode op, uint32_t len, uint64_t *a_off, uint64_t *b_off,
 	p->a_off = *a_off;
 	p->b_off = *b_off;
 	sge.length = len;
-	switch (op) {
+	switch ((int)op) {
+	case IBV_WR_ATOMIC_WRITE:	/* a value of its own, to the one word of them all */
+		p->len = len = sizeof(uint64_t);
+		sge.length = len;
+		p->expect = UINT64_C(0x0101010101010101) * (nb_posted + 1);
+		memcpy(sa.src.data + p->a_off, &p->expect, len);
+		sge.addr = (uintptr_t)(sa.src.data + p->a_off);
+		wr.wr.rdma.remote_addr = (uintptr_t)sb.atom.data + ATOMIC_WRITE_WORD * len;
+		wr.wr.rdma.rkey = sb.atom.mr->rkey;
+		break;
+	case RTE_ROCE_WR_FLUSH:	/* global visibility of what B received so far */
+		p->len = len = 0;
+		ROCE_TEST_ASSERT_EQ(rte_roce_wr_flush(&wr, sb.dst.mr->rkey, (uintptr_t)sb.dst.data,
+						      (uint32_t)*b_off, RTE_ROCE_FLUSH_GLOBAL,
+						      RTE_ROCE_FLUSH_RANGE), 0, "FLUSH");
+		break;
 	case IBV_WR_SEND:
 	case IBV_WR_RDMA_WRITE:
 		sge.addr = (uintptr_t)(sa.src.data + p->a_off);
@@ -392,7 +412,11 @@ post_workload(unsigned int nb)
 static enum ibv_wc_opcode
 wc_opcode(enum ibv_wr_opcode op)
 {
-	switch (op) {
+	switch ((int)op) {
+	case IBV_WR_ATOMIC_WRITE:
+		return IBV_WC_ATOMIC_WRITE;
+	case RTE_ROCE_WR_FLUSH:
+		return (enum ibv_wc_opcode)RTE_ROCE_WC_FLUSH;
 	case IBV_WR_SEND:
 		return IBV_WC_SEND;
 	case IBV_WR_RDMA_WRITE:
@@ -478,7 +502,7 @@ run_to_completion(void)
 static int
 check_memory(void)
 {
-	uint64_t faa_final = 0, cas_final = 0, got;
+	uint64_t faa_final = 0, cas_final = 0, aw_final = 0, got;
 	unsigned int w;
 	uint64_t i;
 
@@ -509,11 +533,15 @@ check_memory(void)
 			faa_final = p->expect + FAA_ADD;
 		if (p->op == IBV_WR_ATOMIC_CMP_AND_SWP)
 			cas_final = p->expect + 1;
+		if (p->op == IBV_WR_ATOMIC_WRITE)
+			aw_final = p->expect;
 	}
 	memcpy(&got, sb.atom.data + FAA_WORD * sizeof(uint64_t), sizeof(got));
 	ROCE_TEST_ASSERT_EQ(got, faa_final, "fetch-and-add executed once each");
 	memcpy(&got, sb.atom.data + CAS_WORD * sizeof(uint64_t), sizeof(got));
 	ROCE_TEST_ASSERT_EQ(got, cas_final, "compare-and-swap executed once each");
+	memcpy(&got, sb.atom.data + ATOMIC_WRITE_WORD * sizeof(uint64_t), sizeof(got));
+	ROCE_TEST_ASSERT_EQ(got, aw_final, "the last ATOMIC_WRITE's value");
 	ROCE_TEST_ASSERT(guards_intact(&sa.src) && guards_intact(&sa.dst) &&
 			 guards_intact(&sa.atom) && guards_intact(&sb.src) &&
 			 guards_intact(&sb.dst) && guards_intact(&sb.atom), "guard page written");
@@ -522,7 +550,7 @@ check_memory(void)
 
 /* ---- Scenarios ---- */
 
-#define WORKLOAD 48	/* 6 WRs of each opcode; sizes (9) cycle against ops (8) */
+#define WORKLOAD 60	/* 6 WRs of each opcode; sizes (9) cycle against ops (10) */
 
 static int
 scenario(const struct rte_roce_fault_conf *conf, enum rte_roce_fault_dir dir)
@@ -636,15 +664,22 @@ test_mix(void)
 
 /* ---- Targeted rules ---- */
 
+/* A rule that drops the nth received frame of opcode, once. */
+static struct rte_roce_fault_rule
+drop_nth(uint16_t opcode, uint32_t nth)
+{
+	return (struct rte_roce_fault_rule){
+		.dir = RTE_ROCE_FAULT_RX, .action = RTE_ROCE_FAULT_DROP,
+		.opcode = opcode, .nth = nth, .count = 1,
+	};
+}
+
 /* Drop the 5th WRITE_MIDDLE of a 64 KiB WRITE at B: go-back-N from there. */
 static int
 test_rule_write_middle(void)
 {
 	const struct rte_roce_fault_conf none = { .roce_only = true };
-	const struct rte_roce_fault_rule rule = {
-		.dir = RTE_ROCE_FAULT_RX, .action = RTE_ROCE_FAULT_DROP,
-		.opcode = RTE_ROCE_OP_RC_RDMA_WRITE_MIDDLE, .nth = 5, .count = 1,
-	};
+	const struct rte_roce_fault_rule rule = drop_nth(RTE_ROCE_OP_RC_RDMA_WRITE_MIDDLE, 5);
 	uint64_t a_off = 0, b_off = 0, faa = 0, cas = 0;
 
 	ROCE_TEST_ASSERT(setup(&none, &none, RTE_ROCE_FAULT_RX) == 0, "setup");
@@ -704,10 +739,7 @@ static int
 test_rule_send_ack(void)
 {
 	const struct rte_roce_fault_conf none = { .roce_only = true };
-	const struct rte_roce_fault_rule rule = {
-		.dir = RTE_ROCE_FAULT_RX, .action = RTE_ROCE_FAULT_DROP,
-		.opcode = RTE_ROCE_OP_RC_ACKNOWLEDGE, .nth = 1, .count = 1,
-	};
+	const struct rte_roce_fault_rule rule = drop_nth(RTE_ROCE_OP_RC_ACKNOWLEDGE, 1);
 	uint64_t a_off = 0, b_off = 0, faa = 0, cas = 0;
 	struct rte_roce_fault_stats s;
 
@@ -723,6 +755,46 @@ test_rule_send_ack(void)
 	return teardown();
 }
 
+/*
+ * ATOMIC_WRITE and FLUSH (IBA A19) under targeted loss: B loses the first
+ * ATOMIC_WRITE and the second FLUSH it sees, A the second zero-length READ
+ * response (how B answers both). A retransmits; B answers what it already
+ * executed from its responder resources without executing it again (the
+ * ATOMIC_WRITE word keeps the last value), every WR completes once.
+ */
+static int
+test_rule_a19(void)
+{
+	const struct rte_roce_fault_conf none = { .roce_only = true };
+	const struct rte_roce_fault_rule lose_aw = drop_nth(RTE_ROCE_OP_RC_ATOMIC_WRITE, 1);
+	const struct rte_roce_fault_rule lose_flush = drop_nth(RTE_ROCE_OP_RC_FLUSH, 2);
+	const struct rte_roce_fault_rule lose_answer =
+		drop_nth(RTE_ROCE_OP_RC_RDMA_READ_RESPONSE_ONLY, 2);
+	static const enum ibv_wr_opcode wrs[] = {
+		IBV_WR_RDMA_WRITE, IBV_WR_ATOMIC_WRITE, IBV_WR_ATOMIC_WRITE,
+		(enum ibv_wr_opcode)RTE_ROCE_WR_FLUSH, IBV_WR_ATOMIC_WRITE,
+	};
+	uint64_t a_off = 0, b_off = 0, faa = 0, cas = 0;
+	struct rte_roce_stats st;
+	unsigned int i;
+
+	ROCE_TEST_ASSERT(setup(&none, &none, RTE_ROCE_FAULT_RX) == 0, "setup");
+	ROCE_TEST_ASSERT(rte_roce_fault_rule_add(sb.fault, &lose_aw) == 0 &&
+			 rte_roce_fault_rule_add(sb.fault, &lose_flush) == 0 &&
+			 rte_roce_fault_rule_add(sa.fault, &lose_answer) == 0, "rules");
+	for (i = 0; i < RTE_DIM(wrs); i++)
+		ROCE_TEST_ASSERT(post_one(wrs[i], 64, &a_off, &b_off, &faa, &cas) == 0, "wr %u", i);
+	ROCE_TEST_ASSERT(run_to_completion() == 0, "run");
+	ROCE_TEST_ASSERT(check_memory() == 0, "memory");
+	ROCE_TEST_ASSERT(rte_roce_fault_rule_fired(sb.fault, RTE_ROCE_FAULT_RX, 0) == 1 &&
+			 rte_roce_fault_rule_fired(sb.fault, RTE_ROCE_FAULT_RX, 1) == 1 &&
+			 rte_roce_fault_rule_fired(sa.fault, RTE_ROCE_FAULT_RX, 0) == 1, "fired");
+	ROCE_TEST_ASSERT_EQ(rte_roce_qp_stats_get(sb.qp, &st), 0, "B's stats");
+	printf("# B: %" PRIu64 " duplicate requests answered\n", st.duplicate_request);
+	ROCE_TEST_ASSERT(st.duplicate_request >= 1, "no duplicate reached B");
+	return teardown();
+}
+
 static const struct roce_test_case cases[] = {
 	{ "no_fault", test_no_fault },
 	{ "loss_1pct", test_loss_1 },
@@ -735,6 +807,7 @@ static const struct roce_test_case cases[] = {
 	{ "mix", test_mix },
 	{ "rule_drop_write_middle", test_rule_write_middle },
 	{ "rule_drop_send_ack", test_rule_send_ack },
+	{ "rule_drop_atomic_write_flush_and_answer", test_rule_a19 },
 	{ "blackhole_retry_exceeded_then_flush", test_blackhole },
 };
 

@@ -177,15 +177,25 @@ def ipv4_checksum(hdr):
     return struct.pack("!H", ~s & 0xFFFF)
 
 
-def icrc(ip_udp_ib):
-    """ICRC of an IPv4 RoCEv2 packet (IBA A17.3.3; doc/wire-format.md §4)."""
+def icrc_covered(ip_udp_ib):
+    """What the ICRC of an IPv4 RoCEv2 packet covers (IBA A17.3.3; doc/wire-format.md §4)."""
     m = bytearray(ip_udp_ib)
     m[1] = 0xFF                                 # TOS
     m[8] = 0xFF                                 # TTL
     m[10:12] = b"\xff\xff"                      # header checksum
     m[IPV4_HLEN + 6:IPV4_HLEN + 8] = b"\xff\xff"  # UDP checksum
     m[IPV4_HLEN + UDP_HLEN + 4] = 0xFF          # FECN, BECN, resv6
-    return struct.pack("<I", zlib.crc32(b"\xff" * 8 + bytes(m)))
+    return b"\xff" * 8 + bytes(m)
+
+
+def icrc(ip_udp_ib):
+    return struct.pack("<I", zlib.crc32(icrc_covered(ip_udp_ib)))
+
+
+def icrc_rxe_flush(ip_udp_ib):
+    """Linux rxe's ICRC of a FLUSH: its headers from the BTH on a second time (doc/interop.md)."""
+    return struct.pack("<I", zlib.crc32(icrc_covered(ip_udp_ib) +
+                                        bytes(ip_udp_ib[IPV4_HLEN + UDP_HLEN:])))
 
 
 def roce_frame(opcode, ext=b"", payload=b"", dqpn=0x11, psn=0x123456,
@@ -425,6 +435,29 @@ def test_icrc_bad_icrc():
     rc, objs, _ = run_json(path)
     check(rc == EXIT_BAD, "exit %d, want 1" % rc)
     check(objs[0]["icrc_bad"] >= 1, "icrc_bad %d" % objs[0]["icrc_bad"])
+
+
+def test_icrc_rxe_flush():
+    """A FLUSH with rxe's ICRC is counted apart; any other frame with it is bad."""
+    pcap = Pcap(vector("atomic.pcap"))
+    frames = []
+    for opcode, ext in ((0x1C, struct.pack("!I", 0x11) + reth(0x2000, 0x77, 0)),
+                        (0x0A, reth(0x2000, 0x77, 0))):
+        f = bytearray(roce_frame(opcode, ext))
+        f[-ICRC_LEN:] = icrc_rxe_flush(f[ETH_HLEN:-ICRC_LEN])
+        frames.append(f)
+    pcap.records = [[1, i, len(f), f] for i, f in enumerate(frames)]
+    path = tmp("rxe_flush.pcap")
+    pcap.write(path)
+    rc, objs, _ = run_json(path)
+    o = objs[0]
+    check(rc == EXIT_BAD, "exit %d, want 1" % rc)
+    check(o["icrc_rxe_flush"] == 1 and o["icrc_bad"] == 1 and o["icrc_ok"] == 0,
+          "rxe_flush %d, bad %d, ok %d" % (o["icrc_rxe_flush"], o["icrc_bad"], o["icrc_ok"]))
+    rc, out, _ = run(path)
+    lines = frame_lines(out)
+    check("RC_FLUSH" in lines[0] and "ICRC RXE-FLUSH" in lines[0], "line %r" % lines[0])
+    check("ICRC BAD" in lines[1], "line %r" % lines[1])
 
 
 def check_malformed(path):

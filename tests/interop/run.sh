@@ -11,7 +11,7 @@
 #
 # Steps: create the bridge, tap and veth, build (or reuse) the guest image
 # and boot one guest (a second kernel's guest after it for the scenarios that
-# need Linux 6.2+, A19_SCENARIOS), then per scenario: capture on the guest's bridge port, run
+# need bookworm-backports' 6.12, BACKPORTS_SCENARIOS), then per scenario: capture on the guest's bridge port, run
 # the guest tool and the host program, decode the capture with roce_dump
 # (zero malformed frames, zero ICRC failures). Everything created is removed
 # at the end, also on failure or interruption.
@@ -220,25 +220,32 @@ capture_stop() {
 # frames. Only a scenario that corrupts frames on purpose (our --fault
 # tx-corrupt) sets CORRUPTED: that many frames may be bad (changed after
 # their ICRC was computed, so bad ICRC, or malformed if the byte was a header's).
+# Only a scenario whose FLUSHes carry Linux rxe's ICRC (the device key
+# quirk_rxe_flush_icrc) sets ICRC_RXE_FLUSH_MIN: at least that many FLUSHes
+# must have it (roce_dump's icrc_rxe_flush); elsewhere none may.
 CORRUPTED=0
+ICRC_RXE_FLUSH_MIN=0
 capture_check() {
 	local name=$1 min=$2 json rc=0
 
 	json=$("$ROCE_DUMP" --json "$OUT/$name.pcap") || rc=$?
-	if [ $rc != 0 ] && { [ $rc != 1 ] || [ "$CORRUPTED" = 0 ]; }; then
+	if [ $rc != 0 ] && { [ $rc != 1 ] || { [ "$CORRUPTED" = 0 ] && [ "$ICRC_RXE_FLUSH_MIN" = 0 ]; }; }
+	then
 		echo "roce_dump: malformed or ICRC-bad frames: $json"
 		return 1
 	fi
 	echo "$json" > "$OUT/$name.json"
-	python3 - "$json" "$min" "$CORRUPTED" <<'EOF'
+	python3 - "$json" "$min" "$CORRUPTED" "$ICRC_RXE_FLUSH_MIN" <<'EOF'
 import json, sys
 d = json.loads(sys.argv[1])
-corrupted = int(sys.argv[3])
-print("capture: %d frames, %d RoCEv2 (%d ICRC ok, %d bad, %d malformed; %d corrupted on purpose),"
-      " opcodes %s" % (d["frames"], d["roce"], d["icrc_ok"], d["icrc_bad"], d["malformed"],
-                       corrupted, d["opcodes"]))
+corrupted, rxe_min = int(sys.argv[3]), int(sys.argv[4])
+print("capture: %d frames, %d RoCEv2 (%d ICRC ok, %d bad, %d malformed; %d corrupted on purpose;"
+      " %d FLUSH with rxe's ICRC), opcodes %s"
+      % (d["frames"], d["roce"], d["icrc_ok"], d["icrc_bad"], d["malformed"], corrupted,
+         d["icrc_rxe_flush"], d["opcodes"]))
+rxe_ok = d["icrc_rxe_flush"] >= rxe_min if rxe_min else d["icrc_rxe_flush"] == 0
 sys.exit(0 if d["malformed"] + d["icrc_bad"] <= corrupted and d["icrc_ok"] >= int(sys.argv[2])
-         else 1)
+         and rxe_ok else 1)
 EOF
 }
 
@@ -831,7 +838,9 @@ dropin_skip() {
 # DROPIN: the command that runs a Debian tool through the layer, one device
 # (roce0) on the veth at ROCE_IP; $1 = worker: a worker lcore on CPU 1 makes
 # the progress (a program that waits without calling verbs), else inline;
-# $2: extra EAL arguments.
+# $2: extra EAL arguments; DROPIN_CONF_KEYS: more "key = value" lines of
+# its [port] section.
+DROPIN_CONF_KEYS=()
 dropin_prefix() {
 	local conf=$RUN/dropin.conf
 
@@ -840,6 +849,7 @@ dropin_prefix() {
 		echo "dev = net_af_packet0,iface=$VETH,framecnt=2048"
 		echo "addr = $ROCE_IP/$PREFIX_LEN"
 		[ "$1" = worker ] && echo "workers = 1"
+		printf '%s\n' "${DROPIN_CONF_KEYS[@]}"
 	} >"$conf"
 	DROPIN=(timeout "$HOST_TIMEOUT_S" env "ROCE_VERBS_LIB=$DROPIN_LIB" sh "$DROPIN_RUN"
 		--config "$conf" --eal-args "$DROPIN_EAL ${2:-}" -- stdbuf -oL)
@@ -1514,15 +1524,14 @@ MW_CASES=(mw1_rw mw2_rw mw2_bounds mw2_rights mw2_send_inv mw2_local_inv)
 # (rxe_resp.c, check_rkey: mr_check_range), not against the window's own
 # range (IBA 10.6.7): a WRITE across the window's end, inside its MR,
 # succeeds there (doc/memory-windows.md, "Against kernel rxe").
-# Nor, yet, the invalidations (mw2_send_inv, mw2_local_inv) with rxe as the
-# target: on 2026-11-28 rxe's receive completion carried the kernel's flag
-# (verbs_peer -k since), and the next run's guest stopped answering at that
-# case after a kernel warning (doc/interop.md); they run with us as the target.
-MW_RXE_TARGET_CASES=(mw1_rw mw2_rw mw2_rights)
-# Not FLUSH: rxe drops every FLUSH of ours unanswered (doc/interop.md, "rxe's
-# FLUSH ICRC"); verbs_peer's flush_global and flush_persistent run between two
-# librte_roce hosts only.
-A19_HOST_CASES=(atomic_write)
+# rxe's receive completion of a SEND with Invalidate carries the kernel's
+# flag (verbs_peer -k). rxe's type 2 window holds its QP until invalidated or
+# freed: verbs_peer frees its windows before its QPs (doc/interop.md, "rxe
+# waits for a window's QP").
+MW_RXE_TARGET_CASES=(mw1_rw mw2_rw mw2_rights mw2_send_inv mw2_local_inv)
+# FLUSH toward rxe with the quirk_rxe_flush_icrc device key: rxe checks a
+# FLUSH's ICRC over its headers twice (doc/interop.md, "rxe's FLUSH ICRC").
+A19_HOST_CASES=(atomic_write flush_global flush_persistent)
 A19_GUEST_CASES=(atomic_write)
 
 # The host's verbs_peer through the drop-in layer.
@@ -1544,14 +1553,17 @@ vp_guest_put() {
 # verbs_peer with the guest as target ($2 = guest) or the host, cases $3...;
 # both sides must end with "all cases ok".
 verbs_peer_scenario() {
-	local name=$1 target=$2 host_ok=0 ok=0 gcmd
+	local name=$1 target=$2 host_ok=0 ok=0 gcmd con0
 
 	shift 2
 	dropin_skip "$VERBS_PEER" && return 77
 	vp_guest_put || { echo "cannot copy verbs_peer into the guest"; return 1; }
 	# rxe's own account of what it refuses or drops (rxe_dbg_*: dynamic
-	# debug), shown when the scenario fails.
-	gx "ip neigh flush dev eth0; dmesg -C
+	# debug), kept in NAME.dmesg. Kernel warnings (level 4) and worse also go
+	# to the serial console, which qemu logs on the host: they survive a
+	# guest that stops answering (NAME.console.log).
+	con0=$(wc -l < "$RUN/console.log")
+	gx "ip neigh flush dev eth0; dmesg -C; dmesg -n 5
 		mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 		echo 'module rdma_rxe +p' > /sys/kernel/debug/dynamic_debug/control" || return 1
 	gcmd="$VP_GUEST_BIN -d rxe0 -g $GID_V4 -p $VP_PORT"
@@ -1571,10 +1583,25 @@ verbs_peer_scenario() {
 	echo "--- guest (rxe)"; cat "$OUT/$name.guest.log"
 	log_has "$OUT/$name.host.log" 'all cases ok' && log_has "$OUT/$name.guest.log" 'all cases ok' ||
 		ok=1
+	vp_guest_kernel_log "$name" "$con0"
 	[ $host_ok = 0 ] && [ $ok = 0 ] && return 0
-	echo "--- guest kernel log"
-	gx -t 60 "dmesg | grep -v 'state = ' | tail -n 80"
+	echo "--- guest kernel log (tail; all of it in $OUT/$name.dmesg)"
+	grep -v 'state = ' "$OUT/$name.dmesg" | tail -n 80
 	return 1
+}
+
+# The guest kernel's log of scenario $1 into NAME.dmesg, and what its console
+# printed from line $2 on (warnings, oopses) into NAME.console.log and here.
+vp_guest_kernel_log() {
+	local name=$1 con0=$2
+
+	gx -t 60 dmesg > "$OUT/$name.dmesg" 2>&1 || echo "the guest does not answer (dmesg)"
+	# The kernel's lines only, not the shell prompt the console also shows.
+	tail -n +"$((con0 + 1))" "$RUN/console.log" | tr -d '\r' | grep -ao '\[ *[0-9]*\.[0-9]*\] .*' \
+		> "$OUT/$name.console.log"
+	[ -s "$OUT/$name.console.log" ] || return 0
+	echo "--- guest console (kernel warnings and errors)"
+	cat "$OUT/$name.console.log"
 }
 
 # roce_dump's decoding of the capture of $1 has a line matching each
@@ -1614,18 +1641,32 @@ mw_scenario() {
 	shows=("RC_ACKNOWLEDGE .* NAK remote_access_error")
 	if [ "$target" = host ]; then
 		rkey=$(vp_inv_rkey "$OUT/$name.guest.log")
-		shows+=("RC_SEND_ONLY_WITH_INVALIDATE .* inv_rkey 0x0*$rkey( |$)")
+	else
+		rkey=$(vp_inv_rkey "$OUT/$name.host.log")
 	fi
+	[ -n "$rkey" ] && shows+=("RC_SEND_ONLY_WITH_INVALIDATE .* inv_rkey 0x0*$rkey( |$)")
 	dump_shows "$name" "${shows[@]}"
 }
 scen_mw_guest_binds() { mw_scenario mw_guest_binds guest; }
 scen_mw_host_binds() { mw_scenario mw_host_binds host; }
-# Linux 6.2+ (the bookworm-backports guest, A19_KERNEL): our ATOMIC_WRITE and
+# rxe of Linux 6.12 as the target, the invalidations included.
+scen_mw_guest_binds_612() { mw_scenario mw_guest_binds_612 guest; }
+# Linux 6.2+ (the bookworm-backports guest, BACKPORTS_KERNEL): our ATOMIC_WRITE and
 # FLUSH to rxe's responder, and rxe's ATOMIC_WRITE (rdma-core 44's rxe
 # provider has ibv_wr_atomic_write) to ours.
+# Our FLUSHes carry rxe's ICRC (quirk_rxe_flush_icrc): capture_check wants
+# roce_dump to find it on the three of them (one per FLUSH case, more if
+# retransmitted).
 scen_a19_host_to_guest() {
+	local rc
+
+	DROPIN_CONF_KEYS=("quirk_rxe_flush_icrc = yes")
+	ICRC_RXE_FLUSH_MIN=3
 	verbs_peer_scenario a19_host_to_guest guest "${A19_HOST_CASES[@]}" &&
 		dump_shows a19_host_to_guest "RC_ATOMIC_WRITE .* data 0x$VP_ATOMIC_DATA"
+	rc=$?
+	DROPIN_CONF_KEYS=()
+	return $rc
 }
 scen_a19_guest_to_host() {
 	verbs_peer_scenario a19_guest_to_host host "${A19_GUEST_CASES[@]}" &&
@@ -1633,13 +1674,13 @@ scen_a19_guest_to_host() {
 }
 
 # The guest kernel each scenario needs: bookworm's (6.1) unless listed here.
-A19_KERNEL=bookworm-backports
-A19_SCENARIOS=(a19_host_to_guest a19_guest_to_host)
+BACKPORTS_KERNEL=bookworm-backports
+BACKPORTS_SCENARIOS=(a19_host_to_guest a19_guest_to_host mw_guest_binds_612)
 scenario_kernel() {
 	local s
 
-	for s in "${A19_SCENARIOS[@]}"; do
-		[ "$s" = "$1" ] && { echo "$A19_KERNEL"; return; }
+	for s in "${BACKPORTS_SCENARIOS[@]}"; do
+		[ "$s" = "$1" ] && { echo "$BACKPORTS_KERNEL"; return; }
 	done
 	echo "$SUITE"
 }
@@ -1702,6 +1743,7 @@ SCENARIOS=(
 	nvmf_spdk_v4_guest_host 1
 	mw_guest_binds 10
 	mw_host_binds 10
+	mw_guest_binds_612 10
 	a19_host_to_guest 2
 	a19_guest_to_host 2
 )
@@ -1723,7 +1765,7 @@ SCENARIOS+=(rping_dropin_v4_guest_server 1 rping_dropin_v4_guest_client 1)
 # roles, rdma_cm (rping) in both roles and both IP versions, the Linux
 # NVMe-oF host (nvme-cli) against roce_nvmf, and rxe's accesses through our
 # memory windows and its invalidations (mw_host_binds, about 25 s).
-# Not the A19 scenarios: they need a second guest image (about 10 minutes
+# Not BACKPORTS_SCENARIOS: they need a second guest image (about 10 minutes
 # to build on a loaded machine) and boot (about a minute).
 # The full suite (the default) runs everything above.
 CI_SCENARIOS=(guest_rxe arp_nd_ping rdma_cm_req ud_raw_v4_guest_client neigh_probe_v4
@@ -1751,6 +1793,7 @@ run_scenario() {
 	t0=$(now)
 	SKIP_REASON=
 	CORRUPTED=0
+	ICRC_RXE_FLUSH_MIN=0
 	FINAL_ACK_CLAIMS=
 	KX_LOG=
 	capture_start "$name" || { echo "not ok $num - $name # no capture"; return 1; }
@@ -1857,8 +1900,8 @@ main() {
 	t0=$(now)
 	net_up "$guests" || { echo "Bail out! cannot create $BR/$TAP/$VETH"; exit 1; }
 	# The scenarios of one guest kernel after the other: bookworm's, then
-	# the backports one (A19_SCENARIOS), each booted only if needed.
-	for kernel in "$SUITE" "$A19_KERNEL"; do
+	# the backports one (BACKPORTS_SCENARIOS), each booted only if needed.
+	for kernel in "$SUITE" "$BACKPORTS_KERNEL"; do
 		group=()
 		for name in "${wanted[@]}"; do
 			[ "$(scenario_kernel "$name")" = "$kernel" ] && group+=("$name")

@@ -399,13 +399,18 @@ vp_qp_up(struct vp *v, const struct vp_case *c)
 	return 0;
 }
 
+/*
+ * The window before the QP: rxe's type 2 window holds a reference to the
+ * QP it was bound through until it is invalidated or freed (rxe_mw.c), and
+ * rxe_destroy_qp() of that QP waits for it, then warns (doc/interop.md).
+ */
 static void
 vp_case_down(struct vp *v)
 {
-	if (v->qp != NULL)
-		ibv_destroy_qp(v->qp);
 	if (v->mw != NULL)
 		ibv_dealloc_mw(v->mw);
+	if (v->qp != NULL)
+		ibv_destroy_qp(v->qp);
 	if (v->mr != NULL)
 		ibv_dereg_mr(v->mr);
 	if (v->cq != NULL)

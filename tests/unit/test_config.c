@@ -89,6 +89,7 @@ static const struct bad_case bad_cases[] = {
 	{ PORT "workers = 1\nlanes = 2\n", 1, "lanes: inline lanes or workers, not both" },
 	{ PORT "link_wait_ms = 0\n", 3, "link_wait_ms: 0 is out of range [1, 3600000]" },
 	{ PORT "report_active = sometimes\n", 3, "report_active: 'sometimes' is not yes/no" },
+	{ PORT "quirk_rxe_flush_icrc = rxe\n", 3, "quirk_rxe_flush_icrc: 'rxe' is not yes/no" },
 	{ "[port aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]\n", 1, "port name longer than 31" },
 };
 
@@ -163,6 +164,7 @@ test_config_example(void)
 	ROCE_TEST_ASSERT(a->dev_conf.max_qp == 1024 && a->dev_conf.max_qp_rd_atom == 16 &&
 			 a->dev_conf.nb_workers == 1 && a->dev_conf.lcores[0] == 1, "device conf");
 	ROCE_TEST_ASSERT(a->link_wait_ms == 10000 && !a->report_active, "link keys");
+	ROCE_TEST_ASSERT(!a->dev_conf.quirk_rxe_flush_icrc, "quirk_rxe_flush_icrc");
 	ROCE_TEST_ASSERT(b->nb_addrs == 1 && b->port.mtu == 0 && b->dev_conf.nb_workers == 0,
 			 "defaults left zero");
 	/* A port queue per worker (lane): what the device wants. */
@@ -211,8 +213,25 @@ test_config_queues(void)
 	return 0;
 }
 
+/* The interop quirk is taken when asked for (the example leaves it off). */
+static int
+test_config_quirk(void)
+{
+	struct rte_roce_config cfg;
+	char path[64], err[ERR_LEN];
+	int ret;
+
+	ROCE_TEST_ASSERT_EQ(write_file(path, PORT "quirk_rxe_flush_icrc = yes\n"), 0, "temporary file");
+	ret = rte_roce_config_load(path, &cfg, err, sizeof(err));
+	unlink(path);
+	ROCE_TEST_ASSERT_EQ(ret, 0, "%s", err);
+	ROCE_TEST_ASSERT(cfg.ports[0].dev_conf.quirk_rxe_flush_icrc, "quirk_rxe_flush_icrc");
+	return 0;
+}
+
 static const struct roce_test_case cases[] = {
 	{ "config_example", test_config_example },
+	{ "config_quirk_rxe_flush_icrc", test_config_quirk },
 	{ "config_queues", test_config_queues },
 	{ "config_invalid", test_config_invalid },
 	{ "config_misuse", test_config_misuse },

@@ -30,6 +30,10 @@
 #define RANDOM_PKTS 500
 #define RANDOM_SEED 0x1CC5EEDull
 #define CRC32_POLY_REFLECTED 0xEDB88320u
+#define OPCODE_RC_FLUSH 0x1c
+#define FLUSH_EXT_LEN (4 + 16)	/* FETH, RETH */
+/* rxe_icrc.c's register after the LRH stand-in, before it is finalised. */
+#define RXE_ICRC_SEED 0xdebb20e3u
 
 /*
  * Known answers (doc/wire-format.md §4.3). Each is the packet from the IP header up
@@ -486,6 +490,75 @@ test_malformed(void)
 	return 0;
 }
 
+/*
+ * Linux rxe's ICRC of a FLUSH, step by step as rxe_icrc.c computes it with
+ * rxe_opcode.c's IB_OPCODE_RC_FLUSH entry, which has no RXE_PAYLOAD offset:
+ * from rxe's seed, the masked IP, UDP and BTH headers and the rest of the
+ * opcode's headers (rxe_icrc_hdr()), then payload_size() bytes from
+ * payload_addr(), i.e. the UDP payload from the BTH up to the ICRC, then
+ * the complement.
+ */
+static uint32_t
+ref_rxe_flush_icrc(const uint8_t *l3, uint32_t len)
+{
+	static uint8_t copy[MAX_PKT_LEN];
+	uint32_t bth_off = ref_ip_len(l3) + UDP_HDR_LEN, i, crc;
+
+	for (i = 0; i < len; i++)
+		copy[i] = l3[i] | ref_variant_bits(l3, i);
+	/* ref_crc32() complements in and out: a raw register r is ~r to it. */
+	crc = ref_crc32(~RXE_ICRC_SEED, copy, len);
+	return ref_crc32(crc, l3 + bth_off, len - bth_off);
+}
+
+/* A FLUSH from l3: IPv4 or IPv6 headers, BTH, FETH and RETH of random bytes. */
+static uint32_t
+random_flush(uint8_t *l3, bool ipv4)
+{
+	uint32_t ip_len = ipv4 ? IPV4_HDR_LEN : IPV6_HDR_LEN, len, i;
+
+	len = ip_len + UDP_HDR_LEN + BTH_LEN + FLUSH_EXT_LEN;
+	for (i = 1; i < len; i++)
+		l3[i] = (uint8_t)rte_rand();
+	l3[0] = ipv4 ? 0x45 : (uint8_t)(0x60 | rte_rand_max(16));
+	l3[ip_len + UDP_HDR_LEN] = OPCODE_RC_FLUSH;
+	return len;
+}
+
+/*
+ * rte_roce_icrc_calc_rxe_flush(): rxe's algorithm step by step, and the
+ * same as IBA's ICRC of the packet with its BTH, FETH and RETH written out
+ * twice; never IBA's own, which rte_roce_icrc_check() wants.
+ */
+static int
+test_rxe_flush_icrc(void)
+{
+	uint8_t pkt[MAX_PKT_LEN], twice[MAX_PKT_LEN];
+	uint32_t len, th_off, icrc, i;
+
+	rte_srand(RANDOM_SEED);
+	for (i = 0; i < RANDOM_PKTS; i++) {
+		len = random_flush(pkt, i & 1);
+		icrc = rte_roce_icrc_calc_rxe_flush(pkt, len);
+		ROCE_TEST_ASSERT_EQ(icrc, ref_rxe_flush_icrc(pkt, len), "packet %u", i);
+		th_off = ref_ip_len(pkt) + UDP_HDR_LEN;
+		memcpy(twice, pkt, len);
+		memcpy(twice + len, pkt + th_off, len - th_off);
+		ROCE_TEST_ASSERT_EQ(icrc, rte_roce_icrc_calc(twice, 2 * len - th_off),
+				    "packet %u, headers twice", i);
+		store_icrc(pkt, len, icrc);
+		ROCE_TEST_ASSERT_EQ(rte_roce_icrc_check(pkt, len), -EBADMSG, "packet %u", i);
+	}
+	/* Malformed input: 0, as for rte_roce_icrc_calc(). */
+	len = random_flush(pkt, true);
+	ROCE_TEST_ASSERT_EQ(rte_roce_icrc_calc_rxe_flush(pkt, 0), 0, "len 0");
+	ROCE_TEST_ASSERT_EQ(rte_roce_icrc_calc_rxe_flush(pkt, IPV4_HDR_LEN + UDP_HDR_LEN), 0,
+			    "no BTH");
+	pkt[0] = 0x55;
+	ROCE_TEST_ASSERT_EQ(rte_roce_icrc_calc_rxe_flush(pkt, len), 0, "version 5");
+	return 0;
+}
+
 static const struct roce_test_case cases[] = {
 	{ "icrc_known_vectors", test_known_vectors },
 	{ "icrc_random_vs_bitwise_reference", test_random_vs_reference },
@@ -496,6 +569,7 @@ static const struct roce_test_case cases[] = {
 	{ "icrc_variant_fields_ipv4_accepted", test_variant_fields_ipv4 },
 	{ "icrc_variant_fields_ipv6_accepted", test_variant_fields_ipv6 },
 	{ "icrc_malformed_rejected", test_malformed },
+	{ "icrc_rxe_flush_as_rxe_computes_it", test_rxe_flush_icrc },
 };
 
 int
