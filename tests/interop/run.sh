@@ -99,7 +99,7 @@ guest_stop() {
 
 teardown() {
 	[ -n "$CAPTURE_PID" ] && kill "$CAPTURE_PID" 2>/dev/null
-	[ -n "$PEER_PID" ] && kill "$PEER_PID" 2>/dev/null
+	peer_stop
 	guest_stop "$QEMU_PID" "$RUN/guest.ctl"
 	guest_stop "$QEMU2_PID" "$RUN/guest2.ctl"
 	QEMU_PID='' QEMU2_PID='' PEER_PID='' CAPTURE_PID=''
@@ -269,6 +269,37 @@ peer_wait() {
 	rc=$?
 	PEER_PID=
 	return $rc
+}
+
+# $1 and every process under it, the deepest first.
+proc_tree() {
+	local child
+
+	for child in $(ps -o pid= --ppid "$1"); do
+		proc_tree "$child"
+	done
+	echo "$1"
+}
+
+# Stop the host program: SIGTERM to PEER_PID and every process under it, each
+# waited for (SIGKILL after 5 s). A shell function run in the background
+# (rping_host) is a subshell, and SIGTERM to it alone kills the subshell and
+# leaves its program running on the veth with our address and MAC, where its
+# CM answers the next scenario's MADs too (doc/interop.md, udaddy_rejected_by_host).
+peer_stop() {
+	local pid pids
+
+	[ -n "$PEER_PID" ] || return 0
+	mapfile -t pids < <(proc_tree "$PEER_PID")
+	kill "${pids[@]}" 2>/dev/null
+	for pid in "${pids[@]}"; do
+		for _ in $(seq 50); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -9 "$pid" 2>/dev/null
+	done
+	peer_wait
 }
 
 peer_stat() { awk -v k="$2" '$1 == "stat" && $2 == k { print $3 }' "$OUT/$1.host.log"; }
@@ -1237,8 +1268,7 @@ guest_fails_with() {
 	gx "ip neigh flush dev eth0" || return 1
 	guest_bg "$name" "$cmd"
 	guest_bg_wait "$name" 60 && { echo "the guest's command succeeded"; return 1; }
-	kill "$PEER_PID" 2>/dev/null
-	peer_wait
+	peer_stop
 	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
 	log_has "$OUT/$name.guest.log" "$line"
 }
@@ -1783,6 +1813,9 @@ run_scenario() {
 	capture_start "$name" || { echo "not ok $num - $name # no capture"; return 1; }
 	"scen_$name" > "$OUT/$name.txt" 2>&1
 	rc=$?
+	# A host program still running (the scenario failed before it was
+	# stopped) must not answer the next scenario's peer for our address.
+	peer_stop >> "$OUT/$name.txt" 2>&1
 	capture_stop
 	[ $rc = 0 ] && [ -n "$FINAL_ACK_CLAIMS" ] && { final_ack_check "$name" >> "$OUT/$name.txt" 2>&1 || rc=1; }
 	if [ $rc = 77 ]; then
