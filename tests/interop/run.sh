@@ -921,16 +921,18 @@ NVMF_GUEST_DEV='nvmf_dev() { for b in $(ls /sys/block | grep -E "^nvme[0-9]+n1$"
 # read back and compared by checksum; nvme connect to the second, whose file
 # then doubles and roce_nvmf gets SIGHUP: the Linux host, told by an
 # asynchronous event, sees the new size; nvme disconnect of both; then the
-# target is stopped by SIGTERM and must exit 0.
-scen_nvmf_v4_guest_host() {
-	local name=nvmf_v4_guest_host bin ok=0 img
+# target is stopped by SIGTERM and must exit 0. $1: the scenario, then
+# roce_nvmf's options of that scenario.
+nvmf_two_subsys() {
+	local name=$1 bin ok=0 img
 
+	shift
 	bin=$(nvmf_bin) && nvmf_guest_ready "$bin" || return $?
 	img=$OUT/$name.ns.img
 	rm -f "$img" && truncate -s "${NVMF_FILE_MIB}M" "$img" || return 1
 	"$bin" "${EAL_ARGS[@]}" --log-level=app.roce_nvmf:debug -- --ip "$ROCE_IP/$PREFIX_LEN" \
 		--nqn "$NVMF_NQN" --ns "$NVMF_NS_MIB" --nqn "$NVMF_NQN2" --ns-file "$img" \
-		--io-queues 2 >"$OUT/$name.host.log" 2>&1 &
+		--io-queues 2 "$@" >"$OUT/$name.host.log" 2>&1 &
 	PEER_PID=$!
 	host_log_wait "$name" "serving $NVMF_NQN2" || { cat "$OUT/$name.host.log"; return 1; }
 	gx -t 600 "set -x
@@ -976,8 +978,16 @@ scen_nvmf_v4_guest_host() {
 	nvmf_stop "$name" "$ok"
 }
 
-# The same target listening on our port's IPv6 link-local address: nvme discover
-# says adrfam ipv6, nvme connect (the address with the guest's scope), 1 MiB
+scen_nvmf_v4_guest_host() { nvmf_two_subsys nvmf_v4_guest_host; }
+
+# The same with every I/O queue taking its capsules from one shared receive
+# queue of 32 buffers (fewer than the 128 entries the Linux host's queue
+# has: a burst meets RNR NAKs and is retried; doc/nvmf.md).
+scen_nvmf_srq_v4_guest_host() { nvmf_two_subsys nvmf_srq_v4_guest_host --srq-depth 32; }
+
+# The same target listening on its IPv4 address and on our port's IPv6
+# link-local address at once: nvme discover through each says adrfam ipv4,
+# then ipv6; nvme connect over IPv6 (the address with the guest's scope), 1 MiB
 # written and read back by checksum, nvme disconnect, SIGTERM exits 0.
 scen_nvmf_v6_guest_host() {
 	local name=nvmf_v6_guest_host bin ok=0 ll
@@ -985,11 +995,14 @@ scen_nvmf_v6_guest_host() {
 	bin=$(nvmf_bin) && nvmf_guest_ready "$bin" || return $?
 	ll=$(roce_ll)
 	"$bin" "${EAL_ARGS[@]}" --log-level=app.roce_nvmf:debug -- --ip "$ROCE_IP/$PREFIX_LEN" \
-		--listen "$ll" --nqn "$NVMF_NQN" --ns "$NVMF_NS_MIB" >"$OUT/$name.host.log" 2>&1 &
+		--listen "$ROCE_IP" --listen "$ll" --nqn "$NVMF_NQN" --ns "$NVMF_NS_MIB" \
+		>"$OUT/$name.host.log" 2>&1 &
 	PEER_PID=$!
 	host_log_wait "$name" 'serving' || { cat "$OUT/$name.host.log"; return 1; }
 	gx -t 600 "set -x
 		ip neigh flush dev eth0
+		nvme discover -t rdma -a $ROCE_IP -s $NVMF_PORT -q $NVMF_HOSTNQN > /tmp/disc4 || exit 9
+		grep -q 'adrfam: *ipv4' /tmp/disc4 || exit 10
 		nvme discover -t rdma -a $ll%eth0 -s $NVMF_PORT -q $NVMF_HOSTNQN > /tmp/disc || exit 1
 		cat /tmp/disc
 		grep -q 'adrfam: *ipv6' /tmp/disc || exit 11
@@ -1739,6 +1752,7 @@ SCENARIOS=(
 	udaddy_unsupported_by_guest 1
 	udaddy_rejected_by_host 1
 	nvmf_v4_guest_host 1
+	nvmf_srq_v4_guest_host 1
 	nvmf_v6_guest_host 1
 	nvmf_spdk_v4_guest_host 1
 	mw_guest_binds 10
