@@ -22,6 +22,7 @@
 /* The REQ fields printed end with the primary path's remote GID. */
 #define CM_REQ_MIN_LEN		offsetof(struct rte_roce_cm_req, primary.flow_label_rate)
 #define CM_REP_MIN_LEN		offsetof(struct rte_roce_cm_rep, private_data)
+#define CM_SIDR_REP_MIN_LEN	offsetof(struct rte_roce_cm_sidr_rep, add_info)
 /* The LAP fields printed end with the alternate remote GID; the APR's with its status. */
 #define CM_LAP_MIN_LEN		offsetof(struct rte_roce_cm_lap, alt_flow_label_tc)
 #define CM_APR_MIN_LEN		offsetof(struct rte_roce_cm_apr, resv)
@@ -217,6 +218,20 @@ print_cm_sidr(FILE *out, const struct dump_mad *mad, enum dump_cm_attr attr)
 		rte_be_to_cpu_32(sidr.request_id));
 }
 
+/* A SIDR_REP: which request it answers, its status (IBTA Vol. 1 §12.11) and the service's QP. */
+static void
+print_cm_sidr_rep(FILE *out, const struct dump_mad *mad)
+{
+	struct rte_roce_cm_sidr_rep rep;
+
+	cm_msg_copy(&rep, sizeof(rep), mad);
+	fprintf(out, "\tCM SIDR_REP request_id 0x%08" PRIx32 " status %u qpn 0x%06" PRIx32
+		" service_id 0x%016" PRIx64 " qkey 0x%08" PRIx32 "\n",
+		rte_be_to_cpu_32(rep.request_id), rep.status,
+		rte_be_to_cpu_32(rep.qpn_vendor_l) >> RTE_ROCE_CM_QPN_SHIFT,
+		rte_be_to_cpu_64(rep.service_id), rte_be_to_cpu_32(rep.qkey));
+}
+
 static void
 print_cm_comm_ids(FILE *out, const struct dump_mad *mad, enum dump_cm_attr attr)
 {
@@ -259,8 +274,13 @@ dump_mad_print_detail(FILE *out, const struct dump_mad *mad)
 			print_cm_apr(out, mad);
 		break;
 	case DUMP_CM_SIDR_REQ:
-	case DUMP_CM_SIDR_REP:
 		if (mad->data_len >= CM_SIDR_MIN_LEN)
+			print_cm_sidr(out, mad, attr);
+		break;
+	case DUMP_CM_SIDR_REP:
+		if (mad->data_len >= CM_SIDR_REP_MIN_LEN)
+			print_cm_sidr_rep(out, mad);
+		else if (mad->data_len >= CM_SIDR_MIN_LEN)
 			print_cm_sidr(out, mad, attr);
 		break;
 	case DUMP_CM_ATTR_MAX:

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include <rte_dev.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_interrupts.h>
 #include <rte_lcore.h>
 
 #include <rte_roce_port.h>
@@ -39,6 +41,10 @@
 #define RV_LINK_WAIT_MS_DEFAULT 10000
 /* How often that wait looks at the link. */
 #define RV_LINK_POLL_US 1000
+/* How long the EAL interrupt thread sleeps between looks at the memif links. */
+#define RV_INTR_WATCH_US 10000
+/* The vdev whose peer's leaving the interrupt thread serves (rv_intr_watch()). */
+#define RV_MEMIF_DRIVER "net_memif"
 
 static struct rte_roce_config rv_cfg;
 static struct roce_verbs_dev rv_devs[RTE_ROCE_CONFIG_PORTS_MAX];
@@ -327,6 +333,92 @@ rv_link_wait(const struct roce_verbs_dev *dev)
 	       conf->name, wait_ms);
 }
 
+static bool
+rv_is_memif(const struct rte_roce_config_port *conf)
+{
+	return strncmp(conf->dev, RV_MEMIF_DRIVER, strlen(RV_MEMIF_DRIVER)) == 0;
+}
+
+/*
+ * Whether every configured net_memif port is up with its link up. Never
+ * waits for rv_lock: its holder may be waiting for a link that the
+ * interrupt thread, the caller, brings up.
+ */
+static bool
+rv_memif_links_up(void)
+{
+	struct rte_roce_port_info info;
+	unsigned int i;
+	bool up = true;
+
+	if (pthread_mutex_trylock(&rv_lock) != 0)
+		return false;
+	for (i = 0; i < rv_nb_devs && up; i++)
+		if (rv_is_memif(rv_devs[i].conf))
+			up = rv_devs[i].port != NULL &&
+			     rte_roce_port_info_get(rv_devs[i].port, &info) == 0 && info.link_up;
+	pthread_mutex_unlock(&rv_lock);
+	return up;
+}
+
+/*
+ * DPDK 22.11's net_memif serves its peer's messages in the EAL interrupt
+ * thread, and when the peer leaves (its process exits) memif_disconnect()
+ * unmaps the rings and regions there with no lock against the datapath: a
+ * worker lcore or the CM thread inside rte_eth_rx_burst() on them faults
+ * (drivers/net/memif/memif_socket.c; seen in rping's server, whose client
+ * had exited: doc/verbs-abi.md, "net_memif: the peer leaving"). An
+ * unmodified program never says when its traffic is over, so once every
+ * memif link is up this callback keeps the interrupt thread for good (it
+ * runs one callback at a time, lib/eal/linux/eal_interrupts.c): the peer's
+ * leaving is never processed and the rings stay mapped until our exit.
+ * Until then it only looks, between the thread's rounds of other sources.
+ */
+static void
+rv_intr_watch(void *arg)
+{
+	RTE_SET_USED(arg);
+	if (!rv_memif_links_up()) {
+		usleep(RV_INTR_WATCH_US);
+		return;
+	}
+	RV_LOG(INFO, "every net_memif link is up: the EAL interrupt thread stops here, so a peer "
+	       "that leaves is not seen and its rings stay mapped until exit");
+	for (;;)
+		pause();
+}
+
+/*
+ * Start rv_intr_watch() on an eventfd that stays readable (the EAL polls it
+ * level-triggered and reads nothing of an external source); once, under
+ * rv_lock.
+ */
+static void
+rv_intr_watch_start(void)
+{
+	static const uint64_t one = 1;
+	static bool started;
+	struct rte_intr_handle *h;
+	int fd;
+
+	if (started)
+		return;
+	fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	/* Private (libc) memory: the EAL's heap may not be usable at exit. */
+	h = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	if (fd < 0 || write(fd, &one, sizeof(one)) != sizeof(one) || h == NULL ||
+	    rte_intr_fd_set(h, fd) != 0 || rte_intr_type_set(h, RTE_INTR_HANDLE_EXT) != 0 ||
+	    rte_intr_callback_register(h, rv_intr_watch, NULL) != 0) {
+		RV_LOG(WARNING, "no watch of the net_memif links (%s): a peer that leaves may "
+		       "fault the datapath", rte_strerror(rte_errno != 0 ? rte_errno : errno));
+		rte_intr_instance_free(h);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	started = true;
+}
+
 /* EAL, ethdev, port with its addresses, librte_roce device: 0 or -errno. */
 static int
 rv_dev_up(struct roce_verbs_dev *dev)
@@ -367,6 +459,8 @@ rv_dev_up(struct roce_verbs_dev *dev)
 	dev->ctx->cmd_fd = memfd_create(dev->ibv.name, MFD_CLOEXEC);
 	roce_verbs_ops_init(dev->ctx);
 	roce_verbs_ex_init(dev->ctx);
+	if (rv_is_memif(conf))
+		rv_intr_watch_start();
 	rv_link_wait(dev);
 	return 0;
 }

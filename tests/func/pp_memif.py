@@ -40,12 +40,13 @@ RE_LAT = re.compile(r"^(\d+) iters in (\d+\.\d\d) seconds = (\d+\.\d\d) usec/ite
 class Proc:
     """A child process whose output lines are collected by reader threads."""
 
-    def __init__(self, argv):
+    def __init__(self, argv, stdin=None):
+        """stdin: subprocess.PIPE to write to the process (self.p.stdin), else inherited."""
         self.argv = argv
         self.lines = queue.Queue()
         self.out = []
         self.err = []
-        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE,
+        self.p = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)
         self.readers = [
             threading.Thread(target=self._read, args=(self.p.stdout, self.out, True)),

@@ -47,6 +47,7 @@
 #define CM_LOSS_CONNS		CM_BACKLOG	/* connections at once in test_cm_mad_loss */
 #define CM_LOSS_RETRIES		8	/* 9 tries of 10% loss each way: a give-up ~1e-6 */
 #define CM_LOSS_WAIT_MS		30000
+#define CM_PATIENT_RETRIES	RTE_ROCE_CM_MAX_RETRIES_MAX
 #define CM_LOSS_ROUNDS		4
 #define CM_FLOOD_MAX_IDS	4	/* max_ids of test_cm_req_flood: the listener and 3 */
 #define CM_FLOOD_REQS		64	/* REQs of its flood, each of another comm ID */
@@ -1726,6 +1727,63 @@ test_cm_sidr(void)
 	return cm_env_close(c);
 }
 
+/*
+ * A SIDR_REQ sent again, met as udaddy's rejecting server meets it against
+ * Linux (doc/interop.md, udaddy_rejected_by_host): side 0 sends its
+ * SIDR_REQ again after each response timeout without an answer, and loses
+ * the first SIDR_REP. While the application holds the request, the request
+ * again is dropped and counted: no second CONNECT_REQUEST, no SIDR_REP.
+ * Once rejected, it is answered from the id's state, the same SIDR_REP
+ * (status 2), also after the listener is gone (udaddy destroys its listener
+ * and keeps the rejected id): never status 1 from a listener lookup. Linux's
+ * cm.c drops a duplicate while its SIDR_REQ is pending (cm_sidr_req_handler(),
+ * remote_sidr_table) and forgets the request once answered; ours answers it
+ * again while the id lives.
+ */
+static int
+test_cm_sidr_duplicate(void)
+{
+	/* Side 0 sends its SIDR_REQ 16 times at most, a timeout apart: time enough here. */
+	static const struct rte_roce_cm_conf patient = {
+		.response_timeout = CM_RESPONSE_TIMEOUT,
+		.max_cm_retries = CM_PATIENT_RETRIES,
+	};
+	struct cm_env *const c = &cm_env_case;
+	struct rte_roce_fault_stats fs;
+	struct rte_roce_cm_id *udp_listener;
+	struct rte_roce_cm_event *ev;
+	struct sockaddr_storage ss;
+	uint64_t sent, dups;
+
+	ROCE_TEST_ASSERT_EQ(cm_env_open_conf(c, false, &patient), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[1], &udp_listener, c, RTE_ROCE_CM_PS_UDP), 0, "");
+	cm_addr(&ss, false, 1, CM_PORT);
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_bind_addr(udp_listener, (struct sockaddr *)&ss), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_listen(udp_listener, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_active_resolve_ps(c, &c->id[0], CM_PORT, RTE_ROCE_CM_PS_UDP), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_ud_qp_create(c, 0, c->id[0]), 0, "");
+	ROCE_TEST_ASSERT_EQ(cm_drop_mads(c, 0, 1, 1), 0, "side 0 loses the first SIDR_REP");
+	ROCE_TEST_ASSERT_EQ(cm_sidr_request(c, c->id[0], udp_listener, &c->id[1]), 0, "");
+	/* Held: the SIDR_REQ again is counted, nothing sent, no second request. */
+	sent = CM_STAT(c->cm[1], mads_sent);
+	ROCE_TEST_ASSERT(cm_wait_stat_change(c, c->cm[1], offsetof(struct rte_roce_cm_stats,
+				duplicates), 0) > 0, "no SIDR_REQ again");
+	ROCE_TEST_ASSERT_EQ(CM_STAT(c->cm[1], mads_sent), sent, "answered while held");
+	ROCE_TEST_ASSERT(rte_roce_cm_get_cm_event(c->ch[1], &ev) == -EAGAIN, "a second request");
+	/* Rejected, then the listener destroyed before side 0's next SIDR_REQ is read. */
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_reject(c->id[1], NULL, 0), 0, "");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(udp_listener), 0, "");
+	dups = CM_STAT(c->cm[1], duplicates);
+	ROCE_TEST_ASSERT_EQ(cm_wait_event(c, 0, RTE_ROCE_CM_EVENT_UNREACHABLE, &ev), 0, "");
+	ROCE_TEST_ASSERT_EQ(ev->status, RTE_ROCE_CM_SIDR_REJECT, "the answer again is the same");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cm_ack_cm_event(ev), 0, "");
+	ROCE_TEST_ASSERT(CM_STAT(c->cm[1], duplicates) > dups, "answered again from the id");
+	ROCE_TEST_ASSERT_EQ(rte_roce_fault_stats_get(c->fault[0], &fs), 0, "");
+	ROCE_TEST_ASSERT_EQ(fs.dropped, 1, "the first SIDR_REP, and only it");
+	ROCE_TEST_ASSERT_EQ(cm_expect_none(c, 1, ROCE_TEST_QUIET_MS), 0, "");
+	return cm_env_close(c);
+}
+
 static int
 test_cm_api_misuse(void)
 {
@@ -1988,6 +2046,7 @@ static const struct roce_test_case cases[] = {
 	{ "cm_lap", test_cm_lap },
 	{ "cm_req_flood", test_cm_req_flood },
 	{ "cm_sidr", test_cm_sidr },
+	{ "cm_sidr_duplicate", test_cm_sidr_duplicate },
 	{ "cm_api_misuse", test_cm_api_misuse },
 	{ "cm_xstats", test_cm_xstats },
 	{ "cm_sync_connect", test_cm_sync_connect },

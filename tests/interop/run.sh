@@ -99,7 +99,7 @@ guest_stop() {
 
 teardown() {
 	[ -n "$CAPTURE_PID" ] && kill "$CAPTURE_PID" 2>/dev/null
-	[ -n "$PEER_PID" ] && kill "$PEER_PID" 2>/dev/null
+	peer_stop
 	guest_stop "$QEMU_PID" "$RUN/guest.ctl"
 	guest_stop "$QEMU2_PID" "$RUN/guest2.ctl"
 	QEMU_PID='' QEMU2_PID='' PEER_PID='' CAPTURE_PID=''
@@ -269,6 +269,37 @@ peer_wait() {
 	rc=$?
 	PEER_PID=
 	return $rc
+}
+
+# $1 and every process under it, the deepest first.
+proc_tree() {
+	local child
+
+	for child in $(ps -o pid= --ppid "$1"); do
+		proc_tree "$child"
+	done
+	echo "$1"
+}
+
+# Stop the host program: SIGTERM to PEER_PID and every process under it, each
+# waited for (SIGKILL after 5 s). A shell function run in the background
+# (rping_host) is a subshell, and SIGTERM to it alone kills the subshell and
+# leaves its program running on the veth with our address and MAC, where its
+# CM answers the next scenario's MADs too (doc/interop.md, udaddy_rejected_by_host).
+peer_stop() {
+	local pid pids
+
+	[ -n "$PEER_PID" ] || return 0
+	mapfile -t pids < <(proc_tree "$PEER_PID")
+	kill "${pids[@]}" 2>/dev/null
+	for pid in "${pids[@]}"; do
+		for _ in $(seq 50); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -9 "$pid" 2>/dev/null
+	done
+	peer_wait
 }
 
 peer_stat() { awk -v k="$2" '$1 == "stat" && $2 == k { print $3 }' "$OUT/$1.host.log"; }
@@ -827,8 +858,14 @@ dropin_prefix() {
 # Debian's rping on the host through the layer against the guest's, IPv4, in
 # the guest's role $2. rping waits in ibv_get_cq_event() and on the CM fd: a
 # worker makes progress; the layer's INFO line "listens on" says the server is
-# ready (rping prints nothing then).
+# ready (rping prints nothing then). Fewer pings than rping_scenario's, for
+# the CI subset: the exchange is the same at every count (connect, SEND, READ,
+# WRITE, validate on both sides, disconnect), and a ping (three round trips
+# with the guest under TCG) costs 30 to 120 ms.
+RPING_DROPIN_ITERS=(200 3)
 rping_dropin() {
+	local RPING_ITERS=("${RPING_DROPIN_ITERS[@]}")
+
 	dropin_skip rping && return 77
 	rping_addrs 4
 	dropin_prefix worker --log-level=lib.roce.verbs:info
@@ -890,16 +927,18 @@ NVMF_GUEST_DEV='nvmf_dev() { for b in $(ls /sys/block | grep -E "^nvme[0-9]+n1$"
 # read back and compared by checksum; nvme connect to the second, whose file
 # then doubles and roce_nvmf gets SIGHUP: the Linux host, told by an
 # asynchronous event, sees the new size; nvme disconnect of both; then the
-# target is stopped by SIGTERM and must exit 0.
-scen_nvmf_v4_guest_host() {
-	local name=nvmf_v4_guest_host bin ok=0 img
+# target is stopped by SIGTERM and must exit 0. $1: the scenario, then
+# roce_nvmf's options of that scenario.
+nvmf_two_subsys() {
+	local name=$1 bin ok=0 img
 
+	shift
 	bin=$(nvmf_bin) && nvmf_guest_ready "$bin" || return $?
 	img=$OUT/$name.ns.img
 	rm -f "$img" && truncate -s "${NVMF_FILE_MIB}M" "$img" || return 1
 	"$bin" "${EAL_ARGS[@]}" --log-level=app.roce_nvmf:debug -- --ip "$ROCE_IP/$PREFIX_LEN" \
 		--nqn "$NVMF_NQN" --ns "$NVMF_NS_MIB" --nqn "$NVMF_NQN2" --ns-file "$img" \
-		--io-queues 2 >"$OUT/$name.host.log" 2>&1 &
+		--io-queues 2 "$@" >"$OUT/$name.host.log" 2>&1 &
 	PEER_PID=$!
 	host_log_wait "$name" "serving $NVMF_NQN2" || { cat "$OUT/$name.host.log"; return 1; }
 	gx -t 600 "set -x
@@ -945,8 +984,16 @@ scen_nvmf_v4_guest_host() {
 	nvmf_stop "$name" "$ok"
 }
 
-# The same target listening on our port's IPv6 link-local address: nvme discover
-# says adrfam ipv6, nvme connect (the address with the guest's scope), 1 MiB
+scen_nvmf_v4_guest_host() { nvmf_two_subsys nvmf_v4_guest_host; }
+
+# The same with every I/O queue taking its capsules from one shared receive
+# queue of 32 buffers (fewer than the 128 entries the Linux host's queue
+# has: a burst meets RNR NAKs and is retried; doc/nvmf.md).
+scen_nvmf_srq_v4_guest_host() { nvmf_two_subsys nvmf_srq_v4_guest_host --srq-depth 32; }
+
+# The same target listening on its IPv4 address and on our port's IPv6
+# link-local address at once: nvme discover through each says adrfam ipv4,
+# then ipv6; nvme connect over IPv6 (the address with the guest's scope), 1 MiB
 # written and read back by checksum, nvme disconnect, SIGTERM exits 0.
 scen_nvmf_v6_guest_host() {
 	local name=nvmf_v6_guest_host bin ok=0 ll
@@ -954,11 +1001,14 @@ scen_nvmf_v6_guest_host() {
 	bin=$(nvmf_bin) && nvmf_guest_ready "$bin" || return $?
 	ll=$(roce_ll)
 	"$bin" "${EAL_ARGS[@]}" --log-level=app.roce_nvmf:debug -- --ip "$ROCE_IP/$PREFIX_LEN" \
-		--listen "$ll" --nqn "$NVMF_NQN" --ns "$NVMF_NS_MIB" >"$OUT/$name.host.log" 2>&1 &
+		--listen "$ROCE_IP" --listen "$ll" --nqn "$NVMF_NQN" --ns "$NVMF_NS_MIB" \
+		>"$OUT/$name.host.log" 2>&1 &
 	PEER_PID=$!
 	host_log_wait "$name" 'serving' || { cat "$OUT/$name.host.log"; return 1; }
 	gx -t 600 "set -x
 		ip neigh flush dev eth0
+		nvme discover -t rdma -a $ROCE_IP -s $NVMF_PORT -q $NVMF_HOSTNQN > /tmp/disc4 || exit 9
+		grep -q 'adrfam: *ipv4' /tmp/disc4 || exit 10
 		nvme discover -t rdma -a $ll%eth0 -s $NVMF_PORT -q $NVMF_HOSTNQN > /tmp/disc || exit 1
 		cat /tmp/disc
 		grep -q 'adrfam: *ipv6' /tmp/disc || exit 11
@@ -1224,8 +1274,7 @@ guest_fails_with() {
 	gx "ip neigh flush dev eth0" || return 1
 	guest_bg "$name" "$cmd"
 	guest_bg_wait "$name" 60 && { echo "the guest's command succeeded"; return 1; }
-	kill "$PEER_PID" 2>/dev/null
-	peer_wait
+	peer_stop
 	cat "$OUT/$name.host.log" "$OUT/$name.guest.log"
 	log_has "$OUT/$name.guest.log" "$line"
 }
@@ -1709,6 +1758,7 @@ SCENARIOS=(
 	udaddy_unsupported_by_guest 1
 	udaddy_rejected_by_host 1
 	nvmf_v4_guest_host 1
+	nvmf_srq_v4_guest_host 1
 	nvmf_v6_guest_host 1
 	nvmf_spdk_v4_guest_host 1
 	mw_guest_binds 10
@@ -1733,8 +1783,13 @@ SCENARIOS+=(rping_dropin_v4_guest_server 1 rping_dropin_v4_guest_client 1)
 # guest's impairments (netem) and ours (--fault, in the role where the guest's
 # last ACK can be lost: final_ack_dropped), UD both ways, perftest in both
 # roles, rdma_cm (rping) in both roles and both IP versions, the Linux
-# NVMe-oF host (nvme-cli) against roce_nvmf, and rxe's accesses through our
-# memory windows and its invalidations (mw_host_binds, about 25 s).
+# NVMe-oF host (nvme-cli) against roce_nvmf, rxe's accesses through our
+# memory windows and its invalidations (mw_host_binds, about 25 s), and the
+# drop-in layer with Debian's unmodified tools on the host (roce-run): an
+# ib_send_lat client against the guest's server, an rping server against the
+# guest's client (200 pings of 64 B, 3 of 64 KiB; the guest's rxe is then
+# never the requester of a multi-packet message, the role in which its early
+# retransmission failed perftest_dropin_write_bw_guest_client once, doc/interop.md).
 # Not BACKPORTS_SCENARIOS: they need a second guest image (about 10 minutes
 # to build on a loaded machine) and boot (about a minute).
 # The full suite (the default) runs everything above.
@@ -1744,7 +1799,8 @@ CI_SCENARIOS=(guest_rxe arp_nd_ping rdma_cm_req ud_raw_v4_guest_client neigh_pro
 	rc_pingpong_fault_guest_client
 	ud_pingpong_v4_guest_server ud_pingpong_v6_guest_client
 	perftest_write_bw_guest_server perftest_send_lat_guest_client
-	rping_v4_guest_server rping_v6_guest_client nvmf_v4_guest_host mw_host_binds)
+	rping_v4_guest_server rping_v6_guest_client nvmf_v4_guest_host mw_host_binds
+	perftest_dropin_send_lat_guest_server rping_dropin_v4_guest_client)
 
 # ---- main -----------------------------------------------------------------------
 
@@ -1769,6 +1825,9 @@ run_scenario() {
 	capture_start "$name" || { echo "not ok $num - $name # no capture"; return 1; }
 	"scen_$name" > "$OUT/$name.txt" 2>&1
 	rc=$?
+	# A host program still running (the scenario failed before it was
+	# stopped) must not answer the next scenario's peer for our address.
+	peer_stop >> "$OUT/$name.txt" 2>&1
 	capture_stop
 	[ $rc = 0 ] && [ -n "$FINAL_ACK_CLAIMS" ] && { final_ack_check "$name" >> "$OUT/$name.txt" 2>&1 || rc=1; }
 	if [ $rc = 77 ]; then

@@ -251,6 +251,17 @@ mad_detail(const uint8_t *src, uint32_t len)
 	return c.buf;
 }
 
+/* The -v detail of a whole CM MAD of attribute attr_id whose class data starts with data. */
+static char *
+cm_mad_detail(uint16_t attr_id, const uint8_t *data, size_t len)
+{
+	uint8_t buf[MAD_LEN];
+
+	mad_fill(buf, RTE_ROCE_MGMT_CLASS_CM, attr_id);
+	memcpy(buf + RTE_ROCE_MAD_HDR_LEN, data, len);
+	return mad_detail(buf, sizeof(buf));
+}
+
 static int
 test_mad_detail_req(void)
 {
@@ -264,12 +275,8 @@ test_mad_detail_req(void)
 		[66] = 0xff, 0xff, 198, 18, 0, 12,
 		[82] = 0xff, 0xff, 198, 18, 0, 11,
 	};
-	uint8_t buf[MAD_LEN];
-	char *out;
+	char *out = cm_mad_detail(0x0010, req, sizeof(req));
 
-	mad_fill(buf, RTE_ROCE_MGMT_CLASS_CM, 0x0010);
-	memcpy(buf + RTE_ROCE_MAD_HDR_LEN, req, sizeof(req));
-	out = mad_detail(buf, sizeof(buf));
 	ROCE_TEST_ASSERT(out != NULL, "no output");
 	ROCE_TEST_ASSERT(strstr(out, " MAD CM REQ tid 0x00000002a3fd18e8") != NULL &&
 			 strstr(out, "local_comm_id 0xe818fda3") != NULL &&
@@ -279,6 +286,36 @@ test_mad_detail_req(void)
 			 strstr(out, "path_mtu 3 (1024)") != NULL &&
 			 strstr(out, "sgid 198.18.0.12 dgid 198.18.0.11") != NULL,
 			 "%s", out);
+	free(out);
+	return 0;
+}
+
+/*
+ * A SIDR_REP as udaddy's rejecting server sends it: the status says why
+ * (2, rejected), the request ID which SIDR_REQ it answers; cut before its
+ * QPN, only the request ID.
+ */
+static int
+test_mad_detail_sidr_rep(void)
+{
+	static const uint8_t rep[] = {
+		[0] = 0xa5, 0xb6, 0x22, 0x6d, 0x02,
+		[8] = 0x00, 0x00, 0x2a, 0x00,
+		[12] = 0, 0, 0, 0, 0x01, 0x11, 0x1c, 0x06,
+		[20] = 0x01, 0x23, 0x45, 0x67,
+	};
+	uint8_t buf[MAD_LEN];
+	char *out = cm_mad_detail(0x0018, rep, sizeof(rep));
+
+	ROCE_TEST_ASSERT(out != NULL, "no output");
+	ROCE_TEST_ASSERT(strstr(out, "CM SIDR_REP request_id 0xa5b6226d status 2 qpn 0x00002a"
+				" service_id 0x0000000001111c06 qkey 0x01234567") != NULL, "%s", out);
+	free(out);
+	mad_fill(buf, RTE_ROCE_MGMT_CLASS_CM, 0x0018);
+	memcpy(buf + RTE_ROCE_MAD_HDR_LEN, rep, sizeof(rep));
+	out = mad_detail(buf, RTE_ROCE_MAD_HDR_LEN + 8);
+	ROCE_TEST_ASSERT(out != NULL, "no output");
+	ROCE_TEST_ASSERT(strstr(out, "CM SIDR_REP request_id 0xa5b6226d\n") != NULL, "%s", out);
 	free(out);
 	return 0;
 }
@@ -369,6 +406,7 @@ static const struct roce_test_case cases[] = {
 	{ "mad_too_short", test_mad_too_short },
 	{ "cm_attr_range", test_cm_attr_range },
 	{ "mad_detail_req", test_mad_detail_req },
+	{ "mad_detail_sidr_rep", test_mad_detail_sidr_rep },
 	{ "mad_detail_short", test_mad_detail_short },
 	{ "mad_detail_lap_apr", test_mad_detail_lap_apr },
 };
