@@ -1757,7 +1757,7 @@ test_cm_sidr_duplicate(void)
 
 	ROCE_TEST_ASSERT_EQ(cm_env_open_conf(c, false, &patient), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[1], &udp_listener, c, RTE_ROCE_CM_PS_UDP), 0, "");
-	cm_addr(&ss, false, 1, CM_PORT);
+	roce_test_sockaddr(&ss, false, 1, CM_PORT);
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_bind_addr(udp_listener, (struct sockaddr *)&ss), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_listen(udp_listener, 0), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_active_resolve_ps(c, &c->id[0], CM_PORT, RTE_ROCE_CM_PS_UDP), 0, "");
