@@ -147,6 +147,25 @@ roce_test_qp_create_lane(struct roce_test_side *s, enum ibv_qp_type type, uint16
 	return 0;
 }
 
+void
+roce_test_sockaddr(struct sockaddr_storage *ss, bool ipv6, unsigned int side, uint16_t port)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (ipv6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		inet_pton(AF_INET6, side == 0 ? ROCE_TEST_ADDR6_A : ROCE_TEST_ADDR6_B, &s6->sin6_addr);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		inet_pton(AF_INET, side == 0 ? ROCE_TEST_ADDR_A : ROCE_TEST_ADDR_B, &s4->sin_addr);
+	}
+}
+
 /* RESET -> INIT -> RTR -> RTS, as ibv_rc_pingpong (ibv_uc_pingpong for UC) does. */
 int
 roce_test_qp_connect(struct ibv_qp *qp, const struct roce_test_side *self,

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include <rte_roce.h>
 
@@ -131,6 +132,9 @@ int roce_test_qp_connect(struct ibv_qp *qp, const struct roce_test_side *self,
  * the state only, RTS with a PSN.
  */
 int roce_test_ud_qp_ready(struct ibv_qp *qp, uint32_t qkey);
+
+/* Side's test address (0: ROCE_TEST_ADDR_A or ROCE_TEST_ADDR6_A, 1: B's) and port, in ss. */
+void roce_test_sockaddr(struct sockaddr_storage *ss, bool ipv6, unsigned int side, uint16_t port);
 
 /* An AH from side s to dgid (text). NULL after printing why. */
 struct ibv_ah *roce_test_ah_create(struct roce_test_side *s, const char *dgid);

@@ -322,27 +322,6 @@ host_queue_track(struct host_env *h, struct host_queue *q, bool add)
 		}
 }
 
-/* Side's address (0: the host, 1: the target) and port, IPv4 or IPv6 as the target listens. */
-static void
-host_addr(const struct host_env *h, struct sockaddr_storage *ss, unsigned int side, uint16_t port)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (h->ipv6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(port);
-		inet_pton(AF_INET6, side == 0 ? ROCE_TEST_ADDR6_A : ROCE_TEST_ADDR6_B,
-			  &s6->sin6_addr);
-	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(port);
-		inet_pton(AF_INET, side == 0 ? ROCE_TEST_ADDR_A : ROCE_TEST_ADDR_B, &s4->sin_addr);
-	}
-}
-
 int
 host_queue_connect(struct host_env *h, struct host_queue *q, const struct host_cm_req *req)
 {
@@ -363,8 +342,8 @@ host_queue_connect(struct host_env *h, struct host_queue *q, const struct host_c
 	q->qid = req->qid;
 	q->sqsize = req->hsqsize;
 	q->rej_status = -1;
-	host_addr(h, &src, 0, 0);
-	host_addr(h, &dst, 1, HOST_PORT);
+	roce_test_sockaddr(&src, h->ipv6, 0, 0);
+	roce_test_sockaddr(&dst, h->ipv6, 1, HOST_PORT);
 	q->ch = rte_roce_cm_create_event_channel();
 	ROCE_TEST_ASSERT(q->ch != NULL, "channel");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(q->ch, &q->id, q, RTE_ROCE_CM_PS_TCP), 0, "");

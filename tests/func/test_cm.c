@@ -88,25 +88,6 @@ cm_pump(struct cm_env *c)
 	rte_roce_cm_poll(c->cm[1]);
 }
 
-static void
-cm_addr(struct sockaddr_storage *ss, bool ipv6, unsigned int side, uint16_t port)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (ipv6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(port);
-		inet_pton(AF_INET6, side == 0 ? ROCE_TEST_ADDR6_A : ROCE_TEST_ADDR6_B, &s6->sin6_addr);
-	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(port);
-		inet_pton(AF_INET, side == 0 ? ROCE_TEST_ADDR_A : ROCE_TEST_ADDR_B, &s4->sin_addr);
-	}
-}
-
 /* Pump until side's channel has an event; it must be of type want. The caller acks it. */
 static int
 cm_wait_event(struct cm_env *c, unsigned int side, enum rte_roce_cm_event_type want,
@@ -248,7 +229,7 @@ cm_env_open_conf(struct cm_env *c, bool ipv6, const struct rte_roce_cm_conf *cm_
 	}
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[1], &c->listener, c, RTE_ROCE_CM_PS_TCP),
 			    0, "");
-	cm_addr(&ss, ipv6, 1, CM_PORT);
+	roce_test_sockaddr(&ss, ipv6, 1, CM_PORT);
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_bind_addr(c->listener, (struct sockaddr *)&ss), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_listen(c->listener, CM_BACKLOG), 0, "");
 	return 0;
@@ -284,8 +265,8 @@ cm_active_resolve_ps(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port
 
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], id, c, ps), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_set_tos(*id, CM_TOS), 0, "");
-	cm_addr(&src, c->ipv6, 0, 0);
-	cm_addr(&dst, c->ipv6, 1, port);
+	roce_test_sockaddr(&src, c->ipv6, 0, 0);
+	roce_test_sockaddr(&dst, c->ipv6, 1, port);
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(*id, (struct sockaddr *)&src,
 						     (struct sockaddr *)&dst, 1000), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_expect(c, 0, RTE_ROCE_CM_EVENT_ADDR_RESOLVED, NULL), 0, "");
@@ -599,7 +580,7 @@ test_cm_backlog_full(void)
 static void
 cm_absent_addr(struct sockaddr_storage *ss, bool ipv6)
 {
-	cm_addr(ss, ipv6, 1, CM_PORT);
+	roce_test_sockaddr(ss, ipv6, 1, CM_PORT);
 	if (ipv6)
 		((struct sockaddr_in6 *)ss)->sin6_addr.s6_addr[15] = CM_ABSENT_HOST;
 	else
@@ -613,7 +594,7 @@ cm_resolve_to(struct cm_env *c, struct rte_roce_cm_id *id, const struct sockaddr
 {
 	struct sockaddr_storage src;
 
-	cm_addr(&src, c->ipv6, 0, 0);
+	roce_test_sockaddr(&src, c->ipv6, 0, 0);
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(id, (struct sockaddr *)&src,
 						     (const struct sockaddr *)dst, timeout_ms), 0, "");
 	return cm_expect(c, 0, want, status);
@@ -637,7 +618,7 @@ cm_addr_error(bool ipv6)
 
 	ROCE_TEST_ASSERT_EQ(cm_env_open(c, ipv6), 0, "");
 	cm_absent_addr(&absent, ipv6);
-	cm_addr(&peer, ipv6, 1, CM_PORT);
+	roce_test_sockaddr(&peer, ipv6, 1, CM_PORT);
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &c->id[0], c, RTE_ROCE_CM_PS_TCP), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_resolve_to(c, c->id[0], &absent, 0, RTE_ROCE_CM_EVENT_ADDR_ERROR,
 					  &status), 0, "no MAC known, no time to wait");
@@ -657,7 +638,7 @@ cm_addr_error(bool ipv6)
 	ROCE_TEST_ASSERT_EQ(cm_resolve_to(c, c->id[0], &peer, CM_WAIT_MS,
 					  RTE_ROCE_CM_EVENT_ADDR_RESOLVED, NULL), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, c, RTE_ROCE_CM_PS_TCP), 0, "");
-	cm_addr(&src, ipv6, 0, 0);
+	roce_test_sockaddr(&src, ipv6, 0, 0);
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(id, (struct sockaddr *)&src,
 						     (struct sockaddr *)&peer, 0), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_get_cm_event(c->ch[0], &ev), 0, "the MAC known: at once");
@@ -1084,8 +1065,8 @@ test_cm_migrate_id(void)
 	ROCE_TEST_ASSERT(other != NULL, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_migrate_id(NULL, other), -EINVAL, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[0], &id, c, RTE_ROCE_CM_PS_TCP), 0, "");
-	cm_addr(&src, c->ipv6, 0, 0);
-	cm_addr(&own, c->ipv6, 0, CM_PORT);	/* our own address: resolved at once */
+	roce_test_sockaddr(&src, c->ipv6, 0, 0);
+	roce_test_sockaddr(&own, c->ipv6, 0, CM_PORT);	/* our own address: resolved at once */
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(id, (struct sockaddr *)&src,
 						     (struct sockaddr *)&own, 1000), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_migrate_id(id, other), 0, "");
@@ -1698,7 +1679,7 @@ test_cm_sidr(void)
 
 	ROCE_TEST_ASSERT_EQ(cm_env_open(c, false), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[1], &udp_listener, c, RTE_ROCE_CM_PS_UDP), 0, "");
-	cm_addr(&ss, false, 1, CM_PORT);
+	roce_test_sockaddr(&ss, false, 1, CM_PORT);
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_bind_addr(udp_listener, (struct sockaddr *)&ss), 0,
 			    "the same port in another port space");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_listen(udp_listener, 0), 0, "");
@@ -1776,7 +1757,7 @@ test_cm_sidr_duplicate(void)
 
 	ROCE_TEST_ASSERT_EQ(cm_env_open_conf(c, false, &patient), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[1], &udp_listener, c, RTE_ROCE_CM_PS_UDP), 0, "");
-	cm_addr(&ss, false, 1, CM_PORT);
+	roce_test_sockaddr(&ss, false, 1, CM_PORT);
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_bind_addr(udp_listener, (struct sockaddr *)&ss), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_listen(udp_listener, 0), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_active_resolve_ps(c, &c->id[0], CM_PORT, RTE_ROCE_CM_PS_UDP), 0, "");
@@ -1825,14 +1806,14 @@ test_cm_api_misuse(void)
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_route(id, 0), -EINVAL, "before resolve_addr");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_connect(id, &big), -EINVAL, "before resolve");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_listen(id, 1), -EINVAL, "not bound");
-	cm_addr(&ss, false, 0, CM_PORT);
+	roce_test_sockaddr(&ss, false, 0, CM_PORT);
 	((struct sockaddr_in *)&ss)->sin_addr.s_addr = htonl(0x0a000009);
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_bind_addr(id, (struct sockaddr *)&ss), -EADDRNOTAVAIL, "");
-	cm_addr(&ss, false, 1, CM_PORT);
+	roce_test_sockaddr(&ss, false, 1, CM_PORT);
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(c->ch[1], &other, NULL, RTE_ROCE_CM_PS_TCP), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_bind_addr(other, (struct sockaddr *)&ss), -EADDRINUSE, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_destroy_id(other), 0, "");
-	cm_addr(&src, false, 0, 0);
+	roce_test_sockaddr(&src, false, 0, 0);
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(id, (struct sockaddr *)&src,
 						     (struct sockaddr *)&ss, -1), -EINVAL, "timeout < 0");
 	((struct sockaddr_in *)&ss)->sin_addr.s_addr = htonl(0xe0000001);
@@ -1920,8 +1901,8 @@ cm_sync_prepare(struct cm_env *c, struct rte_roce_cm_id **id, uint16_t port)
 
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_create_id(NULL, id, c, RTE_ROCE_CM_PS_TCP), 0, "");
 	ROCE_TEST_ASSERT((*id)->channel != NULL && (*id)->event == NULL, "a channel of its own");
-	cm_addr(&src, false, 0, 0);
-	cm_addr(&dst, false, 1, port);
+	roce_test_sockaddr(&src, false, 0, 0);
+	roce_test_sockaddr(&dst, false, 1, port);
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_resolve_addr(*id, (struct sockaddr *)&src,
 						     (struct sockaddr *)&dst, 1000), 0, "");
 	ROCE_TEST_ASSERT_EQ((*id)->event->event, RTE_ROCE_CM_EVENT_ADDR_RESOLVED, "");
@@ -2002,7 +1983,7 @@ cm_sync_listen_calls(struct cm_env *c, struct rte_roce_cm_id *listen)
 	struct sockaddr_storage ss;
 	struct rte_roce_cm_id *id;
 
-	cm_addr(&ss, false, 1, CM_OTHER_PORT);
+	roce_test_sockaddr(&ss, false, 1, CM_OTHER_PORT);
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_bind_addr(listen, (struct sockaddr *)&ss), 0, "");
 	ROCE_TEST_ASSERT_EQ(rte_roce_cm_listen(listen, CM_BACKLOG), 0, "");
 	ROCE_TEST_ASSERT_EQ(cm_connect(c->id[0]), 0, "");

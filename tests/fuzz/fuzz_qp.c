@@ -32,6 +32,15 @@
  * the parser). A failed invariant aborts, which libFuzzer reports as a
  * crash with the input saved.
  *
+ * ROCE_FUZZ_SRQ=1 (target fuzz_srq): A's RC and UC QPs take their receive
+ * WQEs from one SRQ instead, made anew for each input with FUZZ_SRQ_WR WQEs
+ * and its limit armed at FUZZ_SRQ_LIMIT: the second message that takes one
+ * raises IBV_EVENT_SRQ_LIMIT_REACHED, the fourth finds it empty (RNR, UC
+ * drop). A QP in ERR does not flush the SRQ (IBA 10.2.9): at the end each
+ * SRQ WQE has completed once or is still in the SRQ, the limit event came
+ * once if and only if two were taken, and each QP on it reported Last WQE
+ * Reached at most once (IBA 11.6.3).
+ *
  * Seeds: with ROCE_FUZZ_VECTORS (a folder of pcaps) and ROCE_FUZZ_SEED_DIR
  * set, LLVMFuzzerInitialize() writes the first frame of each opcode of each
  * capture as a record with the control bytes that aim it at the QP of its
@@ -63,11 +72,13 @@
 
 #include "roce_dev.h"
 #include "roce_mr.h"
+#include "roce_srq.h"
 #include "roce_test_eal.h"
 #include "roce_test_port.h"
 #include "roce_test_verbs.h"
 
 #include "fuzz_seed.h"
+#include "fuzz_wire.h"
 
 #define FUZZ_MTU	4096
 #define FUZZ_FRAME_MAX	(ROCE_TEST_MBUF_DATA_SIZE - RTE_PKTMBUF_HEADROOM)
@@ -82,7 +93,6 @@
 /* Polls of A (and B for ARP) per input, and to drain a flush. */
 #define FUZZ_POLLS	8
 #define FUZZ_FLUSH_POLLS	1000
-#define FUZZ_BURST	32
 #define FUZZ_WC_MAX	16
 
 /* Control byte 0. */
@@ -111,7 +121,16 @@
 enum fuzz_qp { FUZZ_QP_KEEP, FUZZ_QP_RC, FUZZ_QP_UC, FUZZ_QP_UD, FUZZ_NB_QP };
 
 /* wr_ids: a bit each in the per-input "completed" mask. */
-enum fuzz_wr { WR_SEND, WR_READ, WR_ATOMIC, WR_RECV_RC, WR_RECV_UC, WR_RECV_UD, WR_MAX };
+/* SRQ mode: WQEs posted to the SRQ, and the limit armed (events when fewer are left). */
+#define FUZZ_SRQ_WR	3
+#define FUZZ_SRQ_LIMIT	2
+
+enum fuzz_wr {
+	WR_SEND, WR_READ, WR_ATOMIC, WR_RECV_RC, WR_RECV_UC, WR_RECV_UD,
+	WR_SRQ,			/* SRQ mode: the SRQ's WQEs, WR_SRQ + i */
+	WR_MAX = WR_SRQ + FUZZ_SRQ_WR
+};
+#define WR_SRQ_MASK	((RTE_BIT32(WR_MAX) - 1) & ~(RTE_BIT32(WR_SRQ) - 1))
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -120,10 +139,14 @@ static struct roce_test_env env;
 static struct ibv_qp *qps[FUZZ_NB_QP];	/* [FUZZ_QP_KEEP] unused */
 static uint8_t *mr_buf;
 static struct ibv_mr *mr;
-static struct rte_ether_addr mac_a, mac_b;
+static struct rte_ether_addr mac[2];	/* A's, B's */
 static unsigned int pool_baseline;
 static uint64_t mr_renewed;	/* MRs registered again after an input invalidated them */
 static struct roce_test_conf conf;
+static bool srq_mode;
+static struct ibv_srq *srq;
+static unsigned int srq_limit_events;	/* of the input */
+static unsigned int last_wqe_events[FUZZ_NB_QP];	/* of the input, per QP */
 
 /* An input: up to FUZZ_RECORDS_MAX records, each played in turn. */
 struct record {
@@ -135,38 +158,14 @@ static struct record records[FUZZ_RECORDS_MAX];
 
 static void aim(struct rte_roce_pkt *pkt, const uint8_t ctrl[CTRL_LEN]);
 
-/* B's ARP frames (requests and replies) go on to B; every other frame A sent is freed. */
-static void
-pass_arp_to_b(void)
-{
-	struct rte_ring *r = env.pair->ring[1];
-	struct rte_mbuf *m[FUZZ_BURST], *keep[FUZZ_BURST];
-	const struct rte_ether_hdr *eth;
-	unsigned int n, i, k = 0;
-
-	n = rte_ring_dequeue_burst(r, (void **)m, RTE_DIM(m), NULL);
-	for (i = 0; i < n; i++) {
-		eth = rte_pktmbuf_mtod(m[i], const struct rte_ether_hdr *);
-		if (m[i]->data_len >= sizeof(*eth) &&
-		    eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP))
-			keep[k++] = m[i];
-		else
-			rte_pktmbuf_free(m[i]);
-	}
-	FUZZ_CHECK(rte_ring_enqueue_bulk(r, (void **)keep, k, NULL) == k);
-}
-
-/* Poll A; B only sees (and answers) A's ARP. */
+/* Poll A; B only sees (and answers) A's ARP and ND. */
 static void
 pump(unsigned int polls)
 {
 	unsigned int i;
 
-	for (i = 0; i < polls; i++) {
-		rte_roce_poll(env.s[0].ctx);
-		pass_arp_to_b();
-		rte_roce_poll(env.s[1].ctx);
-	}
+	for (i = 0; i < polls; i++)
+		fuzz_wire_poll(&env, NULL);
 }
 
 static void
@@ -180,6 +179,38 @@ qps_ready(void)
 	FUZZ_CHECK(roce_test_qp_connect(qps[FUZZ_QP_UC], &env.s[0], &env.s[1],
 					env.qp[1][0]->qp_num, FUZZ_SQ_PSN, FUZZ_RQ_PSN, &uc) == 0);
 	FUZZ_CHECK(roce_test_ud_qp_ready(qps[FUZZ_QP_UD], FUZZ_QKEY) == 0);
+}
+
+/* SRQ mode: the SRQ anew, and A's RC and UC QPs on it (in RESET). */
+static void
+srq_qps_create(void)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = FUZZ_SRQ_WR, .max_sge = 1 } };
+	struct ibv_qp_init_attr qa = {
+		.send_cq = env.s[0].scq,
+		.recv_cq = env.s[0].rcq,
+		.cap = { .max_send_wr = 16, .max_send_sge = 1 },
+	};
+	unsigned int q;
+
+	srq = rte_roce_create_srq(env.s[0].pd, &sa);
+	FUZZ_CHECK(srq != NULL);
+	qa.srq = srq;
+	for (q = FUZZ_QP_RC; q <= FUZZ_QP_UC; q++) {
+		qa.qp_type = q == FUZZ_QP_RC ? IBV_QPT_RC : IBV_QPT_UC;
+		qps[q] = rte_roce_create_qp(env.s[0].pd, &qa);
+		FUZZ_CHECK(qps[q] != NULL);
+	}
+}
+
+static void
+srq_qps_destroy(void)
+{
+	unsigned int q;
+
+	for (q = FUZZ_QP_RC; q <= FUZZ_QP_UC; q++)
+		FUZZ_CHECK(rte_roce_destroy_qp(qps[q]) == 0);
+	FUZZ_CHECK(rte_roce_destroy_srq(srq) == 0);
 }
 
 static void
@@ -312,6 +343,18 @@ static const struct seq seqs[] = {
 	{ "send_inv_mr", {
 		{ { SEQ_RC_REQ, 0, 0 }, RTE_ROCE_OP_RC_SEND_ONLY_WITH_INVALIDATE, SEQ_LAST_LEN, 0 },
 		{ { SEQ_RC_REQ, 1, 0 }, RTE_ROCE_OP_RC_RDMA_WRITE_ONLY, SEQ_LAST_LEN, 0 } } },
+	/* SRQ mode: the limit event at the second, the SRQ empty at the fourth (RNR NAK). */
+	{ "rc_send_4", {
+		{ { SEQ_RC_REQ, 0, 0 }, RTE_ROCE_OP_RC_SEND_ONLY, SEQ_LAST_LEN, 0 },
+		{ { SEQ_RC_REQ, 1, 0 }, RTE_ROCE_OP_RC_SEND_ONLY, SEQ_LAST_LEN, 0 },
+		{ { SEQ_RC_REQ, 2, 0 }, RTE_ROCE_OP_RC_SEND_ONLY_WITH_IMMEDIATE, SEQ_LAST_LEN, 0 },
+		{ { SEQ_RC_REQ, 3, 0 }, RTE_ROCE_OP_RC_SEND_ONLY, SEQ_LAST_LEN, 0 } } },
+	{ "rc_uc_send_mixed", {
+		{ { SEQ_RC_REQ, 0, 0 }, RTE_ROCE_OP_RC_SEND_FIRST, SEQ_MTU, 0 },
+		{ { SEQ_UC_REQ, 0, 0 }, RTE_ROCE_OP_UC_SEND_ONLY, SEQ_LAST_LEN, 0 },
+		{ { SEQ_UC_REQ, 1, 0 }, RTE_ROCE_OP_UC_SEND_ONLY, SEQ_LAST_LEN, 0 },
+		{ { SEQ_RC_REQ, 1, 0 }, RTE_ROCE_OP_RC_SEND_LAST, SEQ_LAST_LEN, 0 },
+		{ { SEQ_RC_REQ, 2, 0 }, RTE_ROCE_OP_RC_SEND_ONLY, SEQ_LAST_LEN, 0 } } },
 	{ "seq_nak_then_ack", {
 		{ { SEQ_RC_RESP, 0, 0 }, RTE_ROCE_OP_RC_ACKNOWLEDGE, 0, RTE_ROCE_AETH_NAK_PSN_SEQ },
 		{ { SEQ_RC_RESP, 0, SEQ_STEPS(1) }, RTE_ROCE_OP_RC_ACKNOWLEDGE, 0, 0 } } },
@@ -389,24 +432,22 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *vectors = getenv("ROCE_FUZZ_VECTORS");
 	const char *seed_dir = getenv("ROCE_FUZZ_SEED_DIR");
-	struct rte_roce_port_info info;
 
 	RTE_SET_USED(argc);
-	FUZZ_CHECK(roce_test_eal_init((*argv)[0], NULL) == 0);
-	FUZZ_CHECK(roce_test_mbuf_pool() != NULL);
-	FUZZ_CHECK(roce_test_pair_create(&roce_test_verbs_pair, "fuzz_qp") == 0);
 	conf = roce_test_default_conf;
 	conf.psn_ab = FUZZ_SQ_PSN;
 	conf.psn_ba = FUZZ_RQ_PSN;
-	FUZZ_CHECK(roce_test_env_open(&env, &conf, 1) == 0);
-	/* Both neighbour caches learn the other. */
-	FUZZ_CHECK(roce_test_warm_up(&env) == 0);
-	FUZZ_CHECK(rte_roce_port_info_get(env.s[0].port, &info) == 0);
-	mac_a = info.mac;
-	FUZZ_CHECK(rte_roce_port_info_get(env.s[1].port, &info) == 0);
-	mac_b = info.mac;
-	qps[FUZZ_QP_RC] = env.qp[0][0];
-	FUZZ_CHECK(roce_test_qp_create(&env.s[0], IBV_QPT_UC, &qps[FUZZ_QP_UC]) == 0);
+	fuzz_wire_open((*argv)[0], "fuzz_qp", &env, &conf, 1, mac);
+	srq_mode = getenv("ROCE_FUZZ_SRQ") != NULL && strcmp(getenv("ROCE_FUZZ_SRQ"), "1") == 0;
+	if (srq_mode) {
+		/* Frames aimed at no QP of ours must not find the warm-up's. */
+		FUZZ_CHECK(rte_roce_destroy_qp(env.qp[0][0]) == 0);
+		env.qp[0][0] = NULL;
+		srq_qps_create();
+	} else {
+		qps[FUZZ_QP_RC] = env.qp[0][0];
+		FUZZ_CHECK(roce_test_qp_create(&env.s[0], IBV_QPT_UC, &qps[FUZZ_QP_UC]) == 0);
+	}
 	FUZZ_CHECK(roce_test_qp_create(&env.s[0], IBV_QPT_UD, &qps[FUZZ_QP_UD]) == 0);
 	FUZZ_CHECK(fcntl(env.s[0].ctx->async_fd, F_SETFL,
 			 fcntl(env.s[0].ctx->async_fd, F_GETFL) | O_NONBLOCK) == 0);
@@ -477,8 +518,8 @@ aim(struct rte_roce_pkt *pkt, const uint8_t ctrl[CTRL_LEN])
 	enum fuzz_qp q = ctrl[0] & CTRL_QP_MASK;
 	uint32_t base = (ctrl[0] & CTRL_PSN_SQ) != 0 ? FUZZ_SQ_PSN : FUZZ_RQ_PSN;
 
-	pkt->dst_mac = mac_a;
-	pkt->src_mac = mac_b;
+	pkt->dst_mac = mac[0];
+	pkt->src_mac = mac[1];
 	pkt->vlan = false;
 	pkt->ip_version = IPVERSION;
 	memcpy(pkt->sgid.raw, env.s[1].gid.raw, sizeof(pkt->sgid.raw));
@@ -550,6 +591,23 @@ post_recv(enum fuzz_qp q, enum fuzz_wr id)
 	FUZZ_CHECK(roce_test_post_recv(qps[q], id, mr_buf, FUZZ_MR_LEN, mr->lkey) == 0);
 }
 
+/* SRQ mode: the SRQ's WQEs into the MR, its limit armed; their wr_ids. */
+static uint32_t
+post_srq(void)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)mr_buf, .length = FUZZ_MR_LEN, .lkey = mr->lkey };
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+	struct ibv_srq_attr limit = { .srq_limit = FUZZ_SRQ_LIMIT };
+	unsigned int i;
+
+	for (i = 0; i < FUZZ_SRQ_WR; i++) {
+		wr.wr_id = WR_SRQ + i;
+		FUZZ_CHECK(rte_roce_post_srq_recv(srq, &wr, &bad) == 0);
+	}
+	FUZZ_CHECK(rte_roce_modify_srq(srq, &limit, IBV_SRQ_LIMIT) == 0);
+	return WR_SRQ_MASK;
+}
+
 /* The WRs of an input; returns the mask of their wr_ids. */
 static uint32_t
 post_wrs(const uint8_t ctrl[CTRL_LEN])
@@ -558,7 +616,14 @@ post_wrs(const uint8_t ctrl[CTRL_LEN])
 	struct ibv_qp *rc = qps[FUZZ_QP_RC];
 	uint32_t posted = RTE_BIT32(WR_SEND);
 
-	if ((ctrl[2] & CTRL_NO_RECV) == 0) {
+	if (srq_mode) {
+		/* The SRQ is new: full, whatever the control bytes (an empty one is 3 messages away). */
+		posted |= post_srq();
+		if ((ctrl[2] & CTRL_NO_RECV) == 0) {
+			post_recv(FUZZ_QP_UD, WR_RECV_UD);
+			posted |= RTE_BIT32(WR_RECV_UD);
+		}
+	} else if ((ctrl[2] & CTRL_NO_RECV) == 0) {
 		post_recv(FUZZ_QP_RC, WR_RECV_RC);
 		post_recv(FUZZ_QP_UC, WR_RECV_UC);
 		post_recv(FUZZ_QP_UD, WR_RECV_UD);
@@ -587,7 +652,7 @@ static void
 reap(uint32_t posted, uint32_t *done)
 {
 	struct ibv_cq *cqs[] = { env.s[0].scq, env.s[0].rcq };
-	static const enum fuzz_qp owner[WR_MAX] = {
+	static const enum fuzz_qp owner[WR_SRQ] = {
 		FUZZ_QP_RC, FUZZ_QP_RC, FUZZ_QP_RC, FUZZ_QP_RC, FUZZ_QP_UC, FUZZ_QP_UD,
 	};
 	struct ibv_wc wc[FUZZ_WC_MAX];
@@ -601,13 +666,21 @@ reap(uint32_t posted, uint32_t *done)
 			FUZZ_CHECK(wc[i].wr_id < WR_MAX);
 			FUZZ_CHECK((posted & RTE_BIT32(wc[i].wr_id)) != 0);
 			FUZZ_CHECK((*done & RTE_BIT32(wc[i].wr_id)) == 0);
-			FUZZ_CHECK(wc[i].qp_num == qps[owner[wc[i].wr_id]]->qp_num);
+			/* An SRQ WQE: taken by either QP on the SRQ. */
+			if (wc[i].wr_id >= WR_SRQ)
+				FUZZ_CHECK(wc[i].qp_num == qps[FUZZ_QP_RC]->qp_num ||
+					   wc[i].qp_num == qps[FUZZ_QP_UC]->qp_num);
+			else
+				FUZZ_CHECK(wc[i].qp_num == qps[owner[wc[i].wr_id]]->qp_num);
 			*done |= RTE_BIT32(wc[i].wr_id);
 		}
 	}
 }
 
-/* The QPs' fatal events (a QP the engine moved to ERR), each acknowledged. */
+/*
+ * The QPs' fatal events (a QP the engine moved to ERR), each acknowledged;
+ * in SRQ mode also the SRQ's limit and its QPs' Last WQE Reached, counted.
+ */
 static void
 drain_async_events(void)
 {
@@ -616,13 +689,35 @@ drain_async_events(void)
 	int rc;
 
 	while ((rc = rte_roce_get_async_event(env.s[0].ctx, &ev)) == 0) {
-		FUZZ_CHECK(ev.event_type == IBV_EVENT_QP_FATAL);
-		for (i = FUZZ_QP_RC; i < FUZZ_NB_QP && qps[i] != ev.element.qp; i++)
-			;
-		FUZZ_CHECK(i < FUZZ_NB_QP);
+		if (srq_mode && ev.event_type == IBV_EVENT_SRQ_LIMIT_REACHED) {
+			FUZZ_CHECK(ev.element.srq == srq);
+			srq_limit_events++;
+		} else {
+			FUZZ_CHECK(ev.event_type == IBV_EVENT_QP_FATAL ||
+				   (srq_mode && ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED));
+			for (i = FUZZ_QP_RC; i < FUZZ_NB_QP && qps[i] != ev.element.qp; i++)
+				;
+			FUZZ_CHECK(i < FUZZ_NB_QP);
+			if (ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED)
+				FUZZ_CHECK(i != FUZZ_QP_UD && last_wqe_events[i]++ == 0);
+		}
 		FUZZ_CHECK(rte_roce_ack_async_event(&ev) == 0);
 	}
 	FUZZ_CHECK(rc == -EAGAIN);
+}
+
+/*
+ * SRQ mode, after the flush: every SRQ WQE completed once or is still in
+ * the SRQ; the limit event came once if two or more were taken (fewer
+ * than FUZZ_SRQ_LIMIT left), else never (IBA 10.2.9 and ibv_modify_srq(3)).
+ */
+static void
+srq_check(uint32_t done)
+{
+	unsigned int taken = (unsigned int)__builtin_popcount(done & WR_SRQ_MASK);
+
+	FUZZ_CHECK(roce_queue_count(&roce_srq_of(srq)->rq) == FUZZ_SRQ_WR - taken);
+	FUZZ_CHECK(srq_limit_events == (FUZZ_SRQ_WR - taken < FUZZ_SRQ_LIMIT ? 1u : 0u));
 }
 
 /* A receives the frame and does what it calls for. */
@@ -688,21 +783,30 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = split_records(data, size);
 	if (n == 0)
 		return -1;	/* not added to the corpus */
+	srq_limit_events = 0;
+	memset(last_wqe_events, 0, sizeof(last_wqe_events));
 	posted = post_wrs(records[0].ctrl);
 	pump(1);	/* the requests leave: the completer waits for their responses */
 	for (i = 0; i < n; i++) {
 		play(&records[i]);
 		reap(posted, &done);
 	}
-	/* Every WR completes or flushes exactly once (IBA 10.3.1, 10.8.3). */
+	/* Every WR completes or flushes exactly once (IBA 10.3.1, 10.8.3); the SRQ's stay. */
 	qps_set_state(IBV_QPS_ERR);
-	for (i = 0; i < FUZZ_FLUSH_POLLS && done != posted; i++) {
+	for (i = 0; i < FUZZ_FLUSH_POLLS && (done | WR_SRQ_MASK) != (posted | WR_SRQ_MASK); i++) {
 		pump(1);
 		reap(posted, &done);
 	}
-	FUZZ_CHECK(done == posted);
+	pump(1);
+	reap(posted, &done);
+	FUZZ_CHECK((done | WR_SRQ_MASK) == (posted | WR_SRQ_MASK));
 	drain_async_events();
 	qps_set_state(IBV_QPS_RESET);
+	if (srq_mode) {
+		srq_check(done);
+		srq_qps_destroy();
+		srq_qps_create();
+	}
 	qps_ready();
 	pump(FUZZ_POLLS);
 	roce_test_pair_drain(env.pair);
