@@ -80,14 +80,18 @@ class Env:
         return self.pair_when(self.argv(srv_conf, prog), self.argv(cli_conf, prog + ["127.0.0.1"]),
                               lambda srv: wait_listening(srv, port, STARTUP_S))
 
-    def pair_when(self, srv_argv, cli_argv, ready, exits=(0, 0)):
-        """A server, then once ready(server) is true a client: their exit statuses are exits."""
+    def pair_when(self, srv_argv, cli_argv, ready, exits=(0, 0), lost=None):
+        """A server, then once ready(server) is true a client: their exit statuses are exits.
+        lost(client), if given, tells a client that failed by losing a race its program has
+        on any rdma_cm: the pair is then returned unchecked, the server stopped."""
         srv = Proc(srv_argv)
         cli = None
         try:
             check(ready(srv), "server did not start:\n%s" % srv.text())
             cli = Proc(cli_argv)
             crc = cli.finish(RUN_S)
+            if lost is not None and crc != exits[1] and lost(cli):
+                return srv, cli
             src = srv.finish(RUN_S)
         finally:
             srv.kill()
