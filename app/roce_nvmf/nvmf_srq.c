@@ -230,6 +230,13 @@ async_event(struct nvmf_tgt *tgt, const struct ibv_async_event *ev)
 		tgt->srq_low = true;
 		NVMF_LOG(INFO, "SRQ: fewer than %u of %u capsule buffers posted: hosts may meet "
 			 "RNR NAKs", tgt->srq_limit, tgt->conf.srq_depth);
+		/*
+		 * Events are read every millisecond, completions at every poll:
+		 * half the buffers may be back already, and nvmf_srq_post(),
+		 * which arms again, may not run before the next shortage.
+		 */
+		if (tgt->srq_posted >= tgt->conf.srq_depth / 2)
+			srq_arm(tgt);
 		break;
 	case IBV_EVENT_QP_FATAL:
 		q = qpn_find(tgt, ev->element.qp->qp_num);

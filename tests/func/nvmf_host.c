@@ -309,7 +309,11 @@ host_accepted(struct host_queue *q, const struct rte_roce_cm_event *ev)
 	return 0;
 }
 
-/* Remember (or forget) a queue with an id, for host_env_leftover_release(). */
+/*
+ * Remember (or forget) a queue with an id, for host_env_leftover_release().
+ * That runs in the next case, after the failed one returned: the cases keep
+ * their queues in static storage (test_nvmf.c), never on their stack.
+ */
 static void
 host_queue_track(struct host_env *h, struct host_queue *q, bool add)
 {

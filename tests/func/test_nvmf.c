@@ -156,7 +156,7 @@ static int
 test_cm_accept(void)
 {
 	struct host_cm_req req = host_cm_req_default(0, 31, 0);
-	struct host_queue q;
+	static struct host_queue q;
 
 	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
 	ROCE_TEST_ASSERT_EQ(host_queue_connect(&env, &q, &req), 0, "");
@@ -187,7 +187,7 @@ test_cm_reject(void)
 		{ "no such controller", 4, 77, 0x9 },
 		{ "host accepts no RDMA READ", 6, 0, 0x7 },
 	};
-	struct host_queue q;
+	static struct host_queue q;
 	unsigned int i;
 
 	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
@@ -210,7 +210,7 @@ test_cm_reject(void)
 static int
 test_admin(void)
 {
-	struct host_queue a;
+	static struct host_queue a;
 	uint8_t sqe[64], cqe[16], *d;
 	uint64_t v;
 
@@ -293,7 +293,7 @@ test_discovery(void)
 	static const char disc[] = "nqn.2014-08.org.nvmexpress.discovery";
 	struct host_cm_req req = host_cm_req_default(1, 31, 0);
 	struct nvmf_tgt_conf conf;
-	struct host_queue a, io;
+	static struct host_queue a, io;
 	uint8_t sqe[64], cqe[16], *d, *e;
 
 	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
@@ -351,7 +351,7 @@ test_discovery(void)
 static int
 test_io(void)
 {
-	struct host_queue a, io;
+	static struct host_queue a, io;
 	uint8_t sqe[64], icd[ICD_LEN], *ns;
 	uint64_t ns_size;
 
@@ -413,7 +413,7 @@ test_io(void)
 static int
 test_send_invalidate(void)
 {
-	struct host_queue a, io;
+	static struct host_queue a, io;
 	uint8_t sqe[64], cqe[16];
 	struct ibv_mr *mr;
 	uint32_t rkey = 0;
@@ -440,7 +440,7 @@ test_send_invalidate(void)
 static int
 test_bad_sgl(void)
 {
-	struct host_queue a, io;
+	static struct host_queue a, io;
 	uint8_t sqe[64], cqe[16], icd[512] = { 0 }, *ns, before[64 * 1024];
 	uint64_t ns_size;
 
@@ -492,7 +492,7 @@ static int
 test_bad_cmds(void)
 {
 	struct host_cm_req req = host_cm_req_default(0, 31, 0);
-	struct host_queue a, io, fresh;
+	static struct host_queue a, io, fresh;
 	uint8_t sqe[64], *ns;
 	uint8_t tail[4096];
 	uint64_t ns_size;
@@ -550,7 +550,7 @@ test_bad_connect(void)
 {
 	struct host_cm_req req = host_cm_req_default(0, 31, 0);
 	struct nvmf_tgt_conf conf;
-	struct host_queue a, q, io;
+	static struct host_queue a, q, io;
 	uint8_t cqe[16], sqe[64];
 
 	host_tgt_conf(&conf);
@@ -593,7 +593,7 @@ test_bad_connect(void)
 static int
 test_sgl_beyond_mr(void)
 {
-	struct host_queue a, io;
+	static struct host_queue a, io;
 	uint8_t sqe[64], *ns, before[8 * 512];
 	uint64_t ns_size;
 
@@ -612,7 +612,7 @@ test_sgl_beyond_mr(void)
 static int
 test_short_capsule(void)
 {
-	struct host_queue a;
+	static struct host_queue a;
 	uint8_t sqe[64];
 
 	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
@@ -630,7 +630,7 @@ test_short_capsule(void)
 static int
 test_capsule_too_large(void)
 {
-	struct host_queue a;
+	static struct host_queue a;
 	uint8_t sqe[64], icd[16] = { 0 };
 
 	ROCE_TEST_ASSERT_EQ(host_env_open(&env, NULL), 0, "");
@@ -654,7 +654,7 @@ static int
 test_keep_alive_expiry(void)
 {
 	struct host_cm_req req;
-	struct host_queue a, io, again;
+	static struct host_queue a, io, again;
 	uint8_t sqe[64], cqe[16];
 	struct ibv_wc wc;
 	uint64_t capsules;
@@ -716,7 +716,7 @@ test_file_ns(void)
 	static const uint8_t zero[8 * 512];
 	char path[] = "/tmp/roce_nvmf_nsXXXXXX";
 	struct nvmf_tgt_conf conf;
-	struct host_queue a, io;
+	static struct host_queue a, io;
 	uint8_t sqe[64], cqe[16], icd[ICD_LEN];
 	int fd = mkstemp(path);
 
@@ -789,7 +789,7 @@ static int
 test_buffer_wait(void)
 {
 	struct nvmf_tgt_conf conf;
-	struct host_queue a, io;
+	static struct host_queue a, io;
 	uint8_t sqe[64], cqe[16], *ns;
 	uint64_t ns_size;
 	unsigned int i;
@@ -818,7 +818,7 @@ test_buffer_wait(void)
 static int
 test_ctrl_teardown(void)
 {
-	struct host_queue a, io;
+	static struct host_queue a, io;
 
 	ROCE_TEST_ASSERT_EQ(io_open(NULL, &a, &io, 0), 0, "");
 	ROCE_TEST_ASSERT_EQ(host_queue_close(&a), 0, "");
@@ -895,7 +895,7 @@ test_subsystems(void)
 {
 	static const char disc[] = "nqn.2014-08.org.nvmexpress.discovery";
 	static struct nvmf_tgt_conf conf;
-	struct host_queue d, a, io, q;
+	static struct host_queue d, a, io, q;
 	uint8_t sqe[64], cqe[16], *p, *nsa, *nsb;
 	uint64_t size_a, size_b;
 
@@ -962,7 +962,7 @@ static int
 test_identify_cns(void)
 {
 	static const uint8_t zero[4096];
-	struct host_queue a;
+	static struct host_queue a;
 	uint64_t invalid_field;
 	uint8_t *d;
 
@@ -1048,7 +1048,7 @@ test_aen(void)
 	char path[] = "/tmp/roce_nvmf_aenXXXXXX";
 	static struct nvmf_tgt_conf conf;
 	off_t len = 2 << 20;
-	struct host_queue a;
+	static struct host_queue a;
 	uint8_t sqe[64], cqe[16], *d;
 	uint32_t dw0 = 0;
 	unsigned int i, aborted = 0;
@@ -1139,7 +1139,7 @@ test_media_error(void)
 	char path[] = "/tmp/roce_nvmf_mediaXXXXXX";
 	static struct nvmf_tgt_conf conf;
 	struct rlimit old, lim;
-	struct host_queue a, io;
+	static struct host_queue a, io;
 	uint8_t sqe[64], cid[4], *rd;
 	unsigned int i;
 	int rc, fd = file_ns_conf(&conf, path, 4 << 20);
@@ -1200,7 +1200,7 @@ test_ipv6(void)
 	static const char disc[] = "nqn.2014-08.org.nvmexpress.discovery";
 	static struct nvmf_tgt_conf conf;
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&conf.listen[0];
-	struct host_queue d, a, io;
+	static struct host_queue d, a, io;
 	uint8_t sqe[64], *e;
 
 	host_tgt_conf(&conf);
@@ -1283,7 +1283,7 @@ test_listen_dual(void)
 	static const char *const traddr[2] = { ROCE_TEST_ADDR_B " ", ROCE_TEST_ADDR6_B " " };
 	static struct nvmf_tgt_conf conf, bad;
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&conf.listen[1];
-	struct host_queue d, a[2], io[2];
+	static struct host_queue d, a[2], io[2];
 	uint8_t sqe[64], *e;
 	unsigned int k;
 
@@ -1474,7 +1474,7 @@ static int
 test_srq_rnr(void)
 {
 	struct nvmf_tgt_conf conf;
-	struct host_queue a, io[2];
+	static struct host_queue a, io[2];
 	uint64_t rnr_sent, rnr_rcvd, ns_size, end;
 	uint8_t cqe[16], *ns;
 	unsigned int round, k;
@@ -1556,7 +1556,7 @@ static int
 test_srq_hostile(void)
 {
 	struct nvmf_tgt_conf conf;
-	struct host_queue a, io;
+	static struct host_queue a, io;
 	uint8_t sqe[64], cqe[16], icd[4096 + 16] = { 0 }, *ns;
 	uint64_t ns_size;
 	uint16_t qid;
