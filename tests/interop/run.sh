@@ -61,7 +61,12 @@ IB_MTU_DEFAULT=1024         # rxe's active_mtu at Ethernet MTU 1500
 # refuses an RX queue whose mbuf data room is below framesz - 32).
 PP_JUMBO_ARGS=(--eth-mtu "$JUMBO_MTU" --mtu-unchecked --mbuf-size 8320)
 UD_ITERS=10
-CM_WAIT_S=6                 # long enough for rping's first CM REQ
+# How long the guest's rping may take to send its CM REQ (it never gets a
+# REP: interop_peer has no CM). The host peer outlives the command: the
+# guest's command channel took 10-22 s a command under load, so a peer
+# timed from before it (6 s once) was gone when the REQ came (CI subset run
+# 2026-11-28, 0 frames counted, 2 REQs on the wire).
+CM_WAIT_S=10
 UD_SIZE=512
 # RC matrix: message sizes (bytes) and their iteration counts: 1 B to 1 MiB.
 # Sizes (bytes) and iteration counts per ibv_*_pingpong tool: 1 B to 1 MiB;
@@ -411,10 +416,11 @@ set_mtu() {
 scen_rdma_cm_req() {
 	local ok=0
 
-	peer_start rdma_cm_req --time "$CM_WAIT_S" --expect-roce 1
+	peer_start rdma_cm_req --time "$HOST_TIMEOUT_S" --expect-roce 1
 	host_log_wait rdma_cm_req '^port:' || { cat "$OUT/rdma_cm_req.host.log"; return 1; }
-	gx -t $((CM_WAIT_S + 10)) "timeout $((CM_WAIT_S - 2)) rping -c -a $ROCE_IP -C 1 -v; echo rping exit \$?" \
+	gx -t $((CM_WAIT_S + 10)) "timeout $CM_WAIT_S rping -c -a $ROCE_IP -C 1 -v; echo rping exit \$?" \
 		> "$OUT/rdma_cm_req.guest.log" 2>&1
+	kill -TERM "$PEER_PID"
 	peer_wait || ok=1
 	cat "$OUT/rdma_cm_req.host.log" "$OUT/rdma_cm_req.guest.log"
 	return $ok
@@ -457,8 +463,12 @@ scen_ud_raw_v6_guest_client() { ud_raw ud_raw_v6_guest_client client "$GID_V6"; 
 # 2.3.2.1; an NS to its address, RFC 4861 7.3.3), the guest's kernel answers
 # and the entry stays, never removed, never resolved again by broadcast or
 # multicast. A UD ping-pong of a few seconds with a NEIGH_TIMEOUT_MS lifetime.
+# A probe's answer may take the guest neigh_retries (3) x NEIGH_RETRY_MS:
+# at 100 ms, two answers of 0.32 s under load (TCG, load average 40) failed
+# a probe (CI subset run 2026-11-28). 1 s is RFC 4861's RETRANS_TIMER and
+# Linux's retrans_time: 3 s to answer, the lifetime still 300 ms.
 NEIGH_TIMEOUT_MS=300
-NEIGH_RETRY_MS=100
+NEIGH_RETRY_MS=1000
 NEIGH_ITERS=3000
 NEIGH_PROBES_MIN=2
 neigh_probe() {
