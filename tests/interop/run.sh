@@ -692,27 +692,32 @@ final_ack_claim() {
 # Proven, not assumed: the last request PSN we sent at size $2 (the host's
 # --pcap) was acknowledged by the guest on the wire (the bridge capture), we
 # sent it again after that ACK, and the ACK is not among the frames our stack
-# received (the host's --pcap sees RX after the fault).
+# received (the host's --pcap sees RX after the fault). The decodes are read,
+# not roce_dump's status: it exits 1 on the frames our --fault corrupted on
+# purpose (capture_check counts those), and under pipefail that status made
+# every proof fail (CI subset run 2026-11-28, doc/interop.md).
 final_ack_dropped() {
-	local name=$1 size=$2 host_pcap="$OUT/$1.host-$2.pcap" psn
+	local name=$1 size=$2 host_pcap="$OUT/$1.host-$2.pcap" psn host wire
 
-	psn=$("$ROCE_DUMP" "$host_pcap" 2>/dev/null | awk -v us="$ROCE_IP." '
+	host=$("$ROCE_DUMP" "$host_pcap" 2>/dev/null)
+	wire=$("$ROCE_DUMP" "$OUT/$name.pcap" 2>/dev/null)
+	psn=$(awk -v us="$ROCE_IP." '
 		index($4, us) == 1 && $7 ~ /^RC_SEND/ { for (i = 8; i < NF; i++) if ($i == "psn") last = $(i + 1) }
-		END { print last }')
+		END { print last }' <<< "$host")
 	if [ -z "$psn" ]; then
 		echo "size $size: no SEND of ours in $host_pcap"
 		return 1
 	fi
-	if ! "$ROCE_DUMP" "$OUT/$name.pcap" 2>/dev/null | awk -v us="$ROCE_IP." -v peer="$GUEST_IP." -v psn="$psn" '
+	if ! awk -v us="$ROCE_IP." -v peer="$GUEST_IP." -v psn="$psn" '
 		index($4, peer) == 1 && $7 == "RC_ACKNOWLEDGE" && $11 == psn && $12 == "ACK" { acked = 1 }
 		index($4, us) == 1 && $7 ~ /^RC_SEND/ && $11 == psn && acked { resent = 1 }
-		END { exit !resent }'; then
+		END { exit !resent }' <<< "$wire"; then
 		echo "size $size: the wire shows no ACK of our last PSN $psn followed by a resend"
 		return 1
 	fi
-	if ! "$ROCE_DUMP" "$host_pcap" 2>/dev/null | awk -v peer="$GUEST_IP." -v psn="$psn" '
+	if ! awk -v peer="$GUEST_IP." -v psn="$psn" '
 		index($4, peer) == 1 && $7 == "RC_ACKNOWLEDGE" && $11 == psn { found = 1 }
-		END { exit found }'; then
+		END { exit found }' <<< "$host"; then
 		echo "size $size: the guest's ACK of PSN $psn reached our stack, yet it retried"
 		return 1
 	fi
