@@ -408,7 +408,11 @@ roce_pkt_build_mbuf_hdr(const struct roce_hdr_tmpl *t, const struct rte_roce_pkt
 	buf = (uint8_t *)rte_pktmbuf_append(m, len);
 	if (buf == NULL)
 		return -ENOSPC;
-	memcpy(buf, t->bytes, t->l4_off + RTE_ROCE_UDP_LEN);
+	/* IPv4 without a tag, the common layout: a copy of known size, inlined (no memcpy() call). */
+	if (t->l4_off == RTE_ROCE_ETH_LEN + RTE_ROCE_IPV4_LEN)
+		memcpy(buf, t->bytes, RTE_ROCE_ETH_LEN + RTE_ROCE_IPV4_LEN + RTE_ROCE_UDP_LEN);
+	else
+		memcpy(buf, t->bytes, t->l4_off + RTE_ROCE_UDP_LEN);
 	roce_build_hdr_patch(t, buf, len);
 	roce_build_tail(pkt, pkt->info, payload, buf, t->l3_off, t->l4_off, len);
 	return len;
