@@ -18,6 +18,7 @@
 #include "rte_roce_pkt.h"
 #include "roce_build.h"
 #include "roce_icrc.h"
+#include "roce_opcode.h"
 
 #define ROCE_IPV6_VERSION 6
 #define ROCE_IPV6_VERSION_SHIFT 28
@@ -27,7 +28,7 @@ rte_roce_pkt_init(struct rte_roce_pkt *pkt, uint8_t opcode)
 {
 	memset(pkt, 0, sizeof(*pkt));
 	pkt->opcode = opcode;
-	pkt->info = rte_roce_opcode_info(opcode);
+	pkt->info = roce_opcode_info(opcode);
 	pkt->ip_version = IPVERSION;
 	pkt->ttl = RTE_ROCE_DEFAULT_TTL;
 	/* rxe sends DF (K:rxe_net.c). */
@@ -83,7 +84,7 @@ rte_roce_pkt_frame_len(const struct rte_roce_pkt *pkt)
 
 	if (pkt == NULL)
 		return -EINVAL;
-	info = rte_roce_opcode_info(pkt->opcode);
+	info = roce_opcode_info(pkt->opcode);
 	if (info == NULL || (pkt->ip_version != IPVERSION && pkt->ip_version != ROCE_IPV6_VERSION))
 		return -EINVAL;
 	return roce_build_len(pkt, info);
@@ -305,7 +306,7 @@ roce_build_frame(const struct rte_roce_pkt *pkt, const void *payload, uint8_t *b
 	uint32_t l3_off = l4_off - (pkt->ip_version == IPVERSION ? RTE_ROCE_IPV4_LEN :
 								  RTE_ROCE_IPV6_LEN);
 
-	roce_build_tail(pkt, rte_roce_opcode_info(pkt->opcode), payload, buf, l3_off, l4_off, len);
+	roce_build_tail(pkt, roce_opcode_info(pkt->opcode), payload, buf, l3_off, l4_off, len);
 }
 
 int

@@ -13,7 +13,7 @@
 
 #include <rte_common.h>
 
-#include "rte_roce_opcode.h"
+#include "roce_opcode.h"
 
 #define ROCE_HDR_LEN(h)		RTE_ROCE_ ## h ## _LEN
 #define ROCE_HDR_BIT(h)		(UINT32_C(1) << RTE_ROCE_HDR_ ## h)
@@ -68,7 +68,7 @@
 	ROCE_OP(t ## _RDMA_WRITE_ONLY, ONLY, WRITE_REQ, ROCE_HDRS1(RETH)), \
 	ROCE_OP(t ## _RDMA_WRITE_ONLY_WITH_IMMEDIATE, ONLY, WRITE_REQ | IMM, ROCE_HDRS2(RETH, IMMDT))
 
-static const struct rte_roce_opcode_info roce_opcodes[UINT8_MAX + 1] = {
+const struct rte_roce_opcode_info roce_opcodes[UINT8_MAX + 1] = {
 	ROCE_SEND_WRITE_OPS(RC),
 	ROCE_SEND_WRITE_OPS(UC),
 
@@ -114,9 +114,7 @@ static const struct rte_roce_opcode_info roce_opcodes[UINT8_MAX + 1] = {
 const struct rte_roce_opcode_info *
 rte_roce_opcode_info(uint8_t opcode)
 {
-	const struct rte_roce_opcode_info *info = &roce_opcodes[opcode];
-
-	return info->name != NULL ? info : NULL;
+	return roce_opcode_info(opcode);
 }
 
 const char *

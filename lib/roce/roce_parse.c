@@ -21,6 +21,7 @@
 #include <rte_mbuf.h>
 
 #include "roce_cksum.h"
+#include "roce_opcode.h"
 #include "roce_parse.h"
 #include "rte_roce_pkt.h"
 
@@ -377,7 +378,7 @@ roce_parse_transport(struct roce_parse *p)
 	/* rxe drops TVer != 0 (K:rxe_recv.c). */
 	if (pkt->tver != RTE_ROCE_TVER)
 		return RTE_ROCE_DROP_TVER;
-	info = rte_roce_opcode_info(pkt->opcode);
+	info = roce_opcode_info(pkt->opcode);
 	pkt->info = info;
 	if (info == NULL)
 		return RTE_ROCE_DROP_OPCODE;
