@@ -150,8 +150,7 @@ roce_opcode_follows(uint8_t prev, uint8_t next)
  * request packet, and the rule's two table lookups and five tests cost ~60
  * instructions a packet under callgrind, the bit ~5.
  */
-#define ROCE_FOLLOW_WORD_BITS 64
-static uint64_t roce_follow[UINT8_MAX + 1][(UINT8_MAX + 1) / ROCE_FOLLOW_WORD_BITS];
+uint64_t roce_follow[UINT8_MAX + 1][(UINT8_MAX + 1) / ROCE_FOLLOW_WORD_BITS];
 
 RTE_INIT(roce_opcode_follow_init)
 {
@@ -167,5 +166,5 @@ RTE_INIT(roce_opcode_follow_init)
 bool
 rte_roce_opcode_may_follow(uint8_t prev, uint8_t next)
 {
-	return (roce_follow[prev][next / ROCE_FOLLOW_WORD_BITS] >> (next % ROCE_FOLLOW_WORD_BITS)) & 1;
+	return roce_opcode_may_follow(prev, next);
 }
