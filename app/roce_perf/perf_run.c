@@ -824,6 +824,30 @@ perf_cpu(struct rusage *ru)
 	getrusage(RUSAGE_SELF, ru);
 }
 
+/*
+ * The machine's CPU time so far, all CPUs (the "cpu" line of /proc/stat,
+ * proc(5)): total and idle (idle + iowait) ticks. guest and guest_nice are
+ * already in user and nice, so not added. false if it cannot be read.
+ */
+static bool
+perf_machine_cpu(uint64_t *total, uint64_t *idle)
+{
+	unsigned long long v[8];
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+
+	if (f == NULL)
+		return false;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n != 8)
+		return false;
+	*idle = v[3] + v[4];
+	*total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+	return true;
+}
+
 static double
 perf_tv(const struct timeval *a, const struct timeval *b)
 {
@@ -863,7 +887,9 @@ int
 perf_run_size(struct perf_run *r, uint32_t size, bool first, struct perf_result *res)
 {
 	const struct perf_opts *o = r->o;
+	uint64_t total0 = 0, idle0 = 0, total1 = 0, idle1 = 0, t0;
 	struct rusage ru0, ru1;
+	bool cpu_ok;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -876,11 +902,17 @@ perf_run_size(struct perf_run *r, uint32_t size, bool first, struct perf_result 
 	r->busy_cycles = 0;
 	r->loop_cycles = 0;
 	r->last_work = false;
+	cpu_ok = o->cpu_util && perf_machine_cpu(&total0, &idle0);
 	perf_cpu(&ru0);
+	t0 = rte_rdtsc();
 	ret = o->mode == PERF_MODE_BW ? perf_bw(r, size, res) : perf_lat(r, size, res);
+	res->cpu_wall_s = (double)(rte_rdtsc() - t0) / rte_get_tsc_hz();
 	perf_cpu(&ru1);
+	cpu_ok = cpu_ok && perf_machine_cpu(&total1, &idle1) && total1 > total0;
 	if (ret != 0)
 		return ret;
+	/* -1: not asked for, or /proc/stat unreadable (or no tick went by) */
+	res->cpu_machine = cpu_ok ? 1.0 - (double)(idle1 - idle0) / (total1 - total0) : -1;
 	res->cpu_user_s = perf_tv(&ru0.ru_utime, &ru1.ru_utime);
 	res->cpu_sys_s = perf_tv(&ru0.ru_stime, &ru1.ru_stime);
 	res->busy = r->loop_cycles != 0 ? (double)r->busy_cycles / r->loop_cycles : 0;
