@@ -113,15 +113,17 @@ identify_ns(const struct nvmf_ns *ns, uint8_t *d)
 	nvmf_put64(d, NVMF_IDNS_NUSE, ns->nblocks);
 	d[NVMF_IDNS_NLBAF] = 0;	/* 0's based: one LBA format */
 	d[NVMF_IDNS_FLBAS] = 0;
+	d[NVMF_IDNS_NMIC] = NVMF_NMIC_SHARED;
 	d[NVMF_IDNS_DLFEAT] = NVMF_DLFEAT_READ_ZEROES;
 	memcpy(d + NVMF_IDNS_NGUID, ns->nguid, NVMF_NID_LEN);
 	nvmf_put32(d, NVMF_IDNS_LBAF0, ns->block_shift << 16);
 }
 
-/* Base 2.0, I/O Command Set Independent Identify Namespace: the namespace is ready. */
+/* Base 2.0, I/O Command Set Independent Identify Namespace: shared, ready. */
 static void
 identify_ns_indep(uint8_t *d)
 {
+	d[NVMF_IDIND_NMIC] = NVMF_NMIC_SHARED;
 	d[NVMF_IDIND_NSTAT] = NVMF_NSTAT_READY;
 }
 

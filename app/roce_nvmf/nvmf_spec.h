@@ -210,6 +210,7 @@ enum nvmf_io_opc {
 #define NVMF_CSI_NVM		0x00
 
 /* Base 2.0, I/O Command Set Independent Identify Namespace: byte offsets. */
+#define NVMF_IDIND_NMIC		1
 #define NVMF_IDIND_NSTAT	13
 #define NVMF_NSTAT_READY	0x01	/* the namespace is ready */
 
@@ -263,6 +264,14 @@ enum nvmf_io_opc {
 #define NVMF_IDNS_NUSE		16
 #define NVMF_IDNS_NLBAF		25
 #define NVMF_IDNS_FLBAS		26
+#define NVMF_IDNS_NMIC		30
+/*
+ * NMIC bit 0: the namespace may be attached to several controllers at once,
+ * as every namespace of a subsystem here is to each of its controllers.
+ * Linux refuses the namespace on a second controller without it ("Duplicate
+ * unshared namespace", nvme_init_ns_head(), drivers/nvme/host/core.c).
+ */
+#define NVMF_NMIC_SHARED	0x01
 #define NVMF_IDNS_DLFEAT	33
 #define NVMF_IDNS_NGUID		104
 #define NVMF_IDNS_LBAF0		128	/* LBADS in bits 23:16 */

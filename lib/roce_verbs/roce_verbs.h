@@ -69,6 +69,14 @@ struct roce_verbs_dev *roce_verbs_dev_at(unsigned int i);
 /* The device's context, brought up on first use: NULL with errno set. */
 struct ibv_context *roce_verbs_dev_context(struct roce_verbs_dev *dev);
 
+/*
+ * Take a device down if it is up: its librte_roce device closed, its port
+ * destroyed (stopped), its context gone (the next use brings it up again).
+ * 0, or -EBUSY when the program still holds objects of it (nothing done).
+ * Its CM must be closed already.
+ */
+int roce_verbs_dev_down(struct roce_verbs_dev *dev);
+
 /* The device of one of our ibv_device / ibv_context, or NULL if not ours. */
 struct roce_verbs_dev *roce_verbs_dev_of_ibv(const struct ibv_device *device);
 struct roce_verbs_dev *roce_verbs_dev_of_ctx(const struct ibv_context *ctx);

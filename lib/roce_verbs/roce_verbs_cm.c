@@ -33,6 +33,8 @@ static pthread_once_t rv_cm_once = PTHREAD_ONCE_INIT;
 static int rv_cm_start_errno;
 static pthread_t rv_cm_thread;
 static bool rv_cm_stop;
+/* The progress thread runs: started, not yet ended by rv_cm_end(). */
+static bool rv_cm_running;
 
 bool
 rv_cm_ours(void)
@@ -92,14 +94,17 @@ rv_cm_progress(void *arg)
  * REJ, a DREQ) may still wait for the progress that sends them; the peer
  * of a Linux program gets them from its kernel after the process is gone.
  * So the progress thread runs until they have left, RV_CM_EXIT_FLUSH_MS
- * at most.
+ * at most. Called at exit and by rte_eal_cleanup() (roce_verbs_eal.c),
+ * whichever comes first.
  */
-static void
-rv_cm_exit(void)
+void
+rv_cm_end(void)
 {
 	unsigned int i, waited_ms;
 	int pending = 1;
 
+	if (!__atomic_exchange_n(&rv_cm_running, false, __ATOMIC_ACQ_REL))
+		return;
 	for (waited_ms = 0; pending > 0 && waited_ms < RV_CM_EXIT_FLUSH_MS; waited_ms++) {
 		for (i = 0, pending = 0; i < roce_verbs_dev_count(); i++)
 			if (rv_cms[i] != NULL)
@@ -109,6 +114,21 @@ rv_cm_exit(void)
 	}
 	__atomic_store_n(&rv_cm_stop, true, __ATOMIC_RELEASE);
 	pthread_join(rv_cm_thread, NULL);
+}
+
+int
+rv_cm_close(unsigned int i)
+{
+	int rc;
+
+	if (__atomic_load_n(&rv_cm_running, __ATOMIC_ACQUIRE))
+		return -EBUSY;
+	if (i >= RTE_DIM(rv_cms) || rv_cms[i] == NULL)
+		return 0;
+	rc = rte_roce_cm_close(rv_cms[i]);
+	if (rc == 0)
+		rv_cms[i] = NULL;
+	return rc;
 }
 
 static void
@@ -144,7 +164,8 @@ rv_cm_start_once(void)
 		return;
 	}
 	pthread_setname_np(rv_cm_thread, "roce-cm");
-	atexit(rv_cm_exit);
+	__atomic_store_n(&rv_cm_running, true, __ATOMIC_RELEASE);
+	atexit(rv_cm_end);
 }
 
 int

@@ -83,6 +83,15 @@ bool rv_cm_ours(void);
  */
 int rv_cm_start(void);
 
+/* End the progress thread once its CMs' MADs have left (at most 1 s); once. */
+void rv_cm_end(void);
+
+/*
+ * Close device i's CM, after rv_cm_end(): 0 (closed, or none), -EBUSY (the
+ * progress thread still runs, or ids are bound to the CM).
+ */
+int rv_cm_close(unsigned int i);
+
 /* The hub: the channel every rte_roce_cm_id is created on. */
 struct rte_roce_cm_channel *rv_cm_hub(void);
 

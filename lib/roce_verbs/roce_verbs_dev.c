@@ -482,6 +482,26 @@ roce_verbs_dev_context(struct roce_verbs_dev *dev)
 	return dev->ctx;
 }
 
+int
+roce_verbs_dev_down(struct roce_verbs_dev *dev)
+{
+	int cmd_fd, rc = 0;
+
+	pthread_mutex_lock(&rv_lock);
+	if (dev->ctx != NULL) {
+		cmd_fd = dev->ctx->cmd_fd;
+		rc = rte_roce_close_device(dev->ctx);
+	}
+	if (dev->ctx != NULL && rc == 0) {
+		close(cmd_fd);
+		rte_roce_port_destroy(dev->port);
+		dev->ctx = NULL;
+		dev->port = NULL;
+	}
+	pthread_mutex_unlock(&rv_lock);
+	return rc;
+}
+
 /* ibv_get_device_list(): ours first (so a program's default device is roce0), then the real ones. */
 struct rv_list {
 	struct ibv_device **real;	/* for the real ibv_free_device_list() */

@@ -956,7 +956,8 @@ test_subsystems(void)
  * Identify CNS values past 03h (Base 2.0, "Identify command"): 05h and 06h
  * for the NVM command set (Linux asks 06h at every connect, 08h on newer
  * kernels), 07h, 08h (the namespace ready); others, another command set or
- * an inactive NSID refused. Identify Controller: CTRATT.TBKAS, OAES bit 8.
+ * an inactive NSID refused. Identify Controller: CTRATT.TBKAS, OAES bit 8;
+ * NMIC shared in 00h and 08h (Linux's second host needs it).
  */
 static int
 test_identify_cns(void)
@@ -982,6 +983,9 @@ test_identify_cns(void)
 	ROCE_TEST_ASSERT(d[0] == 1 && d[4] == 0, "NSID 1 only");
 	ROCE_TEST_ASSERT_EQ(identify(&a, 0x08, NSID, 0), 0, "CNS 08h");
 	ROCE_TEST_ASSERT_EQ(d[13], 1, "NSTAT: ready");
+	ROCE_TEST_ASSERT_EQ(d[1], 1, "NMIC: shared (several controllers)");
+	ROCE_TEST_ASSERT_EQ(identify(&a, 0x00, NSID, 0), 0, "Identify Namespace");
+	ROCE_TEST_ASSERT_EQ(d[30], 1, "NMIC: shared");
 	invalid_field = STAT(&env, invalid_field);
 	ROCE_TEST_ASSERT_EQ(identify(&a, 0x06, 0, 2), 0x02, "CNS 06h, zoned: not here");
 	ROCE_TEST_ASSERT_EQ(identify(&a, 0x05, NSID, 1), 0x02, "CNS 05h, key value");

@@ -16,13 +16,15 @@ reads and writes (RDMA WRITE and READ by the target) for 3 s and exits 0
 with a non-zero IOPS figure, bdevperf's verify workload (SPDK's NVMe-oF
 bdev as the host: each 64 KiB block written with a pattern, read back and
 compared) runs 3 s with no failed or miscompared I/O, the target stops on
-SIGTERM. bdevperf is one of SPDK's examples: its case is skipped, saying
+SIGTERM with exit 0, and neither process's rte_eal_cleanup() meets one of
+our ports still started (DPDK's "Cannot close started device"). bdevperf is one of SPDK's examples: its case is skipped, saying
 so, in a tree built without them. Python 3 standard library only.
 """
 
 import json
 import os
 import re
+import signal
 import sys
 
 from pp_memif import Proc, Skip, check
@@ -34,6 +36,11 @@ SERIAL = "ROCE0001"
 PORT = "4420"
 SPDK_MEM = ["--no-huge", "-s", "512"]
 RE_LISTEN = r"NVMe/RDMA Target Listening on %s port %s" % (re.escape(SERVER_IP), PORT)
+# What DPDK logs when rte_eal_cleanup() meets a port still started (our ports
+# are stopped before: lib/roce_verbs/roce_verbs_eal.c).
+NOT_STOPPED = "Cannot close started device"
+# nvmf_tgt's shutdown on SIGTERM: its subsystems, transport and EAL.
+STOP_S = 30
 TRID = "trtype:RDMA adrfam:IPv4 traddr:%s trsvcid:%s subnqn:%s" % (SERVER_IP, PORT, NQN)
 
 
@@ -98,6 +105,12 @@ def with_target(host_prog, then):
             hrc = host.finish(RUN_S)
             check(hrc == 0, "host exit %s:\n%s\n--- target\n%s" % (hrc, host.text(), tgt.text()))
             then(host)
+            tgt.p.send_signal(signal.SIGTERM)
+            trc = tgt.finish(STOP_S)
+            check(trc == 0, "target exit %s after SIGTERM:\n%s" % (trc, tgt.text()))
+            for who, proc in (("host", host), ("target", tgt)):
+                check(NOT_STOPPED not in proc.text(),
+                      "%s's EAL closed a started port:\n%s" % (who, proc.text()))
         finally:
             if host is not None:
                 host.kill()

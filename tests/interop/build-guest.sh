@@ -4,7 +4,8 @@
 # Build the interop guest from Debian bookworm packages only: the kernel of
 # linux-image-amd64 (6.1, with rdma_rxe; or bookworm-backports' 6.12) and an initramfs root filesystem with
 # rdma-core 44's tools, perftest, iproute2 (rdma), tcpdump and python3-pyverbs
-# (rdma-core's own test suite runs on it: devtools/pyverbs-reference.sh).
+# (rdma-core's own test suite runs on it: devtools/pyverbs-reference.sh), and
+# for NVMe-oF nvme-cli, fio and the kernel's own target (nvmet-rdma).
 #
 #   build-guest.sh [KERNEL_SUITE]   print the image directory, building it if needed
 #
@@ -22,11 +23,11 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 GUEST_PKGS=(rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
-	    iproute2 tcpdump kmod iputils-ping procps mount hostname nvme-cli python3-pyverbs)
+	    iproute2 tcpdump kmod iputils-ping procps mount hostname nvme-cli python3-pyverbs fio)
 # Modules copied into the image, with their dependencies.
 GUEST_MODS=(virtio_pci virtio_net ib_core ib_uverbs ib_umad ib_cm iw_cm rdma_cm
 	    rdma_ucm rdma_rxe crc32_generic crc32_pclmul udp_tunnel ip6_udp_tunnel
-	    af_packet sch_netem nvme_rdma)
+	    af_packet sch_netem nvme_rdma nvmet_rdma)
 
 KERNEL_SUITE=${1:-$SUITE}
 case "$KERNEL_SUITE" in
@@ -122,8 +123,9 @@ install -m 0755 "$INTEROP_DIR/guest/init" "$R/init"
 sed -i 's/^root:[^:]*:/root::/' "$R/etc/shadow"
 printf '127.0.0.1 localhost\n%s host\n%s guest\n' "$BR_IP" "$GUEST_IP" > "$R/etc/hosts"
 ver() { dpkg-query --admindir="$R/var/lib/dpkg" -W -f='${Version}' "$1"; }
-printf 'kernel %s\nrdma-core %s\nperftest %s\niproute2 %s\npython3 %s\n' "$kver" "$(ver rdma-core)" \
-	"$(ver perftest)" "$(ver iproute2)" "$(ver python3)" > "$WORK/out/versions"
+printf 'kernel %s\nrdma-core %s\nperftest %s\niproute2 %s\npython3 %s\nfio %s\n' "$kver" \
+	"$(ver rdma-core)" "$(ver perftest)" "$(ver iproute2)" "$(ver python3)" "$(ver fio)" \
+	> "$WORK/out/versions"
 rm -rf "$R"/var/lib/apt/lists/* "$R"/var/cache/apt/*.bin "$R"/var/log/*.log
 
 # 5. The initramfs.
