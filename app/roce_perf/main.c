@@ -701,11 +701,13 @@ main(int argc, char **argv)
 	 * dpdk-dumpcap can capture our ethdevs when the EAL runs with
 	 * multi-process and hugepages; otherwise we run on without it
 	 * (rte_roce_pdump_enable() logs why at INFO). Undone once the ports
-	 * are stopped, before the EAL goes.
+	 * are stopped, before the EAL goes. Not with --baseline: its raw
+	 * bursts (perf_base.c) bypass the port layer, which keeps a capture's
+	 * detaching from freeing memory under a running burst.
 	 */
 	if (ret == 0)
 		ret = pp_oob_stop_on_signals();
-	if (ret == 0 && !o.no_pdump)
+	if (ret == 0 && !o.no_pdump && !o.baseline)
 		pdump = rte_roce_pdump_enable() == 0;
 	if (ret == 0) {
 		srand48(rte_rdtsc());

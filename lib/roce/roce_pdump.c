@@ -25,6 +25,7 @@
 #include <rte_pdump.h>
 
 #include "roce_log.h"
+#include "roce_port_priv.h"
 #include "rte_roce_pdump.h"
 
 /*
@@ -74,6 +75,7 @@ rte_roce_pdump_enable(void)
 	}
 	ret = roce_pdump_probe();
 	if (ret == -EEXIST) {
+		roce_port_pdump_guard_on();
 		ROCE_LOG(DEBUG, "pdump: already initialised%s",
 			 roce_pdump_owned ? "" : " by the application");
 		return 0;
@@ -93,6 +95,7 @@ rte_roce_pdump_enable(void)
 			 "capture with rte_roce_port_capture_start() (--pcap)");
 		return -ENOTSUP;
 	}
+	roce_port_pdump_guard_on();	/* before dumpcap can attach */
 	if (rte_pdump_init() != 0) {
 		ret = rte_errno != 0 ? -rte_errno : -ENOMEM;
 		ROCE_LOG(INFO, "pdump: rte_pdump_init() failed: %s", rte_strerror(-ret));

@@ -39,6 +39,7 @@
 #include <rte_cycles.h>
 #include <rte_dev.h>
 #include <rte_devargs.h>
+#include <rte_eal_memconfig.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
@@ -813,6 +814,60 @@ roce_port_l2_fill(struct rte_roce_port *port, struct rte_mbuf *m,
 	eth->ether_type = rte_cpu_to_be_16(ether_type);
 }
 
+/* roce_port_pdump_guard_on() was called: bursts take the tailq read lock. */
+static bool roce_port_pdump_guarded;
+
+void
+roce_port_pdump_guard_on(void)
+{
+	__atomic_store_n(&roce_port_pdump_guarded, true, __ATOMIC_RELEASE);
+}
+
+/*
+ * DPDK 22.11's pdump server (lib/pdump/rte_pdump.c, pdump_register_rx_callbacks())
+ * removes a capture's callbacks without waiting for a burst that is running
+ * one, and dpdk-dumpcap frees its ring and then its mbuf pool as soon as the
+ * removal is answered (app/dumpcap/main.c): a burst preempted inside the
+ * callback (a loaded machine) resumed on freed, zeroed memory and crashed
+ * in rte_pcapng_copy() (doc/observability.md). rte_ring_free() and
+ * rte_mempool_free() both take the tailq write lock before freeing
+ * anything, in whichever process frees; a burst made under its read lock is
+ * therefore over before dumpcap's memory goes, and a later burst no longer
+ * finds the callback. Later DPDK releases wait in pdump itself (a use count
+ * per callback).
+ */
+static inline bool
+roce_port_burst_begin(void)
+{
+	bool guarded = __atomic_load_n(&roce_port_pdump_guarded, __ATOMIC_ACQUIRE);
+
+	if (guarded)
+		rte_mcfg_tailq_read_lock();
+	return guarded;
+}
+
+static uint16_t
+roce_port_rx_burst(uint16_t port_id, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
+{
+	bool guarded = roce_port_burst_begin();
+	uint16_t got = rte_eth_rx_burst(port_id, q, pkts, n);
+
+	if (guarded)
+		rte_mcfg_tailq_read_unlock();
+	return got;
+}
+
+static uint16_t
+roce_port_tx_burst(uint16_t port_id, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
+{
+	bool guarded = roce_port_burst_begin();
+	uint16_t sent = rte_eth_tx_burst(port_id, q, pkts, n);
+
+	if (guarded)
+		rte_mcfg_tailq_read_unlock();
+	return sent;
+}
+
 static void
 roce_port_tx_flush(struct rte_roce_port *port, struct roce_port_queue *pq)
 {
@@ -831,7 +886,7 @@ roce_port_tx_flush(struct rte_roce_port *port, struct roce_port_queue *pq)
 		bytes[0] = 0;
 		for (i = 0; i < burst; i++)
 			bytes[i + 1] = bytes[i] + pq->tx_backlog[pq->tx_head + i]->pkt_len;
-		sent = rte_eth_tx_burst(port->port_id, pq->id, &pq->tx_backlog[pq->tx_head], burst);
+		sent = roce_port_tx_burst(port->port_id, pq->id, &pq->tx_backlog[pq->tx_head], burst);
 		pq->stats.tx_bytes += bytes[sent];
 		pq->stats.tx_packets += sent;
 		pq->tx_head = (pq->tx_head + sent) & (ROCE_PORT_TX_BACKLOG - 1);
@@ -884,7 +939,7 @@ roce_port_tx(struct rte_roce_port *port, struct roce_port_queue *pq, struct rte_
 		return 0;
 	}
 	roce_port_tx_flush(port, pq);
-	if (pq->tx_count == 0 && rte_eth_tx_burst(port->port_id, pq->id, &m, 1) == 1) {
+	if (pq->tx_count == 0 && roce_port_tx_burst(port->port_id, pq->id, &m, 1) == 1) {
 		pq->stats.tx_packets++;
 		pq->stats.tx_bytes += len;
 		return 0;
@@ -1225,7 +1280,7 @@ roce_port_poll_queue(struct rte_roce_port *port, uint16_t q, struct rte_mbuf **p
 	/* Nothing read of the neighbour cache before this poll is still used. */
 	roce_neigh_quiescent(port, pq);
 	pq->now = rte_get_timer_cycles();
-	nb_rx = nb_pkts != 0 ? rte_eth_rx_burst(port->port_id, q, pkts, nb_pkts) : 0;
+	nb_rx = nb_pkts != 0 ? roce_port_rx_burst(port->port_id, q, pkts, nb_pkts) : 0;
 	for (i = 0; i < nb_rx; i++) {
 		pq->stats.rx_packets++;
 		pq->stats.rx_bytes += pkts[i]->pkt_len;

@@ -39,6 +39,14 @@
 /* Frames queue 0 takes from each hand-off ring per poll. */
 #define ROCE_PORT_HANDOFF_BURST 64
 
+/*
+ * Set by rte_roce_pdump_enable(): DPDK's pdump may run its callbacks in this
+ * process's bursts from then on, which roce_port.c then makes under the
+ * tailq read lock (roce_port_burst_begin() says why). Never cleared: a capture
+ * attached before rte_roce_pdump_disable() may still be detaching.
+ */
+void roce_port_pdump_guard_on(void);
+
 /* IPv6 hop limit of ND messages: receivers require 255 (RFC 4861 7.1). */
 #define ROCE_ND_HOP_LIMIT 255
 /* Hop limit / TTL of the echo replies we originate. */

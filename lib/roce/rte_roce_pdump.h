@@ -29,6 +29,12 @@ extern "C" {
  * call rte_pdump_init() if it is useful and was not done yet. Call after
  * rte_eal_init() (or rte_roce_eal_init()), from the main thread.
  *
+ * From the first call that returns 0 on, the library makes its RX and TX
+ * bursts under the EAL's tailq read lock: DPDK 22.11's pdump lets dumpcap
+ * free a detaching capture's ring and pool while a burst may still run its
+ * callback (doc/observability.md). An application that calls
+ * rte_pdump_init() itself calls this too, which then returns 0.
+ *
  * @return
  *   0 if pdump is on: enabled by this call, by an earlier one, or by the
  *   application itself (then it stays the application's: see

@@ -24,7 +24,6 @@
 #include "nvmf_host.h"
 #include "roce_test.h"
 
-#define HOST_WAIT_MS		5000
 #define HOST_QUEUE_WR		256
 #define HOST_RD_ATOM		16
 #define HOST_RNR_RETRY		7

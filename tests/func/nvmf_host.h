@@ -94,8 +94,24 @@ int host_env_open(struct host_env *h, const struct nvmf_tgt_conf *conf);
 int host_env_close(struct host_env *h);
 /* One round of progress: both devices, both CMs, the target. */
 void host_pump(struct host_env *h);
-/* Pump for ms milliseconds. */
+/*
+ * Pump for ms milliseconds: only before checking that something did NOT
+ * happen. What the target does on its own is waited for with
+ * HOST_PUMP_UNTIL(): a fixed time can pass on a loaded machine before the
+ * target ran at all.
+ */
 void host_pump_ms(struct host_env *h, unsigned int ms);
+
+/* The bound of a wait for the target (a generous one: two shared cores, eight jobs). */
+#define HOST_WAIT_MS 20000
+
+/* Pump until cond holds, at most HOST_WAIT_MS; the caller then checks cond. */
+#define HOST_PUMP_UNTIL(h, cond) do {						\
+		uint64_t host_end_ = roce_test_ms() + HOST_WAIT_MS;			\
+										\
+		while (!(cond) && roce_test_ms() < host_end_)			\
+			host_pump(h);						\
+	} while (0)
 
 /* A CM request as the Linux host makes it for queue qid of sqsize + 1 entries. */
 struct host_cm_req host_cm_req_default(uint16_t qid, uint16_t sqsize, uint16_t cntlid);

@@ -16,6 +16,9 @@ impossible on this machine. Then:
    good ICRC, both directions (requests and ACKs); dumpcap -w - on its
    second port piped into roce_dump -v -: decoded as captured, clean, every
    frame labelled with that port's interface;
+ - dumpcap attached and detached again and again while roce_perf sends:
+   roce_perf survives every detach (a detach used to free dumpcap's ring and
+   pool under a burst still in pdump's callback: SIGSEGV);
  - examples/rc_pingpong (pdump through examples/common) over net_memif:
    dumpcap attaches to the server while it waits for its client, then the
    client starts; the capture holds RoCEv2 SENDs and ACKs, clean;
@@ -36,6 +39,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -63,6 +67,11 @@ PP_ITERS = 2000             # rc_pingpong -n: dumpcap is attached before it star
 # ~100 ARP frames was seen before the first SEND; 4 frames per iteration follow.
 PP_FRAMES = 400
 PP_SERVER_IP, PP_CLIENT_IP = '198.18.2.2/24', '198.18.2.1/24'
+# dumpcap runs attached and detached in turn while roce_perf sends: each
+# detach raced a burst inside pdump's callback; the crash (DPDK 22.11's
+# pdump, doc/observability.md) came after 4 such runs on a loaded machine.
+DETACH_RUNS = 8
+DETACH_FRAMES = 30
 OP_SEND_ONLY = '0x04'
 # A secondary maps the primary's memory at the primary's addresses. Under
 # AddressSanitizer the primary's EAL finds DPDK's default base (4 GiB) inside
@@ -202,6 +211,35 @@ class Test:
         status = perf.wait(PRIMARY_S + READY_TIMEOUT_S)
         roce_tap.check('roce_perf survives the captures and exits 0', status == 0,
                        'status %s\n%s\n%s' % (status, perf.out()[-2000:], perf.err()[-2000:]))
+
+    def detach_under_traffic(self):
+        """dumpcap attached and detached DETACH_RUNS times while roce_perf's bursts run
+        pdump's callbacks; roce_perf, stopped by SIGTERM afterwards, exits 0."""
+        prefix = self.prefix('detach')
+        perf = self.start('detach', [self.perf] + self.eal(prefix) +
+                          ['--', '--loopback', '-D', '3600'])
+        ready = perf.wait_err('pdump: on', READY_TIMEOUT_S)
+        roce_tap.check('roce_perf for the detach runs turns pdump on', ready, perf.err()[-2000:])
+        if not ready:
+            return
+        failed = []
+        for i in range(DETACH_RUNS):
+            port = ETHDEV if i % 2 == 0 else ETHDEV_B
+            r = self.start('dumpcap_detach', [self.dumpcap_bin, '--file-prefix', prefix, '-q',
+                                              '-i', port, '-c', str(DETACH_FRAMES),
+                                              '-w', os.devnull])
+            status = r.wait(DUMPCAP_TIMEOUT_S)
+            if status != 0:
+                failed.append('run %d on %s: status %s %s' % (i, port, status, r.err()[-500:]))
+            if perf.proc.poll() is not None:
+                break
+        roce_tap.check('dumpcap attached and detached %d times under traffic' % DETACH_RUNS,
+                       not failed, '\n'.join(failed))
+        if perf.proc.poll() is None:
+            perf.proc.send_signal(signal.SIGTERM)
+        status = perf.wait(READY_TIMEOUT_S)
+        roce_tap.check('roce_perf survives every detach and exits 0 on SIGTERM', status == 0,
+                       'status %s\n%s' % (status, perf.err()[-2000:]))
 
     def live_pipe(self, prefix):
         """dpdk-dumpcap -w - | roce_dump -v -, on the second port: decoded as captured,
@@ -346,6 +384,8 @@ class Test:
         if why is not None:
             return roce_tap.skip_all(why)
         self.capture()
+        self.huge.wipe()
+        self.detach_under_traffic()
         self.huge.wipe()
         self.example()
         self.huge.wipe()
