@@ -102,11 +102,20 @@ roce_ctrl_destroy_ah(struct ibv_ah *ibv_ah)
 		return -EINVAL;
 	}
 	ah = roce_ah_of(ibv_ah);
-	if (__atomic_load_n(&ah->users, __ATOMIC_ACQUIRE) != 0) {
-		ROCE_LOG(ERR, "AH in use by %u posted send WRs", ah->users);
-		return -EBUSY;
-	}
 	roce_pd_of(ibv_ah->pd)->users--;
+	if (__atomic_load_n(&ah->users, __ATOMIC_ACQUIRE) != 0) {
+		ROCE_LOG(DEBUG, "AH in use by %u posted send WRs: freed when they complete",
+			 ah->users);
+		__atomic_store_n(&ah->destroyed, true, __ATOMIC_RELEASE);
+		return 0;
+	}
 	rte_free(ah);
 	return 0;
+}
+
+void
+roce_ah_free_destroyed(struct roce_ah *ah)
+{
+	if (__atomic_load_n(&ah->destroyed, __ATOMIC_ACQUIRE))
+		rte_free(ah);
 }

@@ -5,9 +5,11 @@
 
 /*
  * Address handles: the resolved address vector of a UD destination. A UD
- * send WQE holds a use of its AH from post to retire, so that
- * rte_roce_destroy_ah() can refuse an AH still in use (-EBUSY). The count is
- * atomic: the posting thread takes uses, the progress thread releases them.
+ * send WQE holds a use of its AH from post to retire, so that an AH
+ * destroyed while in use lives on until its last WQE retires (rxe copies
+ * the address vector into the WQE instead, K:rxe_verbs.c
+ * init_send_wr; the application sees the same). The count is atomic: the
+ * posting thread takes uses, the progress thread releases them.
  */
 
 #include <stdbool.h>
@@ -25,6 +27,11 @@ struct roce_ah {
 	uint8_t tos;			/* traffic class */
 	bool mcast;			/* dgid is a multicast group */
 	uint32_t users;			/* WQEs posted with it and not retired (atomic) */
+	/*
+	 * Destroyed while in use: freed by the last roce_ah_put(). Set by the
+	 * control call with the lanes held, so no put runs meanwhile.
+	 */
+	bool destroyed;
 };
 
 struct roce_dev;
@@ -50,10 +57,14 @@ roce_ah_get(struct roce_ah *ah)
 	__atomic_fetch_add(&ah->users, 1, __ATOMIC_RELAXED);
 }
 
+/* Free an AH destroyed while in use, once its last use is gone (roce_ah.c). */
+void roce_ah_free_destroyed(struct roce_ah *ah);
+
 static inline void
 roce_ah_put(struct roce_ah *ah)
 {
-	__atomic_fetch_sub(&ah->users, 1, __ATOMIC_RELEASE);
+	if (__atomic_sub_fetch(&ah->users, 1, __ATOMIC_ACQ_REL) == 0)
+		roce_ah_free_destroyed(ah);
 }
 
 /* The control calls behind rte_roce_create_ah/destroy_ah (roce_verbs.c: lanes held). */

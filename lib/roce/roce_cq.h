@@ -15,6 +15,13 @@
  * ERR as well (roce_dev_cq_errors()). rte_roce_poll_cq() first returns the
  * completions the ring holds, then -EOVERFLOW on every call: nothing is
  * silently dropped, and the application learns the CQ must be destroyed.
+ *
+ * Consumers: one thread polls a CQ at a time. The consumer guard (polling)
+ * makes a second one harmless instead of undefined: rte_roce_poll_cq()
+ * takes it with one exchange, and a poll that finds it taken returns 0, as
+ * an empty CQ would, so that two threads polling one CQ never see a
+ * completion twice or move the consumer index back. rte_roce_cq_resize()
+ * takes it too (waiting for it), so that it may be called from any thread.
  */
 
 #include <stdbool.h>
@@ -68,6 +75,11 @@ struct roce_cq {
 	uint32_t events_got;		/* got, by rte_roce_get_cq_event() (channel lock) */
 	uint32_t events_acked;		/* acknowledged (atomic) */
 	TAILQ_ENTRY(roce_cq) chan_next;	/* in the channel's list while events_queued > 0 */
+	/*
+	 * The consumer guard: 1 while a thread polls or resizes. On a line of
+	 * its own, written by the consumer only, as the ring's cons.
+	 */
+	uint32_t polling __rte_cache_aligned;
 };
 
 static inline struct roce_cq *

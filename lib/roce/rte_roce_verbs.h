@@ -418,7 +418,37 @@ struct ibv_cq *rte_roce_create_cq(struct ibv_context *ctx, int cqe,
 int rte_roce_destroy_cq(struct ibv_cq *cq);
 
 /**
- * Poll a CQ, as ibv_poll_cq(3). Lock-free; one thread polls a CQ.
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Resize a CQ, as ibv_resize_cq(3). The completions it holds are kept, in
+ * order; cq->cqe tells the new size (cqe rounded up to a power of two).
+ * Completions of the CQ's worker (its comp_vector) are neither lost nor
+ * duplicated: the device's lanes are held meanwhile, as for any control
+ * call (a pause of the device, not of the CQ alone). Any thread may call
+ * it, also while another polls the CQ: that poll returns 0 meanwhile.
+ *
+ * @param cq
+ *   The CQ.
+ * @param cqe
+ *   Minimum number of entries, 1..max_cqe, and at least the completions
+ *   the CQ holds plus those it owes: one per send work request posted,
+ *   and not yet completed, to a QP that uses it as send CQ (signaled or
+ *   not: any may complete in error). Receive work requests are not
+ *   counted; their completions wait for the peer.
+ * @return
+ *   0; -EINVAL (cq NULL, cqe outside 1..max_cqe, or below the completions
+ *   held and owed: the CQ is unchanged); -EOVERFLOW (the CQ overran, it is
+ *   in error: rte_roce_poll_cq()); -ENOMEM (the CQ is unchanged).
+ */
+__rte_experimental
+int rte_roce_cq_resize(struct ibv_cq *cq, int cqe);
+
+/**
+ * Poll a CQ, as ibv_poll_cq(3). Lock-free; one thread polls a CQ. A
+ * second thread polling the same CQ at the same time (or a poll while
+ * rte_roce_cq_resize() runs) gets 0, as from an empty CQ: no completion is
+ * returned twice or lost, and the first thread goes on.
  *
  * @param cq
  *   The CQ.
@@ -573,13 +603,16 @@ int rte_roce_destroy_qp(struct ibv_qp *qp);
 struct ibv_ah *rte_roce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 
 /**
- * Destroy an address handle, as ibv_destroy_ah(3).
+ * Destroy an address handle, as ibv_destroy_ah(3). Send WRs posted with
+ * it and not completed yet still go to its destination: it is freed when
+ * the last of them completes (as rxe and mlx5, which copy the address
+ * vector into the WQE at post time). It no longer counts as a user of its
+ * PD.
  *
  * @param ah
  *   The AH.
  * @return
- *   0; -EINVAL (ah NULL); -EBUSY (a posted send WR that has not completed
- *   uses it: retry after its completion).
+ *   0; -EINVAL (ah NULL).
  */
 int rte_roce_destroy_ah(struct ibv_ah *ah);
 

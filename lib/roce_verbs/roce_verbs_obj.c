@@ -311,8 +311,7 @@ rv_resize_cq(struct ibv_cq *cq, int cqe)
 {
 	RV_DISPATCH(cq, EINVAL,
 		    ROCE_VERBS_REAL(rv_resize_cq, "ibv_resize_cq", "IBVERBS_1.1")(cq, cqe));
-	rv_refuse("ibv_resize_cq");
-	return EOPNOTSUPP;
+	return roce_verbs_errno(rte_roce_cq_resize(cq, cqe));
 }
 
 struct ibv_comp_channel *rv_create_comp_channel(struct ibv_context *ctx)

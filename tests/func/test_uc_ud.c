@@ -604,7 +604,7 @@ test_ud_recv_errors(void)
 	return ud_close(&u) | (ret != 0 ? -1 : 0);
 }
 
-/* Address handle errors, and an AH (and its PD) busy while a send uses it. */
+/* Address handle errors, and an AH destroyed while a send uses it. */
 static int
 test_ud_ah_errors(void)
 {
@@ -641,15 +641,18 @@ test_ud_ah_errors(void)
 	ROCE_TEST_ASSERT(rte_roce_create_ah(a->pd, NULL) == NULL && rte_errno == EINVAL,
 			 "NULL attr");
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_ah(NULL), -EINVAL, "destroy NULL");
-	/* A second AH, used by a posted send: busy until it completes. */
+	/*
+	 * A second AH, used by a posted send, destroyed before the send
+	 * starts: the send still goes to its destination (the AH is freed
+	 * when it completes; ASan would see a use after free).
+	 */
 	ah = rte_roce_create_ah(a->pd, &attr);
 	ROCE_TEST_ASSERT(ah != NULL, "create_ah");
 	ROCE_TEST_ASSERT_EQ(ud_post(u.e.qp[0][0], ah, IBV_WR_SEND, 1, a, 0, 8,
 				    u.e.qp[1][0]->qp_num, QKEY), 0, "post");
-	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_ah(ah), -EBUSY, "destroy while in use");
-	ROCE_TEST_ASSERT_EQ(rte_roce_dealloc_pd(a->pd), -EBUSY, "PD of an AH");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_ah(ah), 0, "destroy while in use");
 	ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(&u.e, a->scq, &wc, 1), 1, "send completion");
-	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_ah(ah), 0, "destroy after completion");
+	ROCE_TEST_ASSERT_EQ(wc.status, IBV_WC_SUCCESS, "sent after its AH was destroyed");
 	return ud_close(&u);
 }
 

@@ -11,6 +11,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -671,8 +672,146 @@ test_cq_overrun(void)
 	ROCE_TEST_ASSERT_EQ(wc[0].wr_id, 1, "in order");
 	ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(init.send_cq, 4, wc), -EOVERFLOW, "overrun");
 	ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(init.send_cq, 4, wc), -EOVERFLOW, "and stays");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cq_resize(init.send_cq, 64), -EOVERFLOW, "no resize in error");
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(qp2), 0, "destroy qp2");
 	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_cq(init.send_cq), 0, "destroy cq");
+	return fx_close(&f);
+}
+
+/* Push completions wr_id first .. first + n - 1 into cq, as the engine does. */
+static int
+push_n(struct ibv_cq *cq, uint64_t first, unsigned int n)
+{
+	struct ibv_wc wc = { .status = IBV_WC_SUCCESS, .opcode = IBV_WC_RECV };
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		wc.wr_id = first + i;
+		ROCE_TEST_ASSERT_EQ(roce_cq_push(roce_cq_of(cq), &wc), 0, "push %" PRIu64,
+				    wc.wr_id);
+	}
+	return 0;
+}
+
+/* Poll n completions, wr_id first .. first + n - 1 in order; then none if drain. */
+static int
+poll_in_order(struct ibv_cq *cq, uint64_t first, unsigned int n, bool drain)
+{
+	struct ibv_wc wc;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(cq, 1, &wc), 1, "completion %u of %u", i, n);
+		ROCE_TEST_ASSERT_EQ(wc.wr_id, first + i, "in order");
+	}
+	if (drain)
+		ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(cq, 1, &wc), 0, "no more");
+	return 0;
+}
+
+/*
+ * rte_roce_cq_resize(): refusals (NULL, cqe outside 1..max_cqe, below the
+ * completions held), then down and up with completions held across the
+ * ring's wrap, kept in order, the size rounded up.
+ */
+static int
+test_cq_resize(void)
+{
+	struct rte_roce_dev_conf conf = { .max_cqe = 128 };
+	struct ibv_context *ctx = rte_roce_open_device(port_a, &conf);
+	struct ibv_cq *cq;
+	size_t pos;
+
+	ROCE_TEST_ASSERT(ctx != NULL, "open");
+	cq = rte_roce_create_cq(ctx, 8, NULL, NULL, 0);
+	ROCE_TEST_ASSERT(cq != NULL, "cq");
+	pos = roce_test_log_pos();
+	ROCE_TEST_ASSERT_EQ(rte_roce_cq_resize(NULL, 8), -EINVAL, "NULL cq");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cq_resize(cq, 0), -EINVAL, "cqe 0");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cq_resize(cq, -1), -EINVAL, "cqe -1");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cq_resize(cq, 129), -EINVAL, "cqe above max_cqe");
+	ROCE_TEST_ASSERT(roce_test_logged_since(pos, "cqe 129 outside 1..128 (max_cqe)"), "logged");
+	ROCE_TEST_ASSERT_EQ(cq->cqe, 8, "unchanged");
+	/* 7 held, wrapped: wr_id 4..10 in slots 4..7, 0..2. */
+	if (push_n(cq, 0, 6) != 0 || poll_in_order(cq, 0, 4, false) != 0 || push_n(cq, 6, 5) != 0)
+		return -1;
+	pos = roce_test_log_pos();
+	ROCE_TEST_ASSERT_EQ(rte_roce_cq_resize(cq, 6), -EINVAL, "below the 7 held");
+	ROCE_TEST_ASSERT(roce_test_logged_since(pos, "cqe 6 below the 7 completions"), "logged");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cq_resize(cq, 7), 0, "down to the 7 held");
+	ROCE_TEST_ASSERT_EQ(cq->cqe, 8, "rounded up");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cq_resize(cq, 100), 0, "up");
+	ROCE_TEST_ASSERT_EQ(cq->cqe, 128, "rounded up");
+	if (push_n(cq, 11, 10) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(rte_roce_cq_resize(cq, 17), 0, "down to the 17 held");
+	ROCE_TEST_ASSERT_EQ(cq->cqe, 32, "rounded up");
+	if (poll_in_order(cq, 4, 17, true) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(rte_roce_cq_resize(cq, 1), 0, "empty, down to 1");
+	ROCE_TEST_ASSERT_EQ(cq->cqe, 1, "one entry");
+	if (push_n(cq, 21, 1) != 0 || poll_in_order(cq, 21, 1, true) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_cq(cq), 0, "destroy");
+	ROCE_TEST_ASSERT_EQ(rte_roce_close_device(ctx), 0, "close");
+	return 0;
+}
+
+/*
+ * The completions a CQ owes count as held: send WRs posted and not
+ * started (nothing drives the device here) refuse a smaller size.
+ */
+static int
+test_cq_resize_owed(void)
+{
+	uint8_t buf[64];
+	struct ibv_mr *mr;
+	struct fx f;
+	int i;
+
+	if (fx_open(&f, NULL) != 0 || drive_to(f.qp, IBV_QPS_RTS) != 0)
+		return -1;
+	mr = rte_roce_reg_mr(f.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ROCE_TEST_ASSERT(mr != NULL, "mr");
+	/* One signaled, two not: each completes into the CQ, in error at least. */
+	for (i = 0; i < 3; i++)
+		ROCE_TEST_ASSERT_EQ(roce_test_post_send(f.qp, IBV_WR_SEND, i, buf, 8, mr->lkey, 0, 0,
+							i == 0 ? IBV_SEND_SIGNALED : 0),
+				    0, "post %d", i);
+	if (push_n(f.cq, 100, 2) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(rte_roce_cq_resize(f.cq, 4), -EINVAL, "2 held and 3 owed");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cq_resize(f.cq, 5), 0, "5");
+	ROCE_TEST_ASSERT_EQ(f.cq->cqe, 8, "rounded up");
+	if (poll_in_order(f.cq, 100, 2, true) != 0)
+		return -1;
+	ROCE_TEST_ASSERT_EQ(rte_roce_cq_resize(f.cq, 2), -EINVAL, "3 owed");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cq_resize(f.cq, 3), 0, "3");
+	ROCE_TEST_ASSERT_EQ(rte_roce_destroy_qp(f.qp), 0, "destroy qp");
+	f.qp = NULL;
+	ROCE_TEST_ASSERT_EQ(rte_roce_dereg_mr(mr), 0, "dereg");
+	ROCE_TEST_ASSERT_EQ(rte_roce_cq_resize(f.cq, 1), 0, "nothing owed once its QP is gone");
+	return fx_close(&f);
+}
+
+/*
+ * The consumer guard: a poll that finds another thread polling (or
+ * resizing) the CQ gets 0 and takes nothing; the completions stay for the
+ * holder.
+ */
+static int
+test_cq_poll_guard(void)
+{
+	struct ibv_wc wc;
+	struct fx f;
+
+	if (fx_open(&f, NULL) != 0 || push_n(f.cq, 7, 1) != 0)
+		return -1;
+	__atomic_store_n(&roce_cq_of(f.cq)->polling, 1, __ATOMIC_RELEASE);
+	ROCE_TEST_ASSERT_EQ(rte_roce_poll_cq(f.cq, 1, &wc), 0, "another thread holds the CQ");
+	__atomic_store_n(&roce_cq_of(f.cq)->polling, 0, __ATOMIC_RELEASE);
+	if (poll_in_order(f.cq, 7, 1, true) != 0)
+		return -1;
 	return fx_close(&f);
 }
 
@@ -1506,6 +1645,9 @@ static const struct roce_test_case cases[] = {
 	{ "sge_copy", test_sge_copy },
 	{ "cq_misuse", test_cq_misuse },
 	{ "cq_overrun", test_cq_overrun },
+	{ "cq_resize", test_cq_resize },
+	{ "cq_resize_owed", test_cq_resize_owed },
+	{ "cq_poll_guard", test_cq_poll_guard },
 	{ "qp_create_misuse", test_qp_create_misuse },
 	{ "qp_state_table", test_qp_state_table },
 	{ "qp_values", test_qp_values },

@@ -649,6 +649,186 @@ test_cq_full_backpressure(void)
 	return 0;
 }
 
+/* Post BP_MSGS signaled SENDs on b's one QP: wr_id 0 .. BP_MSGS - 1. */
+static int
+sbp_post_all(struct sbp *b)
+{
+	uint32_t i;
+
+	for (i = 0; i < BP_MSGS; i++)
+		ROCE_TEST_ASSERT_EQ(roce_test_post_send(b->qp[0], IBV_WR_SEND, i, b->e.s[0].buf,
+							BP_MSG_LEN, b->e.s[0].mr->lkey, 0, 0,
+							IBV_SEND_SIGNALED), 0, "post %u", i);
+	return 0;
+}
+
+/* Every SEND arrived at b, and nothing more completes on a's send CQ. */
+static int
+sbp_arrived(struct sbp *b)
+{
+	struct ibv_wc wc[BP_MSGS];
+
+	ROCE_TEST_ASSERT_EQ(roce_test_wait_wc(&b->e, b->e.s[1].rcq, wc, BP_MSGS), BP_MSGS,
+			    "receives at b");
+	ROCE_TEST_ASSERT_EQ(roce_test_expect_quiet(&b->e, b->scq), 0, "no extra completion");
+	return 0;
+}
+
+/*
+ * Resize the send CQ before every poll while a's engine (the worker, or
+ * this thread) completes SENDs into it: what the CQ holds plus what it
+ * owes is what is not polled yet, so one entry less is refused and that
+ * many is enough; sizes alternate with a large one, so completions are
+ * moved both ways. Every SEND completes once, in order.
+ */
+static int
+run_resize_under_traffic(bool worker)
+{
+	uint64_t end = roce_test_ms() + THREAD_WAIT_MS;
+	uint32_t got = 0, left;
+	struct ibv_wc wc;
+	struct sbp b;
+	int ret, r;
+
+	ret = sbp_open(&b, worker, 1);
+	if (ret == 0)
+		ret = sbp_post_all(&b);
+	while (ret == 0 && got < BP_MSGS && roce_test_ms() < end) {
+		left = BP_MSGS - got;
+		/* One refusal per eight polls: each one logs. */
+		if (left > 1 && got % 8 == 0)
+			ROCE_TEST_ASSERT_EQ(rte_roce_cq_resize(b.scq, left - 1), -EINVAL,
+					    "%u completions to come", left);
+		ROCE_TEST_ASSERT_EQ(rte_roce_cq_resize(b.scq, got % 2 ? 2 * BP_MSGS : left), 0,
+				    "resize with %u to come", left);
+		roce_test_pump_env(&b.e);
+		r = rte_roce_poll_cq(b.scq, 1, &wc);
+		ROCE_TEST_ASSERT(r >= 0, "poll_cq: %d", r);
+		if (r == 0)
+			continue;
+		ROCE_TEST_ASSERT_EQ(wc.status, IBV_WC_SUCCESS, "send %u", got);
+		ROCE_TEST_ASSERT_EQ(wc.wr_id, got, "send order");
+		got++;
+	}
+	if (ret == 0)
+		ROCE_TEST_ASSERT_EQ(got, BP_MSGS, "send completions");
+	if (ret == 0)
+		ret = sbp_arrived(&b);
+	return sbp_close(&b) | ret;
+}
+
+/* One of two threads polling one CQ: the wr_ids it got, in its order. */
+struct cq_poller {
+	struct ibv_cq *cq;
+	uint32_t *total;	/* got by both (atomic) */
+	uint64_t wr_id[BP_MSGS];
+	uint32_t n;
+	int rc;
+};
+
+static void *
+cq_poller_main(void *arg)
+{
+	struct cq_poller *p = arg;
+	uint64_t end = roce_test_ms() + THREAD_WAIT_MS;
+	struct ibv_wc wc;
+	int r;
+
+	while (__atomic_load_n(p->total, __ATOMIC_ACQUIRE) < BP_MSGS && roce_test_ms() < end) {
+		r = rte_roce_poll_cq(p->cq, 1, &wc);
+		if (r < 0 || (r == 1 && (wc.status != IBV_WC_SUCCESS || p->n == BP_MSGS))) {
+			p->rc = -1;
+			return NULL;
+		}
+		if (r == 1) {
+			p->wr_id[p->n++] = wc.wr_id;
+			__atomic_fetch_add(p->total, 1, __ATOMIC_RELEASE);
+		}
+		/* Give the other poller its turn (two shared cores). */
+		sched_yield();
+	}
+	return NULL;
+}
+
+/* What two pollers got: each SEND once in all, each poller's in posting order. */
+static int
+cq_pollers_check(const struct cq_poller *p, unsigned int nb)
+{
+	bool seen[BP_MSGS] = { false };
+	unsigned int t, i;
+
+	for (t = 0; t < nb; t++) {
+		ROCE_TEST_ASSERT_EQ(p[t].rc, 0, "poller %u: an error or a bad completion", t);
+		for (i = 0; i < p[t].n; i++) {
+			ROCE_TEST_ASSERT(p[t].wr_id[i] < BP_MSGS && !seen[p[t].wr_id[i]],
+					 "wr_id %" PRIu64 " twice or unknown", p[t].wr_id[i]);
+			seen[p[t].wr_id[i]] = true;
+			ROCE_TEST_ASSERT(i == 0 || p[t].wr_id[i] > p[t].wr_id[i - 1],
+					 "poller %u out of order", t);
+		}
+	}
+	for (i = 0; i < BP_MSGS; i++)
+		ROCE_TEST_ASSERT(seen[i], "wr_id %u lost", i);
+	return 0;
+}
+
+/*
+ * A CQ polled by two threads at once while the worker completes into it
+ * and this thread resizes it (and drives b): no completion lost or
+ * returned twice, and neither poller sees them out of order.
+ */
+static int
+test_cq_two_pollers_resize(void)
+{
+	static const int sizes[] = { 2 * BP_MSGS, BP_CQE, BP_MSGS, 1 };
+	uint64_t end = roce_test_ms() + THREAD_WAIT_MS;
+	struct cq_poller p[2];
+	uint32_t total = 0;
+	unsigned int t, started = 0, resized = 0, round;
+	pthread_t tid[2];
+	struct sbp b;
+	int ret, r;
+
+	memset(p, 0, sizeof(p));
+	ret = sbp_open(&b, true, 1);
+	if (ret == 0)
+		ret = sbp_post_all(&b);
+	for (t = 0; ret == 0 && t < RTE_DIM(p); t++) {
+		p[t].cq = b.scq;
+		p[t].total = &total;
+		ret = pthread_create(&tid[t], NULL, cq_poller_main, &p[t]);
+		started += ret == 0;
+	}
+	/* A size below what is still to come is refused (EINVAL), which is fine. */
+	for (round = 0; ret == 0 && __atomic_load_n(&total, __ATOMIC_ACQUIRE) < BP_MSGS &&
+	     roce_test_ms() < end; round++) {
+		r = rte_roce_cq_resize(b.scq, sizes[round % RTE_DIM(sizes)]);
+		ROCE_TEST_ASSERT(r == 0 || r == -EINVAL, "resize: %d", r);
+		resized += r == 0;
+		roce_test_pump_env(&b.e);
+		sched_yield();
+	}
+	for (t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	printf("#   pollers got %u and %u; %u resizes of %u\n", p[0].n, p[1].n, resized, round);
+	if (ret == 0)
+		ret = cq_pollers_check(p, RTE_DIM(p));
+	if (ret == 0)
+		ROCE_TEST_ASSERT(resized > 0, "no resize succeeded");
+	if (ret == 0)
+		ret = sbp_arrived(&b);
+	return sbp_close(&b) | ret;
+}
+
+/* Resizing the send CQ while completions come, in both models. */
+static int
+test_cq_resize_under_traffic(void)
+{
+	ROCE_TEST_ASSERT_EQ(run_resize_under_traffic(false), 0, "inline mode");
+	ROCE_TEST_ASSERT_EQ(run_resize_under_traffic(true), 0, "worker mode");
+	return 0;
+}
+
 static int
 expect_open_error(struct rte_roce_port *port, const struct rte_roce_dev_conf *conf, int err,
 		  const char *what)
@@ -736,6 +916,8 @@ static const struct roce_test_case cases[] = {
 	{ "ctrl_while_traffic", test_ctrl_while_traffic },
 	{ "cq_full_backpressure", test_cq_full_backpressure },
 	{ "send_cq_backpressure", test_send_cq_backpressure },
+	{ "cq_resize_under_traffic", test_cq_resize_under_traffic },
+	{ "cq_two_pollers_resize", test_cq_two_pollers_resize },
 };
 
 int

@@ -6,10 +6,12 @@
  * two net_ring devices, roce0 and roce1 (a net_ring vdev receives what it
  * sends). TAP output. Every case expects a clear errno and no crash: a
  * destroyed object used again, objects of two devices or two PDs mixed,
- * the calls librte_roce does not have, and fork() after registration.
+ * the calls librte_roce does not have, fork() after registration, a CQ
+ * resized with completions to come and a CQ polled by two threads at once.
  */
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +121,7 @@ case_destroyed(struct dev *d)
 	   "ibv_create_qp on a freed PD: NULL, EINVAL");
 	ok(ibv_destroy_cq(cq) == 0 && ibv_destroy_cq(cq) == EINVAL,
 	   "a CQ destroyed twice: EINVAL the second time");
+	ok(ibv_resize_cq(cq, 16) == EINVAL, "ibv_resize_cq of a destroyed CQ: EINVAL");
 	ok(ibv_create_qp(d->pd, &qinit) == NULL && errno == EINVAL,
 	   "ibv_create_qp with a destroyed CQ: NULL, EINVAL");
 	ibv_ack_cq_events(cq, 1);
@@ -261,11 +264,164 @@ case_unsupported(struct dev *d)
 	ok(true, "ibv_unimport_pd of ours returns");
 	ok(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0, 0) ==
 	   IBV_REREG_MR_ERR_INPUT, "ibv_rereg_mr: IBV_REREG_MR_ERR_INPUT, MR unchanged");
-	ok(ibv_resize_cq(d->cq, 128) == EOPNOTSUPP, "ibv_resize_cq: EOPNOTSUPP");
 	ok(ibv_query_ece(qp, &ece) == EOPNOTSUPP, "ibv_query_ece: EOPNOTSUPP");
 	ok(ibv_qp_to_qp_ex(qp) == NULL, "ibv_qp_to_qp_ex of a QP made without send_ops_flags: NULL");
 	ibv_destroy_qp(qp);
 	ibv_dereg_mr(mr);
+}
+
+/* A UD QP on cq sending to itself: n receives (wr_id i) and n sends (wr_id 100 + i) posted. */
+struct ud_self {
+	char send_buf[MSG], recv_buf[8][MSG + 40];	/* UD receives start with a GRH */
+	struct ibv_mr *smr, *rmr;
+	struct ibv_qp *qp;
+	struct ibv_ah *ah;
+};
+
+static int
+ud_self_post(struct dev *d, struct ibv_cq *cq, struct ud_self *u, int n)
+{
+	struct ibv_ah_attr ah_attr = { .is_global = 1, .port_num = 1,
+				       .grh = { .sgid_index = 1, .hop_limit = 1 } };
+	struct ibv_sge ssge = { .addr = (uintptr_t)u->send_buf, .length = MSG };
+	struct ibv_send_wr swr = { .sg_list = &ssge, .num_sge = 1, .opcode = IBV_WR_SEND,
+				   .send_flags = IBV_SEND_SIGNALED }, *sbad;
+	struct ibv_recv_wr rwr = { .num_sge = 1 }, *rbad;
+	struct ibv_sge rsge;
+	int i;
+
+	u->smr = ibv_reg_mr(d->pd, u->send_buf, sizeof(u->send_buf), IBV_ACCESS_LOCAL_WRITE);
+	u->rmr = ibv_reg_mr(d->pd, u->recv_buf, sizeof(u->recv_buf), IBV_ACCESS_LOCAL_WRITE);
+	u->qp = ud_qp(d->pd, cq);
+	ibv_query_gid(d->ctx, 1, 1, &ah_attr.grh.dgid);
+	u->ah = ibv_create_ah(d->pd, &ah_attr);
+	if (!u->smr || !u->rmr || !u->qp || !u->ah || ud_ready(u->qp) != 0)
+		return -1;
+	ssge.lkey = u->smr->lkey;
+	swr.wr.ud.ah = u->ah;
+	swr.wr.ud.remote_qpn = u->qp->qp_num;
+	swr.wr.ud.remote_qkey = QKEY;
+	rwr.sg_list = &rsge;
+	for (i = 0; i < n; i++) {
+		rsge = (struct ibv_sge){ (uintptr_t)u->recv_buf[i], sizeof(u->recv_buf[i]),
+					 u->rmr->lkey };
+		rwr.wr_id = i;
+		swr.wr_id = 100 + i;
+		if (ibv_post_recv(u->qp, &rwr, &rbad) != 0 || ibv_post_send(u->qp, &swr, &sbad) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void
+ud_self_free(struct ud_self *u)
+{
+	ibv_destroy_qp(u->qp);
+	ibv_destroy_ah(u->ah);
+	ibv_dereg_mr(u->smr);
+	ibv_dereg_mr(u->rmr);
+}
+
+/*
+ * ibv_resize_cq: above max_cqe EINVAL; below the completions the CQ holds
+ * and owes to posted sends EINVAL (nothing polled yet: the sends wait); up
+ * and down with every completion kept.
+ */
+static void
+case_resize(struct dev *d)
+{
+	static struct ud_self u;
+	struct ibv_device_attr attr;
+	struct ibv_cq *cq = ibv_create_cq(d->ctx, 8, NULL, NULL, 0);
+	struct ibv_wc wc;
+	int got = 0, i;
+
+	ok(cq != NULL && ibv_query_device(d->ctx, &attr) == 0 && ud_self_post(d, cq, &u, 3) == 0,
+	   "a CQ of 8, a UD QP on it: 3 sends to itself posted");
+	ok(ibv_resize_cq(cq, attr.max_cqe + 1) == EINVAL, "ibv_resize_cq above max_cqe: EINVAL");
+	ok(ibv_resize_cq(cq, 2) == EINVAL, "ibv_resize_cq below the 3 sends posted: EINVAL");
+	ok(ibv_resize_cq(cq, 3) == 0 && cq->cqe >= 3, "ibv_resize_cq down to 3");
+	ok(ibv_resize_cq(cq, 100) == 0 && cq->cqe >= 100, "ibv_resize_cq up to 100");
+	for (i = 0; i < 6 && poll_one(cq, &wc) == 1; i++)
+		got += wc.status == IBV_WC_SUCCESS;
+	ok(got == 6, "the 3 sends and 3 receives complete");
+	ok(ibv_resize_cq(cq, 1) == 0 && cq->cqe >= 1, "ibv_resize_cq of the empty CQ down to 1");
+	ud_self_free(&u);
+	ibv_destroy_cq(cq);
+}
+
+#define POLLERS 2
+#define POLLED_MSGS 8	/* the UD QP's queues hold 8 */
+
+/* One of POLLERS threads polling one CQ: the wr_ids it got, in its order. */
+struct poller {
+	struct ibv_cq *cq;
+	int *total;		/* got by all (atomic) */
+	uint64_t wr_id[2 * POLLED_MSGS];
+	int n;
+	bool bad;		/* a negative poll or a failed completion */
+};
+
+static void *
+poller_main(void *arg)
+{
+	struct poller *p = arg;
+	struct ibv_wc wc;
+	long i;
+
+	for (i = 0; i < POLL_TRIES && __atomic_load_n(p->total, __ATOMIC_ACQUIRE) < 2 * POLLED_MSGS;
+	     i++) {
+		int n = ibv_poll_cq(p->cq, 1, &wc);
+
+		if (n < 0 || (n == 1 && (wc.status != IBV_WC_SUCCESS || p->n == 2 * POLLED_MSGS))) {
+			p->bad = true;
+			return NULL;
+		}
+		if (n == 1) {
+			p->wr_id[p->n++] = wc.wr_id;
+			__atomic_fetch_add(p->total, 1, __ATOMIC_RELEASE);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A CQ polled by two threads at once (each ibv_poll_cq also drives the
+ * inline device's progress): one of them gets each completion, once; a
+ * poll that finds the other thread polling gets 0.
+ */
+static void
+case_two_pollers(struct dev *d)
+{
+	static struct ud_self u;
+	struct ibv_cq *cq = ibv_create_cq(d->ctx, 64, NULL, NULL, 0);
+	struct poller p[POLLERS] = { 0 };
+	bool seen[100 + POLLED_MSGS] = { false }, once = true;
+	pthread_t tid[POLLERS];
+	int total = 0, started = 0, t, i;
+
+	ok(cq != NULL && ud_self_post(d, cq, &u, POLLED_MSGS) == 0,
+	   "a UD QP sending to itself: 8 receives, 8 sends posted");
+	for (t = 0; t < POLLERS; t++) {
+		p[t].cq = cq;
+		p[t].total = &total;
+		started += pthread_create(&tid[t], NULL, poller_main, &p[t]) == 0;
+	}
+	for (t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	for (t = 0; t < started; t++)
+		for (i = 0; i < p[t].n; i++) {
+			uint64_t id = p[t].wr_id[i];
+
+			once = once && id < 100 + POLLED_MSGS && !seen[id];
+			if (id < 100 + POLLED_MSGS)
+				seen[id] = true;
+		}
+	printf("# the pollers got %d and %d\n", p[0].n, p[1].n);
+	ok(started == POLLERS && !p[0].bad && !p[1].bad && total == 2 * POLLED_MSGS && once,
+	   "two threads polling one CQ: every completion once, none failed");
+	ud_self_free(&u);
+	ibv_destroy_cq(cq);
 }
 
 /*
@@ -337,6 +493,8 @@ main(void)
 	case_mixed(&a, &b);
 	case_mixed_pd(&a);
 	case_unsupported(&a);
+	case_resize(&a);
+	case_two_pollers(&a);
 	case_fork(&a);
 	printf("1..%d\n", tests);
 	ibv_free_device_list(list);
