@@ -189,12 +189,19 @@ comp_check_psn(struct comp_ctx *ctx)
 		return comp_drop(ctx);
 	diff = rte_roce_psn_cmp(pkt->psn, wqe->tx.last_psn);
 	if (diff > 0) {
-		if (wqe->tx.state != ROCE_WQE_PENDING)
-			return COMP_DONE;
 		/* Implied NAK: the READ/atomic was not answered (K:rxe_comp.c check_psn). */
 		if (roce_wr_is_rd_atomic(wqe->opcode))
-			return comp_implied_nak(qp);
-		/* Implied (coalesced) ACK of a SEND/WRITE (K:rxe_comp.c check_psn). */
+			return wqe->tx.state == ROCE_WQE_PENDING ? comp_implied_nak(qp) : COMP_DONE;
+		/*
+		 * Implied (coalesced) ACK of a SEND/WRITE (K:rxe_comp.c check_psn;
+		 * ACKs are cumulative, doc/wire-format.md §6.4). Below psn_end, so
+		 * every packet of this WQE went out and arrived, even when a retry
+		 * has gone back into it since and is sending it again (SENDING).
+		 * Ignored, it left a QP whose replay a full TX queue held retrying
+		 * until RETRY_EXC_ERR while every answer came (doc/soak-fuzz.md).
+		 * It is progress: the retry counters start again.
+		 */
+		comp_implied_ack(qp, rte_roce_psn_add(wqe->tx.last_psn, 1));
 		return COMP_COMPLETE;
 	}
 	diff = rte_roce_psn_cmp(pkt->psn, qp->comp.psn);

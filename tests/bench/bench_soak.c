@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
@@ -44,6 +45,7 @@
 #include <rte_roce.h>
 #include <rte_roce_fault.h>
 
+#include "roce_qp.h"
 #include "roce_test.h"
 #include "roce_test_eal.h"
 #include "roce_test_port.h"
@@ -61,13 +63,20 @@
 #define SOAK_QKEY		0x11111111u
 #define SOAK_DEFAULT_S		15		/* per case; two cases run: about 35 s in all */
 #define SOAK_SAMPLE_MS		5000
-#define SOAK_STUCK_MS		10000		/* far beyond timeout x retries (0.54 s; worker: 4.3 s) */
+#define SOAK_STUCK_MS		10000		/* beyond timeout x (retry_cnt + 1): 4.3 s */
 /*
- * ACK timeout code in worker mode: 537 ms. The worker retries on its own
- * clock while side b waits for the main thread, which a loaded machine may
- * not run for half a second: 67 ms (code 14) x 8 then fails WRs.
+ * ACK timeout code of the pairs, both cases: 537 ms, so 4.3 s before
+ * RETRY_EXC_ERR. A replay waits behind every frame already queued to b:
+ * the ring (ROCE_TEST_RING_SIZE, 1024) and a's TX backlog (256), 1,280
+ * frames that b takes 32 a poll, and inline in the same thread as a. At
+ * load 40 on the 2 shared cores the soak moved 0.9 to 1.7 MiB/s, about
+ * 1,000 frames/s: 1.3 s of queue, beyond 67 ms (code 14) x 8 = 0.54 s.
+ * Runs failed that way, b having seen none of the replays in 1.8 s
+ * (doc/soak-fuzz.md); the worker case had seen it first (the worker
+ * retries on its own clock while b waits for the main thread). 4.3 s is
+ * three times the queue at that rate, and below SOAK_STUCK_MS.
  */
-#define SOAK_WORKER_TIMEOUT	17
+#define SOAK_TIMEOUT		17
 #define SOAK_DRAIN_MS		10000
 #define SOAK_CHURN_WRS		300		/* send completions between two tear-downs */
 #define SOAK_WC_BURST		64
@@ -138,6 +147,8 @@ struct soak {
 	unsigned int next_churn;
 	uint64_t completions;		/* send completions, any status */
 	uint64_t churn_at;		/* the next tear-down starts at so many */
+	uint64_t slowest_ms;		/* the longest step of a pass (soak_step_end()) */
+	const char *slowest_step;
 	bool stopping;
 	struct soak_mark start, end;
 	struct roce_test_conf conf;	/* of the pairs */
@@ -256,6 +267,17 @@ soak_post_srq(struct soak *k, unsigned int slot)
 	return 0;
 }
 
+/* SRQ WQEs the soak has posted and not seen complete. */
+static unsigned int
+soak_srq_posted(const struct soak *k)
+{
+	unsigned int j, n = 0;
+
+	for (j = 0; j < SOAK_SRQ_SLOTS; j++)
+		n += k->srq_busy[j];
+	return n;
+}
+
 /* Pair i's receive WRs topped up to SOAK_RX_SLOTS (SRQ pairs: none of their own). */
 static int
 soak_fill_recvs(struct soak *k, unsigned int i)
@@ -307,6 +329,8 @@ soak_post(struct soak *k, unsigned int i)
 	return 0;
 }
 
+static void soak_dump_pair(const struct soak *k, unsigned int i);
+
 /* ---- completions ---- */
 
 /* The bytes at got are message (i, seq) of len bytes. */
@@ -337,8 +361,12 @@ soak_send_done(struct soak *k, const struct ibv_wc *wc)
 
 	ROCE_TEST_ASSERT(i < SOAK_PAIRS && seq == p->completed && seq < p->posted,
 			 "send completion %#" PRIx64 " not the next of its QP", wc->wr_id);
-	ROCE_TEST_ASSERT(soak_status_ok(p, wc->status), "pair %u (%s) WR %u: status %d", i,
-			 soak_kind_name[p->kind], seq, wc->status);
+	if (!soak_status_ok(p, wc->status)) {
+		printf("# pair %u (%s) WR %u: status %d, %" PRIu64 " ms after its last progress\n",
+		       i, soak_kind_name[p->kind], seq, wc->status, roce_test_ms() - p->progress_ms);
+		soak_dump_pair(k, i);
+		return -1;
+	}
 	op = soak_op(p->kind, seq);
 	p->completed++;
 	p->progress_ms = roce_test_ms();
@@ -615,6 +643,71 @@ soak_churn_finish(struct soak *k, unsigned int i)
 
 /* ---- the run ---- */
 
+/*
+ * The engine's state of one QP of a stuck pair, for the failure report:
+ * requester, completer and its timers (time left against the wheel's last
+ * run and the TSC's now), responder, the send WQEs not retired, counters.
+ * Read without the lane's handshake: a worker may be changing it meanwhile.
+ */
+static void
+soak_dump_qp(const char *side, struct ibv_qp *ibqp)
+{
+	struct roce_qp *qp = roce_qp_of(ibqp);
+	const struct roce_lane *lane = qp->lane;
+	const struct roce_timer_wheel *w = &lane->timers;
+	const struct rte_roce_stats *st = &qp->stats;
+	uint32_t idx, prod = roce_sq_producer(qp);
+	/* The wheel's clock (roce_timer_now_us() is not exported), to the microsecond. */
+	uint64_t now_us = (rte_rdtsc() - w->tsc_origin) / (w->tsc_hz / 1000000);
+
+	printf("#  %s QP %#x state %d, lane %u (wheel ran %" PRIu64 " us ago, %u timers armed, "
+	       "%" PRIu64 " polls, %" PRIu64 " timer defers), scheduled %d\n", side,
+	       ibqp->qp_num, roce_qp_state(qp), lane->id, now_us - w->now_us,
+	       w->armed, lane->stats.polls, lane->stats.timer_defers, qp->scheduled);
+	printf("#   req: WQE %u psn %u psn_end %u pkt %u rd_atomic %u failed %d; SQ %u..%u\n",
+	       qp->req.wqe_idx, qp->req.psn, qp->req.psn_end, qp->req.pkt_idx,
+	       qp->req.rd_atomic, qp->req.failed, roce_sq_consumer(qp), prod);
+	printf("#   comp: psn %u retry_left %u rnr_left %u retrying %d rnr_wait %d timeout %"
+	       PRIu64 " us; retrans %s at %" PRId64 " us from now; rnr %s at %" PRId64 " us\n",
+	       qp->comp.psn, qp->comp.retry_left, qp->comp.rnr_left, qp->comp.retrying,
+	       qp->comp.rnr_wait, qp->comp.timeout_us,
+	       roce_timer_pending(&qp->comp.retrans) ? "armed" : "idle",
+	       (int64_t)(qp->comp.retrans.expire_us - now_us),
+	       roce_timer_pending(&qp->comp.rnr) ? "armed" : "idle",
+	       (int64_t)(qp->comp.rnr.expire_us - now_us));
+	printf("#   resp: psn %u msn %u nak_sent %d ack_pending %d nak_pending %d res_pending %u; "
+	       "RQ %u..%u\n", qp->resp.psn, qp->resp.msn, qp->resp.nak_sent, qp->resp.ack_pending,
+	       qp->resp.nak_pending, qp->resp.res_pending, roce_queue_cons(&qp->rq),
+	       roce_queue_prod(&qp->rq));
+	for (idx = roce_sq_consumer(qp); idx != prod; idx++) {
+		const struct roce_send_wqe *wqe = roce_sq_wqe(qp, idx);
+
+		printf("#   WQE %u: wr_id %#" PRIx64 " opcode %u length %u state %u PSN %u..%u\n",
+		       idx, wqe->wr_id, wqe->opcode, wqe->length, wqe->tx.state,
+		       wqe->tx.first_psn, wqe->tx.last_psn);
+	}
+	printf("#   counters: %" PRIu64 " sent, %" PRIu64 " received, %" PRIu64 " retries, %"
+	       PRIu64 " timeouts, %" PRIu64 " seq NAKs, %" PRIu64 " RNR NAKs in, %" PRIu64
+	       " RNR NAKs out, %" PRIu64 " duplicates, %" PRIu64 " out of sequence, %" PRIu64
+	       " implied NAKs\n", st->sent_pkts, st->rcvd_pkts, st->completer_retry_err,
+	       st->local_ack_timeout_err, st->rcvd_seq_err, st->rcvd_rnr_err, st->send_rnr_err,
+	       st->duplicate_request, st->out_of_seq_request, st->implied_nak_seq_err);
+}
+
+static void
+soak_dump_pair(const struct soak *k, unsigned int i)
+{
+	const struct soak_pair *p = &k->p[i];
+
+	printf("# pair %u (%s): %u send WRs posted, %u completed; %u receive WRs posted, %u "
+	       "completed; next receive %u; dying %d (tear-down %d); SRQ %u of %u posted\n", i,
+	       soak_kind_name[p->kind], p->posted, p->completed, p->rposted, p->rcompleted,
+	       p->rx_next, p->dying, p->churn, k->srq != NULL ? soak_srq_posted(k) : 0,
+	       SOAK_SRQ_SLOTS);
+	soak_dump_qp("a", k->e.qp[0][i]);
+	soak_dump_qp("b", k->e.qp[1][i]);
+}
+
 static int
 soak_check_stuck(const struct soak *k, uint64_t now)
 {
@@ -623,9 +716,13 @@ soak_check_stuck(const struct soak *k, uint64_t now)
 	for (i = 0; i < SOAK_PAIRS; i++) {
 		const struct soak_pair *p = &k->p[i];
 
-		ROCE_TEST_ASSERT(p->completed == p->posted || now - p->progress_ms < SOAK_STUCK_MS,
-				 "pair %u (%s): WR %u without a completion for %" PRIu64 " ms", i,
-				 soak_kind_name[p->kind], p->completed, now - p->progress_ms);
+		if (p->completed == p->posted || now - p->progress_ms < SOAK_STUCK_MS)
+			continue;
+		printf("# pair %u (%s): WR %u without a completion for %" PRIu64 " ms; the longest "
+		       "step of a pass: %s, %" PRIu64 " ms\n", i, soak_kind_name[p->kind],
+		       p->completed, now - p->progress_ms, k->slowest_step, k->slowest_ms);
+		soak_dump_pair(k, i);
+		return -1;
 	}
 	return 0;
 }
@@ -665,26 +762,48 @@ soak_may_post(const struct soak_pair *p)
 	       (p->kind != SOAK_UC || p->posted - p->rx_next < SOAK_TX_SLOTS - SOAK_WINDOW);
 }
 
+/*
+ * The step of a pass that took longest so far, for the failure report: a
+ * stall of the whole process shows in the step that was running.
+ */
+static uint64_t
+soak_step_end(struct soak *k, const char *step, uint64_t since)
+{
+	uint64_t now = roce_test_ms();
+
+	if (now - since > k->slowest_ms || k->slowest_step == NULL) {
+		k->slowest_ms = now - since;
+		k->slowest_step = step;
+	}
+	return now;
+}
+
 /* One pass: post what the windows allow, take completions, tear down and rebuild. */
 static int
 soak_pass(struct soak *k)
 {
+	uint64_t t = roce_test_ms();
 	unsigned int i;
+	int ret = 0;
 
 	for (i = 0; !k->stopping && i < SOAK_PAIRS; i++)
 		while (soak_may_post(&k->p[i]))
 			if (soak_post(k, i) != 0)
 				return -1;
+	t = soak_step_end(k, "posting", t);
 	if (soak_reap(k) != 0)
 		return -1;
+	t = soak_step_end(k, "polling", t);
 	for (i = soak_mix[SOAK_RC]; i < soak_mix[SOAK_RC] + soak_mix[SOAK_CHURN]; i++)
 		if (k->p[i].dying && soak_churn_finish(k, i) != 0)
 			return -1;
+	t = soak_step_end(k, "destroying and making a churn pair", t);
 	if (!k->stopping && k->completions >= k->churn_at) {
 		k->churn_at = k->completions + SOAK_CHURN_WRS;
-		return soak_churn_start(k);
+		ret = soak_churn_start(k);
+		soak_step_end(k, "tearing down a churn pair", t);
 	}
-	return 0;
+	return ret;
 }
 
 /* Traffic until the end, then until every WR in flight has completed. */
@@ -712,18 +831,28 @@ soak_run(struct soak *k, unsigned int seconds)
 	return -1;
 }
 
+/* The injectors' seed: ROCE_SOAK_SEED replays a run (printed at each case's start). */
+static uint32_t
+soak_seed_of_run(void)
+{
+	const char *env = getenv("ROCE_SOAK_SEED");
+
+	return env != NULL ? (uint32_t)strtoul(env, NULL, 0) : SOAK_SEED;
+}
+
 static int
 soak_faults_on(struct soak *k)
 {
-	struct rte_roce_fault_conf fc = {
-		.seed = SOAK_SEED, .drop = 0.01, .dup = 0.005, .reorder = 0.005, .corrupt = 0.002,
+	uint32_t seed = soak_seed_of_run();
+	struct rte_roce_fault_conf fc = { .drop = 0.01, .dup = 0.005, .reorder = 0.005, .corrupt = 0.002,
 		.reorder_max_us = 1000, .roce_only = true,
 	};
 	uint16_t eth[2] = { roce_test_verbs_pair.a, roce_test_verbs_pair.b };
 	unsigned int s;
 
+	printf("# fault seed %" PRIu32 " (ROCE_SOAK_SEED)\n", seed);
 	for (s = 0; s < 2; s++) {
-		fc.seed = SOAK_SEED + s;
+		fc.seed = seed + s;
 		k->fault[s] = rte_roce_fault_attach(eth[s], 0, RTE_ROCE_FAULT_RX, &fc);
 		ROCE_TEST_ASSERT(k->fault[s] != NULL, "fault injector %u", s);
 	}
@@ -810,8 +939,7 @@ soak_open(struct soak *k, const struct rte_roce_dev_conf *conf_a)
 
 	*c = roce_test_default_conf;
 	c->dev_conf[0] = conf_a;
-	if (conf_a != NULL)
-		c->timeout = SOAK_WORKER_TIMEOUT;
+	c->timeout = SOAK_TIMEOUT;
 	if (roce_test_env_open(&k->e, c, 0) != 0)
 		return -1;
 	k->e.nqps = SOAK_PAIRS;
@@ -894,7 +1022,8 @@ soak_report(const struct soak *k, uint64_t ms, const struct rte_roce_fault_stats
 	       fs->corrupted, sa->completer_retry_err, sa->local_ack_timeout_err,
 	       sa->rcvd_seq_err, sb->duplicate_request, sb->out_of_buffer);
 	printf("# mbufs in use %u at the start, %u at the end; heap %" PRIu64 " -> %" PRIu64
-	       " bytes\n", k->start.mbufs, k->end.mbufs, k->start.heap, k->end.heap);
+	       " bytes; the longest step of a pass: %s, %" PRIu64 " ms\n", k->start.mbufs,
+	       k->end.mbufs, k->start.heap, k->end.heap, k->slowest_step, k->slowest_ms);
 }
 
 /* Counters against what the soak saw, memory back where it was. */

@@ -11,6 +11,8 @@
  */
 
 #include <arpa/inet.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 
 /* The engine's counters, to tell which recovery path ran. */
 #include "roce_dev.h"
+#include "roce_qp.h"
 
 #include "roce_test.h"
 #include "roce_test_eal.h"
@@ -1058,6 +1061,138 @@ test_lost_packet_seq_nak(void)
 	return roce_test_env_close(&e) | ret;
 }
 
+/* Polls a until pred(e) holds or ROCE_TEST_WAIT_MS pass; only a runs. */
+static bool
+poll_a_until(struct roce_test_env *e, bool (*pred)(struct roce_test_env *e))
+{
+	uint64_t end = roce_test_ms() + ROCE_TEST_WAIT_MS;
+
+	while (!pred(e) && roce_test_ms() < end)
+		rte_roce_poll(e->s[0].ctx);
+	return pred(e);
+}
+
+/*
+ * Pairs 1 and 2 put more than ROCE_DEV_QP_TX_MAX frames into a's TX
+ * backlog (of twice that): no QP of a runs any more (roce_lane.c).
+ */
+static bool
+a_tx_held(struct roce_test_env *e)
+{
+	return roce_qp_stats(e->qp[0][1]).sent_pkts + roce_qp_stats(e->qp[0][2]).sent_pkts >
+	       ROCE_DEV_QP_TX_MAX;
+}
+
+static bool
+a_pair0_timed_out(struct roce_test_env *e)
+{
+	return roce_qp_stats(e->qp[0][0]).local_ack_timeout_err > 0;
+}
+
+/* What test_ack_of_wqe_being_resent() saw, once its env is quiet again. */
+static int
+resent_wqe_outcome(int n, const struct ibv_wc *first, uint32_t qpn, unsigned int retry_left,
+		   int rest, const struct ibv_wc *wc)
+{
+	int j;
+
+	ROCE_TEST_ASSERT_EQ(n, 1, "the held ACK completes the WRITE being sent again");
+	ROCE_TEST_ASSERT_EQ(roce_test_check_wc(first, 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 4096,
+					       qpn), 0, "the WRITE");
+	ROCE_TEST_ASSERT_EQ(retry_left, ROCE_TEST_RETRY_CNT, "retry counter after progress");
+	ROCE_TEST_ASSERT_EQ(rest, 3, "the SEND and both fills");
+	for (j = 0; j < rest; j++)
+		ROCE_TEST_ASSERT_EQ(wc[j].status, IBV_WC_SUCCESS, "WR %" PRIu64, wc[j].wr_id);
+	return 0;
+}
+
+/*
+ * The ACK that b sent for a WRITE and the SEND after it (coalesced: the
+ * SEND's PSN) reaches a only after a timeout went back into the WRITE,
+ * whose replay a full TX queue holds (the WQE is SENDING again). The ACK
+ * completes the WRITE at once and its retry counters start again. Before,
+ * it was ignored: under load every answer of the first transmission went
+ * that way and the soak's WRs failed with RETRY_EXC_ERR (doc/soak-fuzz.md).
+ */
+static int
+test_ack_of_wqe_being_resent(void)
+{
+	const uint32_t fill_len = 128 << 10;	/* a window of PSNs: two fill the TX backlog */
+	struct rte_ring *to_a = roce_test_verbs_pair.ring[0], *to_b = roce_test_verbs_pair.ring[1];
+	struct roce_test_conf c = roce_test_default_conf;
+	struct rte_mbuf *dummy = NULL, *ack = NULL, *m;
+	uint8_t *dst;
+	struct ibv_wc first, recv, wc[4];
+	struct roce_test_env e;
+	unsigned int j, retry_left = 0;
+	int ret, n = -1, rest;
+
+	c.timeout = 17;		/* 537 ms: eight of them outlast any stall of this machine */
+	ret = roce_test_env_open(&e, &c, 3);
+	if (ret == 0)
+		ret = roce_test_warm_up(&e);
+	dst = e.s[1].buf + ROCE_TEST_DATA_OFF;
+	if (ret == 0)
+		ret = roce_test_post_recv(e.qp[1][0], 2, e.s[1].buf + ROCE_TEST_BUF_LEN / 2, 4096,
+					  e.s[1].mr->lkey) |
+		      roce_test_post_send(e.qp[0][0], IBV_WR_RDMA_WRITE, 1,
+					  e.s[0].buf + ROCE_TEST_DATA_OFF, 4096, e.s[0].mr->lkey,
+					  (uintptr_t)dst, e.s[1].mr->rkey, IBV_SEND_SIGNALED) |
+		      roce_test_post_send(e.qp[0][0], IBV_WR_SEND, 2, e.s[0].buf, 64,
+					  e.s[0].mr->lkey, 0, 0, IBV_SEND_SIGNALED) |
+		      roce_test_frames_to_b(&e, 5);
+	/* b takes all five; its last answer, the ACK of the SEND's PSN, is held. */
+	for (j = 0; ret == 0 && j < 100; j++)
+		rte_roce_poll(e.s[1].ctx);
+	while (ret == 0 && rte_ring_dequeue(to_a, (void **)&m) == 0) {
+		rte_pktmbuf_free(ack);
+		ack = m;
+	}
+	if (ret == 0 && (ack == NULL || rte_ring_count(to_b) != 0)) {
+		printf("# b did not answer\n");
+		ret = -1;
+	}
+	/* The wire to b full; pairs 1 and 2 fill a's TX backlog behind it (a window each). */
+	if (ret == 0)
+		dummy = rte_pktmbuf_alloc(roce_test_mbuf_pool());
+	while (dummy != NULL && rte_ring_enqueue(to_b, dummy) == 0)
+		;
+	for (j = 1; ret == 0 && j < 3; j++)
+		ret = roce_test_post_send(e.qp[0][j], IBV_WR_RDMA_WRITE, 10 + j,
+					  e.s[0].buf + ROCE_TEST_DATA_OFF, fill_len, e.s[0].mr->lkey,
+					  (uintptr_t)(dst + j * fill_len), e.s[1].mr->rkey,
+					  IBV_SEND_SIGNALED);
+	if (ret == 0 && !poll_a_until(&e, a_tx_held)) {
+		printf("# a's TX backlog never full\n");
+		ret = -1;
+	}
+	/* Pair 0's timeout: back to the WRITE's first PSN, and the replay cannot leave. */
+	if (ret == 0 && !poll_a_until(&e, a_pair0_timed_out)) {
+		printf("# no timeout\n");
+		ret = -1;
+	}
+	/* Checked once the wire is free and everything completed: a failure leaves nothing behind. */
+	if (ret == 0 && rte_ring_enqueue(to_a, ack) == 0) {
+		ack = NULL;
+		rte_roce_poll(e.s[0].ctx);
+		n = rte_roce_poll_cq(e.s[0].scq, 1, &first);
+		retry_left = roce_qp_of(e.qp[0][0])->comp.retry_left;
+	}
+	while (rte_ring_dequeue(to_b, (void **)&m) == 0)
+		if (m != dummy)
+			rte_pktmbuf_free(m);
+	rte_pktmbuf_free(dummy);
+	rte_pktmbuf_free(ack);
+	if (ret == 0) {
+		/* The SEND and both fills (and a WRITE the ACK left behind) complete in success. */
+		rest = roce_test_wait_wc(&e, e.s[0].scq, wc, 4 - RTE_MAX(n, 0));
+		ret = roce_test_wait_wc(&e, e.s[1].rcq, &recv, 1) == 1 ? 0 : -1;
+		ret |= resent_wqe_outcome(n, &first, e.qp[0][0]->qp_num, retry_left, rest, wc);
+		ret |= roce_test_expect_quiet(&e, e.s[1].rcq);
+	}
+	return roce_test_env_close(&e) | ret;
+}
+
 /*
  * The responses of a READ are lost but the ACK of the SEND after it comes:
  * an implied NAK resends the READ, which the responder replays from its
@@ -1571,6 +1706,7 @@ static const struct roce_test_case cases[] = {
 	{ "rc_lost_request_timeout", test_lost_request_timeout },
 	{ "rc_lost_packet_seq_nak", test_lost_packet_seq_nak },
 	{ "rc_lost_read_response_implied_nak", test_lost_read_response_implied_nak },
+	{ "rc_ack_of_wqe_being_resent", test_ack_of_wqe_being_resent },
 	{ "rc_bad_lkey", test_bad_lkey },
 	{ "rc_recv_too_small", test_recv_too_small },
 	{ "rc_recv_bad_lkey", test_recv_bad_lkey },

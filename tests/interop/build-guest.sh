@@ -24,10 +24,11 @@ source "$(dirname "$0")/lib.sh"
 
 GUEST_PKGS=(rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
 	    iproute2 tcpdump kmod iputils-ping procps mount hostname nvme-cli python3-pyverbs fio)
-# Modules copied into the image, with their dependencies.
+# Modules copied into the image, with their dependencies. sch_prio and
+# cls_u32 keep one frame away from netem (run.sh, pp_last_ack_exempt).
 GUEST_MODS=(virtio_pci virtio_net ib_core ib_uverbs ib_umad ib_cm iw_cm rdma_cm
 	    rdma_ucm rdma_rxe crc32_generic crc32_pclmul udp_tunnel ip6_udp_tunnel
-	    af_packet sch_netem nvme_rdma nvmet_rdma)
+	    af_packet sch_netem sch_prio cls_u32 nvme_rdma nvmet_rdma)
 
 KERNEL_SUITE=${1:-$SUITE}
 case "$KERNEL_SUITE" in
