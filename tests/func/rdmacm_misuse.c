@@ -76,7 +76,8 @@ next_event(struct rdma_event_channel *ch, int *status)
 static void
 case_refusals(struct rdma_event_channel *ch)
 {
-	struct rdma_addrinfo hints = { .ai_flags = RAI_FAMILY }, *res = NULL;
+	struct rdma_addrinfo hints = { .ai_flags = RAI_FAMILY | RAI_NUMERICHOST, .ai_family = AF_IB };
+	struct rdma_addrinfo *res = NULL;
 	struct ibv_qp_init_attr attr = { .qp_type = IBV_QPT_RC };
 	struct ibv_srq_init_attr srq_attr = { .attr = { .max_wr = 4, .max_sge = 1 } };
 	struct ibv_ece ece = { 0 };
@@ -110,8 +111,13 @@ case_refusals(struct rdma_event_channel *ch)
 	   "rdma_set_local_ece, rdma_get_remote_ece, rdma_reject_ece: EOPNOTSUPP (no ECE)");
 	ok(rdma_get_request(id, &other) == -1 && errno == EINVAL,
 	   "rdma_get_request on an id with a channel: EINVAL");
-	ok(rdma_getaddrinfo(ADDR, NULL, &hints, &res) == -1 && errno == EINVAL,
-	   "rdma_getaddrinfo(RAI_FAMILY): EINVAL");
+	ok(rdma_getaddrinfo(ADDR, NULL, &hints, &res) == -1 && errno == EAFNOSUPPORT,
+	   "rdma_getaddrinfo(RAI_FAMILY, AF_IB, RAI_NUMERICHOST): EAFNOSUPPORT (no AF_IB)");
+	hints.ai_family = AF_INET;
+	ok(rdma_getaddrinfo(ADDR, NULL, &hints, &res) == 0 && res->ai_family == AF_INET,
+	   "rdma_getaddrinfo(RAI_FAMILY, AF_INET): the family hint (libfabric's verbs provider)");
+	if (res != NULL)
+		rdma_freeaddrinfo(res);
 	inet_pton(AF_INET, "192.0.2.1", &bad.sin_addr);
 	ok(rdma_bind_addr(id, (struct sockaddr *)&bad) == -1 && errno == EADDRNOTAVAIL,
 	   "rdma_bind_addr on an address of no port: EADDRNOTAVAIL");
