@@ -15,6 +15,8 @@ packages=(
 	ibverbs-utils	# func suite: unmodified ibv_devices, ibv_devinfo, ibv_*_pingpong (verbs_preload)
 	perftest	# unmodified ib_write_bw & co. through librte_roce_verbs (doc/verbs-abi.md)
 	rdmacm-utils librdmacm-dev	# unmodified rping, ucmatose, rdma_server/client through librte_roce_verbs; rdma_cma.h for it
+	libfabric-bin libfabric1	# func suite: unmodified fi_info, fi_pingpong (libfabric's verbs provider) through librte_roce_verbs
+	ucx-utils libucx0	# func suite: unmodified ucx_info, ucx_perftest (UCX's rc_verbs, ud_verbs) through librte_roce_verbs
 	iproute2	# func suite: lanes_af_packet makes a veth pair with ip(8)
 	python3-yaml python3-kubernetes	# unit k8s_manifests: the Kubernetes API schemas
 )

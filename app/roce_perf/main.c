@@ -52,7 +52,7 @@
 enum {
 	OPT_TEST = 256, OPT_MODE, OPT_CQ_MOD, OPT_WORKERS, OPT_VERIFY, OPT_JSON, OPT_BASELINE,
 	OPT_FAULT, OPT_LOOPBACK, OPT_IP, OPT_CONFIG, OPT_CONFIG_PORT, OPT_NO_PDUMP,
-	OPT_PCAP, OPT_PRINT_MEMORY, OPT_DRY_RUN,
+	OPT_PCAP, OPT_PRINT_MEMORY, OPT_DRY_RUN, OPT_CPU_UTIL,
 };
 
 static const struct option perf_longopts[] = {
@@ -70,6 +70,8 @@ static const struct option perf_longopts[] = {
 	{ "inline_size", required_argument, NULL, 'I' },
 	{ "cq-mod", required_argument, NULL, OPT_CQ_MOD },
 	{ "qp_timeout", required_argument, NULL, 'u' },
+	{ "report-histogram", no_argument, NULL, 'H' },
+	{ "cpu_util", no_argument, NULL, OPT_CPU_UTIL },
 	{ "mtu", required_argument, NULL, 'm' },
 	{ "port", required_argument, NULL, 'p' },
 	{ "rdma_cm", no_argument, NULL, 'R' },
@@ -111,6 +113,13 @@ perf_usage(void)
 	       "  --cq-mod N          signal one WR in N (BW 100); the rest are unsignaled\n"
 	       "  -u, --qp_timeout N  local ACK timeout 4.096 us * 2^N, 0..31 (14: 67 ms); not\n"
 	       "                      with -R (the connection manager's own)\n"
+	       "  -H, --report-histogram  latency tests: the round trips' histogram (power-of-two\n"
+	       "                      buckets from 0.125 us) after the summary (perftest -H lists\n"
+	       "                      every sample instead)\n"
+	       "  --cpu_util          the CPU the run used where it ran (the client, or both ends\n"
+	       "                      with --loopback): this process (user + system over the\n"
+	       "                      run's time) and the machine (/proc/stat, all CPUs, as\n"
+	       "                      perftest's --cpu_util; any mode, not only -D)\n"
 	       "  -m, --mtu N         IB MTU 256..4096 (Ethernet MTU N+80, set unchecked)\n"
 	       "  -p, --port N        TCP port of the exchange (18515); with -R the rdma_cm port\n"
 	       "  -R, --rdma_cm       connect with rdma_cm as perftest -R: the exchange over an RC\n"
@@ -260,6 +269,8 @@ perf_check(const struct perf_opts *o)
 		      "-l 0-N (or --lcores '(0-N)@(0-M)' to float them over CPUs 0-M)";
 	else if (o->mode == PERF_MODE_LAT && (o->qps != 1 || o->duration_s > 0))
 		why = "latency tests run one QP for -n iterations";
+	else if (o->histogram && o->mode != PERF_MODE_LAT)
+		why = "-H reports the latency histogram: latency tests only";
 	else if (o->mode == PERF_MODE_LAT && o->iters > PERF_LAT_SAMPLES_MAX)
 		why = "too many latency iterations";
 	else if (o->test == PERF_TEST_SEND && o->mode == PERF_MODE_LAT && o->rx_depth < 1)
@@ -293,7 +304,7 @@ perf_parse(int argc, char **argv, struct perf_opts *o)
 
 	*o = (struct perf_opts){ .qps = 1, .post_list = 1, .workers = 0,
 				 .tcp_port = PERF_TCP_PORT, .qp_timeout = PERF_QP_TIMEOUT };
-	while (ret == 0 && (c = getopt_long(argc, argv, "A:s:an:D:q:t:r:l:I:u:m:p:Rd:h",
+	while (ret == 0 && (c = getopt_long(argc, argv, "A:s:an:D:q:t:r:l:I:u:m:p:Rd:Hh",
 					    perf_longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_TEST:
@@ -382,6 +393,12 @@ perf_parse(int argc, char **argv, struct perf_opts *o)
 		case OPT_WORKERS:
 			ret = perf_num("--workers", optarg, 0, RTE_MAX_LCORE, &v);
 			o->workers = v;
+			break;
+		case 'H':
+			o->histogram = true;
+			break;
+		case OPT_CPU_UTIL:
+			o->cpu_util = true;
 			break;
 		case OPT_VERIFY:
 			o->verify = true;

@@ -70,6 +70,8 @@ struct perf_opts {
 	uint32_t ib_mtu;	/* bytes; 0 = what the port gives */
 	uint32_t workers;	/* worker lcores of the device; 0 = inline (rte_roce_poll()) */
 	bool verify;
+	bool histogram;		/* -H: the latency histogram after the summary */
+	bool cpu_util;		/* --cpu_util: the process's and the machine's CPU use */
 	bool json;
 	bool baseline;
 	bool loopback;
@@ -149,8 +151,13 @@ struct perf_lanes {
 	uint64_t handoffs_out, handoffs_in, handoff_drops;	/* xstats, over the run */
 };
 
+/* Latency histogram: bucket b counts samples up to PERF_HIST_FIRST_US * 2^b, the last all above. */
+#define PERF_HIST_BUCKETS 24
+#define PERF_HIST_FIRST_US 0.125
+
 struct perf_lat {
 	double min, p50, p99, p999, max, avg, stdev;	/* microseconds */
+	uint64_t hist[PERF_HIST_BUCKETS];
 };
 
 struct perf_baseline {
@@ -170,6 +177,8 @@ struct perf_result {
 	double bw_peak_gbps;	/* best one-second window (perftest's BW peak) */
 	struct perf_lat lat;	/* round trips (LAT mode) */
 	double cpu_user_s, cpu_sys_s, busy;	/* busy: share of the loop's cycles that did work */
+	double cpu_machine;	/* --cpu_util: share of all CPUs' time not idle (/proc/stat) */
+	double cpu_wall_s;	/* the time over which cpu_user_s and cpu_sys_s were taken */
 	struct rte_roce_port_stats port[2];
 	unsigned int nb_ports;
 	/* the devices' counters over the run, named by counter_names */

@@ -121,6 +121,18 @@ lat_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The histogram bucket of a sample of us microseconds. */
+static unsigned int
+perf_hist_bucket(double us)
+{
+	double upto = PERF_HIST_FIRST_US;
+	unsigned int b;
+
+	for (b = 0; b < PERF_HIST_BUCKETS - 1 && us > upto; b++)
+		upto *= 2;
+	return b;
+}
+
 void
 perf_lat_stats(uint64_t *cycles, uint64_t n, struct perf_lat *lat)
 {
@@ -141,6 +153,9 @@ perf_lat_stats(uint64_t *cycles, uint64_t n, struct perf_lat *lat)
 	lat->p99 = cycles[n * 99 / 100] * us;
 	lat->p999 = cycles[n * 999 / 1000] * us;
 	lat->max = cycles[n - 1] * us;
+	memset(lat->hist, 0, sizeof(lat->hist));
+	for (i = 0; i < n; i++)
+		lat->hist[perf_hist_bucket(cycles[i] * us)]++;
 }
 
 /* Wait for one frame on eth (any kind); 0 or -ETIMEDOUT. */

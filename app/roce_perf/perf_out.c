@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_common.h>
 #include <rte_cycles.h>
 
 #include "perf.h"
@@ -94,6 +95,62 @@ perf_print_lanes(const struct perf_result *r)
 	}
 }
 
+/* The upper bound of histogram bucket b, in microseconds (the last has none). */
+static double
+perf_hist_upto(unsigned int b)
+{
+	return PERF_HIST_FIRST_US * (double)(UINT64_C(1) << b);
+}
+
+/* -H: one line per bucket from the first to the last that holds a sample. */
+static void
+perf_print_hist(const struct perf_lat *l)
+{
+	uint64_t n = 0, cum = 0;
+	unsigned int b, first = PERF_HIST_BUCKETS, last = 0;
+
+	for (b = 0; b < PERF_HIST_BUCKETS; b++) {
+		n += l->hist[b];
+		if (l->hist[b] != 0) {
+			first = RTE_MIN(first, b);
+			last = b;
+		}
+	}
+	printf(" round trips, histogram: up to [usec]   count   cumulative[%%]\n");
+	for (b = first; b <= last && n != 0; b++) {
+		cum += l->hist[b];
+		if (b == PERF_HIST_BUCKETS - 1)
+			printf("   %14s above %-9.3f %-10" PRIu64 " %.3f\n", "", perf_hist_upto(b - 1),
+			       l->hist[b], 100.0 * cum / n);
+		else
+			printf("   %26.3f %-10" PRIu64 " %.3f\n", perf_hist_upto(b), l->hist[b],
+			       100.0 * cum / n);
+	}
+}
+
+/*
+ * This process's CPU time over the run's wall time (all its threads: above 1
+ * with workers; getrusage() counts in the scheduler's ticks, so a run of a
+ * few milliseconds reads coarse).
+ */
+static double
+perf_cpu_process(const struct perf_result *r)
+{
+	return r->cpu_wall_s > 0 ? (r->cpu_user_s + r->cpu_sys_s) / r->cpu_wall_s : 0;
+}
+
+/* --cpu_util: this process's CPU over the run's time, and the machine's (perftest's figure). */
+static void
+perf_print_cpu(const struct perf_result *r)
+{
+	printf(" CPU_Util[%%]: this process %.2f (user %.3f s, system %.3f s in %.3f s)",
+	       100.0 * perf_cpu_process(r), r->cpu_user_s, r->cpu_sys_s, r->cpu_wall_s);
+	if (r->cpu_machine >= 0)
+		printf(", machine %.2f (all CPUs, /proc/stat)\n", 100.0 * r->cpu_machine);
+	else
+		printf(", machine unknown (/proc/stat unreadable, or the run shorter than its tick)\n");
+}
+
 void
 perf_print_row(const struct perf_opts *o, const struct perf_result *r)
 {
@@ -111,6 +168,10 @@ perf_print_row(const struct perf_opts *o, const struct perf_result *r)
 		printf(" %-6u %-11" PRIu64 " %-14.2f %-14.2f %-16.2f %-14.2f %-15.2f %-23.2f %.2f\n",
 		       r->size, r->msgs, l->min * k, l->max * k, l->p50 * k, l->avg * k,
 		       l->stdev * k, l->p99 * k, l->p999 * k);
+	if (o->cpu_util && r->cpu_wall_s > 0)
+		perf_print_cpu(r);
+	if (o->histogram)
+		perf_print_hist(&r->lat);
 	perf_print_counters(r, perf_roles);
 	perf_print_lanes(r);
 	if (r->base.done)
@@ -126,6 +187,26 @@ perf_json_lat(const char *name, const struct perf_lat *l)
 {
 	printf("\"%s\":{\"min\":%.3f,\"p50\":%.3f,\"p99\":%.3f,\"p999\":%.3f,\"max\":%.3f,"
 	       "\"avg\":%.3f}", name, l->min, l->p50, l->p99, l->p999, l->max, l->avg);
+}
+
+/* "lat_hist_us":[[up to, count], ...]: the buckets that hold samples; the last's bound is null. */
+static void
+perf_json_hist(const struct perf_lat *l)
+{
+	const char *sep = "";
+	unsigned int b;
+
+	printf("\"lat_hist_us\":[");
+	for (b = 0; b < PERF_HIST_BUCKETS; b++) {
+		if (l->hist[b] == 0)
+			continue;
+		if (b == PERF_HIST_BUCKETS - 1)
+			printf("%s[null,%" PRIu64 "]", sep, l->hist[b]);
+		else
+			printf("%s[%.3f,%" PRIu64 "]", sep, perf_hist_upto(b), l->hist[b]);
+		sep = ",";
+	}
+	printf("],");
 }
 
 static void
@@ -185,6 +266,13 @@ perf_print_json(const struct perf_opts *o, const struct perf_result *r)
 	printf(",\"lat_kind\":\"round_trip\",\"verified_bytes\":%" PRIu64 ",", r->verified);
 	printf("\"cpu\":[{\"lcore\":%u,\"user_s\":%.3f,\"sys_s\":%.3f,\"busy\":%.4f}],",
 	       rte_lcore_id(), r->cpu_user_s, r->cpu_sys_s, r->busy);
+	if (o->mode == PERF_MODE_LAT)
+		perf_json_hist(&r->lat);
+	if (o->cpu_util && r->cpu_wall_s > 0)
+	{
+		printf("\"cpu_util\":{\"process\":%.4f,\"machine\":", perf_cpu_process(r));
+		printf(r->cpu_machine >= 0 ? "%.4f}," : "null},", r->cpu_machine);
+	}
 	printf("\"port\":[");
 	for (i = 0; i < r->nb_ports; i++) {
 		printf(i > 0 ? "," : "");

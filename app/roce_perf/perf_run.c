@@ -46,6 +46,10 @@ struct perf_bw {
 	uint64_t posted[PERF_QPS_MAX];
 	uint64_t done[PERF_QPS_MAX];
 	uint64_t target;
+	/* a post list of WRs prepared for QP wr_qp, chained; per message only perf_wr_seq() */
+	struct ibv_send_wr wr[PERF_POST_LIST_MAX];
+	struct ibv_sge sge[PERF_POST_LIST_MAX];
+	uint32_t wr_qp;
 };
 
 static uint64_t
@@ -72,36 +76,53 @@ perf_is_atomic(enum perf_test t)
 	return t == PERF_TEST_FETCH_ADD || t == PERF_TEST_CMP_SWAP;
 }
 
-/* One WR of message seq on QP q of the client. */
+/* What a WR on QP q of the client carries whatever its message (perftest prepares them once too). */
 static void
-perf_wr_fill(struct perf_run *r, uint32_t q, uint64_t seq, uint32_t size, bool signaled,
-	     struct ibv_send_wr *wr, struct ibv_sge *sge)
+perf_wr_init(struct perf_run *r, uint32_t q, uint32_t size, struct ibv_send_wr *wr,
+	     struct ibv_sge *sge)
 {
 	const struct perf_side *s = r->cli;
 	const struct perf_opts *o = r->o;
 
 	sge->addr = (uintptr_t)perf_local(s, q);
-	sge->length = size;
+	sge->length = perf_is_atomic(o->test) ? PERF_ATOMIC_SIZE : size;
 	sge->lkey = s->mr->lkey;
 	memset(wr, 0, sizeof(*wr));
-	wr->wr_id = perf_wr_id(q, seq);
 	wr->sg_list = sge;
 	wr->num_sge = 1;
 	wr->opcode = perf_opcode(o->test);
-	wr->send_flags = signaled ? IBV_SEND_SIGNALED : 0;
 	if (size <= o->inline_size && o->test != PERF_TEST_READ && !perf_is_atomic(o->test))
 		wr->send_flags |= IBV_SEND_INLINE;
 	if (perf_is_atomic(o->test)) {
-		sge->length = PERF_ATOMIC_SIZE;
 		wr->wr.atomic.remote_addr = s->remote[q].vaddr;
 		wr->wr.atomic.rkey = s->remote[q].rkey;
-		/* in order on one QP, so every compare succeeds: the value ends at the count */
-		wr->wr.atomic.compare_add = o->test == PERF_TEST_FETCH_ADD ? 1 : seq;
-		wr->wr.atomic.swap = seq + 1;
 	} else {
 		wr->wr.rdma.remote_addr = s->remote[q].vaddr;
 		wr->wr.rdma.rkey = s->remote[q].rkey;
 	}
+}
+
+/* What changes from one message to the next: message seq on QP q. */
+static void
+perf_wr_seq(const struct perf_opts *o, uint32_t q, uint64_t seq, bool signaled,
+	    struct ibv_send_wr *wr)
+{
+	wr->wr_id = perf_wr_id(q, seq);
+	wr->send_flags = (wr->send_flags & ~IBV_SEND_SIGNALED) | (signaled ? IBV_SEND_SIGNALED : 0);
+	if (perf_is_atomic(o->test)) {
+		/* in order on one QP, so every compare succeeds: the value ends at the count */
+		wr->wr.atomic.compare_add = o->test == PERF_TEST_FETCH_ADD ? 1 : seq;
+		wr->wr.atomic.swap = seq + 1;
+	}
+}
+
+/* One WR of message seq on QP q of the client. */
+static void
+perf_wr_fill(struct perf_run *r, uint32_t q, uint64_t seq, uint32_t size, bool signaled,
+	     struct ibv_send_wr *wr, struct ibv_sge *sge)
+{
+	perf_wr_init(r, q, size, wr, sge);
+	perf_wr_seq(r->o, q, seq, signaled, wr);
 }
 
 static int
@@ -447,27 +468,42 @@ perf_prepare(struct perf_run *r, uint32_t size)
 
 /* ---- BW ---- */
 
+/* The post list of QP q, prepared in bw. */
+static void
+perf_bw_wrs(struct perf_run *r, struct perf_bw *bw, uint32_t q, uint32_t size)
+{
+	uint32_t k, n = r->o->post_list;
+
+	for (k = 0; k < n; k++) {
+		perf_wr_init(r, q, size, &bw->wr[k], &bw->sge[k]);
+		bw->wr[k].next = k + 1 < n ? &bw->wr[k + 1] : NULL;
+	}
+	bw->wr_qp = q;
+}
+
 static int
 perf_bw_post(struct perf_run *r, struct perf_bw *bw, uint32_t q, uint32_t size)
 {
 	const struct perf_opts *o = r->o;
-	struct ibv_send_wr wr[PERF_POST_LIST_MAX], *bad;
-	struct ibv_sge sge[PERF_POST_LIST_MAX];
+	struct ibv_send_wr *bad;
 	uint32_t n, k;
 	int ret;
 
 	while (bw->posted[q] < bw->target &&
 	       bw->posted[q] - bw->done[q] + o->post_list <= o->tx_depth) {
+		if (bw->wr_qp != q)
+			perf_bw_wrs(r, bw, q, size);
 		n = (uint32_t)RTE_MIN((uint64_t)o->post_list, bw->target - bw->posted[q]);
 		for (k = 0; k < n; k++) {
 			uint64_t seq = bw->posted[q] + k;
 
-			perf_wr_fill(r, q, seq, size,
-				     (seq + 1) % o->cq_mod == 0 || seq + 1 == bw->target,
-				     &wr[k], &sge[k]);
-			wr[k].next = k + 1 < n ? &wr[k + 1] : NULL;
+			perf_wr_seq(o, q, seq, (seq + 1) % o->cq_mod == 0 || seq + 1 == bw->target,
+				    &bw->wr[k]);
 		}
-		ret = rte_roce_post_send(r->cli->qp[q], wr, &bad);
+		/* a shorter last list: cut the chain for this post, then mend it */
+		bw->wr[n - 1].next = NULL;
+		ret = rte_roce_post_send(r->cli->qp[q], bw->wr, &bad);
+		bw->wr[n - 1].next = n < o->post_list ? &bw->wr[n] : NULL;
 		if (ret != 0) {
 			fprintf(stderr, "roce_perf: post_send: %s\n", strerror(-ret));
 			return ret;
@@ -532,7 +568,8 @@ perf_bw(struct perf_run *r, uint32_t size, struct perf_result *res)
 	const struct perf_opts *o = r->o;
 	const uint64_t hz = rte_get_tsc_hz();
 	uint64_t t0, now, last_work, next_report, win_t, win_msgs, total, loops = 0;
-	struct perf_bw bw = { .target = o->duration_s > 0 ? UINT64_MAX : o->iters };
+	struct perf_bw bw = { .target = o->duration_s > 0 ? UINT64_MAX : o->iters,
+			      .wr_qp = UINT32_MAX };
 	uint32_t q;
 	int ret;
 
@@ -787,6 +824,30 @@ perf_cpu(struct rusage *ru)
 	getrusage(RUSAGE_SELF, ru);
 }
 
+/*
+ * The machine's CPU time so far, all CPUs (the "cpu" line of /proc/stat,
+ * proc(5)): total and idle (idle + iowait) ticks. guest and guest_nice are
+ * already in user and nice, so not added. false if it cannot be read.
+ */
+static bool
+perf_machine_cpu(uint64_t *total, uint64_t *idle)
+{
+	unsigned long long v[8];
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+
+	if (f == NULL)
+		return false;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n != 8)
+		return false;
+	*idle = v[3] + v[4];
+	*total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+	return true;
+}
+
 static double
 perf_tv(const struct timeval *a, const struct timeval *b)
 {
@@ -826,7 +887,9 @@ int
 perf_run_size(struct perf_run *r, uint32_t size, bool first, struct perf_result *res)
 {
 	const struct perf_opts *o = r->o;
+	uint64_t total0 = 0, idle0 = 0, total1 = 0, idle1 = 0, t0;
 	struct rusage ru0, ru1;
+	bool cpu_ok;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -839,11 +902,17 @@ perf_run_size(struct perf_run *r, uint32_t size, bool first, struct perf_result 
 	r->busy_cycles = 0;
 	r->loop_cycles = 0;
 	r->last_work = false;
+	cpu_ok = o->cpu_util && perf_machine_cpu(&total0, &idle0);
 	perf_cpu(&ru0);
+	t0 = rte_rdtsc();
 	ret = o->mode == PERF_MODE_BW ? perf_bw(r, size, res) : perf_lat(r, size, res);
+	res->cpu_wall_s = (double)(rte_rdtsc() - t0) / rte_get_tsc_hz();
 	perf_cpu(&ru1);
+	cpu_ok = cpu_ok && perf_machine_cpu(&total1, &idle1) && total1 > total0;
 	if (ret != 0)
 		return ret;
+	/* -1: not asked for, or /proc/stat unreadable (or no tick went by) */
+	res->cpu_machine = cpu_ok ? 1.0 - (double)(idle1 - idle0) / (total1 - total0) : -1;
 	res->cpu_user_s = perf_tv(&ru0.ru_utime, &ru1.ru_utime);
 	res->cpu_sys_s = perf_tv(&ru0.ru_stime, &ru1.ru_stime);
 	res->busy = r->loop_cycles != 0 ? (double)r->busy_cycles / r->loop_cycles : 0;

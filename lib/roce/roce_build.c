@@ -18,6 +18,7 @@
 #include "rte_roce_pkt.h"
 #include "roce_build.h"
 #include "roce_icrc.h"
+#include "roce_opcode.h"
 
 #define ROCE_IPV6_VERSION 6
 #define ROCE_IPV6_VERSION_SHIFT 28
@@ -27,7 +28,7 @@ rte_roce_pkt_init(struct rte_roce_pkt *pkt, uint8_t opcode)
 {
 	memset(pkt, 0, sizeof(*pkt));
 	pkt->opcode = opcode;
-	pkt->info = rte_roce_opcode_info(opcode);
+	pkt->info = roce_opcode_info(opcode);
 	pkt->ip_version = IPVERSION;
 	pkt->ttl = RTE_ROCE_DEFAULT_TTL;
 	/* rxe sends DF (K:rxe_net.c). */
@@ -83,7 +84,7 @@ rte_roce_pkt_frame_len(const struct rte_roce_pkt *pkt)
 
 	if (pkt == NULL)
 		return -EINVAL;
-	info = rte_roce_opcode_info(pkt->opcode);
+	info = roce_opcode_info(pkt->opcode);
 	if (info == NULL || (pkt->ip_version != IPVERSION && pkt->ip_version != ROCE_IPV6_VERSION))
 		return -EINVAL;
 	return roce_build_len(pkt, info);
@@ -305,7 +306,7 @@ roce_build_frame(const struct rte_roce_pkt *pkt, const void *payload, uint8_t *b
 	uint32_t l3_off = l4_off - (pkt->ip_version == IPVERSION ? RTE_ROCE_IPV4_LEN :
 								  RTE_ROCE_IPV6_LEN);
 
-	roce_build_tail(pkt, rte_roce_opcode_info(pkt->opcode), payload, buf, l3_off, l4_off, len);
+	roce_build_tail(pkt, roce_opcode_info(pkt->opcode), payload, buf, l3_off, l4_off, len);
 }
 
 int
@@ -408,7 +409,11 @@ roce_pkt_build_mbuf_hdr(const struct roce_hdr_tmpl *t, const struct rte_roce_pkt
 	buf = (uint8_t *)rte_pktmbuf_append(m, len);
 	if (buf == NULL)
 		return -ENOSPC;
-	memcpy(buf, t->bytes, t->l4_off + RTE_ROCE_UDP_LEN);
+	/* IPv4 without a tag, the common layout: a copy of known size, inlined (no memcpy() call). */
+	if (t->l4_off == RTE_ROCE_ETH_LEN + RTE_ROCE_IPV4_LEN)
+		memcpy(buf, t->bytes, RTE_ROCE_ETH_LEN + RTE_ROCE_IPV4_LEN + RTE_ROCE_UDP_LEN);
+	else
+		memcpy(buf, t->bytes, t->l4_off + RTE_ROCE_UDP_LEN);
 	roce_build_hdr_patch(t, buf, len);
 	roce_build_tail(pkt, pkt->info, payload, buf, t->l3_off, t->l4_off, len);
 	return len;

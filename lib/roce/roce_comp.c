@@ -364,14 +364,21 @@ static bool
 comp_post(struct roce_qp *qp, struct roce_send_wqe *wqe, enum ibv_wc_status status)
 {
 	bool post = status != IBV_WC_SUCCESS || (wqe->send_flags & IBV_SEND_SIGNALED);
-	struct ibv_wc wc = {
-		.wr_id = wqe->wr_id,
-		.status = status,
-		.opcode = roce_wr_info[wqe->opcode].wc,
-		.byte_len = wqe->length,	/* as rxe make_send_cqe() */
-		.qp_num = qp->ibv.qp_num,
-	};
+	struct ibv_wc wc;
 
+	/*
+	 * Read before the slot is retired; written only when it is posted: an
+	 * unsignaled WQE (most of them with perftest's --cq-mod) has no
+	 * completion to fill (~12 instructions a WQE).
+	 */
+	if (post)
+		wc = (struct ibv_wc){
+			.wr_id = wqe->wr_id,
+			.status = status,
+			.opcode = roce_wr_info[wqe->opcode].wc,
+			.byte_len = wqe->length,	/* as rxe make_send_cqe() */
+			.qp_num = qp->ibv.qp_num,
+		};
 	if (roce_wr_is_rd_atomic(wqe->opcode) && qp->req.rd_atomic > 0)
 		qp->req.rd_atomic--;
 	/*

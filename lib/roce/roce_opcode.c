@@ -13,7 +13,7 @@
 
 #include <rte_common.h>
 
-#include "rte_roce_opcode.h"
+#include "roce_opcode.h"
 
 #define ROCE_HDR_LEN(h)		RTE_ROCE_ ## h ## _LEN
 #define ROCE_HDR_BIT(h)		(UINT32_C(1) << RTE_ROCE_HDR_ ## h)
@@ -68,7 +68,7 @@
 	ROCE_OP(t ## _RDMA_WRITE_ONLY, ONLY, WRITE_REQ, ROCE_HDRS1(RETH)), \
 	ROCE_OP(t ## _RDMA_WRITE_ONLY_WITH_IMMEDIATE, ONLY, WRITE_REQ | IMM, ROCE_HDRS2(RETH, IMMDT))
 
-static const struct rte_roce_opcode_info roce_opcodes[UINT8_MAX + 1] = {
+const struct rte_roce_opcode_info roce_opcodes[UINT8_MAX + 1] = {
 	ROCE_SEND_WRITE_OPS(RC),
 	ROCE_SEND_WRITE_OPS(UC),
 
@@ -114,9 +114,7 @@ static const struct rte_roce_opcode_info roce_opcodes[UINT8_MAX + 1] = {
 const struct rte_roce_opcode_info *
 rte_roce_opcode_info(uint8_t opcode)
 {
-	const struct rte_roce_opcode_info *info = &roce_opcodes[opcode];
-
-	return info->name != NULL ? info : NULL;
+	return roce_opcode_info(opcode);
 }
 
 const char *
@@ -152,8 +150,7 @@ roce_opcode_follows(uint8_t prev, uint8_t next)
  * request packet, and the rule's two table lookups and five tests cost ~60
  * instructions a packet under callgrind, the bit ~5.
  */
-#define ROCE_FOLLOW_WORD_BITS 64
-static uint64_t roce_follow[UINT8_MAX + 1][(UINT8_MAX + 1) / ROCE_FOLLOW_WORD_BITS];
+uint64_t roce_follow[UINT8_MAX + 1][(UINT8_MAX + 1) / ROCE_FOLLOW_WORD_BITS];
 
 RTE_INIT(roce_opcode_follow_init)
 {
@@ -169,5 +166,5 @@ RTE_INIT(roce_opcode_follow_init)
 bool
 rte_roce_opcode_may_follow(uint8_t prev, uint8_t next)
 {
-	return (roce_follow[prev][next / ROCE_FOLLOW_WORD_BITS] >> (next % ROCE_FOLLOW_WORD_BITS)) & 1;
+	return roce_opcode_may_follow(prev, next);
 }

@@ -641,23 +641,35 @@ roce_port_ib_mtu(const struct rte_roce_port *port)
 
 /* ---- addresses and the GID table ---- */
 
-int
-rte_roce_port_gid_find(struct rte_roce_port *port, const union rte_roce_gid *gid)
+/* The index of gid in the port's table, or -ENOENT. */
+static inline int
+roce_port_gid_index(const struct rte_roce_port *port, const union rte_roce_gid *gid)
 {
 	unsigned int i;
 
-	if (port == NULL || gid == NULL)
-		return -EINVAL;
 	for (i = 0; i < RTE_ROCE_PORT_GID_TBL_LEN; i++)
 		if (port->gids[i].valid && rte_roce_gid_equal(&port->gids[i].gid, gid))
 			return i;
 	return -ENOENT;
 }
 
+int
+rte_roce_port_gid_find(struct rte_roce_port *port, const union rte_roce_gid *gid)
+{
+	if (port == NULL || gid == NULL)
+		return -EINVAL;
+	return roce_port_gid_index(port, gid);
+}
+
+/*
+ * Every received frame asks: the table walked here, not through the
+ * exported function and its argument checks (a PLT call, ~10 instructions
+ * a frame).
+ */
 bool
 roce_port_is_local(const struct rte_roce_port *port, const union rte_roce_gid *gid)
 {
-	return rte_roce_port_gid_find((struct rte_roce_port *)(uintptr_t)port, gid) >= 0;
+	return roce_port_gid_index(port, gid) >= 0;
 }
 
 int

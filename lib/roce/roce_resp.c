@@ -23,6 +23,7 @@
 #include "rte_roce_opcode.h"
 #include "rte_roce_pkt.h"
 #include "roce_log.h"
+#include "roce_opcode.h"
 #include "roce_qp.h"
 #include "roce_transport.h"
 
@@ -178,7 +179,7 @@ static enum resp_state
 resp_check_op_seq(struct resp_ctx *ctx)
 {
 	/* Missing FIRST or LAST, or a message interleaved (K:rxe_resp.c check_op_seq). */
-	if (rte_roce_opcode_may_follow(ctx->qp->resp.opcode, ctx->pkt->opcode))
+	if (roce_opcode_may_follow(ctx->qp->resp.opcode, ctx->pkt->opcode))
 		return RESP_CHECK_OP_VALID;
 	/* UC: a FIRST/ONLY after an unfinished message starts anew (the old one is lost). */
 	if (ctx->qp->ibv.qp_type == IBV_QPT_UC) {

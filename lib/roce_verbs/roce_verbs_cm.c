@@ -198,12 +198,30 @@ rv_cm_channel_new(void)
 	return ch;
 }
 
-void
-rv_cm_channel_free(struct rv_cm_channel *ch)
+static void
+rv_cm_channel_release(struct rv_cm_channel *ch)
 {
 	close(ch->pub.fd);
 	pthread_mutex_destroy(&ch->lock);
 	free(ch);
+}
+
+/*
+ * rping's CM thread sleeps in rdma_get_cm_event() while its main thread
+ * destroys the channel and exits: the fd and the memory stay while a
+ * waiter is inside, and the last one out frees them.
+ */
+void
+rv_cm_channel_free(struct rv_cm_channel *ch)
+{
+	bool waited;
+
+	pthread_mutex_lock(&ch->lock);
+	ch->destroyed = true;
+	waited = ch->waiters != 0;
+	pthread_mutex_unlock(&ch->lock);
+	if (!waited)
+		rv_cm_channel_release(ch);
 }
 
 void
@@ -247,30 +265,53 @@ rv_cm_channel_remove(struct rv_cm_channel *ch, struct rv_cm_event *ev)
 		RV_LOG(ERR, "eventfd read: %s", strerror(errno));
 }
 
+/*
+ * The next event of ch (ch locked), counted in its id's events_got before
+ * the lock is let go, so that rdma_destroy_id() sees it taken: 0, or an
+ * errno (EAGAIN: none queued; EBADF: ch destroyed).
+ */
+static int
+rv_cm_channel_take(struct rv_cm_channel *ch, struct rv_cm_event **evp)
+{
+	struct rv_cm_event *ev = TAILQ_FIRST(&ch->events);
+
+	if (ch->destroyed)
+		return EBADF;
+	if (ev == NULL)
+		return EAGAIN;
+	rv_cm_channel_remove(ch, ev);
+	__atomic_fetch_add(&rv_cm_id(ev->pub.id)->events_got, 1, __ATOMIC_RELAXED);
+	*evp = ev;
+	return 0;
+}
+
 int
 rv_cm_channel_get(struct rv_cm_channel *ch, bool block, struct rv_cm_event **evp)
 {
 	struct pollfd pfd = { .fd = ch->pub.fd, .events = POLLIN };
-	struct rv_cm_event *ev;
+	int rc, polled, poll_errno;
+	bool last;
 
-	for (;;) {
-		pthread_mutex_lock(&ch->lock);
-		ev = TAILQ_FIRST(&ch->events);
-		if (ev != NULL)
-			rv_cm_channel_remove(ch, ev);
+	pthread_mutex_lock(&ch->lock);
+	ch->waiters++;
+	while ((rc = rv_cm_channel_take(ch, evp)) == EAGAIN && block) {
 		pthread_mutex_unlock(&ch->lock);
-		if (ev != NULL) {
-			__atomic_fetch_add(&rv_cm_id(ev->pub.id)->events_got, 1, __ATOMIC_RELAXED);
-			*evp = ev;
-			return 0;
+		polled = poll(&pfd, 1, -1);
+		poll_errno = errno;
+		pthread_mutex_lock(&ch->lock);
+		if (polled < 0 && poll_errno != EINTR) {
+			rc = poll_errno;
+			break;
 		}
-		if (!block) {
-			errno = EAGAIN;
-			return -1;
-		}
-		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
-			return -1;
 	}
+	last = --ch->waiters == 0 && ch->destroyed;
+	pthread_mutex_unlock(&ch->lock);
+	if (last)
+		rv_cm_channel_release(ch);
+	if (rc == 0)
+		return 0;
+	errno = rc;
+	return -1;
 }
 
 void
@@ -520,7 +561,7 @@ rv_rdma_ack_cm_event(struct rdma_cm_event *event)
 		errno = EINVAL;
 		return -1;
 	}
-	__atomic_fetch_sub(&rv_cm_id(event->id)->events_got, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&rv_cm_id(event->id)->events_got, 1, __ATOMIC_RELEASE);
 	rv_cm_event_free((struct rv_cm_event *)event);
 	return 0;
 }

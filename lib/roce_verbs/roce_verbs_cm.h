@@ -43,6 +43,8 @@ struct rv_cm_channel {
 	pthread_mutex_t lock;
 	struct rv_cm_event_list events;
 	unsigned int nb_ids;		/* ids whose events come here */
+	unsigned int waiters;		/* threads inside rv_cm_channel_get() */
+	bool destroyed;			/* freed by its last waiter */
 };
 
 struct rv_cm_id {
@@ -100,15 +102,22 @@ int rv_cm_hub_drain(void);
 void rv_cm_hub_lock(void);
 void rv_cm_hub_unlock(void);
 
-/* Channels: a new one (NULL, errno), one id more or less on it. */
+/*
+ * Channels: a new one (NULL, errno), one id more or less on it. Freeing a
+ * channel a thread waits in leaves it to that thread: the waiter sleeps on,
+ * as one in librdmacm's rdma_get_cm_event() does when its channel is closed
+ * (its GET_EVENT write() holds the file, rdma-core 44 librdmacm/cma.c), or,
+ * awake, fails with EBADF.
+ */
 struct rv_cm_channel *rv_cm_channel_new(void);
 void rv_cm_channel_free(struct rv_cm_channel *ch);
 void rv_cm_channel_attach(struct rv_cm_channel *ch);
 void rv_cm_channel_detach(struct rv_cm_channel *ch);
 
 /*
- * Take the next event of a channel: wait for it if block (whatever the fd's
- * O_NONBLOCK says); 0, or -1 with errno EAGAIN.
+ * Take the next event of a channel, counted in its id's events_got: wait
+ * for it if block (whatever the fd's O_NONBLOCK says); 0, or -1 with errno
+ * EAGAIN, or EBADF (the channel was destroyed meanwhile).
  */
 int rv_cm_channel_get(struct rv_cm_channel *ch, bool block, struct rv_cm_event **ev);
 

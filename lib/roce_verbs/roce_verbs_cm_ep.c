@@ -327,6 +327,19 @@ struct rv_addrinfo {
 	struct sockaddr_storage dst;
 };
 
+/*
+ * Whether the hints ask for the answer as an AF_IB address: librdmacm converts
+ * it so only for RAI_FAMILY with AF_IB and RAI_NUMERICHOST (ucma_convert_to_rai());
+ * RAI_FAMILY with another family is only getaddrinfo(3)'s family hint
+ * (libfabric's verbs provider always sets it, with AF_INET when unspecified).
+ */
+static bool
+rv_gai_wants_ib(const struct rdma_addrinfo *rh)
+{
+	return (rh->ai_flags & (RAI_FAMILY | RAI_NUMERICHOST)) == (RAI_FAMILY | RAI_NUMERICHOST) &&
+	       rh->ai_family == AF_IB;
+}
+
 /* getaddrinfo(3)'s hints for rdma_getaddrinfo()'s (ucma_convert_to_ai()). */
 static void
 rv_gai_hints(const struct rdma_addrinfo *rh, struct addrinfo *h)
@@ -334,7 +347,8 @@ rv_gai_hints(const struct rdma_addrinfo *rh, struct addrinfo *h)
 	memset(h, 0, sizeof(*h));
 	h->ai_flags = ((rh->ai_flags & RAI_PASSIVE) ? AI_PASSIVE : 0) |
 		      ((rh->ai_flags & RAI_NUMERICHOST) ? AI_NUMERICHOST : 0);
-	h->ai_family = rh->ai_family;
+	if (rh->ai_family != AF_IB)	/* an AF_IB hint resolves names of any family */
+		h->ai_family = rh->ai_family;
 	if (rh->ai_qp_type == IBV_QPT_UD)
 		h->ai_socktype = SOCK_DGRAM;
 	else if (rh->ai_qp_type != 0)
@@ -393,12 +407,15 @@ rv_rdma_getaddrinfo(const char *node, const char *service, const struct rdma_add
 	if (!rv_cm_ours())
 		return ROCE_VERBS_CM_REAL(rv_rdma_getaddrinfo, "rdma_getaddrinfo")
 			(node, service, hints, res);
-	if (res == NULL || (rh->ai_flags & RAI_FAMILY) != 0 ||
-	    (node == NULL && service == NULL && hints == NULL)) {
-		RV_LOG(ERR, "%s", res == NULL ? "NULL result" : hints == NULL ?
-		       "no node, service or hints" :
-		       "RAI_FAMILY (AF_IB addresses) is not supported: IP addresses only");
+	if (res == NULL || (node == NULL && service == NULL && hints == NULL)) {
+		RV_LOG(ERR, "%s", res == NULL ? "NULL result" : "no node, service or hints");
 		errno = EINVAL;
+		return -1;
+	}
+	if (rv_gai_wants_ib(rh)) {
+		RV_LOG(ERR, "RAI_FAMILY with AF_IB and RAI_NUMERICHOST asks for an AF_IB "
+		       "address: IP addresses only");
+		errno = EAFNOSUPPORT;
 		return -1;
 	}
 	r = calloc(1, sizeof(*r));

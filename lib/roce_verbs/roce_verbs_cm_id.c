@@ -165,7 +165,7 @@ rv_rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **idp, v
  * while its CM thread still handles the id's last event); so does this.
  */
 static void
-rv_cm_id_wait_acks(struct rv_cm_id *id)
+rv_cm_id_wait_acks(const struct rv_cm_id *id)
 {
 	unsigned int waited_ms = 0;
 
@@ -174,6 +174,26 @@ rv_cm_id_wait_acks(struct rv_cm_id *id)
 			RV_LOG(NOTICE, "rdma_destroy_id(%p) waits for rdma_ack_cm_event() of its "
 			       "%u events", (void *)&id->pub, id->events_got);
 		usleep(1000);
+	}
+}
+
+/*
+ * Drop the id's events not taken yet once every one taken is acknowledged,
+ * and return with the hub locked, so that none comes until its end. An
+ * event the program's CM thread takes meanwhile is counted before the
+ * channel's lock is let go (rv_cm_channel_get()): then the wait starts
+ * again, as librdmacm's waits for what the kernel reported.
+ */
+static void
+rv_cm_id_stop_events(struct rv_cm_id *id)
+{
+	for (;;) {
+		rv_cm_id_wait_acks(id);
+		rv_cm_hub_lock();
+		rv_cm_events_move(id, NULL);
+		if (__atomic_load_n(&id->events_got, __ATOMIC_ACQUIRE) == 0)
+			return;
+		rv_cm_hub_unlock();
 	}
 }
 
@@ -190,16 +210,13 @@ rv_rdma_destroy_id(struct rdma_cm_id *pub)
 		rdma_ack_cm_event(pub->event);
 		pub->event = NULL;
 	}
-	rv_cm_id_wait_acks(id);
 	/*
 	 * A QP the id still has (rping destroys its ids first) is the program's
 	 * from now on, to destroy with ibv_destroy_qp(): librte_roce_cm forgets
 	 * it, as the kernel's rdma_cm does.
 	 */
 	id->raw->qp = NULL;
-	/* Its events not taken yet go, and no new one comes between here and its end. */
-	rv_cm_hub_lock();
-	rv_cm_events_move(id, NULL);
+	rv_cm_id_stop_events(id);
 	rc = rte_roce_cm_destroy_id(id->raw);
 	rv_cm_hub_unlock();
 	if (rc < 0)

@@ -12,16 +12,24 @@
  * QP, a synchronous connect's status), multicast, an id's SRQ and ECE
  * refused, rdma_notify of an id not connecting refused; a channel
  * destroyed under an id is kept; rdma_migrate_id to no channel makes the id
- * synchronous.
+ * synchronous; a channel destroyed while a thread waits in
+ * rdma_get_cm_event() (rping's teardown) stays the waiter's, which a signal
+ * then wakes to EBADF.
  */
 
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <arpa/inet.h>
 #include <rdma/rdma_cma.h>
@@ -68,7 +76,8 @@ next_event(struct rdma_event_channel *ch, int *status)
 static void
 case_refusals(struct rdma_event_channel *ch)
 {
-	struct rdma_addrinfo hints = { .ai_flags = RAI_FAMILY }, *res = NULL;
+	struct rdma_addrinfo hints = { .ai_flags = RAI_FAMILY | RAI_NUMERICHOST, .ai_family = AF_IB };
+	struct rdma_addrinfo *res = NULL;
 	struct ibv_qp_init_attr attr = { .qp_type = IBV_QPT_RC };
 	struct ibv_srq_init_attr srq_attr = { .attr = { .max_wr = 4, .max_sge = 1 } };
 	struct ibv_ece ece = { 0 };
@@ -102,8 +111,13 @@ case_refusals(struct rdma_event_channel *ch)
 	   "rdma_set_local_ece, rdma_get_remote_ece, rdma_reject_ece: EOPNOTSUPP (no ECE)");
 	ok(rdma_get_request(id, &other) == -1 && errno == EINVAL,
 	   "rdma_get_request on an id with a channel: EINVAL");
-	ok(rdma_getaddrinfo(ADDR, NULL, &hints, &res) == -1 && errno == EINVAL,
-	   "rdma_getaddrinfo(RAI_FAMILY): EINVAL");
+	ok(rdma_getaddrinfo(ADDR, NULL, &hints, &res) == -1 && errno == EAFNOSUPPORT,
+	   "rdma_getaddrinfo(RAI_FAMILY, AF_IB, RAI_NUMERICHOST): EAFNOSUPPORT (no AF_IB)");
+	hints.ai_family = AF_INET;
+	ok(rdma_getaddrinfo(ADDR, NULL, &hints, &res) == 0 && res->ai_family == AF_INET,
+	   "rdma_getaddrinfo(RAI_FAMILY, AF_INET): the family hint (libfabric's verbs provider)");
+	if (res != NULL)
+		rdma_freeaddrinfo(res);
 	inet_pton(AF_INET, "192.0.2.1", &bad.sin_addr);
 	ok(rdma_bind_addr(id, (struct sockaddr *)&bad) == -1 && errno == EADDRNOTAVAIL,
 	   "rdma_bind_addr on an address of no port: EADDRNOTAVAIL");
@@ -264,6 +278,95 @@ case_channels(void)
 	rdma_destroy_event_channel(ch);
 }
 
+static pid_t cm_thread_tid;
+
+/* rping's CM thread: events taken and acknowledged until the call fails; its errno. */
+static void *
+cm_thread(void *arg)
+{
+	struct rdma_event_channel *ch = arg;
+	struct rdma_cm_event *ev;
+
+	__atomic_store_n(&cm_thread_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	while (rdma_get_cm_event(ch, &ev) == 0)
+		rdma_ack_cm_event(ev);
+	return (void *)(intptr_t)errno;
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+}
+
+/* Whether thread tid sleeps in poll(2), the wait of rdma_get_cm_event(). */
+static bool
+in_poll(pid_t tid)
+{
+#ifdef SYS_poll
+	const long nr = SYS_poll;
+#else
+	const long nr = SYS_ppoll;
+#endif
+	char path[64];
+	long sys = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return false;
+	if (fscanf(f, "%ld", &sys) != 1)
+		sys = -1;
+	fclose(f);
+	return sys == nr;
+}
+
+/*
+ * rping's teardown: its CM thread sleeps in rdma_get_cm_event() while the
+ * main thread destroys the id and the channel. The waiter keeps the
+ * channel: the freed memory is reused (same-sized blocks filled), and a
+ * signal then wakes the waiter, which must answer EBADF, not read them.
+ */
+static void
+case_destroyed_under_waiter(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART: poll() ends */
+	struct sockaddr_in dst = ok_sin(ADDR, NOBODY_PORT);
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	void *res, *reuse[64];
+	struct rdma_cm_id *id;
+	pthread_t t;
+	pid_t tid;
+	int i;
+
+	sigaction(SIGUSR1, &sa, NULL);
+	if (ch == NULL || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) != 0 ||
+	    pthread_create(&t, NULL, cm_thread, ch) != 0) {
+		ok(false, "a channel, an id and a CM thread");
+		return;
+	}
+	ok(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 2000) == 0 &&
+	   rdma_destroy_id(id) == 0,
+	   "an id destroyed while its CM thread may hold its ADDR_RESOLVED");
+	for (i = 0; i < WAIT_MS; i++) {
+		tid = __atomic_load_n(&cm_thread_tid, __ATOMIC_ACQUIRE);
+		if (tid != 0 && in_poll(tid))
+			break;
+		usleep(1000);
+	}
+	ok(i < WAIT_MS, "the CM thread sleeps in rdma_get_cm_event()'s poll()");
+	rdma_destroy_event_channel(ch);
+	for (i = 0; i < 64; i++)
+		reuse[i] = memset(malloc(16 + 4 * i), 0xa5, 16 + 4 * i);
+	pthread_kill(t, SIGUSR1);
+	pthread_join(t, &res);
+	for (i = 0; i < 64; i++)
+		free(reuse[i]);
+	ok((intptr_t)res == EBADF,
+	   "a channel destroyed under its waiting CM thread: woken, it gets EBADF");
+}
+
 int
 main(void)
 {
@@ -279,6 +382,7 @@ main(void)
 	case_refusals(ch);
 	rdma_destroy_event_channel(ch);
 	case_channels();
+	case_destroyed_under_waiter();
 	printf("1..%d\n", tests);
 	return failed != 0;
 }

@@ -50,6 +50,7 @@ BAD = [
     (['--loopback', '-n', '5', '--pcap', '/nonexistent/x.pcap'], 'No such file'),
     (['--loopback', '-u', '32'], '-u: "32" is not a number in 0..31'),
     (['--ip', '198.18.1.1/24', '-R', '-u', '18'], 'connection manager sets'),
+    (['--loopback', '-H'], '-H reports the latency histogram: latency tests only'),
 ]
 
 
@@ -87,6 +88,43 @@ def check_json(name, j, test, mode, size):
     if mode == 'lat':
         sane = sane and 0 < lat['min'] <= lat['p50'] <= lat['p99'] <= lat['p999'] <= lat['max']
     check(name, sane, '' if sane else json.dumps(j)[:300])
+
+
+def histogram_cpu_cases(perf):
+    """-H: the round trips' histogram (JSON and table); --cpu_util: the process's and machine's CPU."""
+    n = 400
+    p = run(perf, ['--loopback', '--test', 'write_lat', '-n', str(n), '--json', '-H',
+                   '--cpu_util'])
+    j = parse(p.stdout)
+    hist = j.get('lat_hist_us', []) if j is not None else []
+    bounds = [b for b, _ in hist if b is not None]
+    ok = (p.returncode == 0 and sum(c for _, c in hist) == n and bounds == sorted(bounds) and
+          all(c > 0 for _, c in hist) and
+          # the histogram holds the samples the percentiles come from
+          (hist[-1][0] is None or hist[-1][0] >= j['lat_us']['max']))
+    check('write_lat -H --json: lat_hist_us counts every round trip, buckets in order', ok,
+          p.stderr[-300:] if j is None else json.dumps(hist))
+    cu = j.get('cpu_util', {}) if j is not None else {}
+    # a run shorter than /proc/stat's tick (10 ms) has no machine figure
+    ok = 0 <= cu.get('process', -1) <= 2.5 and 'machine' in cu
+    check('--cpu_util --json: the process share, the machine share key', ok, json.dumps(cu))
+    p = run(perf, ['--loopback', '-D', '1', '-s', '64', '--json', '--cpu_util'])
+    j = parse(p.stdout)
+    cu = j.get('cpu_util', {}) if j is not None else {}
+    ok = 0 < cu.get('process', -1) <= 2.5 and 0 <= (cu.get('machine') or -1) <= 1
+    check('-D 1 --cpu_util --json: process and machine shares (0..1)', ok,
+          p.stderr[-300:] if j is None else json.dumps(cu))
+    p = run(perf, ['--loopback', '--test', 'send_lat', '-n', '200', '-H', '--cpu_util'])
+    rows = re.findall(r'^ +(\d+\.\d+) +(\d+) +(\d+\.\d+)$', p.stdout, re.M)
+    ok = (p.returncode == 0 and 'histogram: up to [usec]' in p.stdout and len(rows) > 0 and
+          rows[-1][2] == '100.000' and sum(int(c) for _, c, _ in rows) <= 200 and
+          re.search(r'CPU_Util\[%\]: this process \d+\.\d+ .*, machine ', p.stdout) is not None)
+    check('send_lat -H --cpu_util: histogram to 100 %, CPU_Util line', ok, p.stdout[-600:])
+    p = run(perf, ['--loopback', '--test', 'write_lat', '-n', '50', '--json'])
+    j = parse(p.stdout)
+    ok = j is not None and sum(c for _, c in j.get('lat_hist_us', [])) == 50 and 'cpu_util' not in j
+    check('latency JSON carries the histogram without -H; cpu_util only when asked', ok,
+          p.stdout[-300:])
 
 
 def config_cases(perf):
@@ -184,6 +222,7 @@ def main():
     check('table output: counters line per device',
           p.stdout.count(' counters (requester): sent_pkts ') == 1 and
           p.stdout.count(' counters (responder): sent_pkts ') == 1, p.stdout[-400:])
+    histogram_cpu_cases(perf)
     config_cases(perf)
     pcap_case(perf, sys.argv[2])
     workers_case(perf)

@@ -60,25 +60,36 @@ class Env:
             f.write(text)
         return path
 
-    def argv(self, conf, prog):
+    def argv(self, conf, prog, opts=()):
+        """prog under roce-run; opts: more roce-run options (--dev-nodes)."""
         argv = ["sh", self.roce_run]
         if conf is not None:
             argv += ["--config", conf]
-        return argv + ["--eal-args", EAL_ARGS, "--"] + prog
+        return argv + ["--eal-args", EAL_ARGS] + list(opts) + ["--"] + prog
 
-    def run(self, conf, prog, timeout=RUN_S):
+    def run(self, conf, prog, timeout=RUN_S, opts=()):
         """One program under roce-run: (exit status or None if killed, proc)."""
-        proc = Proc(self.argv(conf, prog))
+        proc = Proc(self.argv(conf, prog, opts))
         try:
             rc = proc.finish(timeout)
         finally:
             proc.kill()
         return rc, proc
 
-    def pair(self, srv_conf, cli_conf, prog, port):
+    def pair(self, srv_conf, cli_conf, prog, port, opts=()):
         """A server, then once it listens on port a client to 127.0.0.1: both exited 0."""
-        return self.pair_when(self.argv(srv_conf, prog), self.argv(cli_conf, prog + ["127.0.0.1"]),
+        return self.pair_when(self.argv(srv_conf, prog, opts),
+                              self.argv(cli_conf, prog + ["127.0.0.1"], opts),
                               lambda srv: wait_listening(srv, port, STARTUP_S))
+
+    def memif_pair_configs(self):
+        """A memif server's and client's configuration files, on a socket of their own
+        (the server with report_active: it starts first, its peer later)."""
+        sock = os.path.join(self.tmpdir, "memif%d.sock" % self.runs)
+        return (self.config("[port s]\ndev = net_memif0,role=server,socket=%s\naddr = %s/24\n"
+                            "report_active = yes\n" % (sock, SERVER_IP)),
+                self.config("[port c]\ndev = net_memif0,role=client,socket=%s\naddr = %s/24\n"
+                            % (sock, CLIENT_IP)))
 
     def pair_when(self, srv_argv, cli_argv, ready, exits=(0, 0), lost=None):
         """A server, then once ready(server) is true a client: their exit statuses are exits.
@@ -240,13 +251,8 @@ def case_peer_gone(env, results):
 
 def pingpong(tool, opts, size=SIZE):
     def run(env, results):
-        sock = os.path.join(env.tmpdir, "memif%d.sock" % env.runs)
         port = free_tcp_port()
-        # The server starts alone: its port is ACTIVE without waiting for the link.
-        srv_conf = env.config("[port s]\ndev = net_memif0,role=server,socket=%s\naddr = %s/24\n"
-                              "report_active = yes\n" % (sock, SERVER_IP))
-        cli_conf = env.config("[port c]\ndev = net_memif0,role=client,socket=%s\naddr = %s/24\n"
-                              % (sock, CLIENT_IP))
+        srv_conf, cli_conf = env.memif_pair_configs()
         pp = [tool, "-g", "1", "-p", str(port), "-n", str(ITERS), "-s", str(size)] + opts
         srv, cli = env.pair(srv_conf, cli_conf, pp, port)
         for side, proc, local, remote in (("server", srv, SERVER_IP, CLIENT_IP),
