@@ -45,6 +45,8 @@
 #define PERF_RX_DEPTH_SEND 512
 #define PERF_CQ_MOD 100
 #define PERF_TCP_PORT 18515
+#define PERF_QP_TIMEOUT 14	/* 4.096 us * 2^14 = 67 ms (perftest's default) */
+#define PERF_QP_TIMEOUT_MAX 31	/* ibv_qp_attr.timeout is a 5-bit code (man ibv_modify_qp) */
 #define PERF_DRY_RUN 1		/* perf_setup(): --dry-run printed what it needs, stop */
 
 enum {
@@ -67,6 +69,7 @@ static const struct option perf_longopts[] = {
 	{ "post_list", required_argument, NULL, 'l' },
 	{ "inline_size", required_argument, NULL, 'I' },
 	{ "cq-mod", required_argument, NULL, OPT_CQ_MOD },
+	{ "qp_timeout", required_argument, NULL, 'u' },
 	{ "report-histogram", no_argument, NULL, 'H' },
 	{ "cpu_util", no_argument, NULL, OPT_CPU_UTIL },
 	{ "mtu", required_argument, NULL, 'm' },
@@ -108,6 +111,8 @@ perf_usage(void)
 	       "  -l, --post_list N   WRs per post call\n"
 	       "  -I, --inline_size N inline bytes (default 0)\n"
 	       "  --cq-mod N          signal one WR in N (BW 100); the rest are unsignaled\n"
+	       "  -u, --qp_timeout N  local ACK timeout 4.096 us * 2^N, 0..31 (14: 67 ms); not\n"
+	       "                      with -R (the connection manager's own)\n"
 	       "  -H, --report-histogram  latency tests: the round trips' histogram (power-of-two\n"
 	       "                      buckets from 0.125 us) after the summary (perftest -H lists\n"
 	       "                      every sample instead)\n"
@@ -281,6 +286,8 @@ perf_check(const struct perf_opts *o)
 	else if (o->rdma_cm && o->baseline)
 		why = "--baseline drives the port's queues raw, and with -R the exchange runs over "
 		      "them: not with -R";
+	else if (o->rdma_cm && o->qp_timeout_set)
+		why = "-u: with -R the connection manager sets the QPs' ACK timeout (2.1 s)";
 	if (why == NULL)
 		return 0;
 	fprintf(stderr, "roce_perf: %s\n", why);
@@ -296,8 +303,8 @@ perf_parse(int argc, char **argv, struct perf_opts *o)
 	int c, ret = 0;
 
 	*o = (struct perf_opts){ .qps = 1, .post_list = 1, .workers = 0,
-				 .tcp_port = PERF_TCP_PORT };
-	while (ret == 0 && (c = getopt_long(argc, argv, "A:s:an:D:q:t:r:l:I:m:p:Rd:Hh",
+				 .tcp_port = PERF_TCP_PORT, .qp_timeout = PERF_QP_TIMEOUT };
+	while (ret == 0 && (c = getopt_long(argc, argv, "A:s:an:D:q:t:r:l:I:u:m:p:Rd:Hh",
 					    perf_longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_TEST:
@@ -363,6 +370,11 @@ perf_parse(int argc, char **argv, struct perf_opts *o)
 			ret = perf_num("--cq-mod", optarg, 1, 4096, &v);
 			o->cq_mod = v;
 			cq_set = true;
+			break;
+		case 'u':
+			ret = perf_num("-u", optarg, 0, PERF_QP_TIMEOUT_MAX, &v);
+			o->qp_timeout = v;
+			o->qp_timeout_set = true;
 			break;
 		case 'm':
 			ret = perf_num("-m", optarg, 256, 4096, &v);

@@ -65,6 +65,8 @@ struct perf_opts {
 	uint32_t post_list;
 	uint32_t inline_size;
 	uint32_t cq_mod;	/* signal one WR in cq_mod */
+	uint8_t qp_timeout;	/* -u: local ACK timeout code, 4.096 us * 2^code */
+	bool qp_timeout_set;	/* -u given: refused with -R, whose CM sets the timeout */
 	uint32_t ib_mtu;	/* bytes; 0 = what the port gives */
 	uint32_t workers;	/* worker lcores of the device; 0 = inline (rte_roce_poll()) */
 	bool verify;

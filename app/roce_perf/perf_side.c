@@ -19,7 +19,6 @@
 
 #define PERF_ALIGN 64
 #define PERF_BUF_MAX (1ull << 30)	/* registered memory per side */
-#define PERF_TIMEOUT 14			/* 4.096 us * 2^14 = 67 ms (perftest's default) */
 #define PERF_MIN_RNR_TIMER 12		/* 0.64 ms (IBA table 45), perftest's */
 #define PERF_HOP_LIMIT 64
 #define PERF_PSN_MASK 0xffffffu
@@ -311,7 +310,7 @@ perf_side_connect(struct perf_side *s, const struct perf_opts *o)
 			goto fail;
 		a = (struct ibv_qp_attr){
 			.qp_state = IBV_QPS_RTS,
-			.timeout = PERF_TIMEOUT,
+			.timeout = o->qp_timeout,
 			.retry_cnt = PERF_RETRY,
 			.rnr_retry = PERF_RNR_RETRY,
 			.sq_psn = s->local[q].psn,

@@ -37,7 +37,14 @@
 #define CM_OTHER_PORT		7472
 #define CM_RESPONSE_TIMEOUT	15	/* 4.096 us * 2^15 = 134 ms */
 #define CM_MAX_RETRIES		3
-#define CM_WAIT_MS		5000
+/*
+ * Bound of every wait for an event, a counter or a completion, and the
+ * timeout of cm_addr_error's resolutions: far beyond any stall of a loaded
+ * two-core machine. That case wants the port to give up first (3 requests
+ * 1 s apart: about 3 s) and its caller's timeout second; at 5 s a 2 s stall
+ * made the caller's -ETIMEDOUT come first.
+ */
+#define CM_WAIT_MS		30000
 #define CM_RD_ATOM		4
 #define CM_MSG_LEN		1000
 #define CM_BACKLOG		8

@@ -48,6 +48,8 @@ BAD = [
     (['--loopback', '-R'], '-R connects two processes'),
     (['--ip', '198.18.1.1/24', '-R', '--baseline'], 'not with -R'),
     (['--loopback', '-n', '5', '--pcap', '/nonexistent/x.pcap'], 'No such file'),
+    (['--loopback', '-u', '32'], '-u: "32" is not a number in 0..31'),
+    (['--ip', '198.18.1.1/24', '-R', '-u', '18'], 'connection manager sets'),
     (['--loopback', '-H'], '-H reports the latency histogram: latency tests only'),
 ]
 
@@ -328,10 +330,16 @@ def two_process(perf):
                              test, size, iters, ['-R'] + extra)
 
 
+# Local ACK timeout of the runs without -R: 4.096 us * 2^18 = 1.07 s, x 8 tries = 8.6 s
+# of a peer off the CPU before a WR fails. perftest's default 14 (67 ms x 8 = 0.54 s)
+# ended a 1 MiB read_bw in RETRY_EXC_ERR under load 35 on two cores (doc/roce_perf.md).
+PATIENT_QP_TIMEOUT = ['-u', '18']
+
+
 def two_process_case(perf, sock, n, test, size, iters, extra, lcores=None):
     port = str(20000 + (os.getpid() * (len(TWO_PROCESS) + 1) + n) % 20000)
     args = ['--test', test, '-m', '4096', '-s', str(size), '-n', str(iters), '--json',
-            '-p', port, '--verify'] + extra
+            '-p', port, '--verify'] + extra + ([] if '-R' in extra else PATIENT_QP_TIMEOUT)
     srv = subprocess.Popen([perf] + EAL + (['--lcores', lcores] if lcores else ['-l', '0']) +
                            ['--file-prefix', 'tps%s' % port,
                             '--vdev', 'net_memif0,role=server,socket=%s,bsize=8192' % sock,
