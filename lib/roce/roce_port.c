@@ -858,14 +858,20 @@ roce_port_burst_begin(void)
 	return guarded;
 }
 
+static inline void
+roce_port_burst_end(bool guarded)
+{
+	if (guarded)
+		rte_mcfg_tailq_read_unlock();
+}
+
 static uint16_t
 roce_port_rx_burst(uint16_t port_id, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
 {
 	bool guarded = roce_port_burst_begin();
 	uint16_t got = rte_eth_rx_burst(port_id, q, pkts, n);
 
-	if (guarded)
-		rte_mcfg_tailq_read_unlock();
+	roce_port_burst_end(guarded);
 	return got;
 }
 
@@ -875,8 +881,7 @@ roce_port_tx_burst(uint16_t port_id, uint16_t q, struct rte_mbuf **pkts, uint16_
 	bool guarded = roce_port_burst_begin();
 	uint16_t sent = rte_eth_tx_burst(port_id, q, pkts, n);
 
-	if (guarded)
-		rte_mcfg_tailq_read_unlock();
+	roce_port_burst_end(guarded);
 	return sent;
 }
 
